@@ -1,0 +1,102 @@
+// swift-tools-version: 6.2
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "remvvm-server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ReMVVM", targets: ["ReMVVM"]),
+        .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+        .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
+        .executable(name: "remvvm-server", targets: ["remvvm-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The C boundary: libmicrohttpd, imported by MicroHTTP only.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // Our HTTP server over libmicrohttpd; knows nothing about stores.
+        .target(
+            name: "MicroHTTP",
+            dependencies: [
+                "CMicroHTTPD",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
+        .target(
+            name: "ReMVVM",
+            swiftSettings: strictSettings
+        ),
+        // The service: a store served over MicroHTTP.
+        .target(
+            name: "ReMVVMServer",
+            dependencies: [
+                "ReMVVM",
+                "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The seed domain: counter + login/greetings.
+        .target(
+            name: "ExampleApp",
+            dependencies: ["ReMVVM", "ReMVVMServer"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "remvvm-server",
+            dependencies: [
+                "ExampleApp",
+                "ReMVVMServer",
+                "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Baseline for benchmarks: a plain libmicrohttpd hello server in C.
+        .executableTarget(
+            name: "mhd-hello",
+            path: "Benchmarks/mhd-hello",
+            linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
+        // A raw-socket HTTP/1.1 + SSE client for live tests (test-only).
+        .target(
+            name: "HTTPTestSupport",
+            path: "Tests/HTTPTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReMVVMTests",
+            dependencies: ["ReMVVM", "ExampleApp"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MicroHTTPTests",
+            dependencies: ["MicroHTTP", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReMVVMServerTests",
+            dependencies: ["ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

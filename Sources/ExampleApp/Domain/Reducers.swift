@@ -1,0 +1,58 @@
+public import ReMVVM
+
+/// The example's root reducer: each substate has its own reducer.
+public enum AppReducer: Reducer {
+    /// Reduces `counter` and `user` with their own reducers.
+    public static func reduce(state: AppState, with action: any StoreAction) -> AppState {
+        AppState(
+            counter: CounterReducer.reduce(state: state.counter, with: action),
+            user: UserReducer.reduce(state: state.user, with: action)
+        )
+    }
+}
+
+/// Reduces the counter: `increase` and `decrease`.
+public enum CounterReducer: Reducer {
+    private static let composed = IncreaseReducer.compose(with: DecreaseReducer.self)
+
+    /// Applies `increase` or `decrease`; other actions leave the counter as it is.
+    public static func reduce(state: Int, with action: any StoreAction) -> Int {
+        composed.reduce(state: state, with: action)
+    }
+}
+
+/// Adds one on `increase`.
+public enum IncreaseReducer: Reducer {
+    /// `state + 1`.
+    public static func reduce(state: Int, with action: Increase) -> Int { state + 1 }
+}
+
+/// Subtracts one on `decrease`.
+public enum DecreaseReducer: Reducer {
+    /// `state - 1`.
+    public static func reduce(state: Int, with action: Decrease) -> Int { state - 1 }
+}
+
+/// Reduces the user: `login` and `logout`.
+public enum UserReducer: Reducer {
+    private static let composed = LoginReducer.compose(with: LogoutReducer.self)
+
+    /// Applies `login` or `logout`; other actions leave the user as it is.
+    public static func reduce(state: User?, with action: any StoreAction) -> User? {
+        composed.reduce(state: state, with: action)
+    }
+}
+
+/// Sets the user on `login`.
+public enum LoginReducer: Reducer {
+    /// The user named by the action.
+    public static func reduce(state: User?, with action: Login) -> User? {
+        User(firstName: action.firstName, lastName: action.lastName)
+    }
+}
+
+/// Clears the user on `logout`.
+public enum LogoutReducer: Reducer {
+    /// nil.
+    public static func reduce(state: User?, with action: Logout) -> User? { nil }
+}

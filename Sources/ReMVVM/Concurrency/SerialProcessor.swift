@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// Runs a store's work one item at a time, in order, without ever blocking a caller on another
+/// thread's user code.
+///
+/// - The thread that owns the processor runs new work inline (a nested dispatch is processed at once).
+/// - A caller that finds the processor idle takes ownership and runs the work itself (the fast path).
+/// - A caller that finds another thread processing queues the work; the owner drains the queue, in
+///   order, before it gives ownership up. The caller is not blocked, so a middleware that waits for a
+///   deferred `next` from another thread cannot deadlock the store.
+///
+/// Every work item therefore runs with exclusive access to the store; the mutex hand-over gives each
+/// item a happens-before edge from the previous one.
+final class SerialProcessor: Sendable {
+    /// A unit of store work.
+    typealias Work = @Sendable () -> Void
+
+    private struct Queue: ~Copyable {
+        var owner: pthread_t?
+        var items: [Work] = []
+        var head = 0
+
+        mutating func popFirst() -> Work? {
+            guard head < items.count else { return nil }
+            let item = items[head]
+            head += 1
+            if head == items.count {
+                items.removeAll(keepingCapacity: items.count <= 1024)
+                head = 0
+            }
+            return item
+        }
+    }
+
+    private enum Admission {
+        case nested, owner, queued
+    }
+
+    private let queue = Mutex(Queue())
+
+    /// Whether the calling thread is the one processing now.
+    var isProcessingOnCurrentThread: Bool {
+        let me = pthread_self()
+        return queue.withLock { state in state.owner.map { pthread_equal($0, me) != 0 } ?? false }
+    }
+
+    /// Runs `work` now if the store is idle or this thread owns it; queues it otherwise.
+    /// - Returns: true when `work` has run before this returns.
+    @discardableResult
+    func run(_ work: @escaping Work) -> Bool {
+        let me = pthread_self()
+        let admission = queue.withLock { state -> Admission in
+            if let owner = state.owner {
+                if pthread_equal(owner, me) != 0 { return .nested }
+                state.items.append(work)
+                return .queued
+            }
+            state.owner = me
+            return .owner
+        }
+        switch admission {
+        case .nested:
+            work()
+            return true
+        case .owner:
+            work()
+            drainAndRelease()
+            return true
+        case .queued:
+            return false
+        }
+    }
+
+    /// Runs `work` exclusively and waits for it, even when another thread is processing.
+    ///
+    /// Do not call this from a thread that the store's middleware or observers wait on: if the
+    /// processing thread waits for the caller, neither can go on. HTTP worker threads are safe.
+    func runAndWait<Result: Sendable>(_ work: @escaping @Sendable () -> Result) -> Result {
+        let box = ResultBox<Result>()
+        if !run({ box.store(work()) }) {
+            box.waitUntilStored()
+        }
+        return box.take()
+    }
+
+    private func drainAndRelease() {
+        while let next = queue.withLock({ state -> Work? in
+            if let item = state.popFirst() { return item }
+            state.owner = nil
+            return nil
+        }) {
+            next()
+        }
+    }
+}
+
+/// A one-shot result handed from the processing thread to a waiting caller.
+private final class ResultBox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func store(_ result: Value) {
+        value.withLock { $0 = result }
+        ready.signal()
+    }
+
+    func waitUntilStored() {
+        ready.wait()
+    }
+
+    func take() -> Value {
+        guard let result = value.withLock({ $0 }) else {
+            // `take` runs after `store` (inline, or after `waitUntilStored`), so the value is there.
+            preconditionFailure("result taken before it was stored")
+        }
+        return result
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// The observers of one store: added once per instance, removed at once, dropped when deallocated.
+final class ObserverRegistry<Root>: Sendable {
+    private let entries = Mutex<[ObserverEntry<Root>]>([])
+
+    /// Registers `observer` and returns its entry, or nil when it is already registered or observes a
+    /// type the store cannot produce (such an observer is never called).
+    func register<Observer: StateObserver>(
+        _ observer: Observer,
+        mappings: StateMappings<Root>,
+        sample: Root
+    ) -> ObserverEntry<Root>? {
+        guard let resolve = mappings.resolver(for: Observer.State.self, sample: sample) else { return nil }
+        return entries.withLock { entries -> ObserverEntry<Root>? in
+            entries.removeAll { !$0.isLive }
+            guard !entries.contains(where: { $0.represents(observer) }) else { return nil }
+            let entry = ObserverEntry(observer: observer, resolve: resolve)
+            entries.append(entry)
+            return entry
+        }
+    }
+
+    /// Removes `observer`; no call starts after this returns.
+    func unregister(_ observer: AnyObject) {
+        entries.withLock { entries in
+            for entry in entries where entry.represents(observer) {
+                entry.markRemoved()
+            }
+            entries.removeAll { !$0.isLive }
+        }
+    }
+
+    /// The entries to notify now, in the order they were added.
+    var current: [ObserverEntry<Root>] {
+        entries.withLock { $0 }
+    }
+
+    /// How many live observers there are.
+    var count: Int {
+        entries.withLock { entries in entries.count(where: \.isLive) }
+    }
+}

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// What became of actions sent with ``Store/dispatchAndWait(_:)``.
+public enum DispatchOutcome: Sendable, Equatable {
+    /// At least one reduce happened; `version` is the store version right after the last action's
+    /// processing (nested and converted dispatches included).
+    case reduced(version: UInt64)
+    /// Middleware took the action but did not reduce it (yet): it stopped it, or will call `next` later.
+    case accepted
+    /// A middleware refused the action at `index` with ``Interceptor/reject(reason:)``; later actions
+    /// of the batch were not dispatched, earlier ones were.
+    case rejected(reason: String, index: Int)
+}
+
+/// Per-action bookkeeping that middleware can write to from any thread.
+final class DispatchContext: Sendable {
+    private let rejectionReason = Mutex<String?>(nil)
+
+    /// Records the first rejection of the action.
+    func reject(_ reason: String) {
+        rejectionReason.withLock { current in
+            if current == nil { current = reason }
+        }
+    }
+
+    /// The first rejection reason, if any.
+    var rejection: String? {
+        rejectionReason.withLock { $0 }
+    }
+}
+
+/// The `next` completions collected on the way down the middleware stack; the innermost runs first.
+final class CompletionChain<State>: Sendable {
+    private let completion: @Sendable (State) -> Void
+    private let outer: CompletionChain<State>?
+
+    private init(completion: @escaping @Sendable (State) -> Void, outer: CompletionChain<State>?) {
+        self.completion = completion
+        self.outer = outer
+    }
+
+    /// `outer` with `completion` added as the new innermost one (no-op for a nil completion).
+    static func adding(
+        _ completion: (@Sendable (State) -> Void)?,
+        to outer: CompletionChain<State>?
+    ) -> CompletionChain<State>? {
+        guard let completion else { return outer }
+        return CompletionChain(completion: completion, outer: outer)
+    }
+
+    /// Calls every completion, innermost first.
+    func run(with state: State) {
+        var node: CompletionChain<State>? = self
+        while let current = node {
+            current.completion(state)
+            node = current.outer
+        }
+    }
+}

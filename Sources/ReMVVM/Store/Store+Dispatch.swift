@@ -1,0 +1,82 @@
+extension Store {
+    /// Dispatches `action` from the first middleware.
+    ///
+    /// When the store is idle, or this is called from inside the store's own processing (middleware,
+    /// observer, completion), the action is fully processed when this returns. When another thread is
+    /// processing, the action is queued and that thread processes it, in order, before it goes idle;
+    /// this call then returns at once, so it can never deadlock. Use ``dispatchAndWait(_:)`` to wait.
+    public func dispatch(action: any StoreAction) {
+        let context = DispatchContext()
+        processor.run { self.process(action, from: 0, context: context, completions: nil) }
+    }
+
+    /// Dispatches `actions` one after another with no other thread's action in between, waits until
+    /// they are processed, and reports what became of them.
+    ///
+    /// Stops at the first action a middleware rejects. Do not call this from a thread that middleware
+    /// or observers of this store wait on (it would wait for them while they wait for it).
+    public func dispatchAndWait(_ actions: [any StoreAction]) -> DispatchOutcome {
+        processor.runAndWait {
+            let versionBefore = self.version
+            for (index, action) in actions.enumerated() {
+                let context = DispatchContext()
+                self.process(action, from: 0, context: context, completions: nil)
+                if let reason = context.rejection {
+                    return .rejected(reason: reason, index: index)
+                }
+            }
+            let versionAfter = self.version
+            return versionAfter > versionBefore ? .reduced(version: versionAfter) : .accepted
+        }
+    }
+
+    /// Dispatches one action and waits; see ``dispatchAndWait(_:)``.
+    public func dispatchAndWait(action: any StoreAction) -> DispatchOutcome {
+        dispatchAndWait([action])
+    }
+
+    /// Runs middleware `index` (or the reducer past the last one). Called inside processor work only.
+    private func process(
+        _ action: any StoreAction,
+        from index: Int,
+        context: DispatchContext,
+        completions: CompletionChain<State>?
+    ) {
+        let middleware = middlewareItems
+        guard index < middleware.count else {
+            reduceAndNotify(action, completions: completions)
+            return
+        }
+        let interceptor = Interceptor<any StoreAction, State>(
+            mappings: mappings,
+            next: { replacement, completion in
+                let chain = CompletionChain.adding(completion, to: completions)
+                self.processor.run {
+                    self.process(replacement ?? action, from: index + 1, context: context, completions: chain)
+                }
+            },
+            reject: { context.reject($0) }
+        )
+        middleware[index].onNext(for: state, action: action, interceptor: interceptor, dispatcher: self)
+    }
+
+    /// willReduce → reducer → publication → didReduce → completions, innermost first.
+    private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
+        let entries = observers.current
+        let stateBefore = state
+        for entry in entries {
+            entry.willReduce(stateBefore)
+        }
+        // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
+        let oldState = state
+        let newState = reduce(oldState, with: action)
+        let (publication, handlers) = commit(newState, action: action)
+        for handler in handlers {
+            handler(publication)
+        }
+        for entry in observers.current {
+            entry.didReduce(newState, oldState: oldState)
+        }
+        completions?.run(with: newState)
+    }
+}

@@ -1,0 +1,113 @@
+import Synchronization
+
+/// Holds the application state; the state changes only by dispatching actions through middleware to
+/// the reducer. Safe to use from any number of threads at once.
+///
+/// - Dispatches from many threads are serialized: each action is processed exactly once, in order.
+/// - A dispatch made from inside middleware, an observer or a completion is processed at once, nested,
+///   then the outer dispatch resumes. It never deadlocks.
+/// - Every reduce increments ``version`` by one and is published, in version order, to the handlers
+///   added with ``addPublicationHandler(_:)``, before any observer is called.
+public final class Store<State: StoreState>: Dispatcher, Sendable {
+    private struct Current {
+        var snapshot: StoreSnapshot<State>
+        var publicationHandlers: [@Sendable (StatePublication<State>) -> Void] = []
+    }
+
+    /// Middleware are only called from inside the processor's exclusive work items.
+    private struct MiddlewareStack: @unchecked Sendable {
+        let items: [any AnyMiddleware]
+    }
+
+    let processor = SerialProcessor()
+    let mappings: StateMappings<State>
+    let observers = ObserverRegistry<State>()
+    private let current: Mutex<Current>
+    private let reducer: @Sendable (State, any StoreAction) -> State
+    private let middleware: MiddlewareStack
+
+    /// Builds a store.
+    /// - Parameters:
+    ///   - state: the initial state (version 0).
+    ///   - reducer: the root reducer; it is called for every action that passes all middleware.
+    ///   - middleware: middleware in the order they run.
+    ///   - stateMappers: at most one mapper per substate type, for typed middleware and observers.
+    /// - Throws: ``StoreConfigurationError`` for two mappers of one type, or a typed middleware whose
+    ///   state type no mapper produces.
+    public init<R: Reducer>(
+        state: State,
+        reducer: R.Type,
+        middleware: [any AnyMiddleware] = [],
+        stateMappers: [StateMapper<State>] = []
+    ) throws where R.State == State, R: SendableMetatype {
+        var seen = Set<ObjectIdentifier>()
+        for mapper in stateMappers where !seen.insert(mapper.targetType).inserted {
+            throw StoreConfigurationError.duplicateStateMapper(typeName: mapper.targetTypeName)
+        }
+        let mappings = StateMappings(mappers: stateMappers)
+        for item in middleware {
+            guard let (canMap, stateTypeName): ((State, StateMappings<State>) -> Bool, String) =
+                middlewareStateCheck(item)
+            else { continue }
+            if !canMap(state, mappings) {
+                throw StoreConfigurationError.missingStateMapper(
+                    middleware: String(reflecting: type(of: item)),
+                    stateType: stateTypeName
+                )
+            }
+        }
+        self.mappings = mappings
+        self.middleware = MiddlewareStack(items: middleware)
+        self.reducer = { R.reduce(state: $0, withAny: $1) }
+        self.current = Mutex(Current(snapshot: StoreSnapshot(version: 0, state: state)))
+    }
+
+    /// The current state. Inside `didReduce` it already holds the new state.
+    public var state: State {
+        current.withLock { $0.snapshot.state }
+    }
+
+    /// The number of reduces so far; the identity of the current state.
+    public var version: UInt64 {
+        current.withLock { $0.snapshot.version }
+    }
+
+    /// The current state and its version, read together.
+    public var snapshot: StoreSnapshot<State> {
+        current.withLock { $0.snapshot }
+    }
+
+    /// Receives every reduce, in version order, with no gap and no repeat, starting after the returned
+    /// snapshot. Called on the processing thread right after the reduce and before any observer, so it
+    /// must be quick and must not dispatch; hand the publication to another thread for real work.
+    /// - Returns: the snapshot current when the handler was added.
+    @discardableResult
+    public func addPublicationHandler(
+        _ handler: @escaping @Sendable (StatePublication<State>) -> Void
+    ) -> StoreSnapshot<State> {
+        current.withLock { current in
+            current.publicationHandlers.append(handler)
+            return current.snapshot
+        }
+    }
+
+    /// Stores the reduced state and bumps the version; returns the handlers to publish to.
+    func commit(
+        _ state: State,
+        action: any StoreAction
+    ) -> (StatePublication<State>, [@Sendable (StatePublication<State>) -> Void]) {
+        current.withLock { current in
+            let version = current.snapshot.version + 1
+            current.snapshot = StoreSnapshot(version: version, state: state)
+            return (StatePublication(version: version, action: action, state: state), current.publicationHandlers)
+        }
+    }
+
+    func reduce(_ state: State, with action: any StoreAction) -> State {
+        reducer(state, action)
+    }
+
+    var middlewareItems: [any AnyMiddleware] {
+        middleware.items
+    }
+}

@@ -1,0 +1,35 @@
+/// A store that cannot be built as configured; thrown by ``Store/init(state:reducer:middleware:stateMappers:)``.
+///
+/// These are stricter than ReMVVM, which crashes or silently skips in the same situations.
+public struct StoreConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Code: Sendable, Equatable {
+        /// Two state mappers produce the same substate type.
+        case duplicateStateMapper
+        /// A typed middleware works on a state type that no mapper produces.
+        case missingStateMapper
+    }
+
+    /// What is wrong, as a value to switch on.
+    public let code: Code
+    /// What is wrong, for a person.
+    public let message: String
+
+    /// A readable description: the message.
+    public var description: String { message }
+
+    static func duplicateStateMapper(typeName: String) -> StoreConfigurationError {
+        StoreConfigurationError(
+            code: .duplicateStateMapper,
+            message: "two state mappers produce \(typeName); give the store exactly one mapper per substate type"
+        )
+    }
+
+    static func missingStateMapper(middleware: String, stateType: String) -> StoreConfigurationError {
+        StoreConfigurationError(
+            code: .missingStateMapper,
+            message: "middleware \(middleware) works on \(stateType), but no state mapper produces it; "
+                + "add StateMapper(for: \\.<property>) for \(stateType) when building the store"
+        )
+    }
+}

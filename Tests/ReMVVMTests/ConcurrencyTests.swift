@@ -1,0 +1,108 @@
+import ExampleApp
+import Foundation
+import ReMVVM
+import Testing
+
+/// Rule 13 of store-semantics.md: dispatches from many threads are serialized; nothing lost or doubled.
+@Suite struct ConcurrencyTests {
+    /// Starts `count` threads running `body(index)` and waits for all of them.
+    private func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
+        }
+        return group.wait(timeout: .now() + 120) == .success
+    }
+
+    @Test func rule13_dispatchesFromManyThreadsAreSerializedWithNoActionLostOrAppliedTwice() throws {
+        let dispatchers = 4
+        let perThread = 25_000
+        let total = UInt64(dispatchers * perThread)
+        let store = try Store.example()
+        let published = Locked<[UInt64]>([])
+        published.update { $0.reserveCapacity(Int(total)) }
+        store.addPublicationHandler { publication in published.update { $0.append(publication.version) } }
+        let dispatchersDone = Locked(0)
+
+        let finished = runThreads(dispatchers + 3) { index in
+            switch index {
+            case 0..<dispatchers:
+                for _ in 0..<perThread {
+                    store.dispatch(action: Increase())
+                }
+                dispatchersDone.update { $0 += 1 }
+            case dispatchers:
+                // A reader: versions and states it sees never go backwards and always agree.
+                var lastVersion: UInt64 = 0
+                while dispatchersDone.value < dispatchers {
+                    let snapshot = store.snapshot
+                    precondition(snapshot.version >= lastVersion, "version went backwards")
+                    precondition(UInt64(snapshot.state.counter) == snapshot.version, "state and version disagree")
+                    lastVersion = snapshot.version
+                }
+            default:
+                // Observers come and go while dispatches run.
+                while dispatchersDone.value < dispatchers {
+                    let observer = SubstateObserver<Int>()
+                    store.add(observer: observer)
+                    _ = store.state.counter
+                    store.remove(observer: observer)
+                }
+            }
+        }
+
+        #expect(finished)
+        #expect(store.state.counter == Int(total))
+        #expect(store.version == total)
+        let versions = published.value
+        #expect(versions.count == Int(total))
+        #expect(versions == Array(1...total), "publication saw 1...\(total) in order, none missing or repeated")
+    }
+
+    @Test func rule13_dispatchAndWaitFromManyThreadsReportsDistinctVersions() throws {
+        let store = try Store.example()
+        let versions = Locked<[UInt64]>([])
+
+        let finished = runThreads(4) { _ in
+            for _ in 0..<1_000 {
+                if case .reduced(let version) = store.dispatchAndWait(action: Increase()) {
+                    versions.update { $0.append(version) }
+                }
+            }
+        }
+
+        #expect(finished)
+        #expect(store.state.counter == 4_000)
+        #expect(versions.value.sorted() == Array(1...4_000), "each waiting caller saw its own reduce")
+    }
+
+    @Test func rule13_batchIsAppliedWithNoOtherActionInBetween() throws {
+        let store = try Store.example()
+        let published = Locked<[String]>([])
+        store.addPublicationHandler { publication in
+            published.update { $0.append(String(describing: type(of: publication.action))) }
+        }
+
+        let finished = runThreads(3) { index in
+            for _ in 0..<300 {
+                if index == 0 {
+                    _ = store.dispatchAndWait([Login(firstName: "A", lastName: "B"), Logout(), Decrease()])
+                } else {
+                    store.dispatch(action: Increase())
+                }
+            }
+        }
+
+        #expect(finished)
+        let log = published.value
+        #expect(log.count == 300 * 3 + 600)
+        for (index, name) in log.enumerated() where name == "Login" {
+            #expect(Array(log[index..<index + 3]) == ["Login", "Logout", "Decrease"])
+        }
+        #expect(store.state.counter == 600 - 300)
+    }
+}

@@ -1,0 +1,189 @@
+import ExampleApp
+import ReMVVM
+import Testing
+
+/// Rules 1, 3, 4, 5, 7, 9 and 10 of store-semantics.md: what middleware can do with an action.
+@Suite struct MiddlewareTests {
+    @Test func rule1_middlewareRunsInOrderAndTheReducerRunsOnceAfterTheLast() throws {
+        let recorder = Recorder()
+        let store = try Store.example(middleware: [
+            RecordingMiddleware(name: "first", recorder: recorder),
+            RecordingMiddleware(name: "second", recorder: recorder),
+        ])
+        let observer = CounterLogObserver(name: "observer", recorder: recorder)
+        store.add(observer: observer)
+        recorder.clear()
+
+        store.dispatch(action: Increase())
+
+        #expect(recorder.log == [
+            "first Increase", "second Increase",
+            "observer will 0", "observer did 1 old 0",
+            "second completion", "first completion",
+            "second next returned", "first next returned",
+        ])
+        #expect(store.state.counter == 1)
+        #expect(store.version == 1)
+    }
+
+    @Test func rule3_middlewareThatNeverCallsNextLeavesStateUnchanged() throws {
+        let recorder = Recorder()
+        let store = try Store.example(middleware: [
+            StoppingMiddleware(),
+            RecordingMiddleware(name: "later", recorder: recorder),
+        ])
+        let observer = CounterLogObserver(name: "observer", recorder: recorder)
+        store.add(observer: observer)
+        recorder.clear()
+
+        store.dispatch(action: Increase())
+
+        #expect(store.state == AppState())
+        #expect(store.version == 0)
+        #expect(recorder.log.isEmpty, "no later middleware, no will/didReduce, no completion")
+    }
+
+    @Test func rule4_nextWithAnActionReplacesItForLaterMiddlewareAndTheReducer() throws {
+        struct ReplaceAnyWithLogin: AnyMiddleware {
+            func onNext<State>(
+                for state: State, action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+            ) {
+                interceptor.next(action: Login(firstName: "Ada", lastName: "Lovelace"))
+            }
+        }
+        let recorder = Recorder()
+        let store = try Store.example(middleware: [
+            ReplaceAnyWithLogin(),
+            RecordingMiddleware(name: "later", recorder: recorder),
+        ])
+
+        store.dispatch(action: Increase())
+
+        #expect(recorder.log.first == "later Login")
+        #expect(store.state == AppState(counter: 0, user: User(firstName: "Ada", lastName: "Lovelace")))
+    }
+
+    @Test func rule5_completionReceivesTheStateRightAfterTheReduceAndTypedMiddlewareItsSubstate() throws {
+        let rootStates = Locked<[AppState]>([])
+        let counterStates = Locked<[Int]>([])
+        struct RootCompletion: AnyMiddleware {
+            let states: Locked<[AppState]>
+            func onNext<State>(
+                for state: State, action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+            ) {
+                let states = states
+                interceptor.next { state in
+                    if let state = state as? AppState { states.update { $0.append(state) } }
+                }
+            }
+        }
+        struct CounterCompletion: Middleware {
+            let states: Locked<[Int]>
+            func onNext(
+                for state: Int, action: Increase,
+                interceptor: Interceptor<Increase, Int>, dispatcher: any Dispatcher
+            ) {
+                let states = states
+                interceptor.next { counter in states.update { $0.append(counter) } }
+            }
+        }
+        let store = try Store.example(middleware: [
+            RootCompletion(states: rootStates),
+            CounterCompletion(states: counterStates),
+        ])
+
+        store.dispatch(action: Increase())
+        store.dispatch(action: Increase())
+
+        #expect(rootStates.value == [AppState(counter: 1), AppState(counter: 2)])
+        #expect(counterStates.value == [1, 2])
+    }
+
+    @Test func rule7_nextCalledTwiceReducesTwice() throws {
+        struct Twice: AnyMiddleware {
+            func onNext<State>(
+                for state: State, action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+            ) {
+                interceptor.next()
+                interceptor.next()
+            }
+        }
+        let store = try Store.example(middleware: [Twice()])
+
+        store.dispatch(action: Increase())
+
+        #expect(store.state.counter == 2)
+        #expect(store.version == 2)
+    }
+
+    @Test func rule9_convertingMiddlewareReducesOnlyTheNewActionFromTheFirstMiddleware() throws {
+        struct ConvertLogoutToDecrease: Middleware {
+            func onNext(
+                for state: AppState, action: Logout,
+                interceptor: Interceptor<Logout, AppState>, dispatcher: any Dispatcher
+            ) {
+                dispatcher.dispatch(action: Decrease())
+            }
+        }
+        let recorder = Recorder()
+        let store = try Store.example(middleware: [
+            RecordingMiddleware(name: "first", recorder: recorder),
+            ConvertLogoutToDecrease(),
+            RecordingMiddleware(name: "last", recorder: recorder),
+        ])
+
+        store.dispatch(action: Logout())
+
+        #expect(store.state.counter == -1)
+        #expect(store.version == 1, "only the converted action is reduced")
+        #expect(recorder.log.filter { !$0.hasSuffix("returned") && !$0.hasSuffix("completion") } == [
+            "first Logout", "first Decrease", "last Decrease",
+        ])
+    }
+
+    @Test func rule10_typedMiddlewarePassesThroughActionsOfOtherTypes() throws {
+        let seen = Locked<[String]>([])
+        struct LoginOnly: Middleware {
+            let seen: Locked<[String]>
+            func onNext(
+                for state: User?, action: Login,
+                interceptor: Interceptor<Login, User?>, dispatcher: any Dispatcher
+            ) {
+                seen.update { $0.append("login while \(state == nil ? "logged out" : "logged in")") }
+                interceptor.next()
+            }
+        }
+        let store = try Store.example(middleware: [LoginOnly(seen: seen)])
+
+        store.dispatch(action: Increase())
+        store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
+        store.dispatch(action: Decrease())
+
+        #expect(seen.value == ["login while logged out"])
+        #expect(store.state == AppState(counter: 0, user: User(firstName: "Ada", lastName: "Lovelace")))
+        #expect(store.version == 3)
+    }
+
+    @Test func rejectingMiddlewareReportsItsReasonAndNothingIsReduced() throws {
+        struct NoSecondLogin: Middleware {
+            func onNext(
+                for state: User?, action: Login,
+                interceptor: Interceptor<Login, User?>, dispatcher: any Dispatcher
+            ) {
+                guard state == nil else { return interceptor.reject(reason: "already logged in") }
+                interceptor.next()
+            }
+        }
+        let store = try Store.example(middleware: [NoSecondLogin()])
+        let login = Login(firstName: "Ada", lastName: "Lovelace")
+
+        #expect(store.dispatchAndWait(action: login) == .reduced(version: 1))
+        #expect(store.dispatchAndWait([Increase(), login, Increase()])
+            == .rejected(reason: "already logged in", index: 1))
+        #expect(store.state.counter == 1, "actions before the rejected one apply, later ones are not dispatched")
+        #expect(store.version == 2)
+    }
+}

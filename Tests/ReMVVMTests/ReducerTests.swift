@@ -1,0 +1,44 @@
+import ExampleApp
+import ReMVVM
+import Testing
+
+/// Rules 11 and 12 of store-semantics.md, and reducer composition.
+@Suite struct ReducerTests {
+    class Greeting: StoreAction, @unchecked Sendable {}
+    final class LoudGreeting: Greeting, @unchecked Sendable {}
+
+    enum GreetingCounter: Reducer {
+        static func reduce(state: Int, with action: Greeting) -> Int { state + 1 }
+    }
+
+    @Test func rule11_reducerFiresOnlyForItsExactActionType() {
+        #expect(GreetingCounter.reduce(state: 0, withAny: Greeting()) == 1)
+        #expect(GreetingCounter.reduce(state: 0, withAny: LoudGreeting()) == 0, "a subclass is another type")
+        #expect(GreetingCounter.reduce(state: 0, withAny: Increase()) == 0)
+        #expect(IncreaseReducer.reduce(state: 5, withAny: Decrease()) == 5)
+    }
+
+    @Test func composedReducersRunFirstThenSecondEachForItsOwnAction() {
+        enum Double: Reducer {
+            static func reduce(state: Int, with action: Increase) -> Int { state * 2 }
+        }
+        let composed = IncreaseReducer.compose(with: Double.self)
+        #expect(composed.reduce(state: 3, with: Increase()) == 8, "(3 + 1) * 2: first, then second")
+        #expect(composed.reduce(state: 3, with: Decrease()) == 3)
+        #expect(CounterReducer.reduce(state: 3, with: Decrease()) == 2)
+    }
+
+    @Test func rule12_actionNoReducerHandlesLeavesStateUnchangedButObserversAreNotified() throws {
+        struct Unhandled: StoreAction {}
+        let recorder = Recorder()
+        let store = try Store.example(state: AppState(counter: 7))
+        let observer = CounterLogObserver(name: "o", recorder: recorder)
+        store.add(observer: observer)
+        recorder.clear()
+
+        store.dispatch(action: Unhandled())
+
+        #expect(store.state == AppState(counter: 7))
+        #expect(recorder.log == ["o will 7", "o did 7 old 7"])
+    }
+}
