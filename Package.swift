@@ -1,5 +1,6 @@
 // swift-tools-version: 6.2
 
+import Foundation
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -70,12 +71,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Baseline for benchmarks: a plain libmicrohttpd hello server in C.
-        .executableTarget(
-            name: "mhd-hello",
-            path: "Benchmarks/mhd-hello",
-            linkerSettings: [.linkedLibrary("microhttpd")]
-        ),
         // A raw-socket HTTP/1.1 + SSE client for live tests (test-only).
         .target(
             name: "HTTPTestSupport",
@@ -100,3 +95,23 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Benchmarks are built only when asked for (scripts/bench.sh sets REMVVM_BENCHMARKS=1), so that
+// `swift build` and `swift test` stay lean.
+if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
+    package.targets += [
+        // Baseline: a plain libmicrohttpd hello server in C, same threading mode as MicroHTTP.
+        .executableTarget(
+            name: "mhd-hello",
+            path: "Benchmarks/mhd-hello",
+            linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
+        // In-process dispatch throughput of the store core.
+        .executableTarget(
+            name: "dispatch-bench",
+            dependencies: ["ReMVVM", "ExampleApp"],
+            path: "Benchmarks/dispatch-bench",
+            swiftSettings: strictSettings
+        ),
+    ]
+}

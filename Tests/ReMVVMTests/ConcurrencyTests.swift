@@ -23,10 +23,10 @@ import Testing
         let perThread = 25_000
         let total = UInt64(dispatchers * perThread)
         let store = try Store.example()
-        let published = Locked<[UInt64]>([])
+        let published = Shared<[UInt64]>([])
         published.update { $0.reserveCapacity(Int(total)) }
         store.addPublicationHandler { publication in published.update { $0.append(publication.version) } }
-        let dispatchersDone = Locked(0)
+        let dispatchersDone = Shared(0)
 
         let finished = runThreads(dispatchers + 3) { index in
             switch index {
@@ -65,7 +65,7 @@ import Testing
 
     @Test func rule13_dispatchAndWaitFromManyThreadsReportsDistinctVersions() throws {
         let store = try Store.example()
-        let versions = Locked<[UInt64]>([])
+        let versions = Shared<[UInt64]>([])
 
         let finished = runThreads(4) { _ in
             for _ in 0..<1_000 {
@@ -82,7 +82,7 @@ import Testing
 
     @Test func rule13_batchIsAppliedWithNoOtherActionInBetween() throws {
         let store = try Store.example()
-        let published = Locked<[String]>([])
+        let published = Shared<[String]>([])
         store.addPublicationHandler { publication in
             published.update { $0.append(String(describing: type(of: publication.action))) }
         }

@@ -64,7 +64,7 @@ import Testing
     @Test func rule6_middlewareWaitingForNextFromAnotherThreadDoesNotDeadlock() throws {
         struct WaitsForOtherThread: AnyMiddleware {
             let otherThreadReturned: Signal
-            let timedOut: Locked<Bool>
+            let timedOut: Shared<Bool>
             func onNext<State>(
                 for state: State, action: any StoreAction,
                 interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
@@ -79,7 +79,7 @@ import Testing
                 timedOut.update { $0 = !finished }
             }
         }
-        let timedOut = Locked(false)
+        let timedOut = Shared(false)
         let store = try Store.example(middleware: [WaitsForOtherThread(otherThreadReturned: Signal(), timedOut: timedOut)])
 
         store.dispatch(action: Increase())

@@ -65,10 +65,10 @@ import Testing
     }
 
     @Test func rule5_completionReceivesTheStateRightAfterTheReduceAndTypedMiddlewareItsSubstate() throws {
-        let rootStates = Locked<[AppState]>([])
-        let counterStates = Locked<[Int]>([])
+        let rootStates = Shared<[AppState]>([])
+        let counterStates = Shared<[Int]>([])
         struct RootCompletion: AnyMiddleware {
-            let states: Locked<[AppState]>
+            let states: Shared<[AppState]>
             func onNext<State>(
                 for state: State, action: any StoreAction,
                 interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
@@ -80,7 +80,7 @@ import Testing
             }
         }
         struct CounterCompletion: Middleware {
-            let states: Locked<[Int]>
+            let states: Shared<[Int]>
             func onNext(
                 for state: Int, action: Increase,
                 interceptor: Interceptor<Increase, Int>, dispatcher: any Dispatcher
@@ -145,9 +145,9 @@ import Testing
     }
 
     @Test func rule10_typedMiddlewarePassesThroughActionsOfOtherTypes() throws {
-        let seen = Locked<[String]>([])
+        let seen = Shared<[String]>([])
         struct LoginOnly: Middleware {
-            let seen: Locked<[String]>
+            let seen: Shared<[String]>
             func onNext(
                 for state: User?, action: Login,
                 interceptor: Interceptor<Login, User?>, dispatcher: any Dispatcher

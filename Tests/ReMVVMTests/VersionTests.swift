@@ -37,7 +37,7 @@ import Testing
         }
         let recorder = Recorder()
         let store = try Store.example()
-        let published = Locked<[String]>([])
+        let published = Shared<[String]>([])
         let start = store.addPublicationHandler { publication in
             published.update { $0.append("v\(publication.version) \(type(of: publication.action)) \(publication.state.counter)") }
         }
@@ -61,7 +61,7 @@ import Testing
     @Test func publicationHandlerStartsRightAfterTheSnapshotItReturns() throws {
         let store = try Store.example()
         store.dispatch(action: Increase())
-        let versions = Locked<[UInt64]>([])
+        let versions = Shared<[UInt64]>([])
         let start = store.addPublicationHandler { publication in versions.update { $0.append(publication.version) } }
         store.dispatch(action: Increase())
         #expect(start.version == 1)

@@ -6,8 +6,6 @@ import Musl
 import Darwin
 #endif
 import Dispatch
-import Synchronization
-
 /// Runs a store's work one item at a time, in order, without ever blocking a caller on another
 /// thread's user code.
 ///
@@ -23,7 +21,7 @@ final class SerialProcessor: Sendable {
     /// A unit of store work.
     typealias Work = @Sendable () -> Void
 
-    private struct Queue: ~Copyable {
+    private struct Queue {
         var owner: pthread_t?
         var items: [Work] = []
         var head = 0
@@ -44,7 +42,7 @@ final class SerialProcessor: Sendable {
         case nested, owner, queued
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
 
     /// Whether the calling thread is the one processing now.
     var isProcessingOnCurrentThread: Bool {
@@ -104,7 +102,7 @@ final class SerialProcessor: Sendable {
 
 /// A one-shot result handed from the processing thread to a waiting caller.
 private final class ResultBox<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
+    private let value = Locked<Value?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
     func store(_ result: Value) {

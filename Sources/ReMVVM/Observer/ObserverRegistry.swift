@@ -1,8 +1,6 @@
-import Synchronization
-
 /// The observers of one store: added once per instance, removed at once, dropped when deallocated.
 final class ObserverRegistry<Root>: Sendable {
-    private let entries = Mutex<[ObserverEntry<Root>]>([])
+    private let entries = Locked<[ObserverEntry<Root>]>([])
 
     /// Registers `observer` and returns its entry, or nil when it is already registered or observes a
     /// type the store cannot produce (such an observer is never called).

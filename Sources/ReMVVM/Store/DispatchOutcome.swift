@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What became of actions sent with ``Store/dispatchAndWait(_:)``.
 public enum DispatchOutcome: Sendable, Equatable {
     /// At least one reduce happened; `version` is the store version right after the last action's
@@ -14,7 +12,7 @@ public enum DispatchOutcome: Sendable, Equatable {
 
 /// Per-action bookkeeping that middleware can write to from any thread.
 final class DispatchContext: Sendable {
-    private let rejectionReason = Mutex<String?>(nil)
+    private let rejectionReason = Locked<String?>(nil)
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {

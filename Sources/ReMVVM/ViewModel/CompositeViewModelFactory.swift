@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A factory made of other factories: the last one added is asked first, and a nil result falls
 /// through to the next. It always ends with an ``InitializableViewModelFactory``.
 ///
@@ -9,11 +7,11 @@ import Synchronization
 /// factory.add { key -> BookListViewModel? in key == "popular" ? BookListViewModel(popular) : nil }
 /// ```
 public final class CompositeViewModelFactory: ViewModelFactory {
-    private let factories: Mutex<[any ViewModelFactory]>
+    private let factories: Locked<[any ViewModelFactory]>
 
     /// Creates a factory that makes ``Initializable`` view models only; add more with `add`.
     public init() {
-        factories = Mutex([InitializableViewModelFactory()])
+        factories = Locked([InitializableViewModelFactory()])
     }
 
     /// Creates a factory from `factories`; the last of them is asked first.

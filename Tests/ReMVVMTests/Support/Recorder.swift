@@ -1,24 +1,24 @@
 import Dispatch
-import Synchronization
+import Foundation
 
 /// A thread-safe, ordered log of what happened during a test.
 final class Recorder: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Shared<[String]>([])
 
     func record(_ entry: String) {
-        entries.withLock { $0.append(entry) }
+        entries.update { $0.append(entry) }
     }
 
     var log: [String] {
-        entries.withLock { $0 }
+        entries.value
     }
 
     func clear() {
-        entries.withLock { $0.removeAll() }
+        entries.update { $0.removeAll() }
     }
 }
 
-/// A value written once from any thread and awaited with a deadline (never a sleep).
+/// A one-shot event fired from any thread and awaited with a deadline (never a sleep).
 final class Signal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
@@ -32,24 +32,26 @@ final class Signal: Sendable {
     }
 }
 
-/// A box for values handed between threads in tests.
-final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+/// A value shared between threads in tests, guarded by an NSLock (visible to ThreadSanitizer).
+final class Shared<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `storage` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var storage: Value
 
     init(_ value: Value) {
-        storage = Mutex(value)
+        storage = value
     }
 
     var value: Value {
-        storage.withLock { $0 }
+        lock.withLock { storage }
     }
 
     func update(_ body: (inout Value) -> Void) {
-        storage.withLock { body(&$0) }
+        lock.withLock { body(&storage) }
     }
 
     /// Changes the value and returns something taken from it, atomically.
     func take<Taken: Sendable>(_ body: (inout Value) -> Taken) -> Taken {
-        storage.withLock { body(&$0) }
+        lock.withLock { body(&storage) }
     }
 }

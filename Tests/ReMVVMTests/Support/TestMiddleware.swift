@@ -32,7 +32,7 @@ struct StoppingMiddleware: AnyMiddleware {
 
 /// Keeps every interceptor so the test can call `next` later, from any thread.
 final class DeferringMiddleware: AnyMiddleware, Sendable {
-    private let held = Locked<[@Sendable () -> Void]>([])
+    private let held = Shared<[@Sendable () -> Void]>([])
     let arrived = Signal()
 
     func onNext<State>(
