@@ -1,0 +1,97 @@
+import Foundation
+import ReMVVM
+
+/// Turns a `POST /actions` body into actions: one envelope or an array of them; all or nothing.
+struct ActionBatchDecoder: Sendable {
+    private let registry: ActionRegistry
+    private let decoder: JSONDecoder
+
+    init(registry: ActionRegistry) {
+        self.registry = registry
+        decoder = JSONDecoder()
+        decoder.userInfo[.actionRegistry] = registry
+    }
+
+    /// The actions in `body`, in order, or the reason none can be applied.
+    func decode(_ body: [UInt8]) throws(ActionDecodingError) -> [any StoreAction] {
+        guard body.contains(where: { !Self.isJSONWhitespace($0) }) else {
+            throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
+        }
+        do {
+            return try decoder.decode(WireBatch.self, from: Data(body)).actions
+        } catch let error as ActionDecodingError {
+            throw error
+        } catch let error as DecodingError {
+            throw ActionDecodingError(error)
+        } catch {
+            throw .malformedJSON("\(error)")
+        }
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}
+
+extension CodingUserInfoKey {
+    /// Where the action decoder finds the registry.
+    static let actionRegistry = CodingUserInfoKey(rawValue: "remvvm.actionRegistry")!  // a non-empty literal key
+}
+
+/// One action envelope or an array of them.
+private struct WireBatch: Decodable {
+    let actions: [any StoreAction]
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var actions: [any StoreAction] = []
+            while !array.isAtEnd {
+                let index = array.currentIndex
+                do {
+                    actions.append(try array.decode(WireAction.self).action)
+                } catch var error as ActionDecodingError {
+                    error.index = index
+                    throw error
+                }
+            }
+            guard !actions.isEmpty else {
+                throw ActionDecodingError.invalidShape("the batch is empty; send at least one action")
+            }
+            self.actions = actions
+        } else {
+            actions = [try WireAction(from: decoder).action]
+        }
+    }
+}
+
+/// `{"type": "<wire name>", "payload": {…}}` decoded through the registry.
+private struct WireAction: Decodable {
+    let action: any StoreAction
+
+    init(from decoder: any Decoder) throws {
+        guard let registry = decoder.userInfo[.actionRegistry] as? ActionRegistry else {
+            preconditionFailure("ActionBatchDecoder always sets the registry")
+        }
+        guard let container = try? decoder.container(keyedBy: ActionEnvelopeKey.self) else {
+            throw ActionDecodingError.invalidShape(
+                "an action is a JSON object {\"type\": \"<name>\", \"payload\": {…}}, or an array of them"
+            )
+        }
+        guard container.contains(.type) else {
+            throw ActionDecodingError.invalidShape("the action has no \"type\"; known types: \(registry.names.joined(separator: ", "))")
+        }
+        guard let name = try? container.decode(String.self, forKey: .type) else {
+            throw ActionDecodingError.invalidShape("\"type\" must be a string naming the action")
+        }
+        guard let entry = registry.entry(named: name) else {
+            throw ActionDecodingError.unknownType(name, known: registry.names)
+        }
+        do {
+            action = try entry.decode(container)
+        } catch let error as DecodingError {
+            var failure = ActionDecodingError(error)
+            failure.actionType = name
+            throw failure
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// Why a `POST /actions` body cannot be applied; rendered as a problem detail.
+struct ActionDecodingError: Error, Sendable {
+    enum Code: Sendable {
+        /// Not JSON at all (400).
+        case malformedJSON
+        /// JSON, but not an action or an array of actions (422).
+        case invalidShape
+        /// A `type` nobody registered (422).
+        case unknownType
+        /// The payload does not decode into the action (422).
+        case invalidPayload
+    }
+
+    let code: Code
+    var message: String
+    /// The wire names a client may use, for `unknownType`.
+    var known: [String] = []
+    /// The JSON path of the offending field, e.g. `payload.firstName`.
+    var field: String?
+    /// Position in a batch.
+    var index: Int?
+    /// The action's wire name, when known.
+    var actionType: String?
+
+    static func malformedJSON(_ message: String) -> ActionDecodingError {
+        ActionDecodingError(code: .malformedJSON, message: message)
+    }
+
+    static func invalidShape(_ message: String) -> ActionDecodingError {
+        ActionDecodingError(code: .invalidShape, message: message)
+    }
+
+    static func unknownType(_ name: String, known: [String]) -> ActionDecodingError {
+        ActionDecodingError(
+            code: .unknownType,
+            message: "unknown action type \"\(name)\"; known types: \(known.joined(separator: ", "))",
+            known: known
+        )
+    }
+
+    /// `payload.items[2].name` from a coding path (array indices in brackets; batch index dropped).
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
+            text = String(text[text.index(after: end)...])
+            if text.hasPrefix(".") { text.removeFirst() }
+        }
+        return text.isEmpty ? "(root)" : text
+    }
+
+    private static func describe(_ context: DecodingError.Context) -> String {
+        let underlying = context.underlyingError.map { " (\($0))" } ?? ""
+        return context.debugDescription + underlying
+    }
+}
+
+extension ActionDecodingError {
+    /// Classifies a Foundation decoding error: invalid JSON → 400, anything else → a payload problem.
+    init(_ error: DecodingError) {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            self.init(code: .malformedJSON, message: "the body is not valid JSON: \(Self.describe(context))")
+        case .keyNotFound(let key, let context):
+            let path = Self.path(context.codingPath + [key])
+            self.init(code: .invalidPayload, message: "missing field \(path)", field: path)
+        case .valueNotFound(let type, let context):
+            let path = Self.path(context.codingPath)
+            self.init(code: .invalidPayload, message: "field \(path) is null; expected \(type)", field: path)
+        case .typeMismatch(let type, let context):
+            let path = Self.path(context.codingPath)
+            self.init(code: .invalidPayload, message: "field \(path) has the wrong type; expected \(type)", field: path)
+        case .dataCorrupted(let context):
+            let path = Self.path(context.codingPath)
+            self.init(code: .invalidPayload, message: "field \(path) is invalid: \(Self.describe(context))", field: path)
+        @unknown default:
+            self.init(code: .invalidPayload, message: "\(error)")
+        }
+    }
+}

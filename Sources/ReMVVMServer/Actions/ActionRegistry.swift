@@ -1,0 +1,61 @@
+public import ReMVVM
+
+/// Maps wire names (`{"type": "login", …}`) to the `Codable` actions a client may dispatch.
+///
+/// ```swift
+/// var actions = ActionRegistry()
+/// actions.register(Increase.self, as: "increase")
+/// actions.register(Login.self, as: "login")   // payload {"firstName": …, "lastName": …}
+/// ```
+/// An unregistered wire name never reaches the store: `POST /actions` answers 422 listing the known names.
+public struct ActionRegistry: Sendable {
+    struct Entry: Sendable {
+        let name: String
+        /// Decodes the action from its envelope's `payload` (an absent payload reads as `{}`).
+        let decode: @Sendable (KeyedDecodingContainer<ActionEnvelopeKey>) throws -> any StoreAction
+        /// Encodes the action as its payload.
+        let encodePayload: @Sendable (any StoreAction, any Encoder) throws -> Void
+    }
+
+    private var byName: [String: Entry] = [:]
+    private var nameByType: [ObjectIdentifier: String] = [:]
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers `type` under the wire name `name`; registering a name again replaces it.
+    public mutating func register<Action: StoreAction & Codable>(_ type: Action.Type, as name: String) {
+        byName[name] = Entry(
+            name: name,
+            decode: { container in
+                if try !container.contains(.payload) || container.decodeNil(forKey: .payload) {
+                    return try Action(from: EmptyPayloadDecoder(codingPath: container.codingPath + [ActionEnvelopeKey.payload]))
+                }
+                return try container.decode(Action.self, forKey: .payload)
+            },
+            encodePayload: { action, encoder in
+                try (action as? Action)?.encode(to: encoder)
+            }
+        )
+        nameByType[ObjectIdentifier(type)] = name
+    }
+
+    /// The registered wire names, sorted.
+    public var names: [String] {
+        byName.keys.sorted()
+    }
+
+    func entry(named name: String) -> Entry? {
+        byName[name]
+    }
+
+    /// The wire name of `action`'s type, if registered.
+    func name(of action: any StoreAction) -> String? {
+        nameByType[ObjectIdentifier(type(of: action))]
+    }
+}
+
+/// The keys of an action envelope: `{"type": …, "payload": …}`.
+enum ActionEnvelopeKey: String, CodingKey {
+    case type, payload
+}

@@ -1,0 +1,116 @@
+import Foundation
+public import MicroHTTP
+
+/// An RFC 9457 problem detail: the body of every error response (`application/problem+json`).
+///
+/// `type` is `about:blank` for plain HTTP errors (the title is then the status phrase) and a
+/// `urn:remvvm:problem:<name>` URI for the service's own problems, so clients can switch on it.
+public struct Problem: Error, Sendable, Equatable {
+    /// A URI identifying the kind of problem.
+    public var type: String
+    /// A short summary of the kind of problem.
+    public var title: String
+    /// The HTTP status code.
+    public var status: Int
+    /// What went wrong this time, for a person.
+    public var detail: String
+    /// The names a client may use instead (unknown action types, unknown view models).
+    public var known: [String]?
+    /// The JSON path of the offending field, e.g. `payload.firstName`.
+    public var field: String?
+    /// The position of the offending action in a batch.
+    public var index: Int?
+    /// Extra header fields to send with the problem (e.g. `Allow`); not part of the body.
+    public var headers: [String: String] = [:]
+
+    /// Creates a problem.
+    public init(
+        type: String = "about:blank",
+        title: String,
+        status: Int,
+        detail: String,
+        known: [String]? = nil,
+        field: String? = nil,
+        index: Int? = nil
+    ) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.known = known
+        self.field = field
+        self.index = index
+    }
+
+    /// The problem as an HTTP response.
+    public var response: Response {
+        var headers = HTTPHeaders([("Content-Type", "application/problem+json")])
+        for (name, value) in self.headers.sorted(by: { $0.key < $1.key }) {
+            headers.add(name: name, value: value)
+        }
+        let body = (try? jsonBody()) ?? Array(
+            #"{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"problem not encodable"}"#.utf8
+        )
+        return Response(status: status, headers: headers, body: .bytes(body))
+    }
+}
+
+extension Problem {
+    /// The body, members in the order RFC 9457 lists them: type, title, status, detail, then extensions.
+    func jsonBody() throws -> [UInt8] {
+        var body = Array("{\"type\":".utf8) + (try JSONCoding.encode(type))
+        body += Array(",\"title\":".utf8) + (try JSONCoding.encode(title))
+        body += Array(",\"status\":\(status),\"detail\":".utf8) + (try JSONCoding.encode(detail))
+        if let known {
+            body += Array(",\"known\":".utf8) + (try JSONCoding.encode(known))
+        }
+        if let field {
+            body += Array(",\"field\":".utf8) + (try JSONCoding.encode(field))
+        }
+        if let index {
+            body += Array(",\"index\":\(index)".utf8)
+        }
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    /// A service-specific problem type URI.
+    static func type(_ name: String) -> String {
+        "urn:remvvm:problem:\(name)"
+    }
+
+    static func notFound(path: String) -> Problem {
+        Problem(
+            title: "Not Found",
+            status: 404,
+            detail: "no resource at \(path); see GET /healthz, /state, /viewmodels, /events and POST /actions"
+        )
+    }
+
+    static func methodNotAllowed(method: String, path: String, allowed: [String]) -> Problem {
+        var problem = Problem(
+            title: "Method Not Allowed",
+            status: 405,
+            detail: "\(method) is not allowed on \(path); allowed: \(allowed.joined(separator: ", "))"
+        )
+        problem.headers["Allow"] = allowed.joined(separator: ", ")
+        return problem
+    }
+
+    static func contentTooLarge(limit: Int) -> Problem {
+        Problem(
+            title: "Content Too Large",
+            status: 413,
+            detail: "the request body is larger than the limit of \(limit) bytes"
+        )
+    }
+
+    static func unsupportedMediaType(_ contentType: String?) -> Problem {
+        Problem(
+            title: "Unsupported Media Type",
+            status: 415,
+            detail: "send actions as Content-Type: application/json"
+                + (contentType.map { " (got \($0))" } ?? " (no Content-Type was given)")
+        )
+    }
+}

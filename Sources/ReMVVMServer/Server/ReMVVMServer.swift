@@ -1,0 +1,65 @@
+public import Logging
+public import MicroHTTP
+public import ReMVVM
+
+/// A store served over HTTP: a ``ReMVVMService`` running on a ``MicroHTTP/HTTPServer``.
+///
+/// ```swift
+/// var actions = ActionRegistry()
+/// actions.register(Increase.self, as: "increase")
+/// var viewModels = ViewModelRegistry<AppState>()
+/// viewModels.register(CounterViewModel.self, as: "counter")
+/// let server = ReMVVMServer(store: try .example(), actions: actions, viewModels: viewModels)
+/// try server.start()
+/// ```
+public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
+    /// The service (routes and event fan-out).
+    public let service: ReMVVMService<State>
+    private let http: HTTPServer
+    private let logger: Logger
+
+    /// Creates a server; nothing listens until ``start()``.
+    public init(
+        store: Store<State>,
+        actions: ActionRegistry,
+        viewModels: ViewModelRegistry<State>,
+        http configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        service serviceConfiguration: ServiceConfiguration? = nil,
+        logger: Logger = Logger(label: "remvvm.server")
+    ) {
+        var serviceConfiguration = serviceConfiguration ?? ServiceConfiguration()
+        serviceConfiguration.maxBodyBytes = configuration.maxBodyBytes
+        service = ReMVVMService(
+            store: store,
+            actions: actions,
+            viewModels: viewModels,
+            configuration: serviceConfiguration,
+            logger: logger
+        )
+        http = HTTPServer(configuration: configuration, responder: service.router, logger: logger)
+        self.logger = logger
+    }
+
+    /// Starts the event fan-out, then listens.
+    public func start() throws {
+        try service.start()
+        do {
+            try http.start()
+        } catch {
+            service.stop()
+            throw error
+        }
+    }
+
+    /// The port listened on (useful after binding port 0).
+    public var port: Int {
+        http.port
+    }
+
+    /// Stops accepting connections, ends every event stream cleanly, lets in-flight requests finish,
+    /// then stops. Idempotent.
+    public func shutdown(timeout: Duration = .seconds(5)) {
+        http.shutdown(timeout: timeout)
+        service.stop()
+    }
+}

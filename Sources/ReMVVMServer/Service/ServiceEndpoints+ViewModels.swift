@@ -1,0 +1,38 @@
+import MicroHTTP
+import ReMVVM
+
+extension ServiceEndpoints {
+    /// `GET /viewmodels`: the registered names.
+    func listViewModels() -> Response {
+        let names = (try? JSONCoding.encode(["viewModels": viewModels.names])) ?? Array("{}".utf8)
+        return JSONCoding.response(names)
+    }
+
+    /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
+    func getViewModel(named name: String, key: String?) -> Response {
+        guard let render = viewModels.renderer(named: name) else {
+            return Problem(
+                type: Problem.type("unknown-view-model"),
+                title: "Unknown view model",
+                status: 404,
+                detail: "no view model is registered as \"\(name)\"; known: \(viewModels.names.joined(separator: ", "))",
+                known: viewModels.names
+            ).response
+        }
+        do {
+            guard let json = try render(store, key) else {
+                let keyText = key.map { " for key \"\($0)\"" } ?? ""
+                return Problem(
+                    type: Problem.type("view-model-unavailable"),
+                    title: "View model not available",
+                    status: 404,
+                    detail: "view model \"\(name)\" is not available in the current state\(keyText)"
+                ).response
+            }
+            return JSONCoding.response(json, headers: [("Cache-Control", "no-cache")])
+        } catch {
+            logger.error("view model \(name) cannot be encoded: \(error)")
+            return Problem(title: "Internal Server Error", status: 500, detail: "view model \"\(name)\" cannot be encoded as JSON").response
+        }
+    }
+}

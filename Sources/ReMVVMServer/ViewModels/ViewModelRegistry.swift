@@ -1,0 +1,35 @@
+public import ReMVVM
+
+/// Maps names (`/viewmodels/<name>`) to the `Encodable` view models the state's factory makes.
+///
+/// ```swift
+/// var viewModels = ViewModelRegistry<AppState>()
+/// viewModels.register(CounterViewModel.self, as: "counter")
+/// viewModels.register(GreetingsViewModel.self, as: "greetings")
+/// ```
+public struct ViewModelRegistry<State: StoreState>: Sendable {
+    /// Makes and encodes one view model; nil when the factory makes none in the current state.
+    typealias Render = @Sendable (Store<State>, String?) throws -> [UInt8]?
+
+    private var renderers: [String: Render] = [:]
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers the view model type `type` under `name`; registering a name again replaces it.
+    public mutating func register<ViewModel: Encodable & SendableMetatype>(_ type: ViewModel.Type, as name: String) {
+        renderers[name] = { store, key in
+            guard let viewModel = store.viewModel(of: ViewModel.self, key: key) else { return nil }
+            return try JSONCoding.encode(viewModel)
+        }
+    }
+
+    /// The registered names, sorted.
+    public var names: [String] {
+        renderers.keys.sorted()
+    }
+
+    func renderer(named name: String) -> Render? {
+        renderers[name]
+    }
+}

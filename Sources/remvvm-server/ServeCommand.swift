@@ -1,0 +1,121 @@
+import ArgumentParser
+import Configuration
+import ExampleApp
+import Logging
+import ReMVVM
+import ReMVVMServer
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `remvvm-server`: serves the example store over HTTP until SIGINT or SIGTERM.
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remvvm-server",
+        abstract: "Serves a ReMVVM store over HTTP: POST /actions, GET /state, /viewmodels/<name>, /events.",
+        discussion: """
+            Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> \
+            (e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config \
+            file (keys: host, port, workerThreads, maxBodyBytes, connectionLimit, \
+            connectionTimeoutSeconds, heartbeatSeconds, subscriberBacklogBytes, logLevel), then the \
+            built-in default. SIGINT or SIGTERM stops accepting, ends every event stream cleanly, lets \
+            in-flight requests finish and exits 0.
+            """
+    )
+
+    @Option(help: "The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all. (default: 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "The TCP port to listen on; 0 picks a free one. (default: 8080)")
+    var port: Int?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp(
+        "The JSON config file. (default: Config/remvvm-server.json, skipped if missing)",
+        valueName: "path"
+    ))
+    var configPath: String?
+
+    @Option(help: "Worker threads serving HTTP; 0 means one per core. (default: 0)")
+    var workerThreads: Int?
+
+    @Option(help: "The largest request body accepted, in bytes; larger ones get 413. (default: 1048576)")
+    var maxBodyBytes: Int?
+
+    @Option(help: "The most connections open at once, event streams included. (default: 16384)")
+    var connectionLimit: Int?
+
+    @Option(help: "Seconds between heartbeat comments on event streams. (default: 15)")
+    var heartbeatSeconds: Int?
+
+    @Option(help: "Bytes of events a subscriber may fall behind before it is disconnected. (default: 1048576)")
+    var subscriberBacklogBytes: Int?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. (default: info)")
+    var logLevel: String?
+
+    func run() async throws {
+        let settings: ServerSettings
+        do {
+            settings = try await loadSettings()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = settings.logLevel
+            return handler
+        }
+        let logger = Logger(label: "remvvm-server")
+        let server = ReMVVMServer(
+            store: try Store.example(),
+            actions: ExampleApp.actions,
+            viewModels: ExampleApp.viewModels,
+            http: settings.http,
+            service: settings.service,
+            logger: logger
+        )
+        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        do {
+            try server.start()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode.failure
+        }
+        logger.info("listening on http://\(settings.host):\(server.port)")
+        let signal = await signals.next()
+        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); shutting down")
+        server.shutdown()
+        logger.info("stopped")
+    }
+
+    private func loadSettings() async throws -> ServerSettings {
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        func set(_ key: ServerSettings.Key, _ value: ConfigContent?) {
+            if let value { flags[AbsoluteConfigKey([key.rawValue])] = ConfigValue(value, isSecret: false) }
+        }
+        set(.host, host.map { .string($0) })
+        set(.port, port.map { .int($0) })
+        set(.workerThreads, workerThreads.map { .int($0) })
+        set(.maxBodyBytes, maxBodyBytes.map { .int($0) })
+        set(.connectionLimit, connectionLimit.map { .int($0) })
+        set(.heartbeatSeconds, heartbeatSeconds.map { .int($0) })
+        set(.subscriberBacklogBytes, subscriberBacklogBytes.map { .int($0) })
+        set(.logLevel, logLevel.map { .string($0) })
+
+        let file = try await FileProvider<JSONSnapshot>(
+            filePath: FilePath(configPath ?? "Config/remvvm-server.json"),
+            allowMissing: configPath == nil
+        )
+        let config = ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: flags),
+            EnvironmentVariablesProvider().prefixKeys(with: "remvvm"),
+            file,
+            InMemoryProvider(name: "defaults", values: ServerSettings.defaults),
+        ])
+        return try ServerSettings(config: config)
+    }
+}

@@ -1,0 +1,130 @@
+import Configuration
+import Logging
+import MicroHTTP
+import ReMVVMServer
+
+/// Every setting of `remvvm-server`, resolved from flags, then `REMVVM_*` environment variables, then
+/// the JSON config file, then built-in defaults.
+struct ServerSettings: Equatable {
+    var host = "127.0.0.1"
+    var port = 8080
+    /// 0 means one per core.
+    var workerThreads = 0
+    var maxBodyBytes = 1 << 20
+    var connectionLimit = 16_384
+    var connectionTimeoutSeconds = 30
+    var heartbeatSeconds = 15
+    var subscriberBacklogBytes = 1 << 20
+    var logLevel = Logger.Level.info
+
+    /// The configuration keys, as in the JSON file; environment variables are `REMVVM_` + the key in
+    /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
+    enum Key: String, CaseIterable {
+        case host, port, workerThreads, maxBodyBytes, connectionLimit, connectionTimeoutSeconds
+        case heartbeatSeconds, subscriberBacklogBytes, logLevel
+    }
+
+    /// Reads every key from `config`, which must end with the built-in defaults, so any failure is an
+    /// invalid value; the error names the key and the allowed values.
+    init(config: ConfigReader) throws(SettingsError) {
+        host = try Self.string(config, .host)
+        port = try Self.int(config, .port, in: 0...65_535)
+        workerThreads = try Self.int(config, .workerThreads, in: 0...256)
+        maxBodyBytes = try Self.int(config, .maxBodyBytes, in: 1...(1 << 30))
+        connectionLimit = try Self.int(config, .connectionLimit, in: 1...1_000_000)
+        connectionTimeoutSeconds = try Self.int(config, .connectionTimeoutSeconds, in: 0...86_400)
+        heartbeatSeconds = try Self.int(config, .heartbeatSeconds, in: 1...3_600)
+        subscriberBacklogBytes = try Self.int(config, .subscriberBacklogBytes, in: 1_024...(1 << 30))
+        let level = try Self.string(config, .logLevel)
+        guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+            throw SettingsError(key: .logLevel, message: "\"\(level)\" is not a log level; use one of "
+                + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        logLevel = parsed
+    }
+
+    /// The built-in defaults.
+    init() {}
+
+    /// The built-in defaults as configuration values: the last provider.
+    static var defaults: [AbsoluteConfigKey: ConfigValue] {
+        let settings = ServerSettings()
+        func int(_ value: Int) -> ConfigValue { ConfigValue(.int(value), isSecret: false) }
+        func string(_ value: String) -> ConfigValue { ConfigValue(.string(value), isSecret: false) }
+        return [
+            AbsoluteConfigKey([Key.host.rawValue]): string(settings.host),
+            AbsoluteConfigKey([Key.port.rawValue]): int(settings.port),
+            AbsoluteConfigKey([Key.workerThreads.rawValue]): int(settings.workerThreads),
+            AbsoluteConfigKey([Key.maxBodyBytes.rawValue]): int(settings.maxBodyBytes),
+            AbsoluteConfigKey([Key.connectionLimit.rawValue]): int(settings.connectionLimit),
+            AbsoluteConfigKey([Key.connectionTimeoutSeconds.rawValue]): int(settings.connectionTimeoutSeconds),
+            AbsoluteConfigKey([Key.heartbeatSeconds.rawValue]): int(settings.heartbeatSeconds),
+            AbsoluteConfigKey([Key.subscriberBacklogBytes.rawValue]): int(settings.subscriberBacklogBytes),
+            AbsoluteConfigKey([Key.logLevel.rawValue]): string(settings.logLevel.rawValue),
+        ]
+    }
+
+    /// The HTTP layer's settings.
+    var http: HTTPServerConfiguration {
+        var http = HTTPServerConfiguration()
+        http.host = host
+        http.port = port
+        if workerThreads > 0 {
+            http.workerThreads = workerThreads
+        }
+        http.maxBodyBytes = maxBodyBytes
+        http.connectionLimit = connectionLimit
+        http.connectionTimeoutSeconds = connectionTimeoutSeconds
+        http.heartbeatInterval = .seconds(heartbeatSeconds)
+        return http
+    }
+
+    /// The service layer's settings.
+    var service: ServiceConfiguration {
+        var service = ServiceConfiguration()
+        service.subscriberBacklogBytes = subscriberBacklogBytes
+        service.maxBodyBytes = maxBodyBytes
+        return service
+    }
+
+    private static func string(_ config: ConfigReader, _ key: Key) throws(SettingsError) -> String {
+        do {
+            return try config.requiredString(forKey: ConfigKey(key.rawValue))
+        } catch {
+            throw SettingsError(key: key, message: "expected text (\(error))")
+        }
+    }
+
+    private static func int(_ config: ConfigReader, _ key: Key, in range: ClosedRange<Int>) throws(SettingsError) -> Int {
+        let value: Int
+        do {
+            value = try config.requiredInt(forKey: ConfigKey(key.rawValue))
+        } catch {
+            throw SettingsError(key: key, message: "expected a whole number from \(range.lowerBound) to \(range.upperBound) (\(error))")
+        }
+        guard range.contains(value) else {
+            throw SettingsError(key: key, message: "\(value) is out of range; use \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+}
+
+/// A setting with an invalid value.
+struct SettingsError: Error, CustomStringConvertible {
+    let key: ServerSettings.Key
+    let message: String
+
+    var description: String {
+        "invalid setting \(key.rawValue) (flag, REMVVM_\(Self.environmentName(key)), or config file): \(message)"
+    }
+
+    /// `workerThreads` → `WORKER_THREADS`.
+    static func environmentName(_ key: ServerSettings.Key) -> String {
+        var name = ""
+        for character in key.rawValue {
+            if character.isUppercase { name += "_" }
+            name += character.uppercased()
+        }
+        return name
+    }
+}
