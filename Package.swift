@@ -89,7 +89,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReMVVMServerTests",
-            dependencies: ["ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport"],
+            dependencies: [
+                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

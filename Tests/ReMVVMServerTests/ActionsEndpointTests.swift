@@ -1,0 +1,159 @@
+import ExampleApp
+import HTTPTestSupport
+import ReMVVM
+import Testing
+
+/// `POST /actions` as http-api.md specifies it, over a real socket.
+@Suite struct ActionsEndpointTests {
+    @Test func singleActionIsReducedAndAnswers200WithTheVersion() throws {
+        let live = try LiveServer()
+        let response = try live.post(#"{"type":"increase"}"#)
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.bodyString == #"{"version":1}"#)
+        #expect(live.store.state.counter == 1)
+    }
+
+    @Test func actionWithPayloadIsDecodedThroughTheRegistry() throws {
+        let live = try LiveServer()
+        let response = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        #expect(response.bodyString == #"{"version":1}"#)
+        #expect(live.store.state.user == User(firstName: "Ada", lastName: "Lovelace"))
+    }
+
+    @Test func batchIsAppliedInOrderAndAnswersTheVersionAfterItsLastAction() throws {
+        let live = try LiveServer()
+        let response = try live.post(
+            #"[{"type":"increase"},{"type":"login","payload":{"firstName":"A","lastName":"B"}},{"type":"decrease"},{"type":"increase"}]"#
+        )
+        #expect(response.status == 200)
+        #expect(response.bodyString == #"{"version":4}"#)
+        #expect(live.store.state == AppState(counter: 1, user: User(firstName: "A", lastName: "B")))
+    }
+
+    @Test func batchWithOneUndecodableActionAppliesNone() throws {
+        let live = try LiveServer()
+        let response = try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"A"}}]"#)
+        let problem = try #require(response.problem)
+        #expect(response.status == 422)
+        #expect(problem.index == 1)
+        #expect(problem.field == "payload.lastName")
+        #expect(problem.detail.contains("no action of the batch was applied"))
+        #expect(live.store.version == 0)
+    }
+
+    @Test func middlewareThatHoldsTheActionAnswers202() throws {
+        let live = try LiveServer(middleware: [HoldingMiddleware()])
+        let response = try live.post(#"{"type":"increase"}"#)
+        #expect(response.status == 202)
+        #expect(response.bodyString == #"{"accepted":true}"#)
+        #expect(live.store.version == 0)
+    }
+
+    @Test func middlewareRejectionAnswers422WithItsReason() throws {
+        let live = try LiveServer(middleware: [RejectSecondLogin()])
+        let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
+        #expect(try live.post(login).status == 200)
+        let response = try live.post(login)
+        let problem = try #require(response.problem)
+        #expect(response.status == 422)
+        #expect(problem.type == "urn:remvvm:problem:action-rejected")
+        #expect(problem.detail.contains("already logged in"))
+        #expect(live.store.version == 1)
+    }
+
+    @Test func malformedJSONAnswers400AndChangesNothing() throws {
+        let live = try LiveServer()
+        for body in [#"{"type":"#, "not json", "", "{\"type\":\"increase\"} trailing"] {
+            let response = try live.post(body)
+            #expect(response.status == 400, "body: \(body)")
+            #expect(response.problem?.title == "Bad Request")
+        }
+        #expect(live.store.version == 0)
+    }
+
+    @Test func unknownTypeAnswers422ListingTheKnownTypes() throws {
+        let live = try LiveServer()
+        let response = try live.post(#"{"type":"explode"}"#)
+        let problem = try #require(response.problem)
+        #expect(response.status == 422)
+        #expect(problem.type == "urn:remvvm:problem:unknown-action-type")
+        #expect(problem.known == ["decrease", "increase", "login", "logout"])
+        #expect(problem.detail.contains("explode"))
+        #expect(live.store.version == 0)
+    }
+
+    @Test func payloadThatDoesNotDecodeAnswers422NamingTheField() throws {
+        let live = try LiveServer()
+        let missing = try live.post(#"{"type":"login","payload":{"firstName":"Ada"}}"#)
+        #expect(missing.status == 422)
+        #expect(missing.problem?.field == "payload.lastName")
+        let wrongType = try live.post(#"{"type":"login","payload":{"firstName":1,"lastName":"L"}}"#)
+        #expect(wrongType.problem?.field == "payload.firstName")
+        let absent = try live.post(#"{"type":"login"}"#)
+        #expect(absent.problem?.field == "payload.firstName")
+        #expect(live.store.version == 0)
+    }
+
+    @Test func actionsThatAreNotActionObjectsAnswer422() throws {
+        let live = try LiveServer()
+        for body in ["42", "[]", #"{"payload":{}}"#, #"{"type":7}"#, "[1]"] {
+            let response = try live.post(body)
+            #expect(response.status == 422, "body: \(body)")
+            #expect(response.problem?.type == "urn:remvvm:problem:invalid-action", "body: \(body)")
+        }
+        #expect(live.store.version == 0)
+    }
+
+    @Test func bodyThatIsNotJSONContentAnswers415() throws {
+        let live = try LiveServer()
+        #expect(try live.post(#"{"type":"increase"}"#, contentType: "text/plain").status == 415)
+        #expect(try live.post(#"{"type":"increase"}"#, contentType: nil).status == 415)
+        #expect(try live.post(#"{"type":"increase"}"#, contentType: "application/json; charset=utf-8").status == 200)
+        #expect(live.store.version == 1)
+    }
+
+    @Test func bodyOverTheLimitAnswers413WithOrWithoutContentLength() throws {
+        let live = try LiveServer(maxBodyBytes: 1_000)
+        let huge = #"{"type":"increase","payload":{"pad":""# + String(repeating: "x", count: 5_000) + #""}}"#
+        let declared = try live.post(huge)
+        #expect(declared.status == 413)
+        #expect(declared.problem?.detail.contains("1000") == true)
+
+        let client = live.client()
+        var chunked = "POST /actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<5 {
+            chunked += "3e8\r\n" + String(repeating: " ", count: 1_000) + "\r\n"
+        }
+        chunked += "0\r\n\r\n"
+        try client.sendRaw(Array(chunked.utf8))
+        let response = try client.readResponse()
+        #expect(response.status == 413)
+        #expect(live.store.version == 0)
+        #expect(try live.post(#"{"type":"increase"}"#).status == 200, "the server keeps serving")
+    }
+
+    @Test func clientDisconnectingMidRequestChangesNothingAndTheServerKeepsServing() throws {
+        let live = try LiveServer()
+        let client = live.client()
+        try client.sendRaw(Array("POST /actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"type\":".utf8))
+        client.close()
+        #expect(try live.post(#"{"type":"increase"}"#).bodyString == #"{"version":1}"#)
+    }
+}
+
+/// Never calls `next`: the action is taken but not reduced (202).
+struct HoldingMiddleware: AnyMiddleware {
+    func onNext<State>(
+        for state: State, action: any StoreAction,
+        interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+    ) {}
+}
+
+/// Refuses a login while someone is logged in.
+struct RejectSecondLogin: Middleware {
+    func onNext(for state: User?, action: Login, interceptor: Interceptor<Login, User?>, dispatcher: any Dispatcher) {
+        guard state == nil else { return interceptor.reject(reason: "already logged in") }
+        interceptor.next()
+    }
+}

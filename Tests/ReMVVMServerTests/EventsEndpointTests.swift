@@ -1,0 +1,114 @@
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// `GET /events`: server-sent events as http-api.md specifies them.
+@Suite struct EventsEndpointTests {
+    @Test func streamHasTheEventStreamHeaders() throws {
+        let live = try LiveServer()
+        let events = try live.subscribe()
+        #expect(events.status == 200)
+        #expect(events.headers["Content-Type"] == "text/event-stream; charset=utf-8")
+        #expect(events.headers["Cache-Control"] == "no-cache")
+        #expect(events.headers["X-Accel-Buffering"] == "no")
+    }
+
+    @Test func firstEventIsTheCurrentStateThenOneEventPerReduceWithIdsEqualToVersions() throws {
+        let live = try LiveServer()
+        _ = try live.post(#"{"type":"increase"}"#)
+        let events = try live.subscribe()
+
+        let first = try #require(try events.nextEvent(timeout: .seconds(5)))
+        #expect(first.id == "1")
+        #expect(first.event == "state")
+        #expect(first.data == #"{"version":1,"action":{"type":"increase"},"state":{"counter":1,"user":null}}"#)
+
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        _ = try live.post(#"{"type":"logout"}"#)
+        let second = try #require(try events.nextEvent(timeout: .seconds(5)))
+        let third = try #require(try events.nextEvent(timeout: .seconds(5)))
+        #expect(second.id == "2")
+        #expect(second.data == #"{"version":2,"action":{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}},"state":{"counter":1,"user":{"firstName":"Ada","lastName":"Lovelace"}}}"#)
+        #expect(third.id == "3")
+        #expect(third.stateBody?.action?.type == "logout")
+        #expect(third.stateBody?.state == AppState(counter: 1, user: nil))
+    }
+
+    @Test func firstEventBeforeAnyReduceHasNoAction() throws {
+        let live = try LiveServer()
+        let first = try #require(try live.subscribe().nextEvent(timeout: .seconds(5)))
+        #expect(first.id == "0")
+        #expect(first.data == #"{"version":0,"action":null,"state":{"counter":0,"user":null}}"#)
+    }
+
+    @Test func eventsArriveInVersionOrderWithoutGapsUnderConcurrentPosting() throws {
+        let live = try LiveServer()
+        let events = try live.subscribe()
+        _ = try events.nextEvent(timeout: .seconds(5))
+        let errors = runOnThreads(8) { _ in
+            let client = live.client()
+            for _ in 0..<50 {
+                _ = try live.post(#"{"type":"increase"}"#, client: client)
+            }
+        }
+        #expect(errors.isEmpty)
+        var versions: [UInt64] = []
+        while versions.count < 400, let event = try events.nextEvent(timeout: .seconds(5)) {
+            let body = try #require(event.stateBody)
+            #expect(event.id == String(body.version))
+            #expect(UInt64(body.state.counter) == body.version)
+            versions.append(body.version)
+        }
+        #expect(versions == Array(1...400))
+    }
+
+    @Test func heartbeatCommentsArriveWhileNothingHappens() throws {
+        let live = try LiveServer(heartbeat: .milliseconds(100))
+        let events = try live.subscribe()
+        _ = try events.nextEvent(timeout: .seconds(5))
+        var heartbeats = 0
+        while heartbeats < 2, let item = try events.nextItem(timeout: .seconds(5)) {
+            if case .comment = item { heartbeats += 1 }
+        }
+        #expect(heartbeats == 2)
+    }
+
+    @Test func stalledSubscriberIsDisconnectedWhileOthersContinue() throws {
+        let live = try LiveServer(subscriberBacklogBytes: 64 * 1_024)
+        let stalled = try live.subscribe(receiveBufferSize: 1_024)
+        let healthy = try live.subscribe()
+        _ = try healthy.nextEvent(timeout: .seconds(5))
+        #expect(live.waitUntil { live.server.service.subscriberCount == 2 })
+
+        // ~2 MB of events (each ~8 KB): more than the stalled client's socket buffers and backlog hold.
+        let eventCount = 250
+        let login = #"{"type":"login","payload":{"firstName":"\#(String(repeating: "a", count: 4_000))","lastName":"B"}}"#
+        // The healthy subscriber reads each event before the next post: it never falls behind.
+        let client = live.client()
+        var received = 0
+        for version in 1...eventCount {
+            _ = try live.post(login, client: client)
+            guard let event = try healthy.nextEvent(timeout: .seconds(10)) else { break }
+            #expect(event.id == String(version))
+            received += 1
+        }
+
+        #expect(received == eventCount, "the healthy subscriber got every event")
+        #expect(live.waitUntil { live.server.service.subscriberCount == 1 }, "the stalled subscriber is cut off")
+        #expect(try stalled.waitForEnd(timeout: .seconds(10)) == .aborted, "the stalled stream was dropped, not ended cleanly")
+    }
+
+    @Test func clientDisconnectingMidStreamIsForgottenAndOthersContinue() throws {
+        let live = try LiveServer(heartbeat: .milliseconds(100))
+        let leaving = try live.subscribe()
+        let staying = try live.subscribe()
+        _ = try leaving.nextEvent(timeout: .seconds(5))
+        _ = try staying.nextEvent(timeout: .seconds(5))
+        leaving.close()
+
+        #expect(live.waitUntil { live.server.service.subscriberCount == 1 }, "noticed at the next write, at the latest the heartbeat")
+        _ = try live.post(#"{"type":"increase"}"#)
+        #expect(try staying.nextEvent(timeout: .seconds(5))?.id == "1")
+    }
+}

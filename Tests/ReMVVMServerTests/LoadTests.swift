@@ -1,0 +1,46 @@
+import ExampleApp
+import HTTPTestSupport
+import Synchronization
+import Testing
+
+/// Many clients at once: nothing lost, nothing doubled, every subscriber sees every version in order.
+@Suite struct LoadTests {
+    @Test func sixtyFourClientsPostingTenThousandActionsAreAllReducedAndStreamedInOrder() throws {
+        let live = try LiveServer()
+        let subscriberCount = 4
+        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
+        for subscriber in subscribers {
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+        }
+        let clients = 64
+        let perClient = 10_000 / clients + 1
+        let posted = Atomic<Int>(0)
+
+        let postErrors = runOnThreads(clients) { index in
+            let client = live.client()
+            let count = index < 10_000 % clients ? perClient : perClient - 1
+            for _ in 0..<count {
+                let response = try live.post(#"{"type":"increase"}"#, client: client)
+                if response.status == 200 { posted.add(1, ordering: .relaxed) }
+            }
+        }
+
+        #expect(postErrors.isEmpty)
+        #expect(posted.load(ordering: .relaxed) == 10_000)
+        #expect(live.store.state.counter == 10_000)
+        #expect(live.store.version == 10_000)
+        let readErrors = runOnThreads(subscriberCount) { index in
+            var expected: UInt64 = 1
+            while expected <= 10_000, let event = try subscribers[index].value.nextEvent(timeout: .seconds(10)) {
+                guard event.id == String(expected) else {
+                    throw TestHTTPError(code: .malformedResponse, message: "subscriber \(index): got \(event.id ?? "nil"), expected \(expected)")
+                }
+                expected += 1
+            }
+            guard expected == 10_001 else {
+                throw TestHTTPError(code: .malformedResponse, message: "subscriber \(index) stopped at \(expected)")
+            }
+        }
+        #expect(readErrors.isEmpty, "\(readErrors)")
+    }
+}

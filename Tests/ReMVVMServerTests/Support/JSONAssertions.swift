@@ -1,0 +1,43 @@
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+
+/// A problem detail as a client reads it.
+struct ProblemBody: Decodable, Equatable {
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String
+    var known: [String]?
+    var field: String?
+    var index: Int?
+}
+
+/// One `data:` payload of a state event.
+struct StateEventBody: Decodable, Equatable {
+    struct WireAction: Decodable, Equatable {
+        var type: String
+        var payload: [String: String]?
+    }
+
+    var version: UInt64
+    var action: WireAction?
+    var state: AppState
+}
+
+extension TestHTTPResponse {
+    func decoded<Value: Decodable>(_ type: Value.Type = Value.self) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: Data(body))
+    }
+
+    var problem: ProblemBody? {
+        guard headers["Content-Type"] == "application/problem+json" else { return nil }
+        return try? decoded(ProblemBody.self)
+    }
+}
+
+extension SSEEvent {
+    var stateBody: StateEventBody? {
+        try? JSONDecoder().decode(StateEventBody.self, from: Data(data.utf8))
+    }
+}

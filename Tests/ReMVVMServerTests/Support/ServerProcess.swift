@@ -1,0 +1,73 @@
+import Foundation
+
+/// The built `remvvm-server` executable, run as a child process on a free port.
+final class ServerProcess {
+    let process = Process()
+    let port: Int
+    private let errorPipe = Pipe()
+
+    /// Starts the binary with `arguments` (plus `--port 0`) and waits for its "listening on" line.
+    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.executableURL
+        process.arguments = ["--port", "0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardError = errorPipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        port = try Self.readPort(from: errorPipe.fileHandleForReading)
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Sends `signal` and waits up to `timeout` for the exit; nil if it is still running then.
+    func stop(with signal: Int32, timeout: TimeInterval) -> (status: Int32, seconds: TimeInterval)? {
+        let started = Date()
+        kill(process.processIdentifier, signal)
+        let exited = DispatchSemaphore(value: 0)
+        let waiter = Thread { [process] in
+            process.waitUntilExit()
+            exited.signal()
+        }
+        waiter.start()
+        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
+        return (process.terminationStatus, Date().timeIntervalSince(started))
+    }
+
+    /// `remvvm-server` next to the test bundle in the build folder.
+    static var executableURL: URL {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("remvvm-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: "remvvm-server")
+    }
+
+    private static func readPort(from handle: FileHandle) throws -> Int {
+        var text = ""
+        while true {
+            let data = handle.availableData
+            guard !data.isEmpty else {
+                throw ServerProcessError(message: "remvvm-server exited before listening: \(text)")
+            }
+            text += String(decoding: data, as: UTF8.self)
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first?.isNewline == true {
+                    return port
+                }
+            }
+        }
+    }
+}
+
+struct ServerProcessError: Error {
+    let message: String
+}
