@@ -4,7 +4,7 @@ import ExampleApp
 import Logging
 import ReMVVM
 import ReMVVMServer
-import SystemPackage
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -106,16 +106,10 @@ struct ServeCommand: AsyncParsableCommand {
         set(.subscriberBacklogBytes, subscriberBacklogBytes.map { .int($0) })
         set(.logLevel, logLevel.map { .string($0) })
 
-        let file = try await FileProvider<JSONSnapshot>(
-            filePath: FilePath(configPath ?? "Config/remvvm-server.json"),
-            allowMissing: configPath == nil
+        return try await ServerSettings.load(
+            flags: flags,
+            environment: ProcessInfo.processInfo.environment,
+            configPath: configPath
         )
-        let config = ConfigReader(providers: [
-            InMemoryProvider(name: "flags", values: flags),
-            EnvironmentVariablesProvider().prefixKeys(with: "remvvm"),
-            file,
-            InMemoryProvider(name: "defaults", values: ServerSettings.defaults),
-        ])
-        return try ServerSettings(config: config)
     }
 }

@@ -2,6 +2,7 @@ import Configuration
 import Logging
 import MicroHTTP
 import ReMVVMServer
+import SystemPackage
 
 /// Every setting of `remvvm-server`, resolved from flags, then `REMVVM_*` environment variables, then
 /// the JSON config file, then built-in defaults.
@@ -62,6 +63,29 @@ struct ServerSettings: Equatable {
             AbsoluteConfigKey([Key.subscriberBacklogBytes.rawValue]): int(settings.subscriberBacklogBytes),
             AbsoluteConfigKey([Key.logLevel.rawValue]): string(settings.logLevel.rawValue),
         ]
+    }
+
+    /// The default config file, relative to the working directory; skipped when missing.
+    static let defaultConfigPath = "Config/remvvm-server.json"
+
+    /// Resolves the settings: `flags`, then `REMVVM_*` variables of `environment`, then the JSON file
+    /// at `configPath` (which must exist when given), then the built-in defaults.
+    static func load(
+        flags: [AbsoluteConfigKey: ConfigValue],
+        environment: [String: String],
+        configPath: String?
+    ) async throws -> ServerSettings {
+        let file = try await FileProvider<JSONSnapshot>(
+            filePath: FilePath(configPath ?? defaultConfigPath),
+            allowMissing: configPath == nil
+        )
+        let config = ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: flags),
+            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "remvvm"),
+            file,
+            InMemoryProvider(name: "defaults", values: defaults),
+        ])
+        return try ServerSettings(config: config)
     }
 
     /// The HTTP layer's settings.

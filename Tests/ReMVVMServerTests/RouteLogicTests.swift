@@ -1,0 +1,120 @@
+import ExampleApp
+import Logging
+import MicroHTTP
+import ReMVVM
+import ReMVVMServer
+import Testing
+
+/// Route logic called directly on the service's router: no socket.
+@Suite struct RouteLogicTests {
+    /// A domain with a keyed view model, to show that `?key=` reaches the factory.
+    struct Shelf: StoreState, Codable {
+        var books: [String: [String]] = ["fiction": ["Dune"], "poetry": []]
+
+        var factory: any ViewModelFactory {
+            let books = books
+            let factory = CompositeViewModelFactory()
+            factory.add { (key: String?) -> ShelfViewModel? in
+                guard let key, let titles = books[key] else { return nil }
+                return ShelfViewModel(shelf: key, titles: titles)
+            }
+            return factory
+        }
+    }
+
+    struct ShelfViewModel: Encodable {
+        let shelf: String
+        let titles: [String]
+    }
+
+    enum ShelfReducer: Reducer {
+        static func reduce(state: Shelf, with action: any StoreAction) -> Shelf { state }
+    }
+
+    private func shelfRouter() throws -> Router {
+        var viewModels = ViewModelRegistry<Shelf>()
+        viewModels.register(ShelfViewModel.self, as: "shelf")
+        let service = ReMVVMService(
+            store: try Store(state: Shelf(), reducer: ShelfReducer.self),
+            actions: ActionRegistry(),
+            viewModels: viewModels,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return service.router
+    }
+
+    private func exampleService() throws -> (ReMVVMService<AppState>, Store<AppState>) {
+        let store = try Store.example()
+        let service = ReMVVMService(
+            store: store,
+            actions: ExampleApp.actions,
+            viewModels: ExampleApp.viewModels,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return (service, store)
+    }
+
+    private func body(_ response: Response) -> String {
+        guard case .bytes(let bytes) = response.body else { return "<stream>" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func keyReachesTheKeyedFactory() throws {
+        let router = try shelfRouter()
+        let fiction = router.respond(to: Request(method: .GET, path: "/viewmodels/shelf", query: ["key": "fiction"]))
+        #expect(fiction.status == 200)
+        #expect(body(fiction) == #"{"shelf":"fiction","titles":["Dune"]}"#)
+        let unknownKey = router.respond(to: Request(method: .GET, path: "/viewmodels/shelf", query: ["key": "cooking"]))
+        #expect(unknownKey.status == 404)
+        #expect(body(unknownKey).contains(#"not available in the current state for key \"cooking\""#))
+        #expect(router.respond(to: Request(method: .GET, path: "/viewmodels/shelf")).status == 404)
+    }
+
+    @Test func jsonContentTypesAreRecognizedWithParametersAndSuffixes() throws {
+        let (service, store) = try exampleService()
+        for contentType in ["application/json", "Application/JSON; charset=utf-8", "application/vnd.remvvm+json"] {
+            let response = service.router.respond(to: Request(
+                method: .POST, path: "/actions",
+                headers: HTTPHeaders([("Content-Type", contentType)]),
+                body: Array(#"{"type":"increase"}"#.utf8)
+            ))
+            #expect(response.status == 200, "\(contentType)")
+        }
+        for contentType in ["text/json", "application/jsonp", "multipart/form-data"] {
+            let response = service.router.respond(to: Request(
+                method: .POST, path: "/actions",
+                headers: HTTPHeaders([("Content-Type", contentType)]),
+                body: Array(#"{"type":"increase"}"#.utf8)
+            ))
+            #expect(response.status == 415, "\(contentType)")
+        }
+        #expect(store.version == 3)
+    }
+
+    @Test func bodyTooLargeFailureBecomesA413Problem() throws {
+        let (service, _) = try exampleService()
+        let response = service.router.respond(
+            to: RequestFailure(code: .bodyTooLarge, message: "too large"), method: .POST, path: "/actions"
+        )
+        #expect(response.status == 413)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+    }
+
+    @Test func headIsServedByGetRoutes() throws {
+        let (service, _) = try exampleService()
+        #expect(service.router.respond(to: Request(method: .HEAD, path: "/state")).status == 200)
+    }
+
+    @Test func eventsRouteAnswersWithAStream() throws {
+        let (service, _) = try exampleService()
+        try service.start()
+        defer { service.stop() }
+        let response = service.router.respond(to: Request(method: .GET, path: "/events"))
+        guard case .stream(let stream) = response.body else {
+            Issue.record("expected a stream body")
+            return
+        }
+        #expect(response.headers["Content-Type"] == "text/event-stream; charset=utf-8")
+        stream.close()
+    }
+}
