@@ -1,0 +1,66 @@
+# ReMVVM Server container image.
+#
+#   docker build -t remvvm-server .
+#   docker run --rm -p 8080:8080 remvvm-server
+#
+# Build stage: Swift 6 toolchain on Debian bookworm, release build with the
+# Swift standard library (and Foundation) linked statically.
+FROM swift:6.3-bookworm AS build
+
+# libmicrohttpd headers + pkg-config for the CMicroHTTPD system library target.
+RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
+    && apt-get -q update \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /build
+
+# Resolve dependencies in their own layer: it is only rebuilt when the
+# manifest (or Package.resolved, if present) changes.
+COPY Package.* ./
+RUN swift package resolve
+
+# Then the sources, and the release build.
+COPY . .
+RUN swift build -c release --product remvvm-server --static-swift-stdlib \
+    && mkdir -p /staging \
+    && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/remvvm-server" /staging/
+
+# Run stage: only the runtime libraries.
+FROM debian:bookworm-slim
+
+# libmicrohttpd12: the HTTP server library (everything else the binary links,
+# libc, libstdc++ and libgcc_s, is already in the base image; check with
+# `ldd /usr/local/bin/remvvm-server`).
+# curl: the HEALTHCHECK's HTTP client.
+RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
+    && apt-get -q update \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 curl \
+    && rm -rf /var/lib/apt/lists/*
+
+# Unprivileged user with a fixed numeric id (so `runAsNonRoot` can verify it).
+RUN groupadd --system --gid 10001 remvvm \
+    && useradd --system --uid 10001 --gid remvvm --home-dir /app --no-create-home \
+        --shell /usr/sbin/nologin remvvm
+
+WORKDIR /app
+COPY --from=build /staging/remvvm-server /usr/local/bin/remvvm-server
+# Read-only defaults; the server reads Config/remvvm-server.json relative to /app.
+COPY Config/ ./Config/
+
+USER 10001:10001
+
+# Listen on all interfaces inside the container. Any REMVVM_* variable can be
+# overridden with `docker run -e`, e.g. -e REMVVM_LOG_LEVEL=debug.
+ENV REMVVM_HOST=0.0.0.0 \
+    REMVVM_PORT=8080
+EXPOSE 8080
+
+# Follows REMVVM_PORT; change the port with the variable rather than --port.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+    CMD curl -fsS -o /dev/null "http://127.0.0.1:${REMVVM_PORT:-8080}/healthz" || exit 1
+
+# Exec form: the server is PID 1 and receives SIGTERM from `docker stop`
+# directly, and shuts down gracefully. Extra arguments go to the server,
+# e.g. `docker run remvvm-server --config /app/Config/other.json`.
+ENTRYPOINT ["/usr/local/bin/remvvm-server"]

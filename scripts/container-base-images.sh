@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Makes the two base images the Dockerfile names, locally, for machines that
+# cannot pull from a registry (this project's dev and CI machines):
+#
+#   docker.io/library/debian:bookworm-slim  - debootstrap'd Debian bookworm
+#                                             (minbase, trimmed like -slim)
+#   docker.io/library/swift:6.3-bookworm    - that rootfs plus the packages the
+#                                             official swift image installs, a
+#                                             gitconfig that maps github.com to
+#                                             the host's package mirror, and
+#                                             PATH pointing at the host's Swift
+#                                             toolchain, which the build mounts
+#                                             read-only at the same path.
+#
+# Idempotent: an image that already exists is left alone (FORCE=1 remakes).
+# Everything machine-specific lives here and in container-test.sh; the
+# Dockerfile stays the standard one.
+#
+# Environment:
+#   DEBIAN_MIRROR     Debian mirror (default: read from /etc/apt/sources*)
+#   SWIFT_TOOLCHAIN   host toolchain root with usr/bin/swift (default: from `which swift`)
+#   RUNTIME_IMAGE     default docker.io/library/debian:bookworm-slim
+#   BUILDER_IMAGE     default docker.io/library/swift:6.3-bookworm
+#   FORCE=1           rebuild both images even if present
+set -euo pipefail
+
+RUNTIME_IMAGE="${RUNTIME_IMAGE:-docker.io/library/debian:bookworm-slim}"
+BUILDER_IMAGE="${BUILDER_IMAGE:-docker.io/library/swift:6.3-bookworm}"
+SUITE=bookworm
+FORCE="${FORCE:-0}"
+
+log() { printf '[base-images] %s\n' "$*" >&2; }
+die() { printf '[base-images] ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap, rootful podman)"
+
+need_pkgs=()
+command -v podman >/dev/null || need_pkgs+=(podman)
+command -v runc >/dev/null || need_pkgs+=(runc)
+command -v debootstrap >/dev/null || need_pkgs+=(debootstrap)
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
+    log "installing ${need_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${need_pkgs[@]}" >/dev/null \
+        || { apt-get update -q >/dev/null && apt-get install -y -q "${need_pkgs[@]}" >/dev/null; }
+fi
+
+# ---------------------------------------------------------------- mirror ----
+# First "…/debian" URI in the host's apt sources (one-line or deb822 format).
+detect_mirror() {
+    local files=() f
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && files+=("$f")
+    done
+    [ "${#files[@]}" -gt 0 ] || return 0
+    grep -hoE '(https?|file)://[^ ]+' "${files[@]}" 2>/dev/null \
+        | grep -vE 'security|snapshot' | sed 's:/*$::' | grep -E '/debian$' | head -n1
+}
+detect_security_mirror() {
+    local files=() f
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && files+=("$f")
+    done
+    [ "${#files[@]}" -gt 0 ] || return 0
+    grep -hoE '(https?|file)://[^ ]+' "${files[@]}" 2>/dev/null \
+        | grep -v snapshot | sed 's:/*$::' | grep -E '/debian-security$' | head -n1
+}
+
+image_exists() { [ "$FORCE" != 1 ] && podman image exists "$1"; }
+
+WORK=""
+cleanup() { if [ -n "$WORK" ]; then rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+
+# --------------------------------------------------------- runtime image ----
+make_runtime_image() {
+    local mirror security rootfs
+    mirror="${DEBIAN_MIRROR:-$(detect_mirror)}"
+    mirror="${mirror:-http://deb.debian.org/debian}"
+    security="${DEBIAN_SECURITY_MIRROR:-$(detect_security_mirror)}"
+    WORK="$(mktemp -d /var/tmp/remvvm-rootfs.XXXXXX)"
+    rootfs="$WORK/rootfs"
+    log "debootstrap --variant=minbase $SUITE from $mirror (about 30 s)"
+    debootstrap --variant=minbase "$SUITE" "$rootfs" "$mirror" >"$WORK/debootstrap.log" 2>&1 \
+        || { tail -n 30 "$WORK/debootstrap.log" >&2; die "debootstrap failed (log above)"; }
+
+    # apt sources in the same deb822 form the official image uses.
+    rm -f "$rootfs/etc/apt/sources.list"
+    {
+        printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            "$mirror" "$SUITE" "$SUITE"
+        if [ -n "$security" ]; then
+            printf '\nTypes: deb\nURIs: %s\nSuites: %s-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+                "$security" "$SUITE"
+        fi
+    } >"$rootfs/etc/apt/sources.list.d/debian.sources"
+
+    # Trim like the official -slim variant: no docs/man/locales, no apt caches.
+    cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/linda/*
+EOF
+    cat >"$rootfs/etc/apt/apt.conf.d/docker-clean" <<'EOF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+EOF
+    echo 'Acquire::Languages "none";' >"$rootfs/etc/apt/apt.conf.d/docker-no-languages"
+    find "$rootfs/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete 2>/dev/null || true
+    find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete 2>/dev/null || true
+    rm -rf "$rootfs"/usr/share/{man,info,groff,lintian,linda,locale}/* \
+           "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin \
+           "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log \
+           "$rootfs"/dev/* "$rootfs"/proc/* "$rootfs"/sys/* "$rootfs"/tmp/* \
+           "$rootfs"/etc/resolv.conf "$rootfs"/etc/hostname
+
+    log "importing rootfs as $RUNTIME_IMAGE"
+    tar --numeric-owner -C "$rootfs" -c . \
+        | podman import \
+            --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+            --change 'CMD ["bash"]' \
+            --message "debootstrap --variant=minbase $SUITE $mirror (local stand-in for $RUNTIME_IMAGE)" \
+            - "$RUNTIME_IMAGE" >/dev/null 2>"$WORK/import.log" \
+        || { cat "$WORK/import.log" >&2; die "podman import failed"; }
+    rm -rf "$WORK"; WORK=""
+}
+
+# --------------------------------------------------------- builder image ----
+make_builder_image() {
+    local swift_bin toolchain ctx
+    swift_bin="$(readlink -f "$(command -v swift)")" || die "no swift on PATH"
+    toolchain="${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(dirname "$swift_bin")")")}"
+    [ -x "$toolchain/usr/bin/swift" ] || die "no Swift toolchain at $toolchain (set SWIFT_TOOLCHAIN)"
+
+    ctx="$(mktemp -d /var/tmp/remvvm-builder.XXXXXX)"
+    WORK="$ctx"
+    # The host's url.<base>.insteadOf rules (github.com -> local package mirror).
+    : >"$ctx/gitconfig"
+    local key value n=0
+    while read -r key value; do
+        [ -n "$key" ] || continue
+        git config --file "$ctx/gitconfig" --add "$key" "$value"
+        n=$((n + 1))
+    done < <( { git config --system --get-regexp '^url\..*\.insteadof$' || true;
+                git config --global --get-regexp '^url\..*\.insteadof$' || true; } | sort -u)
+    log "builder gitconfig: $n insteadOf rule(s)"
+
+    cat >"$ctx/Containerfile" <<EOF
+FROM $RUNTIME_IMAGE
+# What the official swift:*-bookworm image installs for the toolchain (plus
+# libncurses6, which its non-slim debian:bookworm base already has).
+RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \\
+    && apt-get -q update \\
+    && apt-get -q install -y --no-install-recommends \\
+        binutils ca-certificates git gnupg2 libc6-dev libcurl4-openssl-dev \\
+        libedit2 libgcc-12-dev libncurses6 libpython3-dev libsqlite3-0 \\
+        libstdc++-12-dev libxml2-dev libz3-dev pkg-config tzdata zlib1g-dev \\
+    && rm -rf /var/lib/apt/lists/*
+COPY gitconfig /etc/gitconfig
+# The toolchain itself is the host's, bind-mounted read-only at this path by
+# scripts/container-test.sh (podman build -v $toolchain:$toolchain:ro).
+ENV PATH=$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+LABEL org.remvvm.local-standin="swift toolchain mounted from host: $toolchain"
+CMD ["bash"]
+EOF
+    log "building $BUILDER_IMAGE (apt packages for the toolchain)"
+    podman build --isolation chroot --network host --pull=never --format docker \
+        -t "$BUILDER_IMAGE" "$ctx" >"$ctx/build.log" 2>&1 \
+        || { tail -n 30 "$ctx/build.log" >&2; die "builder image build failed (log above)"; }
+    rm -rf "$ctx"; WORK=""
+}
+
+if image_exists "$RUNTIME_IMAGE"; then
+    log "$RUNTIME_IMAGE present, skipping"
+else
+    make_runtime_image
+fi
+if image_exists "$BUILDER_IMAGE"; then
+    log "$BUILDER_IMAGE present, skipping"
+else
+    make_builder_image
+fi

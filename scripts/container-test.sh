@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# End-to-end check of the container image, with podman.
+#
+#   scripts/container-test.sh            # build the image from this checkout and test it
+#
+# 1. makes the base images the Dockerfile names if they are not present
+#    (scripts/container-base-images.sh: no registry is reachable here),
+# 2. builds the Dockerfile (the host's Swift toolchain and package mirror are
+#    mounted into the build; the Dockerfile itself stays standard),
+# 3. runs the image and checks: every shared library resolves, it runs as a
+#    non-root user, /healthz answers, the image's HEALTHCHECK passes, a POSTed
+#    action changes GET /state, GET /events streams the new state, and
+#    `podman stop` (SIGTERM) ends it with exit code 0 in under 10 s.
+#
+# Prints PASS/FAIL per check and a summary; exits non-zero on any failure.
+# Every container it starts is removed on exit.
+#
+# Environment:
+#   IMAGE       tag to build/test   (default localhost/remvvm-server:latest)
+#   PORT        host port to use    (default 18080; --network host is used)
+#   SKIP_BUILD=1  test an existing IMAGE without building
+#   LOG_DIR     where build/run logs go (default /tmp/remvvm-container-test)
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+IMAGE="${IMAGE:-localhost/remvvm-server:latest}"
+PORT="${PORT:-18080}"
+LOG_DIR="${LOG_DIR:-/tmp/remvvm-container-test}"
+SKIP_BUILD="${SKIP_BUILD:-0}"
+STOP_LIMIT_S=10
+NAME="remvvm-container-test-$$"
+BASE="http://127.0.0.1:${PORT}"
+
+# This machine: the default OCI runtime (crun) and default ulimits fail, and
+# container networking is not available, so use runc + host networking.
+# There is no systemd either, so podman cannot start healthcheck timers (it
+# logs an error and goes on): the test runs the image's HEALTHCHECK by hand.
+pm() { podman --runtime runc "$@"; }
+RUN_OPTS=(--network host --ulimit nofile=1024:4096 --ulimit nproc=1024:4096)
+
+mkdir -p "$LOG_DIR"
+started_containers=()
+bg_pids=()
+passed=0
+failed=0
+failures=()
+t_start=$(date +%s)
+
+cleanup() {
+    local pid c
+    for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null; done
+    for c in "${started_containers[@]}"; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log()  { printf '[container-test] %s\n' "$*"; }
+pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$*"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL  %s\n' "$*"; }
+
+summary() {
+    local took=$(( $(date +%s) - t_start ))
+    echo
+    log "image: $IMAGE  ($(podman image inspect --format '{{.Size}}' "$IMAGE" 2>/dev/null \
+        | awk '{printf "%.1f MB", $1/1000/1000}'))  logs: $LOG_DIR  time: ${took}s"
+    for f in "${failures[@]}"; do log "failed: $f"; done
+    echo "container checks: $passed of $((passed + failed)) passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+abort() { fail "$1"; summary; exit 1; }
+
+# Every build after a source change leaves the previous final image and the
+# previous build-stage image (~0.9 GB together) behind, untagged. Remove those,
+# and only those: untagged images whose last step is this Dockerfile's build
+# or ENTRYPOINT step and that this build did not use (its layer cache stays).
+prune_stale_images() {
+    local used id last keep u
+    used="$(grep -oE '^--> (Using cache )?[0-9a-f]{11,64}' "$LOG_DIR/build.log" | awk '{print $NF}')"
+    for id in $(podman images -q --no-trunc --filter dangling=true 2>/dev/null | sed 's/^sha256://'); do
+        keep=""
+        for u in $used; do [[ "$id" == "$u"* ]] && keep=1 && break; done
+        [ -z "$keep" ] || continue
+        last="$(podman image inspect --format '{{range .History}}{{.CreatedBy}}{{"\n"}}{{end}}' "$id" 2>/dev/null \
+            | grep -v '^$' | tail -n 1)"
+        case "$last" in
+            *"swift build -c release --product remvvm-server"*|*'ENTRYPOINT ["/usr/local/bin/remvvm-server"]'*)
+                podman rmi "$id" >/dev/null 2>&1 || true ;;
+        esac
+    done
+}
+
+# ------------------------------------------------------------- prepare -----
+[ "$(id -u)" = 0 ] || { echo "container-test: run as root (rootful podman)" >&2; exit 2; }
+command -v curl >/dev/null || { echo "container-test: curl is needed" >&2; exit 2; }
+if curl -s --max-time 1 -o /dev/null "$BASE/" 2>/dev/null; then
+    echo "container-test: port $PORT is already in use; set PORT=" >&2; exit 2
+fi
+
+if [ "$SKIP_BUILD" != 1 ]; then
+    t0=$(date +%s)
+    if bash "$ROOT/scripts/container-base-images.sh"; then
+        pass "base images present ($(( $(date +%s) - t0 ))s)"
+    else
+        abort "base images (scripts/container-base-images.sh)"
+    fi
+
+    # The host's toolchain (PATH in the builder image points into it) and the
+    # github.com package mirror the builder's gitconfig maps to.
+    swift_bin="$(readlink -f "$(command -v swift)")"
+    toolchain="${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(dirname "$swift_bin")")")}"
+    volumes=(-v "$toolchain:$toolchain:ro")
+    [ -d /opt/swift-packages ] && volumes+=(-v /opt/swift-packages:/opt/swift-packages:ro)
+
+    t0=$(date +%s)
+    log "podman build -t $IMAGE $ROOT  (log: $LOG_DIR/build.log)"
+    if podman build --isolation chroot --network host --pull=never --format docker \
+            "${volumes[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$LOG_DIR/build.log" 2>&1; then
+        pass "image builds ($(( $(date +%s) - t0 ))s)"
+        prune_stale_images
+    else
+        tail -n 40 "$LOG_DIR/build.log"
+        abort "image builds (see $LOG_DIR/build.log)"
+    fi
+fi
+podman image exists "$IMAGE" || abort "image $IMAGE exists"
+
+# --------------------------------------------------- static image checks ---
+ldd_out="$(pm run --rm "${RUN_OPTS[@]}" --entrypoint ldd "$IMAGE" \
+    /usr/local/bin/remvvm-server 2>"$LOG_DIR/ldd.err")"
+printf '%s\n' "$ldd_out" >"$LOG_DIR/ldd.txt"
+if [ -n "$ldd_out" ] && ! grep -q 'not found' <<<"$ldd_out" && ! grep -q 'libswiftCore' <<<"$ldd_out"; then
+    pass "all shared libraries resolve, Swift stdlib static ($(grep -c '=>' <<<"$ldd_out") dynamic libs)"
+else
+    printf '%s\n' "$ldd_out"
+    fail "shared libraries resolve (ldd /usr/local/bin/remvvm-server)"
+fi
+
+image_user="$(podman image inspect --format '{{.Config.User}}' "$IMAGE")"
+case "${image_user%%:*}" in
+    ""|0|root) fail "image USER is non-root (Config.User='$image_user')" ;;
+    *)         pass "image USER is non-root (Config.User=$image_user)" ;;
+esac
+
+# The image listens on all interfaces by default; the test itself overrides
+# REMVVM_HOST to loopback because it runs with host networking.
+image_env="$(podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMAGE")"
+if grep -qx 'REMVVM_HOST=0.0.0.0' <<<"$image_env"; then
+    pass "image listens on 0.0.0.0 by default (REMVVM_HOST=0.0.0.0)"
+else
+    fail "image listens on 0.0.0.0 by default (no REMVVM_HOST=0.0.0.0 in Config.Env)"
+fi
+
+# ----------------------------------------------------------------- run -----
+log "podman run $IMAGE on $BASE"
+if ! pm run -d --name "$NAME" "${RUN_OPTS[@]}" \
+        -e REMVVM_PORT="$PORT" -e REMVVM_HOST=127.0.0.1 "$IMAGE" >"$LOG_DIR/run.log" 2>&1; then
+    cat "$LOG_DIR/run.log"
+    abort "container starts"
+fi
+started_containers+=("$NAME")
+
+ready=""
+for _ in $(seq 1 60); do
+    state="$(pm inspect --format '{{.State.Status}}' "$NAME" 2>/dev/null)"
+    [ "$state" = running ] || break
+    if body="$(curl -fsS --max-time 2 "$BASE/healthz" 2>/dev/null)"; then ready=1; break; fi
+    sleep 0.5
+done
+if [ -n "$ready" ] && grep -Eq '"status"[[:space:]]*:[[:space:]]*"ok"' <<<"$body"; then
+    pass "container starts and GET /healthz answers 200: $body"
+else
+    pm logs "$NAME" 2>&1 | tail -n 30
+    abort "container starts and GET /healthz answers (state: ${state:-?})"
+fi
+
+uid="$(pm exec "$NAME" id -u 2>/dev/null)"
+if [ -n "$uid" ] && [ "$uid" != 0 ]; then
+    pass "server process runs as non-root (id -u = $uid)"
+else
+    fail "server process runs as non-root (id -u = '${uid}')"
+fi
+
+if [ -n "$(podman image inspect --format '{{if .Config.Healthcheck}}{{.Config.Healthcheck.Test}}{{end}}' "$IMAGE" 2>/dev/null)" ]; then
+    if hc="$(pm healthcheck run "$NAME" 2>&1)"; then
+        pass "image HEALTHCHECK passes (${hc:-healthy})"
+    else
+        fail "image HEALTHCHECK passes ($hc)"
+    fi
+else
+    fail "image has a HEALTHCHECK (build with --format docker)"
+fi
+
+# SSE subscriber first, so it sees the initial state and then the change.
+events="$LOG_DIR/events.txt"
+: >"$events"
+curl -sS -N --max-time 30 -H 'Accept: text/event-stream' "$BASE/events" >"$events" 2>"$LOG_DIR/events.err" &
+bg_pids+=($!)
+for _ in $(seq 1 50); do grep -q '^data:' "$events" && break; sleep 0.1; done
+
+counter_is() { grep -Eq "\"counter\"[[:space:]]*:[[:space:]]*$1([^0-9]|\$)" <<<"$2"; }
+
+state0="$(curl -sS --max-time 5 "$BASE/state" 2>&1)"
+if counter_is 0 "$state0"; then
+    pass "GET /state starts at counter 0: $state0"
+else
+    fail "GET /state starts at counter 0 (got: $state0)"
+fi
+
+post="$(curl -sS --max-time 5 -w '\n%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"type":"increase"}' "$BASE/actions" 2>&1)"
+post_code="${post##*$'\n'}"
+post_body="${post%$'\n'*}"
+version="$(sed -nE 's/.*"version"[[:space:]]*:[[:space:]]*([0-9]+).*/\1/p' <<<"$post_body" | head -n1)"
+if [ "$post_code" = 200 ] && [ -n "$version" ]; then
+    pass "POST /actions {\"type\":\"increase\"} answers 200: $post_body"
+else
+    fail "POST /actions answers 200 with a version (got $post_code: $post_body)"
+fi
+
+state1="$(curl -sS --max-time 5 "$BASE/state" 2>&1)"
+if counter_is 1 "$state1"; then
+    pass "GET /state shows the action (counter 0 -> 1): $state1"
+else
+    fail "GET /state shows the action (counter 0 -> 1) (got: $state1)"
+fi
+
+# An SSE block with `event: state`, `id: <version>` and data with counter 1.
+sse_has_new_state() {
+    awk -v want="${version:-1}" '
+        BEGIN { RS = ""; FS = "\n"; found = 0 }
+        {
+            gsub(/\r/, "")
+            ev = ""; id = ""; data = ""
+            for (i = 1; i <= NF; i++) {
+                if ($i ~ /^event:/) { ev = $i; sub(/^event: ?/, "", ev) }
+                else if ($i ~ /^id:/) { id = $i; sub(/^id: ?/, "", id) }
+                else if ($i ~ /^data:/) { d = $i; sub(/^data: ?/, "", d); data = data d }
+            }
+            if (ev == "state" && id == want && data ~ /"counter"[[:space:]]*:[[:space:]]*1([^0-9]|$)/) found = 1
+        }
+        END { exit found ? 0 : 1 }' "$events"
+}
+sse_ok=""
+for _ in $(seq 1 50); do
+    if sse_has_new_state; then sse_ok=1; break; fi
+    sleep 0.1
+done
+kill "${bg_pids[@]}" 2>/dev/null; wait 2>/dev/null; bg_pids=()
+if [ -n "$sse_ok" ]; then
+    pass "GET /events streams it (event: state, id: ${version:-1}, counter 1)"
+else
+    echo "--- /events output:"; head -c 2000 "$events"; echo
+    fail "GET /events streams the new state (event: state, id: ${version:-1})"
+fi
+
+# ---------------------------------------------------------------- stop -----
+t0=$(date +%s%N)
+pm stop -t "$STOP_LIMIT_S" "$NAME" >/dev/null 2>&1
+stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+exit_code="$(pm inspect --format '{{.State.ExitCode}}' "$NAME" 2>/dev/null)"
+pm logs "$NAME" >"$LOG_DIR/server.log" 2>&1
+if [ "$exit_code" = 0 ] && [ "$stop_ms" -lt $((STOP_LIMIT_S * 1000)) ]; then
+    pass "podman stop (SIGTERM) exits 0 in ${stop_ms} ms"
+else
+    tail -n 20 "$LOG_DIR/server.log"
+    fail "podman stop (SIGTERM) exits 0 in < ${STOP_LIMIT_S} s (exit code ${exit_code:-?} after ${stop_ms} ms)"
+fi
+
+summary
