@@ -86,7 +86,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MicroHTTPTests",
-            dependencies: ["MicroHTTP", "HTTPTestSupport"],
+            dependencies: [
+                "MicroHTTP", "HTTPTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -111,6 +114,16 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
             name: "mhd-hello",
             path: "Benchmarks/mhd-hello",
             linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
+        // The service with a large state (10,000 todo items), for the cost of a big state.
+        .executableTarget(
+            name: "large-state-server",
+            dependencies: [
+                "ReMVVM", "ReMVVMServer", "MicroHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/large-state-server",
+            swiftSettings: strictSettings
         ),
         // In-process dispatch throughput of the store core.
         .executableTarget(

@@ -56,10 +56,14 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         http.port
     }
 
-    /// Stops accepting connections, ends every event stream cleanly, lets in-flight requests finish,
-    /// then stops. Idempotent.
+    /// Ends every event stream cleanly (after the events already published), lets in-flight requests
+    /// finish, then stops listening. Idempotent.
+    ///
+    /// The event hub stops first: it hands every published version to the streams and closes them,
+    /// so no subscriber misses an event that was reduced before the shutdown. The HTTP server then
+    /// flushes the streams, waits for requests in flight and stops.
     public func shutdown(timeout: Duration = .seconds(5)) {
-        http.shutdown(timeout: timeout)
         service.stop()
+        http.shutdown(timeout: timeout)
     }
 }

@@ -1,0 +1,113 @@
+internal import CMicroHTTPD
+
+/// `MHD_AccessHandlerCallback`: called on the connection's worker thread, first when the
+/// request head is in, then once per body piece, then once with no data at the end.
+///
+/// The reply is queued on the last call, never the first: a reply queued on the first call
+/// makes libmicrohttpd close the connection afterwards (no keep-alive).
+func accessHandler(
+    _ cls: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?,
+    _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let url, let method, let uploadDataSize, let slot else {
+        return .NO
+    }
+    let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let limit = server.maxBodyBytes
+
+    switch RequestSlot(slot.pointee) {
+    case .fresh:
+        server.requestStarted()
+        RequestSlot.markHeadersSeen(slot)
+        if let declared = RequestReader.contentLength(of: connection), declared > UInt64(limit) {
+            // Known to be too large: answer now, before reading the body.
+            return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+        }
+        return .YES
+
+    case .headersSeen where uploadDataSize.pointee > 0:
+        let body = RequestBody(expectedLength: RequestReader.contentLength(of: connection), limit: limit)
+        RequestSlot.store(body, in: slot)
+        return receive(uploadData, uploadDataSize, into: body, limit: limit)
+
+    case .body(let body) where uploadDataSize.pointee > 0:
+        return receive(uploadData, uploadDataSize, into: body, limit: limit)
+
+    case .headersSeen:
+        return respond(connection, url, method, body: [], server)
+
+    case .body(let body):
+        if body.isTooLarge {
+            return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+        }
+        return respond(connection, url, method, body: body.takeBytes(), server)
+    }
+}
+
+/// Takes one body piece. A chunked body over the limit is drained (a reply cannot be queued
+/// mid-body) and refused at the end; one that goes on far past the limit drops the connection.
+private func receive(
+    _ data: UnsafePointer<CChar>?,
+    _ size: UnsafeMutablePointer<Int>,
+    into body: RequestBody,
+    limit: Int
+) -> MHD_Result {
+    body.append(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size.pointee), limit: limit)
+    size.pointee = 0
+    let drainLimit = max(limit, 1 << 20).multipliedReportingOverflow(by: 8)
+    if body.isTooLarge, !drainLimit.overflow, body.received > drainLimit.partialValue {
+        return .NO
+    }
+    return .YES
+}
+
+private func respond(
+    _ connection: OpaquePointer,
+    _ url: UnsafePointer<CChar>,
+    _ method: UnsafePointer<CChar>,
+    body: [UInt8],
+    _ server: ServerCore
+) -> MHD_Result {
+    let request = Request(
+        method: RequestReader.method(method),
+        path: String(cString: url),
+        query: RequestReader.query(of: connection),
+        headers: RequestReader.headers(of: connection),
+        body: body
+    )
+    let response = server.responder.respond(to: request)
+    return ResponseWriter.queue(response, on: connection, isHead: request.method == .HEAD, server: server)
+}
+
+private func refuse(
+    _ failure: RequestFailure,
+    _ connection: OpaquePointer,
+    _ url: UnsafePointer<CChar>,
+    _ method: UnsafePointer<CChar>,
+    _ server: ServerCore
+) -> MHD_Result {
+    let method = RequestReader.method(method)
+    let response = server.responder.respond(to: failure, method: method, path: String(cString: url))
+    return ResponseWriter.queue(response, on: connection, isHead: method == .HEAD, server: server)
+}
+
+/// `MHD_RequestCompletedCallback`: the request is over (answered, aborted, timed out, or the
+/// daemon stopped). Fires once for every request that reached the access handler.
+func requestCompleted(
+    _ cls: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ reason: MHD_RequestTerminationCode
+) {
+    guard let cls else { return }
+    let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    guard let slot, slot.pointee != nil else { return }
+    RequestSlot.release(slot)
+    server.requestCompleted()
+}

@@ -1,0 +1,34 @@
+/// The body of one request as it arrives, in pieces, on the connection's thread.
+///
+/// Owned by libmicrohttpd's per-request slot (`*con_cls`) from the first body piece until
+/// the request-completed notification releases it; only ever touched by the connection's
+/// worker thread, so it needs no lock.
+final class RequestBody {
+    private(set) var bytes: [UInt8] = []
+    /// Bytes received so far, kept or not.
+    private(set) var received = 0
+    /// Whether the body passed the limit; from then on pieces are counted and dropped.
+    private(set) var isTooLarge = false
+
+    init(expectedLength: UInt64?, limit: Int) {
+        if let expectedLength {
+            bytes.reserveCapacity(Int(min(expectedLength, UInt64(limit))))
+        }
+    }
+
+    func append(_ piece: UnsafeRawBufferPointer, limit: Int) {
+        received += piece.count
+        guard !isTooLarge else { return }
+        guard received <= limit else {
+            isTooLarge = true
+            bytes = []
+            return
+        }
+        bytes.append(contentsOf: piece)
+    }
+
+    func takeBytes() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
+    }
+}

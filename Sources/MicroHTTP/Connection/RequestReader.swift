@@ -1,0 +1,99 @@
+internal import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reads the parts of a request libmicrohttpd has parsed (method, headers, query).
+///
+/// Runs on the connection's worker thread, inside the access handler.
+enum RequestReader {
+    private static let commonMethods: [HTTPMethod] = [.GET, .POST, .HEAD, .PUT, .DELETE, .PATCH, .OPTIONS]
+
+    /// The method, reusing the shared constants for the common ones.
+    static func method(_ token: UnsafePointer<CChar>) -> HTTPMethod {
+        let bytes = UnsafeRawBufferPointer(start: token, count: strlen(token))
+        for known in commonMethods where known.rawValue.utf8.elementsEqual(bytes) {
+            return known
+        }
+        return HTTPMethod(rawValue: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The request header fields in the order received.
+    static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        var fields: [HTTPHeaders.Element] = []
+        fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
+        _ = withUnsafeMutablePointer(to: &fields) { pointer in
+            MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeaderField, pointer)
+        }
+        return HTTPHeaders(fields: fields)
+    }
+
+    /// The query parameters, already percent-decoded by libmicrohttpd; the last repeat wins.
+    static func query(of connection: OpaquePointer) -> [String: String] {
+        var query: [String: String] = [:]
+        _ = withUnsafeMutablePointer(to: &query) { pointer in
+            MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, collectQueryParameter, pointer)
+        }
+        return query
+    }
+
+    /// The declared `Content-Length`, or `nil` when absent (e.g. a chunked body).
+    static func contentLength(of connection: OpaquePointer) -> UInt64? {
+        guard let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
+            return nil
+        }
+        var value: UInt64 = 0
+        var digits = 0
+        var cursor = text
+        while cursor.pointee != 0 {
+            let byte = UInt8(bitPattern: cursor.pointee)
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                cursor += 1
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            value = overflow1 || overflow2 ? .max : sum
+            digits += 1
+            cursor += 1
+        }
+        return digits > 0 ? value : nil
+    }
+}
+
+private func string(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
+    guard let pointer else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+}
+
+/// `MHD_KeyValueIteratorN` appending one header field to the `[HTTPHeaders.Element]` behind `cls`.
+private func collectHeaderField(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    cls.assumingMemoryBound(to: [HTTPHeaders.Element].self).pointee
+        .append((name: string(key, keySize), value: string(value, valueSize)))
+    return .YES
+}
+
+/// `MHD_KeyValueIteratorN` storing one query parameter in the `[String: String]` behind `cls`.
+private func collectQueryParameter(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    cls.assumingMemoryBound(to: [String: String].self).pointee[string(key, keySize)] = string(value, valueSize)
+    return .YES
+}

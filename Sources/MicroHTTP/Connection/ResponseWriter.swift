@@ -1,0 +1,86 @@
+internal import CMicroHTTPD
+import Logging
+
+/// Hands a ``Response`` to libmicrohttpd for one connection. Runs on the connection's thread,
+/// inside the access handler (the only place a response may be queued).
+enum ResponseWriter {
+    /// - Parameter isHead: whether the request was `HEAD` (a stream body is then not opened).
+    static func queue(
+        _ response: Response,
+        on connection: OpaquePointer,
+        isHead: Bool = false,
+        server: ServerCore
+    ) -> MHD_Result {
+        var status = response.status
+        if !(200...999).contains(status) {
+            server.logger.error("Responder returned status \(status); sending 500 instead")
+            status = 500
+        }
+        switch response.body {
+        case .bytes(let bytes):
+            // MUST_COPY: libmicrohttpd keeps its own copy; it never points into a Swift array.
+            let created = bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
+            guard let created else {
+                server.logger.error("Could not allocate a response of \(bytes.count) bytes")
+                return .NO
+            }
+            return submit(created, status: status, headers: response.headers, on: connection, server: server)
+
+        case .stream(let stream) where isHead:
+            // libmicrohttpd 0.9.75 sends a chunked terminator after the head of a HEAD reply
+            // with a streamed body, corrupting the connection; send the head alone instead.
+            stream.end(.clientGone, discardingBacklog: true)
+            var head = response
+            head.body = .bytes([])
+            return queue(head, on: connection, server: server)
+
+        case .stream(let stream):
+            guard stream.attach(to: connection, server: server) else {
+                server.logger.error("An EventStream was returned for more than one response; sending 500")
+                return queue(.text("Internal Server Error\n", status: 500), on: connection, server: server)
+            }
+            let retained = Unmanaged.passRetained(stream)
+            let created = MHD_create_response_from_callback(
+                cmhd_size_unknown(),
+                EventStream.responseBlockSize,
+                eventStreamReader,
+                retained.toOpaque(),
+                eventStreamReleased
+            )
+            guard let created else {
+                // libmicrohttpd never took the stream: end and release it here instead.
+                eventStreamReleased(retained.toOpaque())
+                server.logger.error("Could not allocate a stream response")
+                return .NO
+            }
+            return submit(created, status: status, headers: response.headers, on: connection, server: server)
+        }
+    }
+
+    /// Adds the headers, queues the response and drops our reference to it (libmicrohttpd
+    /// keeps its own until the response is sent; for streams, that release ends the stream).
+    private static func submit(
+        _ created: OpaquePointer,
+        status: Int,
+        headers: HTTPHeaders,
+        on connection: OpaquePointer,
+        server: ServerCore
+    ) -> MHD_Result {
+        defer { MHD_destroy_response(created) }
+        for (name, value) in headers where MHD_add_response_header(created, name, value) == .NO {
+            // Invalid characters, or a header libmicrohttpd manages itself (Content-Length...).
+            server.logger.debug("Header \(name) was not accepted by libmicrohttpd and is left out")
+        }
+        if server.isDraining {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
+        let result = MHD_queue_response(connection, UInt32(status), created)
+        if result == .NO {
+            // E.g. the client spoke a protocol version the status cannot be sent in.
+            server.logger.debug("libmicrohttpd refused to queue a \(status) response; closing the connection")
+        }
+        return result
+    }
+}

@@ -1,0 +1,88 @@
+internal import CMicroHTTPD
+
+extension EventStream {
+    /// How much libmicrohttpd allocates with each stream response for identity (HTTP/1.0)
+    /// transfers; chunked transfers write straight into the connection's buffer instead.
+    static let responseBlockSize = 1024
+
+    /// Binds the stream to the connection that will carry it; `false` if it already was.
+    func attach(to connection: OpaquePointer, server: ServerCore) -> Bool {
+        let attached = state.withLock { state in
+            guard !state.wasAttached else { return false }
+            state.wasAttached = true
+            state.connection = ConnectionHandle(pointer: connection, socket: cmhd_connection_socket(connection))
+            state.server = server
+            return true
+        }
+        guard attached else { return false }
+        if !server.streams.insert(self) {
+            end(.serverShutdown, discardingBacklog: false)
+        }
+        return true
+    }
+
+    /// The content reader: fills `buffer` from the backlog, ends the response, or suspends
+    /// the connection until the next send. Runs on the connection's thread.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        state.withLock { state in
+            if !state.backlog.isEmpty {
+                return state.backlog.dequeue(into: buffer)
+            }
+            switch state.termination {
+            case nil:
+                break
+            case .overflow:
+                // Also when the overflow came before the stream was attached.
+                state.connection?.abort()
+                return cmhd_content_reader_end_with_error()
+            case .closed, .serverShutdown, .clientGone:
+                // A clean end of the chunked body. (Not an error end: libmicrohttpd would
+                // close the socket, and with MHD_USE_TURBO that close can wait for the
+                // worker's next wake-up, leaving the client hanging.)
+                return cmhd_content_reader_end_of_stream()
+            }
+            guard let connection = state.connection else {
+                return cmhd_content_reader_end_with_error()
+            }
+            // Returning 0 without suspending would make libmicrohttpd call again at once.
+            state.isSuspended = true
+            MHD_suspend_connection(connection.pointer)
+            return 0
+        }
+    }
+
+    /// libmicrohttpd is done with the response (completed, client gone, or server stopping).
+    func responseReleased() {
+        let (handlers, server) = state.withLock { state in
+            state.isSuspended = false
+            state.connection = nil
+            let handlers = state.end(.clientGone, discardingBacklog: true)
+            state.backlog.removeAll()
+            defer { state.server = nil }
+            return (handlers, state.server)
+        }
+        server?.streams.remove(self)
+        handlers.forEach { $0(.clientGone) }
+    }
+}
+
+/// `MHD_ContentReaderCallback` for stream responses; `cls` is the retained ``EventStream``.
+func eventStreamReader(
+    _ cls: UnsafeMutableRawPointer?,
+    _ position: UInt64,
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ capacity: Int
+) -> Int {
+    guard let cls, let buffer else { return cmhd_content_reader_end_with_error() }
+    let stream = Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue()
+    return stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+}
+
+/// `MHD_ContentReaderFreeCallback` for stream responses: balances the retain taken when the
+/// response was created.
+func eventStreamReleased(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let unmanaged = Unmanaged<EventStream>.fromOpaque(cls)
+    unmanaged.takeUnretainedValue().responseReleased()
+    unmanaged.release()
+}

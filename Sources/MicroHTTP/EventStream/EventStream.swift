@@ -1,0 +1,123 @@
+/// One server-sent-events (or any endless chunked) response body. Created by a responder, returned in Response.body, fed from any thread.
+///
+/// Threading contract:
+/// - ``send(_:)``, ``close()``, ``isClosed`` and ``pendingBytes`` may be called from any thread,
+///   at any time, also before the server has attached the stream to its connection (bytes
+///   queue until then) and after it ended (they are ignored).
+/// - Bytes are written in the order they were sent; several queued sends leave in one write.
+/// - The backlog is bounded: a send that would make ``pendingBytes`` exceed
+///   `maxPendingBytes` ends the stream with ``Termination/overflow``, drops the backlog and
+///   cuts the connection off.
+/// - Each ``onTermination(_:)`` handler runs exactly once, synchronously on the thread that
+///   ends the stream — which may be inside your own `send` or `close` call. So do not call
+///   `send`/`close` while holding a lock that a termination handler takes.
+/// - A stream returned in more than one response is served by the first; the others get 500.
+public final class EventStream: Sendable {
+    /// Why a stream ended.
+    public enum Termination: Sendable, Equatable {
+        /// The client disconnected (noticed at the next write, at the latest at the next heartbeat),
+        /// the connection timed out while the client did not read, or the request was `HEAD`.
+        case clientGone
+        /// The backlog would have exceeded `maxPendingBytes`: it is dropped and the connection
+        /// is cut off at once (reset, no chunked terminator), freeing the kernel's send queue too.
+        case overflow
+        /// ``EventStream/close()`` was called; what was queued is still delivered.
+        case closed
+        /// The server is shutting down; what was queued is still delivered.
+        case serverShutdown
+    }
+
+    /// The largest backlog of unsent bytes before the stream ends with ``Termination/overflow``.
+    public let maxPendingBytes: Int
+
+    let state: Lock<StreamState>
+
+    /// Creates an open stream whose backlog may hold up to `maxPendingBytes` unsent bytes.
+    public init(maxPendingBytes: Int) {
+        self.maxPendingBytes = max(0, maxPendingBytes)
+        state = Lock(StreamState())
+    }
+
+    /// Queues bytes for the client; returns false if the stream is already closed, or if the backlog would exceed maxPendingBytes — in that case the stream closes itself (reason .overflow): a stalled client can never grow memory without limit.
+    ///
+    /// The array is kept, not copied: sending one array to many streams stores it once.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        enqueue(bytes, onlyIfIdle: false)
+    }
+
+    /// Flushes what is queued, then ends the response cleanly (chunked terminator).
+    ///
+    /// Termination handlers run before this returns, with ``Termination/closed``; calling it
+    /// on an ended stream does nothing.
+    public func close() {
+        end(.closed, discardingBacklog: false)
+    }
+
+    /// Whether the stream has ended (queued bytes may still be on their way after ``close()``).
+    public var isClosed: Bool {
+        state.withLock { $0.termination != nil }
+    }
+
+    /// Bytes queued and not yet handed to the connection.
+    public var pendingBytes: Int {
+        state.withLock { $0.backlog.byteCount }
+    }
+
+    /// Called exactly once when the stream ends, with why: .clientGone, .overflow, .closed (by close()), .serverShutdown. Set it before returning the Response. Called on whatever thread ends the stream; must be cheap.
+    ///
+    /// Several handlers may be registered; they run in order. A handler registered after the
+    /// stream ended runs immediately, on the calling thread.
+    public func onTermination(_ handler: @escaping @Sendable (EventStream.Termination) -> Void) {
+        let ended: Termination? = state.withLock { state in
+            if let termination = state.termination {
+                return termination
+            }
+            state.terminationHandlers.append(handler)
+            return nil
+        }
+        if let ended {
+            handler(ended)
+        }
+    }
+
+    /// Queues `bytes` (or, for heartbeats, only if nothing is queued); the `send` logic.
+    func enqueue(_ bytes: [UInt8], onlyIfIdle: Bool) -> Bool {
+        let maxPendingBytes = maxPendingBytes
+        let outcome: EnqueueOutcome = state.withLock { state in
+            guard state.termination == nil else { return .refused }
+            if onlyIfIdle, !state.backlog.isEmpty {
+                return .queued
+            }
+            guard bytes.count <= maxPendingBytes - state.backlog.byteCount else {
+                return .overflowed(state.end(.overflow, discardingBacklog: true))
+            }
+            state.backlog.append(bytes)
+            if !bytes.isEmpty {
+                state.resumeIfSuspended()
+            }
+            return .queued
+        }
+        switch outcome {
+        case .queued:
+            return true
+        case .refused:
+            return false
+        case .overflowed(let handlers):
+            handlers.forEach { $0(.overflow) }
+            return false
+        }
+    }
+
+    /// Ends the stream for `reason` unless it already ended, then runs the handlers (unlocked).
+    func end(_ reason: Termination, discardingBacklog: Bool) {
+        let handlers = state.withLock { $0.end(reason, discardingBacklog: discardingBacklog) }
+        handlers.forEach { $0(reason) }
+    }
+
+    private enum EnqueueOutcome {
+        case queued
+        case refused
+        case overflowed([@Sendable (Termination) -> Void])
+    }
+}

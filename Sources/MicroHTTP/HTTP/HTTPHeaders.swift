@@ -1,0 +1,111 @@
+/// HTTP header fields as ordered name/value pairs, with case-insensitive lookup by name.
+///
+/// Order and repeated names are preserved, so the same type serves requests (as received)
+/// and responses (as sent).
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public typealias Element = (name: String, value: String)
+
+    private var fields: [Element]
+
+    /// Creates headers from pairs, keeping their order and any repeated names.
+    public init(_ pairs: [(String, String)] = []) {
+        fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Creates headers from a literal such as `["Content-Type": "text/plain"]`, in the literal's order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    init(fields: [Element]) {
+        self.fields = fields
+    }
+
+    /// The first value for `name` (compared case-insensitively), or `nil` when absent.
+    public subscript(_ name: String) -> String? {
+        for field in fields where field.name.equalsCaseInsensitively(name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Every value for `name` (compared case-insensitively), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsCaseInsensitively(name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` (compared case-insensitively) is present.
+    public func contains(_ name: String) -> Bool {
+        self[name] != nil
+    }
+
+    /// Appends a field, keeping any existing fields with the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces the first field named `name` (case-insensitively) and removes the others, or appends one.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        guard let first = fields.firstIndex(where: { $0.name.equalsCaseInsensitively(name) }) else {
+            fields.append((name: name, value: value))
+            return
+        }
+        fields[first] = (name: name, value: value)
+        var index = fields.index(after: first)
+        while index < fields.endIndex {
+            if fields[index].name.equalsCaseInsensitively(name) {
+                fields.remove(at: index)
+            } else {
+                index = fields.index(after: index)
+            }
+        }
+    }
+
+    /// Removes every field named `name` (compared case-insensitively).
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.equalsCaseInsensitively(name) }
+    }
+
+    /// The number of fields, repeated names counted separately.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        fields.makeIterator()
+    }
+
+    /// The fields as `Name: value` lines, for debugging.
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
+    func equalsCaseInsensitively(_ other: String) -> Bool {
+        var lhs = utf8.makeIterator()
+        var rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil):
+                return true
+            case let (left?, right?):
+                if left != right, left.asciiLowercased != right.asciiLowercased {
+                    return false
+                }
+            default:
+                return false
+            }
+        }
+    }
+}
+
+extension UInt8 {
+    var asciiLowercased: UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self) ? self | 0x20 : self
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How an ``HTTPServer`` listens and what it allows per connection and request.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind: an IPv4 literal, an IPv6 literal (brackets optional), `localhost`
+    /// (127.0.0.1) or `0.0.0.0` / `::` for every interface.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (read it back from ``HTTPServer/port``).
+    public var port: Int = 8080
+    /// Worker threads, each running its own epoll loop; defaults to the active core count.
+    public var workerThreads: Int = HTTPServerConfiguration.activeCoreCount
+    /// The largest request body accepted; larger ones get 413 without reaching routing.
+    public var maxBodyBytes: Int = 1_048_576
+    /// The most simultaneous connections; more are refused at accept.
+    public var connectionLimit: Int = 16_384
+    /// Memory per connection for request head, body chunks and the write buffer
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); request heads over about half of it get 431.
+    /// 16 KiB keeps thousands of open event streams cheap; raise it for large headers or cookies.
+    public var connectionMemoryLimit: Int = 16 * 1024
+    /// Seconds a connection may stay idle (no bytes either way) before it is closed; event
+    /// streams waiting for data are exempt (the heartbeat checks them instead). 0 disables it.
+    public var connectionTimeoutSeconds: Int = 30
+    /// How often a comment line (`:\n\n`) is sent on every open event stream, to keep proxies
+    /// from closing it and to notice clients that left.
+    public var heartbeatInterval: Duration = .seconds(15)
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// The number of cores this process may run on.
+    static var activeCoreCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The server's bound, listening TCP socket, created here (not by libmicrohttpd) so a failure
+/// to bind is reported with its real cause.
+struct ListenSocket: Sendable {
+    let descriptor: Int32
+    /// The port actually bound (differs from the requested one when that was 0).
+    let port: Int
+    let isIPv6: Bool
+
+    /// Binds `host`:`port` and starts listening (non-blocking, close-on-exec, `SO_REUSEADDR`).
+    static func open(host: String, port: Int) throws(HTTPServerError) -> ListenSocket {
+        guard (0...65_535).contains(port) else {
+            throw HTTPServerError(code: .invalidConfiguration, message: "Port \(port) is outside 0...65535")
+        }
+        guard var address = SocketAddress(host: host, port: UInt16(port)) else {
+            throw HTTPServerError(
+                code: .invalidHost,
+                message: "Host '\(host)' is not an IPv4 or IPv6 address or 'localhost'"
+            )
+        }
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let descriptor = socket(address.family, type, 0)
+        guard descriptor >= 0 else {
+            throw failure("create a socket for", host, port)
+        }
+        var enable: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &enable, socklen_t(MemoryLayout<Int32>.size))
+        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0, listen(descriptor, SOMAXCONN) == 0 else {
+            let error = failure("listen on", host, port)
+            _ = closeDescriptor(descriptor)
+            throw error
+        }
+        address.readBound(from: descriptor)
+        return ListenSocket(descriptor: descriptor, port: Int(address.port), isIPv6: address.family == AF_INET6)
+    }
+
+    func close() {
+        _ = closeDescriptor(descriptor)
+    }
+
+    private static func failure(_ action: String, _ host: String, _ port: Int) -> HTTPServerError {
+        let code = errno
+        let reason = String(cString: strerror(code))
+        let kind: HTTPServerError.Code = switch code {
+        case EADDRINUSE: .addressInUse
+        case EACCES, EPERM: .permissionDenied
+        case EADDRNOTAVAIL: .invalidHost
+        default: .socketFailed
+        }
+        return HTTPServerError(code: kind, message: "Cannot \(action) \(host):\(port): \(reason)")
+    }
+}
+
+/// `close(2)`, reachable from types that have their own `close()`.
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
+
+/// An IPv4 or IPv6 socket address parsed from a literal host.
+private struct SocketAddress {
+    private var storage = sockaddr_storage()
+    let family: Int32
+
+    init?(host: String, port: UInt16) {
+        var literal = host == "localhost" ? "127.0.0.1" : host
+        if literal.hasPrefix("["), literal.hasSuffix("]") {
+            literal = String(literal.dropFirst().dropLast())
+        }
+        var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = port.bigEndian
+            family = AF_INET
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
+        } else if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = port.bigEndian
+            family = AF_INET6
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
+        } else {
+            return nil
+        }
+    }
+
+    var port: UInt16 {
+        withUnsafeBytes(of: storage) { raw in
+            family == AF_INET
+                ? UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
+                : UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
+        }
+    }
+
+    func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        let length = family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+        return withUnsafeBytes(of: storage) { raw in
+            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))  // non-empty struct: base address exists
+        }
+    }
+
+    /// Replaces the address with the one the socket is bound to (to learn an ephemeral port).
+    mutating func readBound(from descriptor: Int32) {
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutableBytes(of: &storage) { raw in
+            guard let base = raw.baseAddress else { return }
+            _ = getsockname(descriptor, base.assumingMemoryBound(to: sockaddr.self), &length)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Logging
+import Synchronization
+
+/// What libmicrohttpd's callbacks need: the responder, limits, open streams and the count of
+/// requests in flight. Passed to every callback as `cls` (retained while the daemon runs).
+final class ServerCore: Sendable {
+    let responder: any Responder
+    let logger: Logger
+    let maxBodyBytes: Int
+    let streams = StreamRegistry()
+
+    /// Requests that reached the access handler and have not completed.
+    private let inFlight = Atomic<Int>(0)
+    /// Set once shutdown starts: responses close their connection, idle waits get signalled.
+    private let draining = Atomic<Bool>(false)
+    private let idle = WaitCondition()
+
+    init(responder: any Responder, logger: Logger, maxBodyBytes: Int) {
+        self.responder = responder
+        self.logger = logger
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    var isDraining: Bool {
+        draining.load(ordering: .relaxed)
+    }
+
+    var requestsInFlight: Int {
+        inFlight.load(ordering: .sequentiallyConsistent)
+    }
+
+    func requestStarted() {
+        inFlight.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    func requestCompleted() {
+        let remaining = inFlight.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
+        if remaining == 0, draining.load(ordering: .sequentiallyConsistent) {
+            idle.notifyAll()
+        }
+    }
+
+    /// Starts draining and returns the streams that were open (later ones end at attach).
+    func beginDraining() -> [EventStream] {
+        draining.store(true, ordering: .sequentiallyConsistent)
+        return streams.close()
+    }
+
+    /// Waits until no request is in flight; returns whether that happened within `timeout`.
+    func waitUntilIdle(timeout: Duration) -> Bool {
+        idle.wait(timeout: timeout) { requestsInFlight == 0 }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs `body(index)` on `count` new threads at once and waits for all of them; returns the
+/// errors thrown, by thread index (empty when all succeeded).
+///
+/// Real threads, not tasks: test clients block on sockets, which must not tie up the
+/// cooperative thread pool.
+public func runOnThreads(
+    _ count: Int,
+    _ body: @escaping @Sendable (Int) throws -> Void
+) -> [Int: any Error] {
+    let results = (0..<count).map { index in ThreadResult(index: index, body: body) }
+    var threads: [pthread_t] = []
+    for result in results {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(result).toOpaque()
+        if pthread_create(&thread, nil, testThreadMain, context) == 0 {
+            threads.append(thread)
+        } else {
+            Unmanaged<ThreadResult>.fromOpaque(context).release()
+            result.error = TestHTTPError(code: .connectFailed, message: "pthread_create failed")
+        }
+    }
+    for thread in threads {
+        pthread_join(thread, nil)
+    }
+    var errors: [Int: any Error] = [:]
+    for result in results {
+        if let error = result.error {
+            errors[result.index] = error
+        }
+    }
+    return errors
+}
+
+/// One thread's work and outcome; written by that thread, read after it is joined.
+private final class ThreadResult: @unchecked Sendable {
+    let index: Int
+    let body: @Sendable (Int) throws -> Void
+    var error: (any Error)?
+
+    init(index: Int, body: @escaping @Sendable (Int) throws -> Void) {
+        self.index = index
+        self.body = body
+    }
+}
+
+private func testThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    let result = Unmanaged<ThreadResult>.fromOpaque(context).takeRetainedValue()
+    do {
+        try result.body(result.index)
+    } catch {
+        result.error = error
+    }
+    return nil
+}

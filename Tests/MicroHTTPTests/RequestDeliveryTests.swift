@@ -1,0 +1,134 @@
+import HTTPTestSupport
+import MicroHTTP
+import Testing
+
+/// What reaches the responder, over a real socket.
+@Suite struct RequestDeliveryTests {
+    /// A server that hands every request to the test and answers 200 "ok".
+    private func capturingServer() throws -> (TestServer, Mailbox<Request>) {
+        let requests = Mailbox<Request>()
+        let server = try TestServer(responder: ClosureResponder { request in
+            requests.post(request)
+            return .ok("ok")
+        })
+        return (server, requests)
+    }
+
+    @Test func methodPathQueryAndHeadersArrive() throws {
+        let (server, requests) = try capturingServer()
+        let response = try server.client().send(
+            method: "PUT",
+            path: "/items/7?key=a&flag&empty=",
+            headers: [("X-Trace", "abc"), ("Accept", "application/json")]
+        )
+        #expect(response.status == 200)
+        let request = try #require(requests.next(timeout: .seconds(5)))
+        #expect(request.method == .PUT)
+        #expect(request.path == "/items/7")
+        #expect(request.query == ["key": "a", "flag": "", "empty": ""])
+        #expect(request.headers["x-trace"] == "abc")
+        #expect(request.headers["ACCEPT"] == "application/json")
+        #expect(request.headers["Host"] != nil)
+    }
+
+    @Test func pathAndQueryArePercentDecoded() throws {
+        let (server, requests) = try capturingServer()
+        _ = try server.client().send(path: "/view%20models/caf%C3%A9?name=Ada%20Lovelace&x=a%2Bb&y=c+d&k%3D=v")
+        let request = try #require(requests.next(timeout: .seconds(5)))
+        #expect(request.path == "/view models/café")
+        #expect(request.query["name"] == "Ada Lovelace")
+        #expect(request.query["x"] == "a+b")
+        #expect(request.query["y"] == "c d")
+        #expect(request.query["k="] == "v")
+    }
+
+    @Test func repeatedQueryParameterKeepsTheLastValue() throws {
+        let (server, requests) = try capturingServer()
+        _ = try server.client().send(path: "/?a=1&a=2")
+        #expect(try #require(requests.next(timeout: .seconds(5))).query["a"] == "2")
+    }
+
+    @Test func bodyArrivesWhole() throws {
+        let (server, requests) = try capturingServer()
+        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let response = try server.client().send(method: "POST", path: "/upload", body: body)
+        #expect(response.status == 200)
+        #expect(try #require(requests.next(timeout: .seconds(5))).body == body)
+    }
+
+    @Test func chunkedBodyArrivesWhole() throws {
+        let (server, requests) = try capturingServer()
+        let client = server.client()
+        let request = "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\n\r\n"
+        try client.sendRaw(Array(request.utf8))
+        #expect(try client.readResponse().status == 200)
+        #expect(try #require(requests.next(timeout: .seconds(5))).body == Array("hello world".utf8))
+    }
+
+    @Test func requestWithoutBodyHasAnEmptyBody() throws {
+        let (server, requests) = try capturingServer()
+        _ = try server.client().send(method: "DELETE", path: "/x")
+        #expect(try #require(requests.next(timeout: .seconds(5))).body.isEmpty)
+    }
+
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
+        let server = try TestServer(responder: ClosureResponder { request in .ok(request.path) })
+        let client = server.client()
+        for index in 0..<20 {
+            let response = try client.send(path: "/r\(index)")
+            #expect(response.status == 200)
+            #expect(response.bodyString == "/r\(index)")
+            #expect(response.headers["Connection"]?.lowercased() != "close")
+        }
+        #expect(client.connectionsOpened == 1)
+    }
+
+    @Test func responseHeadersStatusAndBodyAreSent() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in
+            Response(
+                status: 201,
+                headers: ["Content-Type": "application/json", "ETag": "\"7\"", "X-Multi": "a"],
+                body: .bytes(Array(#"{"ok":true}"#.utf8))
+            )
+        })
+        let response = try server.client().send(method: "POST", path: "/")
+        #expect(response.status == 201)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.headers["ETag"] == "\"7\"")
+        #expect(response.headers["Content-Length"] == "11")
+        #expect(response.bodyString == #"{"ok":true}"#)
+    }
+
+    @Test func emptyBodyResponseHasZeroContentLength() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in Response(status: 200) })
+        let response = try server.client().send(path: "/")
+        #expect(response.headers["Content-Length"] == "0")
+        #expect(response.body.isEmpty)
+    }
+
+    @Test func invalidStatusBecomes500() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in Response(status: 42) })
+        #expect(try server.client().send(path: "/").status == 500)
+    }
+
+    @Test func invalidResponseHeaderIsLeftOutAndTheResponseStillGoesOut() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in
+            Response(status: 200, headers: ["X-Bad": "a\r\nInjected: 1", "X-Good": "1"], body: .bytes(Array("fine".utf8)))
+        })
+        let response = try server.client().send(path: "/")
+        #expect(response.status == 200)
+        #expect(response.headers["Injected"] == nil)
+        #expect(response.headers["X-Good"] == "1")
+        #expect(response.bodyString == "fine")
+    }
+
+    @Test func malformedRequestGetsAnErrorAndTheServerKeepsServing() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in .ok("fine") })
+        let broken = server.client()
+        try broken.sendRaw(Array("NOT A REQUEST\r\n\r\n".utf8))
+        let status = try? broken.readResponse().status
+        #expect(status == nil || (400..<500).contains(status ?? 0))
+        #expect(try server.client().send(path: "/").bodyString == "fine")
+    }
+}
