@@ -123,7 +123,7 @@ public final class HTTPServer: Sendable {
 
     private func startDaemon() throws(HTTPServerError) -> Daemon {
         try validate(configuration)
-        raiseOpenFileLimit()
+        let connectionLimit = effectiveConnectionLimit(openFileLimit: raiseOpenFileLimit())
         let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
         let heartbeat = Heartbeat(interval: configuration.heartbeatInterval, streams: core.streams)
         let context = Unmanaged.passRetained(core)
@@ -145,7 +145,7 @@ public final class HTTPServer: Sendable {
             logger: daemonLog,
             logger_cls: context.toOpaque(),
             thread_pool_size: UInt32(configuration.workerThreads),
-            connection_limit: UInt32(configuration.connectionLimit),
+            connection_limit: UInt32(connectionLimit),
             connection_memory_limit: configuration.connectionMemoryLimit,
             connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds)
         )
@@ -183,14 +183,30 @@ public final class HTTPServer: Sendable {
         try check(configuration.heartbeatInterval > .zero, "heartbeatInterval must be positive")
     }
 
-    /// Lifts the soft open-file limit to the hard one: every connection is a descriptor.
-    private func raiseOpenFileLimit() {
+    /// Lifts the soft open-file limit to the hard one (every connection is a descriptor) and
+    /// returns the limit now in force, or nil if it cannot be read.
+    private func raiseOpenFileLimit() -> UInt64? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard limit.rlim_cur < limit.rlim_max else { return UInt64(limit.rlim_cur) }
         let previous = limit.rlim_cur
         limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            core.logger.debug("Raised the open-file limit from \(previous) to \(limit.rlim_max)")
-        }
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return UInt64(previous) }
+        core.logger.debug("Raised the open-file limit from \(previous) to \(limit.rlim_max)")
+        return UInt64(limit.rlim_max)
+    }
+
+    /// The configured connection limit, lowered to fit the open-file limit: past it, accept()
+    /// fails with EMFILE and libmicrohttpd pauses accepting, so the configured limit would never
+    /// apply. A reserve of descriptors stays free for the listening socket, epoll, logs and files.
+    private func effectiveConnectionLimit(openFileLimit: UInt64?) -> Int {
+        let reserve: UInt64 = 64
+        guard let openFileLimit, openFileLimit > reserve else { return configuration.connectionLimit }
+        let fitting = Int(min(openFileLimit - reserve, UInt64(Int.max)))
+        guard configuration.connectionLimit > fitting else { return configuration.connectionLimit }
+        core.logger.warning(
+            "connectionLimit \(configuration.connectionLimit) exceeds what the open-file limit (\(openFileLimit)) allows; using \(fitting). Raise `ulimit -n` to allow more."
+        )
+        return fitting
     }
 }
