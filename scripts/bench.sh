@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The benchmark suite: builds in release mode, starts the servers it needs on 127.0.0.1, and
+# prints a table of every figure; the same figures go to bench-results/results.json.
+#
+#   scripts/bench.sh            # everything (about 6-9 minutes on 2 cores, build included)
+#   QUICK=1 scripts/bench.sh    # 3-second runs, for checking the script itself
+#
+# Every server it starts is stopped by its PID on exit. Ratios compare figures of this one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh wrk
+
+OUT=bench-results
+BUILD=.build-bench
+DURATION=${QUICK:+3}
+DURATION=${DURATION:-10}
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json "$OUT"/*.log
+
+echo "== building (release, benchmarks enabled)"
+export REMVVM_BENCHMARKS=1
+swift build -c release --scratch-path "$BUILD" 2>&1 | grep -E "error|warning:|Compiling|Build complete" | tail -3
+BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+cc -O2 -o "$BIN/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
+
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
+
+# start NAME PORT COMMAND...: starts a server in the background and waits until it accepts.
+start() {
+    local name=$1 port=$2
+    shift 2
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "port $port is already in use; stop whatever listens there" >&2
+        exit 1
+    fi
+    "$@" >"$OUT/$name.log" 2>&1 &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    for _ in $(seq 1 200); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/$name.log" >&2; exit 1; }
+        sleep 0.05
+    done
+    echo "$name did not start listening on port $port" >&2
+    exit 1
+}
+
+# stop PID: SIGTERM and wait.
+stop() {
+    kill -TERM "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+# wrk_rps NAME URL [wrk args...]: a 2 s warm-up, then the measured run; prints requests/s.
+wrk_rps() {
+    local name=$1 url=$2
+    shift 2
+    wrk -t2 -c64 -d2s "$@" "$url" >/dev/null 2>&1 || true
+    wrk -t2 -c64 -d"${DURATION}s" --latency "$@" "$url" >"$OUT/wrk-$name.txt" 2>&1
+    if grep -q "Non-2xx" "$OUT/wrk-$name.txt"; then
+        echo "wrk $name: some answers were not 2xx:" >&2
+        cat "$OUT/wrk-$name.txt" >&2
+        exit 1
+    fi
+    awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-$name.txt"
+}
+
+# json_get FILE KEY: a number from the flat JSON the fan-out tool writes.
+json_get() {
+    grep -o "\"$2\": *[-0-9.enul]*" "$1" | head -1 | sed 's/.*: *//'
+}
+
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
+
+HELLO_PORT=18201
+SERVER_PORT=18202
+LARGE_PORT=18203
+
+echo "== HTTP throughput (wrk -t2 -c64 -d${DURATION}s)"
+start mhd-hello $HELLO_PORT "$BIN/mhd-hello" $HELLO_PORT
+hello_pid=$SERVER_PID
+baseline=$(wrk_rps baseline "http://127.0.0.1:$HELLO_PORT/")
+stop "$hello_pid"
+
+start remvvm-server $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level warning
+server_pid=$SERVER_PID
+state_rps=$(wrk_rps state "http://127.0.0.1:$SERVER_PORT/state")
+viewmodel_rps=$(wrk_rps viewmodel "http://127.0.0.1:$SERVER_PORT/viewmodels/counter")
+post_rps=$(wrk_rps post "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)
+stop "$server_pid"
+
+echo "== event fan-out"
+fanout() {
+    local subscribers=$1 rate=$2 name="fanout-$1-$2"
+    start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level warning \
+        --connection-limit 20000
+    local pid=$SERVER_PID
+    "$BIN/sse-fanout" --port $SERVER_PORT --subscribers "$subscribers" --rate "$rate" \
+        --duration "$DURATION" --server-pid "$pid" --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1 \
+        || { cat "$OUT/$name.txt" >&2; exit 1; }
+    stop "$pid"
+}
+fanout 1000 10
+fanout 1000 100
+fanout 10000 10
+fanout 10000 100
+
+echo "== large state (10,000 items)"
+start large-state-server $LARGE_PORT "$BIN/large-state-server" $LARGE_PORT 10000
+large_pid=$SERVER_PID
+large_post_rps=$(ACTION='{"type":"toggle","payload":{"id":4242}}' \
+    wrk_rps large-post "http://127.0.0.1:$LARGE_PORT/actions" -s Benchmarks/wrk/post-action.lua)
+large_state_rps=$(wrk_rps large-state "http://127.0.0.1:$LARGE_PORT/state")
+stop "$large_pid"
+start large-state-fanout $LARGE_PORT "$BIN/large-state-server" $LARGE_PORT 10000
+large_pid=$SERVER_PID
+"$BIN/sse-fanout" --port $LARGE_PORT --subscribers 100 --rate 20 --duration "$DURATION" \
+    --action '{"type":"toggle","payload":{"id":4242}}' --server-pid "$large_pid" \
+    --json "$OUT/fanout-large.json" >"$OUT/fanout-large.txt" 2>&1 \
+    || { cat "$OUT/fanout-large.txt" >&2; exit 1; }
+stop "$large_pid"
+
+echo "== in-process dispatch"
+"$BIN/dispatch-bench" 1000000 >"$OUT/dispatch.txt"
+dispatch() { awk -v m="$1" -v t="$2" -v a="$3" '$1 == m && $2 == t && $3 == a { print $4 }' "$OUT/dispatch.txt"; }
+
+# ---------------------------------------------------------------------------------------------
+echo
+echo "HTTP (wrk -t2 -c64 -d${DURATION}s)          req/s     x baseline   target"
+printf "  %-34s %9s     %-10s   %s\n" "baseline: C libmicrohttpd hello" "$baseline" "1.00" ""
+printf "  %-34s %9s     %-10s   %s\n" "GET /state" "$state_rps" "$(ratio "$state_rps" "$baseline")" ">= 0.85"
+printf "  %-34s %9s     %-10s   %s\n" "GET /viewmodels/counter" "$viewmodel_rps" "$(ratio "$viewmodel_rps" "$baseline")" ">= 0.70"
+printf "  %-34s %9s     %-10s   %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60"
+echo
+echo "Event fan-out (${DURATION} s of posting)"
+printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s"
+for f in fanout-1000-10 fanout-1000-100 fanout-10000-10 fanout-10000-100; do
+    j="$OUT/$f.json"
+    printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %s\n" \
+        "$(json_get "$j" subscribers)" "$(json_get "$j" rate)" \
+        "$(json_get "$j" connected)/$(json_get "$j" subscribers)" "$(json_get "$j" expected)" \
+        "$(json_get "$j" lost)" "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" max_ms)" \
+        "$(awk -v k="$(json_get "$j" rss_connected_kb)" 'BEGIN { printf "%.1f", k / 1024 }')" \
+        "$(json_get "$j" server_cpu_run_s)"
+done
+echo "  targets: 10,000 at R=10: connected 10000, lost 0, p99 <= 100 ms; 1,000 at R=100: lost 0, p99 <= 50 ms;"
+echo "           RSS with 10,000 idle subscribers <= 150 MB"
+echo
+echo "Large state (10,000 todo items, one item toggled per action)"
+printf "  %-40s %s\n" "POST /actions toggle, req/s" "$large_post_rps"
+printf "  %-40s %s\n" "GET /state (about 0.5 MB), req/s" "$large_state_rps"
+j="$OUT/fanout-large.json"
+printf "  %-40s p50 %s ms, p99 %s ms, lost %s of %s\n" "event latency, 100 subscribers, 20/s" \
+    "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" lost)" "$(json_get "$j" expected)"
+echo
+echo "In-process dispatch (trivial reducer), actions/s"
+printf "  %-36s %s\n" "0 middleware, 1 thread, dispatch" "$(dispatch 0 1 dispatch)"
+printf "  %-36s %s\n" "3 middleware, 1 thread, dispatch" "$(dispatch 3 1 dispatch)"
+printf "  %-36s %s\n" "0 middleware, 4 threads, dispatch" "$(dispatch 0 4 dispatch)"
+printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatchAndWait)"
+
+{
+    echo "{"
+    echo "  \"duration_s\": $DURATION,"
+    echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
+    echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline")},"
+    for f in fanout-1000-10 fanout-1000-100 fanout-10000-10 fanout-10000-100 fanout-large; do
+        echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
+    done
+    echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
+    echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
+    echo "}"
+} >"$OUT/results.json"
+echo
+echo "results: $OUT/results.json (raw outputs beside it)"
