@@ -35,7 +35,6 @@ enum LargeStateServer {
         )
         try server.start()
         print("listening on http://127.0.0.1:\(server.port) with \(count) items")
-        fflush(stdout)
 
         let stop = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "signals")
