@@ -6,48 +6,75 @@ import Synchronization
 
 /// Fans every state change out to the `GET /events` subscribers, in version order.
 ///
-/// The store's publication hook only appends to an inbox, so dispatching never waits for subscribers.
+/// The store's publication hook only touches the inbox, so dispatching never waits for subscribers.
 /// One publisher thread takes the inbox in order — publications, new subscribers, departures — so a
 /// subscriber's first event (the newest state) and the ones after it have no gap and no repeat.
 /// Each version is encoded once whatever the number of subscribers, and versions that queue up while
 /// the thread works leave as one buffer, i.e. one write per subscriber.
+///
+/// While nobody listens, a publication only replaces the newest one kept aside: no wake-up, no
+/// encoding. The switch between "aside" and "inbox" happens under the inbox lock, so every version
+/// set aside is older than every version in the inbox.
+///
+/// The inbox is bounded: when the thread falls so far behind that the versions waiting would take
+/// more than `lagBudgetBytes` to send, they are dropped and the current subscribers disconnected;
+/// they reconnect and start again from the newest state. Memory never grows without limit.
 final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
-    // @unchecked: `inbox`, `stopped` and `thread` are guarded by `condition`; `subscribers` and
-    // `latestFrame` are touched only by the publisher thread.
+    // @unchecked: `inbox` and the fields under "guarded by condition" are only touched with
+    // `condition` locked; `subscribers` and `latest` only by the publisher thread.
     private enum Item {
         case publication(StatePublication<State>)
         case subscribe(EventStream)
         case unsubscribe(ObjectIdentifier)
     }
 
+    /// The newest state and, once a subscriber needed it, its frame.
+    private struct Latest {
+        var version: UInt64
+        var publication: StatePublication<State>?
+        var frame: [UInt8]?
+    }
+
     private let store: Store<State>
     private let actionEncoder: ActionWireEncoder
     private let stateCache: EncodedStateCache<State>
     private let backlogBytes: Int
+    private let lagBudgetBytes: Int
     private let logger: Logger
 
     private let condition = NSCondition()
+    // Guarded by condition:
     private var inbox: [Item] = []
+    private var pendingPublications = 0
+    private var pendingSubscribes = 0
+    private var listening = false
+    private var aside: StatePublication<State>?
+    private var dropSubscribers = false
     private var stopped = false
     private var started = false
     private let finished = DispatchSemaphore(value: 0)
 
+    // Publisher thread only:
     private var subscribers: [ObjectIdentifier: EventStream] = [:]
-    private var latestFrame: [UInt8] = []
+    private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
+    private let lastFrameBytes = Atomic<Int>(256)
 
     init(
         store: Store<State>,
         actions: ActionRegistry,
         stateCache: EncodedStateCache<State>,
         backlogBytes: Int,
+        lagBudgetBytes: Int,
         logger: Logger
     ) {
         self.store = store
         self.actionEncoder = ActionWireEncoder(registry: actions)
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
+        self.lagBudgetBytes = lagBudgetBytes
         self.logger = logger
+        latest = Latest(version: 0)
     }
 
     /// The number of connected subscribers.
@@ -58,9 +85,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     /// Hooks into the store and starts the publisher thread.
     func start() throws {
         let start = store.addPublicationHandler { [weak self] publication in
-            self?.post(.publication(publication))
+            self?.publish(publication)
         }
-        latestFrame = EventFrame.state(version: start.version, action: nil, state: try stateCache.json(for: start))
+        latest = Latest(
+            version: start.version,
+            frame: EventFrame.state(version: start.version, action: nil, state: try stateCache.json(for: start))
+        )
         condition.withLock { started = true }
         let thread = Thread { [self] in run() }
         thread.name = "remvvm-events"
@@ -100,10 +130,46 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
     }
 
+    /// The publication hook: on the store's processing thread, so it only touches the inbox.
+    private func publish(_ publication: StatePublication<State>) {
+        condition.withLock {
+            guard !stopped else { return }
+            guard listening else {
+                aside = publication
+                return
+            }
+            if pendingPublications >= maxPendingPublications {
+                dropPendingPublications()
+                aside = publication
+                condition.signal()
+                return
+            }
+            inbox.append(.publication(publication))
+            pendingPublications += 1
+            if inbox.count == 1 { condition.signal() }
+        }
+    }
+
+    /// How many versions may wait: the lag budget over the size of a recent frame.
+    private var maxPendingPublications: Int {
+        max(64, lagBudgetBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))
+    }
+
+    /// Called with `condition` locked when the publisher is too far behind.
+    private func dropPendingPublications() {
+        inbox.removeAll { if case .publication = $0 { true } else { false } }
+        pendingPublications = 0
+        dropSubscribers = true
+    }
+
     @discardableResult
     private func post(_ item: Item) -> Bool {
         condition.withLock {
             guard !stopped else { return false }
+            if case .subscribe = item {
+                listening = true
+                pendingSubscribes += 1
+            }
             inbox.append(item)
             if inbox.count == 1 { condition.signal() }
             return true
@@ -113,15 +179,28 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func run() {
         var items: [Item] = []
         while true {
-            let stopping = condition.withLock {
-                while inbox.isEmpty && !stopped {
+            let (setAside, drop, stopping) = condition.withLock {
+                while inbox.isEmpty && !stopped && !dropSubscribers {
                     condition.wait()
                 }
                 swap(&items, &inbox)
-                return stopped
+                pendingPublications = 0
+                pendingSubscribes = 0
+                defer {
+                    aside = nil
+                    dropSubscribers = false
+                }
+                return (aside, dropSubscribers, stopped)
+            }
+            if drop {
+                disconnectLaggingSubscribers()
+            }
+            if let setAside {
+                remember(setAside)
             }
             process(items)
             items.removeAll(keepingCapacity: true)
+            updateListening()
             if stopping {
                 break
             }
@@ -139,12 +218,15 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         for item in items {
             switch item {
             case .publication(let publication):
-                guard let frame = frame(for: publication) else { continue }
-                latestFrame = frame
-                pending += frame
+                if subscribers.isEmpty {
+                    remember(publication)
+                } else if let frame = frame(for: publication) {
+                    latest = Latest(version: publication.version, frame: frame)
+                    pending += frame
+                }
             case .subscribe(let stream):
                 broadcast(&pending)
-                if stream.send(latestFrame) {
+                if let frame = latestFrame(), stream.send(frame) {
                     subscribers[ObjectIdentifier(stream)] = stream
                 }
             case .unsubscribe(let id):
@@ -153,6 +235,45 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
         broadcast(&pending)
         subscriberTotal.store(subscribers.count, ordering: .relaxed)
+    }
+
+    /// Stops sending to subscribers that can no longer be caught up (see the type's documentation).
+    private func disconnectLaggingSubscribers() {
+        guard !subscribers.isEmpty else { return }
+        logger.warning(
+            "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(subscribers.count) subscribers so they restart from the current state"
+        )
+        for stream in subscribers.values {
+            stream.close()
+        }
+        subscribers.removeAll()
+    }
+
+    /// With no subscriber left and none arriving, publications go aside again.
+    private func updateListening() {
+        guard subscribers.isEmpty else { return }
+        condition.withLock {
+            if pendingSubscribes == 0 && inbox.isEmpty {
+                listening = false
+            }
+        }
+    }
+
+    /// Keeps `publication` as the newest state without encoding it (nobody needs it yet).
+    private func remember(_ publication: StatePublication<State>) {
+        guard publication.version > latest.version else { return }
+        latest = Latest(version: publication.version, publication: publication)
+    }
+
+    /// The newest state's frame, encoded now if nobody needed it before.
+    private func latestFrame() -> [UInt8]? {
+        if let frame = latest.frame {
+            return frame
+        }
+        guard let publication = latest.publication, let frame = frame(for: publication) else { return nil }
+        latest.frame = frame
+        latest.publication = nil
+        return frame
     }
 
     private func broadcast(_ pending: inout [UInt8]) {
@@ -167,11 +288,13 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         do {
             let state = try JSONCoding.encode(publication.state)
             stateCache.remember(state, version: publication.version)
-            return EventFrame.state(
+            let frame = EventFrame.state(
                 version: publication.version,
                 action: actionEncoder.encode(publication.action),
                 state: state
             )
+            lastFrameBytes.store(frame.count, ordering: .relaxed)
+            return frame
         } catch {
             logger.error("state version \(publication.version) cannot be encoded: \(error)")
             return nil

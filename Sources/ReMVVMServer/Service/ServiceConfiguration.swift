@@ -3,6 +3,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// The most bytes of events a subscriber may fall behind before it is disconnected; it then
     /// reconnects and starts again from the current state. Default 1 MiB.
     public var subscriberBacklogBytes: Int = 1 << 20
+    /// How far event publishing may fall behind the store, in bytes of events waiting to be sent
+    /// (estimated from the size of recent events). Past it, the waiting versions are dropped and the
+    /// subscribers disconnected, to restart from the current state, so memory stays bounded even when
+    /// reduces outpace encoding (very large states). At least 64 versions may always wait. Default 64 MiB.
+    public var eventLagBudgetBytes: Int = 64 << 20
     /// The body limit, repeated here so error messages can name it. Default 1 MiB.
     public var maxBodyBytes: Int = 1 << 20
 

@@ -29,6 +29,7 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
             actions: actions,
             stateCache: stateCache,
             backlogBytes: configuration.subscriberBacklogBytes,
+            lagBudgetBytes: configuration.eventLagBudgetBytes,
             logger: logger
         )
     }

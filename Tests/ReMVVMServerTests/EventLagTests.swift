@@ -1,0 +1,119 @@
+import Dispatch
+import HTTPTestSupport
+import Logging
+import MicroHTTP
+import ReMVVM
+import ReMVVMServer
+import Testing
+
+/// The event publisher's bounds: what happens when reduces outpace encoding.
+@Suite(.serialized) struct EventLagTests {
+    /// Lets a test hold the event publisher inside `encode(to:)`.
+    final class Gate: @unchecked Sendable {
+        // @unchecked: `closed` is guarded by `lock`; the semaphores are thread-safe.
+        private let lock = DispatchSemaphore(value: 1)
+        private var closed = false
+        private let opened = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+
+        func close() {
+            lock.wait(); closed = true; lock.signal()
+        }
+
+        func open() {
+            lock.wait(); closed = false; lock.signal()
+            opened.signal()
+        }
+
+        /// Blocks while closed (once), telling the test it is waiting.
+        func pass() {
+            lock.wait()
+            let mustWait = closed
+            lock.signal()
+            if mustWait {
+                entered.signal()
+                opened.wait()
+            }
+        }
+    }
+
+    static let gate = Gate()
+
+    struct Counter: StoreState, Codable {
+        var count = 0
+
+        func encode(to encoder: any Encoder) throws {
+            EventLagTests.gate.pass()
+            var container = encoder.singleValueContainer()
+            try container.encode(count)
+        }
+    }
+
+    struct Bump: StoreAction, Codable {}
+
+    enum BumpReducer: Reducer {
+        static func reduce(state: Counter, with action: Bump) -> Counter { Counter(count: state.count + 1) }
+    }
+
+    @Test func publisherFallingBehindItsBudgetDropsWaitingVersionsAndSubscribersRestartFromTheNewest() throws {
+        var actions = ActionRegistry()
+        actions.register(Bump.self, as: "bump")
+        var http = HTTPServerConfiguration()
+        http.port = 0
+        var service = ServiceConfiguration()
+        service.eventLagBudgetBytes = 1  // the floor applies: 64 versions may wait
+        let store = try Store(state: Counter(), reducer: BumpReducer.self)
+        let server = ReMVVMServer(
+            store: store, actions: actions, viewModels: ViewModelRegistry<Counter>(),
+            http: http, service: service,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        try server.start()
+        defer { server.shutdown() }
+
+        let lagging = try SSEClient(port: server.port, path: "/events")
+        #expect(try lagging.nextEvent(timeout: .seconds(5))?.id == "0")
+
+        Self.gate.close()
+        store.dispatch(action: Bump())
+        #expect(Self.gate.entered.wait(timeout: .now() + 5) == .success, "the publisher is encoding version 1")
+        for _ in 0..<200 {
+            store.dispatch(action: Bump())
+        }
+        Self.gate.open()
+
+        // Version 1 was already being encoded; then the subscriber is cut, versions 2... never sent.
+        #expect(try lagging.nextEvent(timeout: .seconds(5))?.id == "1")
+        #expect(try lagging.waitForEnd(timeout: .seconds(5)) == .clean)
+
+        let fresh = try SSEClient(port: server.port, path: "/events")
+        #expect(try fresh.nextEvent(timeout: .seconds(5))?.data == #"{"version":201,"action":{"type":"bump"},"state":201}"#)
+        store.dispatch(action: Bump())
+        #expect(try fresh.nextEvent(timeout: .seconds(5))?.id == "202")
+    }
+
+    @Test func reducesWithNoSubscriberAreNotEncodedUntilSomeoneSubscribes() throws {
+        var http = HTTPServerConfiguration()
+        http.port = 0
+        var actions = ActionRegistry()
+        actions.register(Bump.self, as: "bump")
+        let store = try Store(state: Counter(), reducer: BumpReducer.self)
+        let server = ReMVVMServer(
+            store: store, actions: actions, viewModels: ViewModelRegistry<Counter>(), http: http,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        try server.start()
+        defer { server.shutdown() }
+
+        // With the gate closed, any encoding would block the publisher: none happens.
+        Self.gate.close()
+        for _ in 0..<1_000 {
+            store.dispatch(action: Bump())
+        }
+        #expect(Self.gate.entered.wait(timeout: .now() + 0.5) == .timedOut, "nothing was encoded")
+        Self.gate.open()
+
+        let subscriber = try SSEClient(port: server.port, path: "/events")
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "1000")
+    }
+}
