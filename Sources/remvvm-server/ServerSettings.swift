@@ -14,6 +14,7 @@ struct ServerSettings: Equatable {
     var maxBodyBytes = 1 << 20
     var connectionLimit = 16_384
     var connectionTimeoutSeconds = 30
+    var connectionMemoryBytes = 8 * 1024
     var heartbeatSeconds = 15
     var subscriberBacklogBytes = 1 << 20
     var logLevel = Logger.Level.info
@@ -22,7 +23,7 @@ struct ServerSettings: Equatable {
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
     enum Key: String, CaseIterable {
         case host, port, workerThreads, maxBodyBytes, connectionLimit, connectionTimeoutSeconds
-        case heartbeatSeconds, subscriberBacklogBytes, logLevel
+        case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, logLevel
     }
 
     /// Reads every key from `config`, which must end with the built-in defaults, so any failure is an
@@ -34,6 +35,7 @@ struct ServerSettings: Equatable {
         maxBodyBytes = try Self.int(config, .maxBodyBytes, in: 1...(1 << 30))
         connectionLimit = try Self.int(config, .connectionLimit, in: 1...1_000_000)
         connectionTimeoutSeconds = try Self.int(config, .connectionTimeoutSeconds, in: 0...86_400)
+        connectionMemoryBytes = try Self.int(config, .connectionMemoryBytes, in: 4_096...(1 << 20))
         heartbeatSeconds = try Self.int(config, .heartbeatSeconds, in: 1...3_600)
         subscriberBacklogBytes = try Self.int(config, .subscriberBacklogBytes, in: 1_024...(1 << 30))
         let level = try Self.string(config, .logLevel)
@@ -59,6 +61,7 @@ struct ServerSettings: Equatable {
             AbsoluteConfigKey([Key.maxBodyBytes.rawValue]): int(settings.maxBodyBytes),
             AbsoluteConfigKey([Key.connectionLimit.rawValue]): int(settings.connectionLimit),
             AbsoluteConfigKey([Key.connectionTimeoutSeconds.rawValue]): int(settings.connectionTimeoutSeconds),
+            AbsoluteConfigKey([Key.connectionMemoryBytes.rawValue]): int(settings.connectionMemoryBytes),
             AbsoluteConfigKey([Key.heartbeatSeconds.rawValue]): int(settings.heartbeatSeconds),
             AbsoluteConfigKey([Key.subscriberBacklogBytes.rawValue]): int(settings.subscriberBacklogBytes),
             AbsoluteConfigKey([Key.logLevel.rawValue]): string(settings.logLevel.rawValue),
@@ -99,6 +102,7 @@ struct ServerSettings: Equatable {
         http.maxBodyBytes = maxBodyBytes
         http.connectionLimit = connectionLimit
         http.connectionTimeoutSeconds = connectionTimeoutSeconds
+        http.connectionMemoryLimit = connectionMemoryBytes
         http.heartbeatInterval = .seconds(heartbeatSeconds)
         return http
     }
