@@ -26,7 +26,7 @@ cc -O2 -o "$BIN/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
 
 PIDS=()
 cleanup() {
-    for pid in "${PIDS[@]}"; do
+    for pid in ${PIDS[@]+"${PIDS[@]}"}; do
         kill -TERM "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
@@ -53,10 +53,17 @@ start() {
     exit 1
 }
 
-# stop PID: SIGTERM and wait.
+# stop PID: SIGTERM, wait, and fail if the server did not exit cleanly (a crash on shutdown
+# must not pass unnoticed).
 stop() {
     kill -TERM "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
+    local status=0
+    wait "$1" 2>/dev/null || status=$?
+    PIDS=("${PIDS[@]/$1}")
+    if [ "$status" -ne 0 ]; then
+        echo "server $1 exited with status $status on SIGTERM (see $OUT/*.log)" >&2
+        exit 1
+    fi
 }
 
 # wrk_rps NAME URL [wrk args...]: a 2 s warm-up, then the measured run; prints requests/s.

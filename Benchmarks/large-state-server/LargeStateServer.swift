@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import MicroHTTP
@@ -36,17 +35,7 @@ enum LargeStateServer {
         try server.start()
         print("listening on http://127.0.0.1:\(server.port) with \(count) items")
 
-        let stop = DispatchSemaphore(value: 0)
-        let queue = DispatchQueue(label: "signals")
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        stop.wait()
-        sources.forEach { $0.cancel() }
+        waitForTerminationSignal()
         server.shutdown()
     }
 }
