@@ -80,6 +80,13 @@ wrk_rps() {
     awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-$name.txt"
 }
 
+# encodes_per_version LOG: states encoded per version published, from the hub's line at shutdown.
+encodes_per_version() {
+    awk '/event publishing stopped:/ {
+        for (i = 1; i <= NF; i++) { if ($(i+1) == "versions,") v = $i; if ($(i+1) == "states") e = $i }
+    } END { if (v > 0) printf "%.3f", e / v; else print "n/a" }' "$1"
+}
+
 # json_get FILE KEY: a number from the flat JSON the fan-out tool writes.
 json_get() {
     grep -o "\"$2\": *[-0-9.enul]*" "$1" | head -1 | sed 's/.*: *//'
@@ -117,7 +124,7 @@ baseline=$(( baseline_before > baseline_after ? baseline_before : baseline_after
 echo "== event fan-out"
 fanout() {
     local subscribers=$1 rate=$2 name="fanout-$1-$2"
-    start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level warning \
+    start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level notice \
         --connection-limit 20000
     local pid=$SERVER_PID
     "$BIN/sse-fanout" --port $SERVER_PORT --subscribers "$subscribers" --rate "$rate" \
@@ -158,15 +165,15 @@ printf "  %-34s %9s     %-10s   %s\n" "GET /viewmodels/counter" "$viewmodel_rps"
 printf "  %-34s %9s     %-10s   %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60"
 echo
 echo "Event fan-out (${DURATION} s of posting)"
-printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s"
+printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s" "encodes/version"
 for f in fanout-1000-10 fanout-1000-100 fanout-10000-10 fanout-10000-100; do
     j="$OUT/$f.json"
-    printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %s\n" \
+    printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %s\n" \
         "$(json_get "$j" subscribers)" "$(json_get "$j" rate)" \
         "$(json_get "$j" connected)/$(json_get "$j" subscribers)" "$(json_get "$j" expected)" \
         "$(json_get "$j" lost)" "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" max_ms)" \
         "$(awk -v k="$(json_get "$j" rss_connected_kb)" 'BEGIN { printf "%.1f", k / 1024 }')" \
-        "$(json_get "$j" server_cpu_run_s)"
+        "$(json_get "$j" server_cpu_run_s)" "$(encodes_per_version "$OUT/$f.log")"
 done
 echo "  targets: 10,000 at R=10: connected 10000, lost 0, p99 <= 100 ms; 1,000 at R=100: lost 0, p99 <= 50 ms;"
 echo "           RSS with 10,000 idle subscribers <= 150 MB"
@@ -192,6 +199,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     for f in fanout-1000-10 fanout-1000-100 fanout-10000-10 fanout-10000-100 fanout-large; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
+    echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"

@@ -1,6 +1,7 @@
 import Dispatch
 import HTTPTestSupport
 import Logging
+import Synchronization
 import MicroHTTP
 import ReMVVM
 import ReMVVMServer
@@ -90,6 +91,57 @@ import Testing
         #expect(try fresh.nextEvent(timeout: .seconds(5))?.data == #"{"version":201,"action":{"type":"bump"},"state":201}"#)
         store.dispatch(action: Bump())
         #expect(try fresh.nextEvent(timeout: .seconds(5))?.id == "202")
+    }
+
+    /// Counts how often it is encoded.
+    struct Counted: StoreState, Codable {
+        static let encodes = Atomic<Int>(0)
+        var count = 0
+
+        func encode(to encoder: any Encoder) throws {
+            Self.encodes.add(1, ordering: .relaxed)
+            var container = encoder.singleValueContainer()
+            try container.encode(count)
+        }
+    }
+
+    enum CountedReducer: Reducer {
+        static func reduce(state: Counted, with action: Bump) -> Counted { Counted(count: state.count + 1) }
+    }
+
+    @Test(arguments: [1, 20])
+    func eachVersionIsEncodedOnceWhateverTheNumberOfSubscribers(subscriberCount: Int) throws {
+        var actions = ActionRegistry()
+        actions.register(Bump.self, as: "bump")
+        var http = HTTPServerConfiguration()
+        http.port = 0
+        let store = try Store(state: Counted(), reducer: CountedReducer.self)
+        let server = ReMVVMServer(
+            store: store, actions: actions, viewModels: ViewModelRegistry<Counted>(), http: http,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        try server.start()
+        defer { server.shutdown() }
+        let subscribers = try (0..<subscriberCount).map { _ in try SSEClient(port: server.port, path: "/events") }
+        for subscriber in subscribers {
+            #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "0")
+        }
+        let encodesBefore = Counted.encodes.load(ordering: .relaxed)
+
+        for _ in 0..<50 {
+            store.dispatch(action: Bump())
+        }
+        for subscriber in subscribers {
+            var last: String?
+            while last != "50", let event = try subscriber.nextEvent(timeout: .seconds(5)) {
+                last = event.id
+            }
+            #expect(last == "50")
+        }
+        #expect(try TestHTTPClient(port: server.port).send(path: "/state").bodyString == "50")
+
+        #expect(Counted.encodes.load(ordering: .relaxed) - encodesBefore == 50,
+                "50 versions: 50 encodes for \(subscriberCount) subscribers, and GET /state reused the newest")
     }
 
     @Test func reducesWithNoSubscriberAreNotEncodedUntilSomeoneSubscribes() throws {

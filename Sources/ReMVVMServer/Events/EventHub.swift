@@ -59,6 +59,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
     private let lastFrameBytes = Atomic<Int>(256)
+    private var statistics = EventStatistics()
 
     init(
         store: Store<State>,
@@ -210,6 +211,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
         subscribers.removeAll()
         subscriberTotal.store(0, ordering: .relaxed)
+        logger.notice("event publishing stopped: \(statistics)")
         finished.signal()
     }
 
@@ -218,6 +220,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         for item in items {
             switch item {
             case .publication(let publication):
+                statistics.versions += 1
                 if subscribers.isEmpty {
                     remember(publication)
                 } else if let frame = frame(for: publication) {
@@ -281,12 +284,15 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         for stream in subscribers.values {
             stream.send(pending)
         }
+        statistics.broadcasts += 1
+        statistics.deliveries += subscribers.count
         pending = []
     }
 
     private func frame(for publication: StatePublication<State>) -> [UInt8]? {
         do {
             let state = try JSONCoding.encode(publication.state)
+            statistics.statesEncoded += 1
             stateCache.remember(state, version: publication.version)
             let frame = EventFrame.state(
                 version: publication.version,
