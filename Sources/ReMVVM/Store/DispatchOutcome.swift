@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What became of actions sent with ``Store/dispatchAndWait(_:)``.
 public enum DispatchOutcome: Sendable, Equatable {
     /// At least one reduce happened; `version` is the store version right after the last action's
@@ -11,19 +13,25 @@ public enum DispatchOutcome: Sendable, Equatable {
 }
 
 /// Per-action bookkeeping that middleware can write to from any thread.
+///
+/// A write-once atomic reference rather than a lock: one is made per dispatch, and a lock would
+/// allocate a mutex each time.
 final class DispatchContext: Sendable {
-    private let rejectionReason = Locked<String?>(nil)
+    private final class Reason: Sendable {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    private let rejectionReason = AtomicLazyReference<Reason>()
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
-        rejectionReason.withLock { current in
-            if current == nil { current = reason }
-        }
+        _ = rejectionReason.storeIfNil(Reason(reason))
     }
 
     /// The first rejection reason, if any.
     var rejection: String? {
-        rejectionReason.withLock { $0 }
+        rejectionReason.load()?.text
     }
 }
 

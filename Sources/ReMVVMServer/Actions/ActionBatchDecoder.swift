@@ -14,15 +14,39 @@ struct ActionBatchDecoder: Sendable {
 
     /// The actions in `body`, in order, or the reason none can be applied.
     func decode(_ body: [UInt8]) throws(ActionDecodingError) -> [any StoreAction] {
-        guard body.contains(where: { !Self.isJSONWhitespace($0) }) else {
+        guard let first = body.first(where: { !Self.isJSONWhitespace($0) }) else {
             throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
         }
+        if first == UInt8(ascii: "{"), let name = BareActionScanner.typeName(in: body) {
+            return [try decodeBare(named: name)]
+        }
         do {
-            return try decoder.decode(WireBatch.self, from: Data(body)).actions
+            // Chosen by the first byte rather than by trying one container and catching the error:
+            // a thrown DecodingError builds descriptions, on every single-action POST.
+            if first == UInt8(ascii: "[") {
+                return try decoder.decode(WireBatch.self, from: Data(body)).actions
+            }
+            return [try decoder.decode(WireAction.self, from: Data(body)).action]
         } catch let error as ActionDecodingError {
             throw error
         } catch let error as DecodingError {
             throw ActionDecodingError(error)
+        } catch {
+            throw .malformedJSON("\(error)")
+        }
+    }
+
+    /// An action without payload, decoded as the full path would: from an empty payload.
+    private func decodeBare(named name: String) throws(ActionDecodingError) -> any StoreAction {
+        guard let entry = registry.entry(named: name) else {
+            throw .unknownType(name, known: registry.names)
+        }
+        do {
+            return try entry.decodeWithoutPayload()
+        } catch let error as DecodingError {
+            var failure = ActionDecodingError(error)
+            failure.actionType = name
+            throw failure
         } catch {
             throw .malformedJSON("\(error)")
         }
@@ -38,29 +62,26 @@ extension CodingUserInfoKey {
     static let actionRegistry = CodingUserInfoKey(rawValue: "remvvm.actionRegistry")!  // a non-empty literal key
 }
 
-/// One action envelope or an array of them.
+/// An array of action envelopes.
 private struct WireBatch: Decodable {
     let actions: [any StoreAction]
 
     init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var actions: [any StoreAction] = []
-            while !array.isAtEnd {
-                let index = array.currentIndex
-                do {
-                    actions.append(try array.decode(WireAction.self).action)
-                } catch var error as ActionDecodingError {
-                    error.index = index
-                    throw error
-                }
+        var array = try decoder.unkeyedContainer()
+        var actions: [any StoreAction] = []
+        while !array.isAtEnd {
+            let index = array.currentIndex
+            do {
+                actions.append(try array.decode(WireAction.self).action)
+            } catch var error as ActionDecodingError {
+                error.index = index
+                throw error
             }
-            guard !actions.isEmpty else {
-                throw ActionDecodingError.invalidShape("the batch is empty; send at least one action")
-            }
-            self.actions = actions
-        } else {
-            actions = [try WireAction(from: decoder).action]
         }
+        guard !actions.isEmpty else {
+            throw ActionDecodingError.invalidShape("the batch is empty; send at least one action")
+        }
+        self.actions = actions
     }
 }
 

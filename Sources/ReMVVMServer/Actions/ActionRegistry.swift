@@ -13,6 +13,8 @@ public struct ActionRegistry: Sendable {
         let name: String
         /// Decodes the action from its envelope's `payload` (an absent payload reads as `{}`).
         let decode: @Sendable (KeyedDecodingContainer<ActionEnvelopeKey>) throws -> any StoreAction
+        /// Decodes the action from an empty payload (an envelope without `payload`).
+        let decodeWithoutPayload: @Sendable () throws -> any StoreAction
         /// Encodes the action as its payload.
         let encodePayload: @Sendable (any StoreAction, any Encoder) throws -> Void
     }
@@ -32,6 +34,9 @@ public struct ActionRegistry: Sendable {
                     return try Action(from: EmptyPayloadDecoder(codingPath: container.codingPath + [ActionEnvelopeKey.payload]))
                 }
                 return try container.decode(Action.self, forKey: .payload)
+            },
+            decodeWithoutPayload: {
+                try Action(from: EmptyPayloadDecoder(codingPath: [ActionEnvelopeKey.payload]))
             },
             encodePayload: { action, encoder in
                 try (action as? Action)?.encode(to: encoder)

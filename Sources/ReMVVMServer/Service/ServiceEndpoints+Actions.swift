@@ -32,12 +32,41 @@ extension ServiceEndpoints {
         }
     }
 
-    /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any parameters.
+    /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any
+    /// parameters. Compares bytes: this runs on every POST, and Foundation's string helpers bridge.
     static func isJSON(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
-        return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+        guard var contentType else { return false }
+        return contentType.withUTF8 { bytes in
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            while end > bytes.startIndex, isBlank(bytes[end - 1]) { end -= 1 }
+            var start = bytes.startIndex
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            let mediaType = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let prefix = Array("application/".utf8)
+            guard mediaType.count > prefix.count, hasPrefix(mediaType, prefix) else { return false }
+            return equalsIgnoringCase(mediaType, Array("application/json".utf8))
+                || (mediaType.count > prefix.count + 5 && hasSuffix(mediaType, Array("+json".utf8)))
+        }
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
+        bytes.count == lowercased.count && zip(bytes, lowercased).allSatisfy { lowercase($0) == $1 }
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
+        bytes.count >= lowercased.count && zip(bytes, lowercased).allSatisfy { lowercase($0) == $1 }
+    }
+
+    private static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
+        bytes.count >= lowercased.count
+            && zip(bytes.suffix(lowercased.count), lowercased).allSatisfy { lowercase($0) == $1 }
     }
 }

@@ -19,20 +19,32 @@ extension ServiceEndpoints {
                 known: viewModels.names
             ).response
         }
+        let snapshot = store.snapshot
+        if let cached = viewModelCache.entry(name: name, key: key, version: snapshot.version) {
+            return response(for: cached, name: name, key: key)
+        }
         do {
-            guard let json = try render(store, key) else {
-                let keyText = key.map { " for key \"\($0)\"" } ?? ""
-                return Problem(
-                    type: Problem.type("view-model-unavailable"),
-                    title: "View model not available",
-                    status: 404,
-                    detail: "view model \"\(name)\" is not available in the current state\(keyText)"
-                ).response
-            }
-            return JSONCoding.response(json, headers: [("Cache-Control", "no-cache")])
+            let entry: ViewModelCache.Entry = try render(store, snapshot.state, key).map { .json($0) } ?? .unavailable
+            viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
+            return response(for: entry, name: name, key: key)
         } catch {
             logger.error("view model \(name) cannot be encoded: \(error)")
             return Problem(title: "Internal Server Error", status: 500, detail: "view model \"\(name)\" cannot be encoded as JSON").response
+        }
+    }
+
+    private func response(for entry: ViewModelCache.Entry, name: String, key: String?) -> Response {
+        switch entry {
+        case .json(let json):
+            return JSONCoding.response(json, headers: [("Cache-Control", "no-cache")])
+        case .unavailable:
+            let keyText = key.map { " for key \"\($0)\"" } ?? ""
+            return Problem(
+                type: Problem.type("view-model-unavailable"),
+                title: "View model not available",
+                status: 404,
+                detail: "view model \"\(name)\" is not available in the current state\(keyText)"
+            ).response
         }
     }
 }

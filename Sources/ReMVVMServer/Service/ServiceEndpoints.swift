@@ -10,6 +10,7 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
     let stateCache = EncodedStateCache<State>()
+    let viewModelCache = ViewModelCache()
     let hub: EventHub<State>
 
     init(

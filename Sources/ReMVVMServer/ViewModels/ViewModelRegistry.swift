@@ -8,8 +8,8 @@ public import ReMVVM
 /// viewModels.register(GreetingsViewModel.self, as: "greetings")
 /// ```
 public struct ViewModelRegistry<State: StoreState>: Sendable {
-    /// Makes and encodes one view model; nil when the factory makes none in the current state.
-    typealias Render = @Sendable (Store<State>, String?) throws -> [UInt8]?
+    /// Makes and encodes one view model from a state of the store; nil when the factory makes none.
+    typealias Render = @Sendable (Store<State>, State, String?) throws -> [UInt8]?
 
     private var renderers: [String: Render] = [:]
 
@@ -18,8 +18,8 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
 
     /// Registers the view model type `type` under `name`; registering a name again replaces it.
     public mutating func register<ViewModel: Encodable & SendableMetatype>(_ type: ViewModel.Type, as name: String) {
-        renderers[name] = { store, key in
-            guard let viewModel = store.viewModel(of: ViewModel.self, key: key) else { return nil }
+        renderers[name] = { store, state, key in
+            guard let viewModel = store.viewModel(of: ViewModel.self, key: key, from: state) else { return nil }
             return try JSONCoding.encode(viewModel)
         }
     }

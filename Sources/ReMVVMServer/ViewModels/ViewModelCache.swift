@@ -1,0 +1,47 @@
+import Foundation
+
+/// Encoded view models by name, key and state version: a view model is made by the state's factory,
+/// so the version identifies it, and repeated reads of one version skip the factory and the encoder.
+///
+/// Bounded: keys come from clients (`?key=`), so past `capacity` entries the cache starts over.
+final class ViewModelCache: @unchecked Sendable {
+    // @unchecked: `entries` is only touched with `lock` held.
+    /// A cached answer: the JSON, or "the factory makes none in that state".
+    enum Entry: Sendable {
+        case json([UInt8])
+        case unavailable
+    }
+
+    private struct Key: Hashable {
+        let name: String
+        let key: String?
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: (version: UInt64, entry: Entry)] = [:]
+    private let capacity: Int
+
+    init(capacity: Int = 1_024) {
+        self.capacity = capacity
+    }
+
+    /// The cached answer for `name`/`key` at `version`, if any.
+    func entry(name: String, key: String?, version: UInt64) -> Entry? {
+        lock.withLock {
+            guard let cached = entries[Key(name: name, key: key)], cached.version == version else { return nil }
+            return cached.entry
+        }
+    }
+
+    /// Remembers the answer for `name`/`key` at `version` unless a newer one is cached.
+    func store(_ entry: Entry, name: String, key: String?, version: UInt64) {
+        lock.withLock {
+            let cacheKey = Key(name: name, key: key)
+            if let cached = entries[cacheKey], cached.version > version { return }
+            if entries.count >= capacity, entries[cacheKey] == nil {
+                entries.removeAll(keepingCapacity: true)
+            }
+            entries[cacheKey] = (version, entry)
+        }
+    }
+}
