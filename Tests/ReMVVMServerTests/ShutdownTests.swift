@@ -16,8 +16,8 @@ import Testing
         #expect(try client.send(method: "POST", path: "/actions", headers: [("Content-Type", "application/json")],
                                 body: Array(#"{"type":"increase"}"#.utf8)).status == 200)
 
-        let exit = try #require(server.stop(with: SIGTERM, timeout: 5), "exited within 5 s")
-        #expect(exit.status == 0)
+        let exit = try #require(server.stop(with: SIGTERM, timeout: 5), "exited within 5 s: \(server.standardError)")
+        #expect(exit.status == 0, "\(server.standardError)")
         for stream in streams {
             #expect(try stream.nextEvent(timeout: .seconds(5))?.id == "1", "queued events are delivered first")
             #expect(try stream.waitForEnd(timeout: .seconds(5)) == .clean, "each stream ends with the chunked terminator")
@@ -26,8 +26,8 @@ import Testing
 
     @Test func sigintAlsoStopsCleanly() throws {
         let server = try ServerProcess()
-        let exit = try #require(server.stop(with: SIGINT, timeout: 5))
-        #expect(exit.status == 0)
+        let exit = try #require(server.stop(with: SIGINT, timeout: 5), "exited within 5 s: \(server.standardError)")
+        #expect(exit.status == 0, "\(server.standardError)")
     }
 
     @Test func invalidSettingIsAClearStartupError() throws {

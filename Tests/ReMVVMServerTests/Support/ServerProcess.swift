@@ -5,6 +5,7 @@ final class ServerProcess {
     let process = Process()
     let port: Int
     private let errorPipe = Pipe()
+    private let errorText = ErrorText()
 
     /// Starts the binary with `arguments` (plus `--port 0`) and waits for its "listening on" line.
     init(arguments: [String] = [], environment: [String: String] = [:]) throws {
@@ -14,7 +15,22 @@ final class ServerProcess {
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        port = try Self.readPort(from: errorPipe.fileHandleForReading)
+        let (port, startText) = try Self.readPort(from: errorPipe.fileHandleForReading)
+        self.port = port
+        errorText.append(startText)
+        // Keep draining stderr so the server never blocks on a full pipe; its text explains failures.
+        let handle = errorPipe.fileHandleForReading
+        let text = errorText
+        Thread {
+            while case let data = handle.availableData, !data.isEmpty {
+                text.append(String(decoding: data, as: UTF8.self))
+            }
+        }.start()
+    }
+
+    /// What the server wrote to stderr so far (its log, and a crash report if it crashed).
+    var standardError: String {
+        errorText.value
     }
 
     deinit {
@@ -50,7 +66,7 @@ final class ServerProcess {
         return URL(fileURLWithPath: "remvvm-server")
     }
 
-    private static func readPort(from handle: FileHandle) throws -> Int {
+    private static func readPort(from handle: FileHandle) throws -> (Int, String) {
         var text = ""
         while true {
             let data = handle.availableData
@@ -61,7 +77,7 @@ final class ServerProcess {
             if let range = text.range(of: "listening on http://127.0.0.1:") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first?.isNewline == true {
-                    return port
+                    return (port, text)
                 }
             }
         }
@@ -70,4 +86,19 @@ final class ServerProcess {
 
 struct ServerProcessError: Error {
     let message: String
+}
+
+/// Text appended from one thread and read from another.
+final class ErrorText: @unchecked Sendable {
+    // @unchecked: `text` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var text = ""
+
+    func append(_ more: String) {
+        lock.withLock { text += more }
+    }
+
+    var value: String {
+        lock.withLock { text }
+    }
 }
