@@ -165,15 +165,15 @@ printf "  %-34s %9s     %-10s   %s\n" "GET /viewmodels/counter" "$viewmodel_rps"
 printf "  %-34s %9s     %-10s   %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60"
 echo
 echo "Event fan-out (${DURATION} s of posting)"
-printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s" "encodes/version"
+printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %-16s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s" "encodes/version" "POST RTT avg ms"
 for f in fanout-1000-10 fanout-1000-100 fanout-10000-10 fanout-10000-100; do
     j="$OUT/$f.json"
-    printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %s\n" \
+    printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %-16s %s\n" \
         "$(json_get "$j" subscribers)" "$(json_get "$j" rate)" \
         "$(json_get "$j" connected)/$(json_get "$j" subscribers)" "$(json_get "$j" expected)" \
         "$(json_get "$j" lost)" "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" max_ms)" \
         "$(awk -v k="$(json_get "$j" rss_connected_kb)" 'BEGIN { printf "%.1f", k / 1024 }')" \
-        "$(json_get "$j" server_cpu_run_s)" "$(encodes_per_version "$OUT/$f.log")"
+        "$(json_get "$j" server_cpu_run_s)" "$(encodes_per_version "$OUT/$f.log")" "$(json_get "$j" post_rtt_avg_ms)"
 done
 echo "  targets: 10,000 at R=10: connected 10000, lost 0, p99 <= 100 ms; 1,000 at R=100: lost 0, p99 <= 50 ms;"
 echo "           RSS with 10,000 idle subscribers <= 150 MB"

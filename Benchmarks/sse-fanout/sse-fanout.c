@@ -1216,6 +1216,8 @@ int main(int argc, char **argv) {
         json_num(f, "posted", (double)post.posted, 0, false);
         json_num(f, "post_errors", (double)post.errors, 0, false);
         json_num(f, "post_unsent", (double)post.unsent, 0, false);
+        json_num(f, "post_rtt_avg_ms", post.posted ? post.rtt_sum_ns / (double)post.posted / 1e6 : NAN, 3, false);
+        json_num(f, "post_rtt_max_ms", post.posted ? (double)post.rtt_max_ns / 1e6 : NAN, 3, false);
         json_num(f, "version_first", post.posted ? (double)post.vmin : NAN, 0, false);
         json_num(f, "version_last", post.posted ? (double)post.vmax : NAN, 0, false);
         json_num(f, "expected", (double)expected, 0, false);
