@@ -20,6 +20,11 @@ typedef struct cmhd_daemon_config {
     MHD_socket listen_socket;
     MHD_AccessHandlerCallback access_handler;
     void *access_handler_cls;
+    /* May be NULL. Decides whether an accepted connection is kept; used to refuse new
+       connections while shutting down instead of MHD_quiesce_daemon, which in 0.9.75 races
+       its own worker threads removing the listen socket from epoll and MHD_PANICs. */
+    MHD_AcceptPolicyCallback accept_policy;
+    void *accept_policy_cls;
     MHD_RequestCompletedCallback request_completed;
     void *request_completed_cls;
     /* May be NULL: then MHD keeps its default (stderr, if MHD_USE_ERROR_LOG is set). */
@@ -60,11 +65,13 @@ cmhd_start_daemon (const cmhd_daemon_config *config)
     /* The logger must be the very first option (not inside the array), or MHD reports
        that to stderr. Without one, MHD keeps its default logger. */
     if (NULL == config->logger)
-        return MHD_start_daemon (config->flags, 0, NULL, NULL,
+        return MHD_start_daemon (config->flags, 0,
+                                 config->accept_policy, config->accept_policy_cls,
                                  config->access_handler, config->access_handler_cls,
                                  MHD_OPTION_ARRAY, options,
                                  MHD_OPTION_END);
-    return MHD_start_daemon (config->flags, 0, NULL, NULL,
+    return MHD_start_daemon (config->flags, 0,
+                             config->accept_policy, config->accept_policy_cls,
                              config->access_handler, config->access_handler_cls,
                              MHD_OPTION_EXTERNAL_LOGGER, config->logger, config->logger_cls,
                              MHD_OPTION_ARRAY, options,

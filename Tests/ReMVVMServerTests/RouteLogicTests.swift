@@ -70,6 +70,30 @@ import Testing
         #expect(router.respond(to: Request(method: .GET, path: "/viewmodels/shelf")).status == 404)
     }
 
+    /// A view model that is also a StateObserver.
+    final class LiveShelf: StateObserver, Encodable, Initializable, @unchecked Sendable {
+        var updates = 0
+        init() {}
+        func didReduce(state: Shelf, oldState: Shelf?) { updates += 1 }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(updates)
+        }
+    }
+
+    @Test func observerViewModelsServedOverHTTPAreNeverSubscribed() throws {
+        var viewModels = ViewModelRegistry<Shelf>()
+        viewModels.register(LiveShelf.self, as: "live")
+        let store = try Store(state: Shelf(), reducer: ShelfReducer.self)
+        let service = ReMVVMService(
+            store: store, actions: ActionRegistry(), viewModels: viewModels,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let response = service.router.respond(to: Request(method: .GET, path: "/viewmodels/live"))
+        #expect(body(response) == "0", "made by the factory (Initializable), not updated by the store")
+        #expect(store.observerCount == 0, "the store's thread never touches an instance being encoded")
+    }
+
     @Test func jsonContentTypesAreRecognizedWithParametersAndSuffixes() throws {
         let (service, store) = try exampleService()
         for contentType in ["application/json", "Application/JSON; charset=utf-8", "application/vnd.remvvm+json", " application/json ;q=1"] {

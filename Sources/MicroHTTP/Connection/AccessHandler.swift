@@ -111,3 +111,17 @@ func requestCompleted(
     RequestSlot.release(slot)
     server.requestCompleted()
 }
+
+/// `MHD_AcceptPolicyCallback`: keeps every new connection, except while the server shuts down.
+///
+/// This is how the server stops accepting; see ``HTTPServer/shutdown(timeout:)`` for why not
+/// `MHD_quiesce_daemon`.
+func acceptPolicy(
+    _ cls: UnsafeMutableRawPointer?,
+    _ address: UnsafePointer<sockaddr>?,
+    _ addressLength: socklen_t
+) -> MHD_Result {
+    guard let cls else { return .YES }
+    let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return server.isDraining ? .NO : .YES
+}

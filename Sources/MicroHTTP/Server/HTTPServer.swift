@@ -96,9 +96,11 @@ public final class HTTPServer: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
 
-        // Stop accepting. The listening socket stays open until the daemon has stopped: its
-        // worker threads may still be polling it.
-        _ = MHD_quiesce_daemon(daemon.handle)
+        // Stop accepting: from now on the accept policy refuses every new connection. Not
+        // MHD_quiesce_daemon: in 0.9.75 it races the worker threads, which also remove the
+        // listening socket from their epoll sets, and MHD_PANICs (SIGABRT) when a worker was
+        // first — seen with event streams being flushed at that moment. The listening socket
+        // stays open until the daemon has stopped.
         let streams = core.beginDraining()
         daemon.heartbeat.stop()
         for stream in streams {
@@ -140,6 +142,8 @@ public final class HTTPServer: Sendable {
             listen_socket: socket.descriptor,
             access_handler: accessHandler,
             access_handler_cls: context.toOpaque(),
+            accept_policy: acceptPolicy,
+            accept_policy_cls: context.toOpaque(),
             request_completed: requestCompleted,
             request_completed_cls: context.toOpaque(),
             logger: daemonLog,

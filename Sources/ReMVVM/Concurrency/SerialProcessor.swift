@@ -33,6 +33,10 @@ final class SerialProcessor: Sendable {
             if head == items.count {
                 items.removeAll(keepingCapacity: items.count <= 1024)
                 head = 0
+            } else if head >= 1024, head * 2 >= items.count {
+                // Release what was drained while producers keep the queue from emptying.
+                items.removeFirst(head)
+                head = 0
             }
             return item
         }

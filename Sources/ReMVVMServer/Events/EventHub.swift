@@ -229,7 +229,11 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 }
             case .subscribe(let stream):
                 broadcast(&pending)
-                if let frame = latestFrame(), stream.send(frame) {
+                guard let frame = latestFrame() else {
+                    stream.close()  // the newest state cannot be encoded (logged): nothing to stream
+                    continue
+                }
+                if stream.send(frame) {
                     subscribers[ObjectIdentifier(stream)] = stream
                 }
             case .unsubscribe(let id):

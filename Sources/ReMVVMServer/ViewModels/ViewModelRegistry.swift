@@ -18,8 +18,10 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
 
     /// Registers the view model type `type` under `name`; registering a name again replaces it.
     public mutating func register<ViewModel: Encodable & SendableMetatype>(_ type: ViewModel.Type, as name: String) {
-        renderers[name] = { store, state, key in
-            guard let viewModel = store.viewModel(of: ViewModel.self, key: key, from: state) else { return nil }
+        renderers[name] = { _, state, key in
+            // Straight from the factory, never subscribed: a view model that is a StateObserver
+            // would otherwise be updated on the store's thread while this thread encodes it.
+            guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
             return try JSONCoding.encode(viewModel)
         }
     }
