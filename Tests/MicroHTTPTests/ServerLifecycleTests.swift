@@ -68,6 +68,19 @@ import Testing
         #expect(try TestHTTPClient(host: "::1", port: v6.port).send(path: "/").status == 200)
     }
 
+    @Test func shutdownReleasesTheListeningPortExactlyOnce() throws {
+        let first = makeServer { _ in }
+        try first.start()
+        let port = first.port
+        first.shutdown()
+        // Bindable again: libmicrohttpd closed the socket (and we did not close its number twice).
+        let second = makeServer { $0.port = port }
+        try second.start()
+        defer { second.shutdown() }
+        #expect(second.port == port)
+        #expect(try TestHTTPClient(port: port).send(path: "/").status == 200)
+    }
+
     @Test func startingTwiceIsRefused() throws {
         let server = makeServer { _ in }
         try server.start()

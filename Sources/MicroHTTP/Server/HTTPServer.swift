@@ -111,8 +111,10 @@ public final class HTTPServer: Sendable {
         }
         // No connection is suspended any more: every stream has ended (ended streams never
         // suspend) and streams attached from now on end at once.
+        // MHD_stop_daemon closes the listening socket itself (it owns it, as the daemon was not
+        // quiesced). Closing it again here would close whatever descriptor reused the number
+        // meanwhile — another server's epoll or eventfd in the same process.
         MHD_stop_daemon(daemon.handle)
-        daemon.listenSocket.close()
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         stopped.notifyAll()
@@ -159,8 +161,7 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(code: .daemonFailed, message: "libmicrohttpd could not start (see the log above)")
         }
         guard heartbeat.start() else {
-            MHD_stop_daemon(handle)
-            socket.close()
+            MHD_stop_daemon(handle)  // closes the listening socket too
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread")
         }
