@@ -42,33 +42,32 @@ final class SerialProcessor: Sendable {
         }
     }
 
+    /// What a caller may do: run inline (it owns the processor already), run as the new owner, or
+    /// not (another thread owns it; the work, if any was given, is queued).
     private enum Admission {
-        case nested, owner, queued
+        case nested, owner, busy
     }
 
     private let queue = Locked(Queue())
 
-    /// Whether the calling thread is the one processing now.
-    var isProcessingOnCurrentThread: Bool {
-        let me = pthread_self()
-        return queue.withLock { state in state.owner.map { pthread_equal($0, me) != 0 } ?? false }
+    /// Takes ownership if nobody has it; when another thread has it, queues `work` (if given).
+    private func admit(_ me: pthread_t, queueing work: Work?) -> Admission {
+        queue.withLock { state -> Admission in
+            if let owner = state.owner {
+                if pthread_equal(owner, me) != 0 { return .nested }
+                if let work { state.items.append(work) }
+                return .busy
+            }
+            state.owner = me
+            return .owner
+        }
     }
 
     /// Runs `work` now if the store is idle or this thread owns it; queues it otherwise.
     /// - Returns: true when `work` has run before this returns.
     @discardableResult
     func run(_ work: @escaping Work) -> Bool {
-        let me = pthread_self()
-        let admission = queue.withLock { state -> Admission in
-            if let owner = state.owner {
-                if pthread_equal(owner, me) != 0 { return .nested }
-                state.items.append(work)
-                return .queued
-            }
-            state.owner = me
-            return .owner
-        }
-        switch admission {
+        switch admit(pthread_self(), queueing: work) {
         case .nested:
             work()
             return true
@@ -76,7 +75,7 @@ final class SerialProcessor: Sendable {
             work()
             drainAndRelease()
             return true
-        case .queued:
+        case .busy:
             return false
         }
     }
@@ -93,14 +92,14 @@ final class SerialProcessor: Sendable {
     func runAndWait<Result: Sendable>(_ work: @escaping @Sendable () -> Result) -> Result {
         let me = pthread_self()
         for _ in 0..<Self.ownershipAttempts {
-            switch tryAcquire(me) {
+            switch admit(me, queueing: nil) {
             case .nested:
                 return work()
             case .owner:
                 let result = work()
                 drainAndRelease()
                 return result
-            case .queued:
+            case .busy:
                 sched_yield()
             }
         }
@@ -113,17 +112,6 @@ final class SerialProcessor: Sendable {
 
     /// How many times ``runAndWait(_:)`` tries to take ownership before it queues and sleeps.
     private static let ownershipAttempts = 32
-
-    /// Takes ownership if nobody has it; never queues (`.queued` means "busy").
-    private func tryAcquire(_ me: pthread_t) -> Admission {
-        queue.withLock { state -> Admission in
-            if let owner = state.owner {
-                return pthread_equal(owner, me) != 0 ? .nested : .queued
-            }
-            state.owner = me
-            return .owner
-        }
-    }
 
     private func drainAndRelease() {
         while let next = queue.withLock({ state -> Work? in

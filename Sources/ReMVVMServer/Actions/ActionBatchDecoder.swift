@@ -17,10 +17,11 @@ struct ActionBatchDecoder: Sendable {
         guard let first = body.first(where: { !Self.isJSONWhitespace($0) }) else {
             throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
         }
-        if first == UInt8(ascii: "{"), let name = BareActionScanner.typeName(in: body) {
-            return [try decodeBare(named: name)]
-        }
         do {
+            if first == UInt8(ascii: "{"), let name = BareActionScanner.typeName(in: body) {
+                // An action without payload, decoded as the full path would: from an empty payload.
+                return [try registry.decodeAction(named: name) { try $0.decodeWithoutPayload() }]
+            }
             // Chosen by the first byte rather than by trying one container and catching the error:
             // a thrown DecodingError builds descriptions, on every single-action POST.
             if first == UInt8(ascii: "[") {
@@ -36,24 +37,28 @@ struct ActionBatchDecoder: Sendable {
         }
     }
 
-    /// An action without payload, decoded as the full path would: from an empty payload.
-    private func decodeBare(named name: String) throws(ActionDecodingError) -> any StoreAction {
-        guard let entry = registry.entry(named: name) else {
-            throw .unknownType(name, known: registry.names)
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}
+
+extension ActionRegistry {
+    /// The action registered as `name`, decoded by `decode` from its entry; an unknown name or a
+    /// payload that does not decode becomes an ``ActionDecodingError`` naming the action.
+    func decodeAction(
+        named name: String,
+        _ decode: (Entry) throws -> any StoreAction
+    ) throws -> any StoreAction {
+        guard let entry = entry(named: name) else {
+            throw ActionDecodingError.unknownType(name, known: names)
         }
         do {
-            return try entry.decodeWithoutPayload()
+            return try decode(entry)
         } catch let error as DecodingError {
             var failure = ActionDecodingError(error)
             failure.actionType = name
             throw failure
-        } catch {
-            throw .malformedJSON("\(error)")
         }
-    }
-
-    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 }
 
@@ -104,15 +109,6 @@ private struct WireAction: Decodable {
         guard let name = try? container.decode(String.self, forKey: .type) else {
             throw ActionDecodingError.invalidShape("\"type\" must be a string naming the action")
         }
-        guard let entry = registry.entry(named: name) else {
-            throw ActionDecodingError.unknownType(name, known: registry.names)
-        }
-        do {
-            action = try entry.decode(container)
-        } catch let error as DecodingError {
-            var failure = ActionDecodingError(error)
-            failure.actionType = name
-            throw failure
-        }
+        action = try registry.decodeAction(named: name) { try $0.decode(container) }
     }
 }

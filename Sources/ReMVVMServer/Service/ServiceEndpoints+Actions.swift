@@ -58,7 +58,7 @@ extension ServiceEndpoints {
     }
 
     private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
-        bytes.count == lowercased.count && zip(bytes, lowercased).allSatisfy { lowercase($0) == $1 }
+        bytes.count == lowercased.count && hasPrefix(bytes, lowercased)
     }
 
     private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {

@@ -24,7 +24,7 @@ extension ServiceEndpoints {
             return response(for: cached, name: name, key: key)
         }
         do {
-            let entry: ViewModelCache.Entry = try render(store, snapshot.state, key).map { .json($0) } ?? .unavailable
+            let entry: ViewModelCache.Entry = try render(snapshot.state, key).map { .json($0) } ?? .unavailable
             viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
             return response(for: entry, name: name, key: key)
         } catch {

@@ -8,8 +8,8 @@ public import ReMVVM
 /// viewModels.register(GreetingsViewModel.self, as: "greetings")
 /// ```
 public struct ViewModelRegistry<State: StoreState>: Sendable {
-    /// Makes and encodes one view model from a state of the store; nil when the factory makes none.
-    typealias Render = @Sendable (Store<State>, State, String?) throws -> [UInt8]?
+    /// Makes and encodes one view model from a state; nil when the state's factory makes none.
+    typealias Render = @Sendable (State, String?) throws -> [UInt8]?
 
     private var renderers: [String: Render] = [:]
 
@@ -18,7 +18,7 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
 
     /// Registers the view model type `type` under `name`; registering a name again replaces it.
     public mutating func register<ViewModel: Encodable & SendableMetatype>(_ type: ViewModel.Type, as name: String) {
-        renderers[name] = { _, state, key in
+        renderers[name] = { state, key in
             // Straight from the factory, never subscribed: a view model that is a StateObserver
             // would otherwise be updated on the store's thread while this thread encodes it.
             guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
