@@ -111,7 +111,6 @@ struct ServerSettings: Equatable {
     var service: ServiceConfiguration {
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
-        service.maxBodyBytes = maxBodyBytes
         return service
     }
 

@@ -10,11 +10,14 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public let code: Code
     /// A human-readable explanation, safe to show to the client.
     public let message: String
+    /// The limit the request exceeded, in bytes, when there is one (``Code/bodyTooLarge``).
+    public let limit: Int?
 
     /// Creates a failure.
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, limit: Int? = nil) {
         self.code = code
         self.message = message
+        self.limit = limit
     }
 
     /// The HTTP status this failure maps to.
@@ -29,6 +32,6 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// A body-too-large failure that names the limit.
     public static func bodyTooLarge(limit: Int) -> RequestFailure {
-        RequestFailure(code: .bodyTooLarge, message: "Request body exceeds the limit of \(limit) bytes.")
+        RequestFailure(code: .bodyTooLarge, message: "Request body exceeds the limit of \(limit) bytes.", limit: limit)
     }
 }

@@ -97,11 +97,11 @@ extension Problem {
         return problem
     }
 
-    static func contentTooLarge(limit: Int) -> Problem {
+    static func contentTooLarge(limit: Int?) -> Problem {
         Problem(
             title: "Content Too Large",
             status: 413,
-            detail: "the request body is larger than the limit of \(limit) bytes"
+            detail: "the request body is larger than " + (limit.map { "the limit of \($0) bytes" } ?? "the server accepts")
         )
     }
 

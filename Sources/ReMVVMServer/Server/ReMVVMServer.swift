@@ -24,11 +24,9 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         actions: ActionRegistry,
         viewModels: ViewModelRegistry<State>,
         http configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        service serviceConfiguration: ServiceConfiguration? = nil,
+        service serviceConfiguration: ServiceConfiguration = ServiceConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
-        var serviceConfiguration = serviceConfiguration ?? ServiceConfiguration()
-        serviceConfiguration.maxBodyBytes = configuration.maxBodyBytes
         service = ReMVVMService(
             store: store,
             actions: actions,

@@ -8,8 +8,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// subscribers disconnected, to restart from the current state, so memory stays bounded even when
     /// reduces outpace encoding (very large states). At least 64 versions may always wait. Default 64 MiB.
     public var eventLagBudgetBytes: Int = 64 << 20
-    /// The body limit, repeated here so error messages can name it. Default 1 MiB.
-    public var maxBodyBytes: Int = 1 << 20
 
     /// Creates the default settings.
     public init() {}

@@ -54,11 +54,10 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
                 allowed: allowed.map(\.rawValue)
             ).response
         }
-        let limit = configuration.maxBodyBytes
         router.failure = { failure, _, _ in
             switch failure.code {
             case .bodyTooLarge:
-                Problem.contentTooLarge(limit: limit).response
+                Problem.contentTooLarge(limit: failure.limit).response
             }
         }
         return router
