@@ -5,13 +5,6 @@ extension Store {
     /// the caller keeps it) and receives the current (mapped) state at once.
     /// - Parameter key: passed to keyed factories, which may make different view models per key.
     public func viewModel<VM>(of type: VM.Type = VM.self, key: String? = nil) -> VM? {
-        viewModel(of: type, key: key, from: state)
-    }
-
-    /// A new view model of type `VM` made by `state`'s factory (a state this store held, e.g. from
-    /// ``snapshot``, so the view model matches a known version); subscribed like
-    /// ``viewModel(of:key:)`` if it is a ``StateObserver``.
-    public func viewModel<VM>(of type: VM.Type = VM.self, key: String? = nil, from state: State) -> VM? {
         guard let viewModel: VM = state.factory.create(key: key) else { return nil }
         if let observer = viewModel as? any StateObserver {
             add(observer: observer)
