@@ -8,6 +8,10 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+/* For the stream writer thread (MicroHTTP's WritableWatcher): Glibc's Swift overlay has
+   neither. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 /*
  * Everything a daemon needs at start, as one struct. Swift builds it with the

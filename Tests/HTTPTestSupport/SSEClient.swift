@@ -22,6 +22,8 @@ public final class SSEClient {
     private var chunkRemaining = 0
     /// Decoded body bytes not yet split into lines.
     private var pending: [UInt8] = []
+    /// How many bytes at the start of `pending` are known to hold no newline.
+    private var scannedWithoutNewline = 0
     private var current = SSEEvent(data: "")
     private var hasDataField = false
     private var hasFields = false
@@ -129,7 +131,12 @@ public final class SSEClient {
     }
 
     private func takeLine() -> String? {
-        guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        // Resume the search where the last one stopped: a long line arrives in many reads.
+        guard let newline = pending[scannedWithoutNewline...].firstIndex(of: UInt8(ascii: "\n")) else {
+            scannedWithoutNewline = pending.count
+            return nil
+        }
+        scannedWithoutNewline = 0
         var end = newline
         if end > 0, pending[end - 1] == UInt8(ascii: "\r") {
             end -= 1

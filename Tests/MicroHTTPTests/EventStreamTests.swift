@@ -43,18 +43,6 @@ import Testing
         #expect(client.chunksReceived == 1)
     }
 
-    @Test func aBurstOfEventsTakesFewerWritesThanEvents() throws {
-        let server = try StreamingServer()
-        let (client, stream) = try server.subscribe()
-        for id in 1...1000 {
-            stream.send(sseEvent(id: id, data: "burst"))
-        }
-        for id in 1...1000 {
-            #expect(try client.nextEvent(timeout: .seconds(5))?.id == "\(id)")
-        }
-        #expect(client.chunksReceived < 1000)
-    }
-
     @Test func sharedEventBytesGoToEveryStream() throws {
         let server = try StreamingServer()
         let subscribers = try (0..<5).map { _ in try server.subscribe() }

@@ -43,4 +43,34 @@ import Testing
         }
         #expect(readErrors.isEmpty, "\(readErrors)")
     }
+
+    @Test func hundredsOfSubscribersGetEveryVersionInOrderWhenSeveralThreadsSend() throws {
+        let live = try LiveServer()
+        // More subscribers than FanOutPool.minimumStreamsToShare: each event is sent by several threads.
+        let subscriberCount = 300
+        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
+        for subscriber in subscribers {
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+        }
+        let actions = 200
+        let postErrors = runOnThreads(4) { index in
+            let client = live.client()
+            for _ in 0..<(actions / 4) {
+                _ = try live.post(#"{"type":"increase"}"#, client: client)
+            }
+        }
+        #expect(postErrors.isEmpty)
+        #expect(live.store.version == UInt64(actions))
+        let readErrors = runOnThreads(10) { thread in
+            for index in stride(from: thread, to: subscriberCount, by: 10) {
+                for expected in 1...actions {
+                    let event = try subscribers[index].value.nextEvent(timeout: .seconds(10))
+                    guard event?.id == String(expected) else {
+                        throw TestHTTPError(code: .malformedResponse, message: "subscriber \(index): got \(event?.id ?? "nil"), expected \(expected)")
+                    }
+                }
+            }
+        }
+        #expect(readErrors.isEmpty, "\(readErrors)")
+    }
 }

@@ -40,13 +40,13 @@ func accessHandler(
         return receive(uploadData, uploadDataSize, into: body, limit: limit)
 
     case .headersSeen:
-        return respond(connection, url, method, body: [], server)
+        return respond(connection, url, method, version, body: [], server)
 
     case .body(let body):
         if body.isTooLarge {
             return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
         }
-        return respond(connection, url, method, body: body.takeBytes(), server)
+        return respond(connection, url, method, version, body: body.takeBytes(), server)
     }
 }
 
@@ -71,6 +71,7 @@ private func respond(
     _ connection: OpaquePointer,
     _ url: UnsafePointer<CChar>,
     _ method: UnsafePointer<CChar>,
+    _ version: UnsafePointer<CChar>?,
     body: [UInt8],
     _ server: ServerCore
 ) -> MHD_Result {
@@ -82,7 +83,13 @@ private func respond(
         body: body
     )
     let response = server.responder.respond(to: request)
-    return ResponseWriter.queue(response, on: connection, isHead: request.method == .HEAD, server: server)
+    return ResponseWriter.queue(
+        response,
+        on: connection,
+        isHead: request.method == .HEAD,
+        isHTTP11: RequestReader.isHTTP11(version),
+        server: server
+    )
 }
 
 private func refuse(

@@ -20,6 +20,13 @@ enum RequestReader {
         return HTTPMethod(rawValue: String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Whether the request line named exactly HTTP/1.1 (libmicrohttpd then frames bodies of
+    /// unknown length as chunks).
+    static func isHTTP11(_ version: UnsafePointer<CChar>?) -> Bool {
+        guard let version else { return false }
+        return strcmp(version, "HTTP/1.1") == 0
+    }
+
     /// The request header fields in the order received.
     static func headers(of connection: OpaquePointer) -> HTTPHeaders {
         var fields: [HTTPHeaders.Element] = []

@@ -4,11 +4,15 @@ import Logging
 /// Hands a ``Response`` to libmicrohttpd for one connection. Runs on the connection's thread,
 /// inside the access handler (the only place a response may be queued).
 enum ResponseWriter {
-    /// - Parameter isHead: whether the request was `HEAD` (a stream body is then not opened).
+    /// - Parameters:
+    ///   - isHead: whether the request was `HEAD` (a stream body is then not opened).
+    ///   - isHTTP11: whether the request was HTTP/1.1, so libmicrohttpd sends a stream body as
+    ///     chunks (HTTP/1.0 gets it unframed, until the connection closes).
     static func queue(
         _ response: Response,
         on connection: OpaquePointer,
         isHead: Bool = false,
+        isHTTP11: Bool = false,
         server: ServerCore
     ) -> MHD_Result {
         var status = response.status
@@ -37,7 +41,10 @@ enum ResponseWriter {
             return queue(head, on: connection, server: server)
 
         case .stream(let stream):
-            guard stream.attach(to: connection, server: server) else {
+            // libmicrohttpd frames an unknown-length body as chunks for HTTP/1.1 requests,
+            // unless the status has no body.
+            let chunked = isHTTP11 && status != 204 && status != 304
+            guard stream.attach(to: connection, server: server, chunked: chunked) else {
                 server.logger.error("An EventStream was returned for more than one response; sending 500")
                 return queue(.text("Internal Server Error\n", status: 500), on: connection, server: server)
             }

@@ -6,11 +6,16 @@ extension EventStream {
     static let responseBlockSize = 1024
 
     /// Binds the stream to the connection that will carry it; `false` if it already was.
-    func attach(to connection: OpaquePointer, server: ServerCore) -> Bool {
+    ///
+    /// - Parameter chunked: whether libmicrohttpd will send the body as HTTP/1.1 chunks; only
+    ///   then are sends written straight to the socket while the connection waits.
+    func attach(to connection: OpaquePointer, server: ServerCore, chunked: Bool) -> Bool {
         let attached = state.withLock { state in
             guard !state.wasAttached else { return false }
             state.wasAttached = true
-            state.connection = ConnectionHandle(pointer: connection, socket: cmhd_connection_socket(connection))
+            let socket = cmhd_connection_socket(connection)
+            state.connection = ConnectionHandle(pointer: connection, socket: socket)
+            state.allowsDirectWrites = chunked && socket >= 0
             state.server = server
             return true
         }
@@ -25,7 +30,12 @@ extension EventStream {
     /// the connection until the next send. Runs on the connection's thread.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         state.withLock { state in
+            assert(state.unfinishedChunk == nil, "resumed before a direct write finished its chunk")
+            if state.isBroken {
+                return cmhd_content_reader_end_with_error()
+            }
             if !state.backlog.isEmpty {
+                state.server?.writeCounters.countThroughLibmicrohttpd()
                 return state.backlog.dequeue(into: buffer)
             }
             switch state.termination {
@@ -44,16 +54,38 @@ extension EventStream {
             guard let connection = state.connection else {
                 return cmhd_content_reader_end_with_error()
             }
+            if state.allowsDirectWrites, !state.isSocketPrepared {
+                state.isSocketPrepared = true
+                connection.disableSendDelays()
+            }
             // Returning 0 without suspending would make libmicrohttpd call again at once.
+            // From here until it is resumed, libmicrohttpd has nothing buffered for this
+            // connection and leaves its socket alone: sends may write to it directly.
             state.isSuspended = true
             MHD_suspend_connection(connection.pointer)
             return 0
         }
     }
 
+    /// The watcher saw the socket writable again: go on with the unfinished chunk.
+    func socketWritable() {
+        state.withLock { $0.continueUnfinishedChunk() }
+    }
+
+    /// Gives up a direct write still waiting for a stalled client, so that libmicrohttpd gets
+    /// the connection back and can close it (for shutdown, once the grace period is over).
+    func abandonUnfinishedWrite() {
+        state.withLock { state in
+            if state.unfinishedChunk != nil {
+                state.breakConnection()
+            }
+        }
+    }
+
     /// libmicrohttpd is done with the response (completed, client gone, or server stopping).
     func responseReleased() {
         let (handlers, server) = state.withLock { state in
+            state.abandonUnfinishedChunk()
             state.isSuspended = false
             state.connection = nil
             let handlers = state.end(.clientGone, discardingBacklog: true)

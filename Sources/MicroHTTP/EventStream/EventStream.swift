@@ -59,9 +59,9 @@ public final class EventStream: Sendable {
         state.withLock { $0.termination != nil }
     }
 
-    /// Bytes queued and not yet handed to the connection.
+    /// Bytes accepted and not yet handed to the connection's socket.
     public var pendingBytes: Int {
-        state.withLock { $0.backlog.byteCount }
+        state.withLock { $0.pendingByteCount }
     }
 
     /// Called exactly once when the stream ends, with why: .clientGone, .overflow, .closed (by close()), .serverShutdown. Set it before returning the Response. Called on whatever thread ends the stream; must be cheap.
@@ -86,14 +86,17 @@ public final class EventStream: Sendable {
         let maxPendingBytes = maxPendingBytes
         let outcome: EnqueueOutcome = state.withLock { state in
             guard state.termination == nil else { return .refused }
-            if onlyIfIdle, !state.backlog.isEmpty {
+            if onlyIfIdle, state.pendingByteCount > 0 {
                 return .queued
             }
-            guard bytes.count <= maxPendingBytes - state.backlog.byteCount else {
+            guard bytes.count <= maxPendingBytes - state.pendingByteCount else {
                 return .overflowed(state.end(.overflow, discardingBacklog: true))
             }
-            state.backlog.append(bytes)
-            if !bytes.isEmpty {
+            guard !bytes.isEmpty else { return .queued }
+            if state.canWriteDirectly {
+                state.writeDirectly(bytes, owner: self)
+            } else {
+                state.backlog.append(bytes)
                 state.resumeIfSuspended()
             }
             return .queued

@@ -54,6 +54,11 @@ public final class HTTPServer: Sendable {
         core.streams.count
     }
 
+    /// How event-stream bytes have reached their sockets since the server started.
+    public var streamWriteStatistics: EventStreamWriteStatistics {
+        core.writeCounters.snapshot
+    }
+
     /// Binds and starts serving; throws ``HTTPServerError`` (address in use, bad host, bad limits).
     public func start() throws {
         try lifecycle.withLock { (state: inout Lifecycle) throws(HTTPServerError) in
@@ -108,13 +113,21 @@ public final class HTTPServer: Sendable {
         }
         if !core.waitUntilIdle(timeout: max(.zero, deadline - clock.now)) {
             core.logger.warning("Shutdown timed out with \(core.requestsInFlight) requests in flight; closing them")
+            // A client that stopped reading mid-chunk keeps its connection suspended; give
+            // those writes up so libmicrohttpd gets every connection back and closes it.
+            for stream in streams {
+                stream.abandonUnfinishedWrite()
+            }
         }
         // No connection is suspended any more: every stream has ended (ended streams never
-        // suspend) and streams attached from now on end at once.
+        // suspend), the unfinished direct writes were given up, and streams attached from now
+        // on end at once.
         // MHD_stop_daemon closes the listening socket itself (it owns it, as the daemon was not
         // quiesced). Closing it again here would close whatever descriptor reused the number
         // meanwhile — another server's epoll or eventfd in the same process.
         MHD_stop_daemon(daemon.handle)
+        // Every stream has been released, so nothing is watched any more.
+        core.writableWatcher.stop()
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         stopped.notifyAll()
@@ -160,8 +173,14 @@ public final class HTTPServer: Sendable {
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "libmicrohttpd could not start (see the log above)")
         }
-        guard heartbeat.start() else {
+        guard core.writableWatcher.start() else {
             MHD_stop_daemon(handle)  // closes the listening socket too
+            context.release()
+            throw HTTPServerError(code: .daemonFailed, message: "Could not start the stream writer thread")
+        }
+        guard heartbeat.start() else {
+            MHD_stop_daemon(handle)
+            core.writableWatcher.stop()
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread")
         }

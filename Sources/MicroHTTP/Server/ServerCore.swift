@@ -8,6 +8,9 @@ final class ServerCore: Sendable {
     let logger: Logger
     let maxBodyBytes: Int
     let streams = StreamRegistry()
+    /// Waits for sockets whose direct stream write is unfinished.
+    let writableWatcher = WritableWatcher()
+    let writeCounters = StreamWriteCounters()
 
     /// Requests that reached the access handler and have not completed.
     private let inFlight = Atomic<Int>(0)

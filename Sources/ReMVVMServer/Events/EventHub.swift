@@ -55,7 +55,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     // Publisher thread only:
-    private var subscribers: [ObjectIdentifier: EventStream] = [:]
+    private var subscribers = SubscriberSet()
+    private let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
     private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
     private let lastFrameBytes = Atomic<Int>(256)
@@ -93,6 +94,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             frame: EventFrame.state(version: start.version, action: nil, state: try stateCache.json(for: start))
         )
         condition.withLock { started = true }
+        fanOut.start()
         let thread = Thread { [self] in run() }
         thread.name = "remvvm-events"
         thread.start()
@@ -206,10 +208,10 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 break
             }
         }
-        for stream in subscribers.values {
+        fanOut.stop()
+        for stream in subscribers.removeAll() {
             stream.close()
         }
-        subscribers.removeAll()
         subscriberTotal.store(0, ordering: .relaxed)
         logger.notice("event publishing stopped: \(statistics)")
         finished.signal()
@@ -234,10 +236,10 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                     continue
                 }
                 if stream.send(frame) {
-                    subscribers[ObjectIdentifier(stream)] = stream
+                    subscribers.insert(stream)
                 }
             case .unsubscribe(let id):
-                subscribers[id] = nil
+                subscribers.remove(id)
             }
         }
         broadcast(&pending)
@@ -250,10 +252,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         logger.warning(
             "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(subscribers.count) subscribers so they restart from the current state"
         )
-        for stream in subscribers.values {
+        for stream in subscribers.removeAll() {
             stream.close()
         }
-        subscribers.removeAll()
     }
 
     /// With no subscriber left and none arriving, publications go aside again.
@@ -285,9 +286,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
 
     private func broadcast(_ pending: inout [UInt8]) {
         guard !pending.isEmpty else { return }
-        for stream in subscribers.values {
-            stream.send(pending)
-        }
+        fanOut.send(pending, to: subscribers.streams())
         statistics.broadcasts += 1
         statistics.deliveries += subscribers.count
         pending = []
