@@ -1,19 +1,23 @@
 import Foundation
 import MicroHTTP
+import Synchronization
 
-/// Sends one buffer to many event streams on several threads at once: the calling thread takes
-/// one share of the streams, each helper thread another, and ``send(_:to:)`` returns when every
-/// share is done.
+/// Sends one buffer to many event streams on several threads at once: the calling thread and
+/// the helper threads take blocks of streams until none is left, and ``send(_:to:)`` returns
+/// when every block is done. Blocks are claimed, not assigned, so a thread the scheduler sets
+/// aside (the machine's cores are shared with everything else) holds up at most one block.
 ///
 /// Each send is a system call that also runs the receiving side of a loopback TCP connection,
 /// so with thousands of subscribers one thread is the bottleneck of an event's delivery. Because
-/// the call waits for every share, one buffer is fully handed out before the next begins: every
+/// the call waits for every block, one buffer is fully handed out before the next begins: every
 /// stream still gets the buffers in the order they were sent, whichever thread writes them.
 final class FanOutPool: @unchecked Sendable {
     // @unchecked: every field below `condition` is only touched with `condition` locked.
 
     /// Below this many streams, waking helpers costs more than it saves.
     static let minimumStreamsToShare = 256
+    /// Streams per claimed block: large enough to make claiming cheap, small enough to balance.
+    static let blockSize = 64
 
     private let helperCount: Int
     private let condition = NSCondition()
@@ -21,6 +25,8 @@ final class FanOutPool: @unchecked Sendable {
     private var bytes: [UInt8] = []
     private var streams: [EventStream] = []
     private var unfinishedShares = 0
+    /// The index of the first stream of the next unclaimed block of the current send.
+    private let nextBlock = Atomic<Int>(0)
     private var stopped = false
     private var runningHelpers = 0
 
@@ -36,7 +42,7 @@ final class FanOutPool: @unchecked Sendable {
     func start() {
         condition.withLock { runningHelpers = helperCount }
         for index in 0..<helperCount {
-            let thread = Thread { [self] in runHelper(share: index + 1) }
+            let thread = Thread { [self] in runHelper() }
             thread.name = "remvvm-fanout-\(index + 1)"
             thread.start()
         }
@@ -55,11 +61,12 @@ final class FanOutPool: @unchecked Sendable {
         condition.withLock {
             self.bytes = bytes
             self.streams = streams
+            nextBlock.store(0, ordering: .relaxed)
             unfinishedShares = helpers
             generation &+= 1
             condition.broadcast()
         }
-        Self.send(bytes, to: streams, share: 0, of: helpers + 1)
+        sendClaimedBlocks(of: bytes, to: streams)
         condition.withLock {
             while unfinishedShares > 0 {
                 condition.wait()
@@ -80,7 +87,7 @@ final class FanOutPool: @unchecked Sendable {
         }
     }
 
-    private func runHelper(share: Int) {
+    private func runHelper() {
         var seen: UInt64 = 0
         while true {
             let job: (bytes: [UInt8], streams: [EventStream])? = condition.withLock {
@@ -92,7 +99,10 @@ final class FanOutPool: @unchecked Sendable {
                 return (bytes, streams)
             }
             guard let job else { break }
-            Self.send(job.bytes, to: job.streams, share: share, of: helperCount + 1)
+            // Its own copy: every send retains and releases the buffer, and threads doing that
+            // on one shared buffer would contend for its reference count.
+            let ownBytes = job.bytes.withUnsafeBufferPointer { Array($0) }
+            sendClaimedBlocks(of: ownBytes, to: job.streams)
             condition.withLock {
                 unfinishedShares -= 1
                 if unfinishedShares == 0 { condition.broadcast() }
@@ -104,16 +114,14 @@ final class FanOutPool: @unchecked Sendable {
         }
     }
 
-    /// Sends to the streams of share `share` of `count` (contiguous ranges of equal size).
-    ///
-    /// Each share sends its own copy of the bytes: every send retains and releases the buffer,
-    /// and threads doing that on one shared buffer would contend for its reference count.
-    private static func send(_ bytes: [UInt8], to streams: [EventStream], share: Int, of count: Int) {
-        let ownBytes = share == 0 ? bytes : bytes.withUnsafeBufferPointer { Array($0) }
-        let lower = streams.count * share / count
-        let upper = streams.count * (share + 1) / count
-        for index in lower..<upper {
-            streams[index].send(ownBytes)
+    /// Claims blocks of the current send's streams and sends to them until none is left.
+    private func sendClaimedBlocks(of bytes: [UInt8], to streams: [EventStream]) {
+        while true {
+            let lower = nextBlock.wrappingAdd(Self.blockSize, ordering: .relaxed).oldValue
+            guard lower < streams.count else { return }
+            for index in lower..<min(lower + Self.blockSize, streams.count) {
+                streams[index].send(bytes)
+            }
         }
     }
 }
