@@ -131,6 +131,12 @@ public final class HTTPServer: Sendable {
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         stopped.notifyAll()
+        let writes = core.writeCounters.snapshot
+        if writes.direct + writes.split + writes.throughLibmicrohttpd > 0 {
+            core.logger.notice(
+                "event stream writes: direct \(writes.direct), split \(writes.split), libmicrohttpd \(writes.throughLibmicrohttpd)"
+            )
+        }
         core.logger.info("HTTP server stopped")
     }
 
