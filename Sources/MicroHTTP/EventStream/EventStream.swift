@@ -4,7 +4,10 @@
 /// - ``send(_:)``, ``close()``, ``isClosed`` and ``pendingBytes`` may be called from any thread,
 ///   at any time, also before the server has attached the stream to its connection (bytes
 ///   queue until then) and after it ended (they are ignored).
-/// - Bytes are written in the order they were sent; several queued sends leave in one write.
+/// - Bytes are written in the order they were sent. While the connection waits for data, a send
+///   is written to the socket at once, on the calling thread, by one non-blocking system call;
+///   sends that queue while the client is behind leave together, in as few writes as fit (see
+///   `docs/event-delivery.md`).
 /// - The backlog is bounded: a send that would make ``pendingBytes`` exceed
 ///   `maxPendingBytes` ends the stream with ``Termination/overflow``, drops the backlog and
 ///   cuts the connection off.
@@ -40,7 +43,8 @@ public final class EventStream: Sendable {
 
     /// Queues bytes for the client; returns false if the stream is already closed, or if the backlog would exceed maxPendingBytes — in that case the stream closes itself (reason .overflow): a stalled client can never grow memory without limit.
     ///
-    /// The array is kept, not copied: sending one array to many streams stores it once.
+    /// The array is kept, not copied: sending one array to many streams stores it once. Never
+    /// blocks: a send to a waiting connection costs one non-blocking write on the calling thread.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         enqueue(bytes, onlyIfIdle: false)

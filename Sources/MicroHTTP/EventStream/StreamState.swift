@@ -51,7 +51,8 @@ struct StreamState: Sendable {
     /// Whether the reader suspended the connection and nobody resumed it yet.
     var isSuspended = false
     /// Whether libmicrohttpd frames this response as HTTP/1.1 chunks, so direct writes may
-    /// continue it (they are not used for HTTP/1.0 responses).
+    /// continue it (they are not used for HTTP/1.0 responses). The server speaks plain HTTP;
+    /// direct writes would bypass TLS if it were ever added.
     var allowsDirectWrites = false
     /// Whether the socket was set up for direct writes (done at the first suspension).
     var isSocketPrepared = false
