@@ -44,9 +44,20 @@ import Testing
         #expect(!stream.send([4]))
     }
 
+    @Test func aSendLargerThanTheLimitIsAcceptedWhenNothingIsPending() {
+        let stream = EventStream(maxPendingBytes: 4)
+        #expect(stream.send(Array(repeating: 7, count: 50)))
+        #expect(stream.pendingBytes == 50)
+        #expect(!stream.isClosed)
+        // Now something is pending: the next send would pass the limit.
+        #expect(!stream.send([1]))
+        #expect(stream.isClosed)
+    }
+
     @Test func handlerRegisteredAfterTheEndRunsImmediately() {
         let stream = EventStream(maxPendingBytes: 1)
-        stream.send([1, 2])
+        stream.send([1])
+        stream.send([2])
         let reasons = Mailbox<EventStream.Termination>()
         stream.onTermination { reasons.post($0) }
         #expect(reasons.snapshot == [.overflow])

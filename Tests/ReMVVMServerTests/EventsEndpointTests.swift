@@ -99,6 +99,21 @@ import Testing
         #expect(try stalled.waitForEnd(timeout: .seconds(10)) == .aborted, "the stalled stream was dropped, not ended cleanly")
     }
 
+    @Test func aStateLargerThanTheSubscriberBacklogStillStreams() throws {
+        // Each event (~6 KB) is larger than the 1 KB backlog; a subscriber that keeps up must get
+        // them all, not be cut off at its first event and reconnect forever.
+        let live = try LiveServer(subscriberBacklogBytes: 1_024)
+        let login = #"{"type":"login","payload":{"firstName":"\#(String(repeating: "a", count: 6_000))","lastName":"B"}}"#
+        _ = try live.post(login, client: live.client())
+        let subscriber = try live.subscribe()
+        let first = try #require(try subscriber.nextEvent(timeout: .seconds(5)))
+        #expect(first.id == "1")
+        #expect(first.data.utf8.count > 6_000)
+        _ = try live.post(#"{"type":"increase"}"#, client: live.client())
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "2")
+        #expect(live.server.service.subscriberCount == 1)
+    }
+
     @Test func clientDisconnectingMidStreamIsForgottenAndOthersContinue() throws {
         let live = try LiveServer(heartbeat: .milliseconds(100))
         let leaving = try live.subscribe()

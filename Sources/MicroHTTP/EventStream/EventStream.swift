@@ -10,7 +10,9 @@
 ///   `docs/event-delivery.md`).
 /// - The backlog is bounded: a send that would make ``pendingBytes`` exceed
 ///   `maxPendingBytes` ends the stream with ``Termination/overflow``, drops the backlog and
-///   cuts the connection off.
+///   cuts the connection off. The bound is on how far a client lags, not on the size of one
+///   send: while nothing is pending, any send is accepted (so one event larger than the bound
+///   still reaches a client that keeps up, instead of cutting it off every time it connects).
 /// - Each ``onTermination(_:)`` handler runs exactly once, synchronously on the thread that
 ///   ends the stream — which may be inside your own `send` or `close` call. So do not call
 ///   `send`/`close` while holding a lock that a termination handler takes.
@@ -21,8 +23,9 @@ public final class EventStream: Sendable {
         /// The client disconnected (noticed at the next write, at the latest at the next heartbeat),
         /// the connection timed out while the client did not read, or the request was `HEAD`.
         case clientGone
-        /// The backlog would have exceeded `maxPendingBytes`: it is dropped and the connection
-        /// is cut off at once (reset, no chunked terminator), freeing the kernel's send queue too.
+        /// A send found bytes pending and would have taken the backlog past `maxPendingBytes`:
+        /// the backlog is dropped and the connection cut off at once (reset, no chunked
+        /// terminator), freeing the kernel's send queue too.
         case overflow
         /// ``EventStream/close()`` was called; what was queued is still delivered.
         case closed
@@ -41,7 +44,10 @@ public final class EventStream: Sendable {
         state = Lock(StreamState())
     }
 
-    /// Queues bytes for the client; returns false if the stream is already closed, or if the backlog would exceed maxPendingBytes — in that case the stream closes itself (reason .overflow): a stalled client can never grow memory without limit.
+    /// Queues bytes for the client; returns false if the stream is already closed, or if bytes are
+    /// already pending and the backlog would exceed `maxPendingBytes` — in that case the stream
+    /// closes itself (reason ``Termination/overflow``): a stalled client can never grow memory
+    /// without limit.
     ///
     /// The array is kept, not copied: sending one array to many streams stores it once. Never
     /// blocks: a send to a waiting connection costs one non-blocking write on the calling thread.
@@ -93,7 +99,8 @@ public final class EventStream: Sendable {
             if onlyIfIdle, state.pendingByteCount > 0 {
                 return .queued
             }
-            guard bytes.count <= maxPendingBytes - state.pendingByteCount else {
+            let pending = state.pendingByteCount
+            guard pending == 0 || bytes.count <= maxPendingBytes - pending else {
                 return .overflowed(state.end(.overflow, discardingBacklog: true))
             }
             guard !bytes.isEmpty else { return .queued }
