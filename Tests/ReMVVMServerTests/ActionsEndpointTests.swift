@@ -72,6 +72,26 @@ import Testing
         #expect(live.store.version == 0)
     }
 
+    @Test func bodyThatIsNotUTF8Answers400WhereverTheBadByteIs() throws {
+        let live = try LiveServer()
+        let bodies: [[UInt8]] = [
+            Array(#"{"type":"incr"#.utf8) + [0xFF] + Array(#"ase"}"#.utf8),
+            Array(#"[{"type":"incr"#.utf8) + [0xC3] + Array(#"ase"}]"#.utf8),
+            Array(#"{"type":"login","payload":{"firstName":""#.utf8) + [0xFF] + Array(#"","lastName":"B"}}"#.utf8),
+        ]
+        for body in bodies {
+            let response = try live.client().send(
+                method: "POST", path: "/actions", headers: [("Content-Type", "application/json")], body: body
+            )
+            #expect(response.status == 400)
+            #expect(response.problem?.detail.contains("UTF-8") == true)
+        }
+        // Valid non-ASCII text is fine.
+        let accepted = try live.post(#"{"type":"login","payload":{"firstName":"Zoë","lastName":"Łukasz"}}"#)
+        #expect(accepted.status == 200)
+        #expect(live.store.version == 1)
+    }
+
     @Test func unknownTypeAnswers422ListingTheKnownTypes() throws {
         let live = try LiveServer()
         let response = try live.post(#"{"type":"explode"}"#)

@@ -17,6 +17,10 @@ struct ActionBatchDecoder: Sendable {
         guard let first = body.first(where: { !Self.isJSONWhitespace($0) }) else {
             throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
         }
+        guard Self.isValidUTF8(body) else {
+            // JSON text is UTF-8 (RFC 8259): a body that is not is malformed wherever the bad byte is.
+            throw .malformedJSON("the body is not valid JSON: it is not valid UTF-8")
+        }
         do {
             if first == UInt8(ascii: "{"), let name = BareActionScanner.typeName(in: body) {
                 // An action without payload, decoded as the full path would: from an empty payload.
@@ -35,6 +39,14 @@ struct ActionBatchDecoder: Sendable {
         } catch {
             throw .malformedJSON("\(error)")
         }
+    }
+
+    /// Whether `body` is UTF-8; ASCII (most bodies) is checked without building a string.
+    static func isValidUTF8(_ body: [UInt8]) -> Bool {
+        if body.allSatisfy({ $0 < 0x80 }) {
+            return true
+        }
+        return String(validating: body, as: UTF8.self) != nil
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
