@@ -62,6 +62,7 @@ static struct {
     double connect_timeout;
     const char *json_path;
     double settle;
+    long threads;            /* reader threads while posting */
 } opt = {
     .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}",
     .connect_timeout = 30, .settle = 2,
@@ -80,6 +81,7 @@ static void usage(FILE *f) {
         "  --connect-timeout S     seconds to wait for every first event (default 30)\n"
         "  --settle S              seconds to wait for stragglers after the last post (default 2)\n"
         "  --json FILE             also write the results as one flat JSON object\n"
+        "  --threads T             reader threads while posting (default: online CPUs, at most 8)\n"
         "  --help\n");
 }
 
@@ -152,7 +154,7 @@ static void set_host(const char *arg) {
 }
 
 static void parse_options(int argc, char **argv) {
-    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_CTO, O_JSON, O_SETTLE, O_HELP };
+    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_HELP };
     static const struct option longopts[] = {
         {"host", required_argument, 0, O_HOST},
         {"port", required_argument, 0, O_PORT},
@@ -164,10 +166,13 @@ static void parse_options(int argc, char **argv) {
         {"connect-timeout", required_argument, 0, O_CTO},
         {"json", required_argument, 0, O_JSON},
         {"settle", required_argument, 0, O_SETTLE},
+        {"threads", required_argument, 0, O_THREADS},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
     set_host("127.0.0.1");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    opt.threads = cpus < 1 ? 1 : cpus > 8 ? 8 : cpus;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -185,6 +190,7 @@ static void parse_options(int argc, char **argv) {
         case O_CTO: opt.connect_timeout = parse_double("connect-timeout", optarg, 0, 86400, true); break;
         case O_JSON: opt.json_path = optarg; break;
         case O_SETTLE: opt.settle = parse_double("settle", optarg, 0, 3600, false); break;
+        case O_THREADS: opt.threads = parse_long("threads", optarg, 1, 64); break;
         case O_HELP: usage(stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -264,10 +270,11 @@ static double self_cpu_s(double *user, double *sys) {
 
 #define HIST_SUB 128
 #define HIST_BUCKETS ((64 - 6) * HIST_SUB)
-static uint64_t hist[HIST_BUCKETS];
-static uint64_t hist_n;
-static uint64_t lat_max_ns;
-static double lat_sum_us;
+/* Per reader thread (merged into the main thread's after the run). */
+static _Thread_local uint64_t hist[HIST_BUCKETS];
+static _Thread_local uint64_t hist_n;
+static _Thread_local uint64_t lat_max_ns;
+static _Thread_local double lat_sum_us;
 
 static int hist_index(uint64_t us) {
     if (us < HIST_SUB) return (int)us;
@@ -545,6 +552,7 @@ typedef struct {
     uint8_t st, tries, ch, sse;
     uint8_t chunked, got_first, counted, ended;
     uint8_t fieldlen, has_id, has_data, id_digits;
+    uint8_t reader;           /* the reader thread that polls it while posting (0: main) */
     uint16_t reqoff, headlen;
     char field[8];
     char *head;
@@ -556,13 +564,15 @@ typedef struct {
 } sub_t;
 
 static sub_t *subs;
-static int ep;
+static _Thread_local int ep; /* each reader thread polls its own share of the subscribers */
 static char *get_request;
 static size_t get_request_len;
 static uint32_t *queue;
 static size_t q_head, q_tail;
 
-static struct {
+/* Per reader thread: phase 1 runs on the main thread alone; while posting, each reader thread
+   counts into its own copy, and the main thread adds them up afterwards (merge_reader_stats). */
+typedef struct {
     int phase;                /* 1 connecting, 2 posting + settle */
     uint64_t arrival_ns;      /* when the current read returned */
     long inflight;            /* started, no first event yet, not closed */
@@ -578,7 +588,8 @@ static struct {
     uint64_t received, unexpected;
     uint64_t *pending;        /* (version, arrival) pairs not yet mappable to a post */
     size_t pending_n, pending_cap;
-} g;
+} stats_t;
+static _Thread_local stats_t g;
 
 static void pending_push(uint64_t version, uint64_t t) {
     if (g.pending_n == g.pending_cap) {
@@ -816,7 +827,7 @@ static void sub_head_done(sub_t *s) {
     s->st = S_BODY;
 }
 
-static char readbuf[READ_BUF];
+static _Thread_local char readbuf[READ_BUF];
 
 static void sub_readable(sub_t *s) {
     ssize_t n = read(s->fd, readbuf, sizeof readbuf);
@@ -922,7 +933,7 @@ static bool sub_start(uint32_t idx) {
 }
 
 #define MAX_EVENTS 1024
-static struct epoll_event evs[MAX_EVENTS];
+static _Thread_local struct epoll_event evs[MAX_EVENTS];
 
 static void poll_once(int timeout_ms) {
     int n = epoll_wait(ep, evs, MAX_EVENTS, timeout_ms);
@@ -948,6 +959,124 @@ static int ms_until(uint64_t t, int cap) {
     if (t <= n) return 0;
     uint64_t ms = (t - n + 999999) / 1000000;
     return ms > (uint64_t)cap ? cap : (int)ms;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* reading while posting, on one or more threads */
+
+/* Polls this thread's subscribers until posting is over and either every one of them has the
+   last posted version or the settle time has passed. */
+static void read_until_settled(uint8_t reader) {
+    long n = opt.subscribers;
+    uint64_t settle_deadline = 0;
+    uint64_t next_check = 0;
+    while (!interrupted) {
+        if (!settle_deadline && atomic_load(&poster_done)) {
+            settle_deadline = now_ns() + (uint64_t)(opt.settle * 1e9);
+            next_check = 0;
+        }
+        if (settle_deadline) {
+            uint64_t t = now_ns();
+            if (t >= settle_deadline) break;
+            if (t >= next_check) { /* all done early? every live counted subscriber has the last version */
+                next_check = t + 20000000;
+                bool all = true;
+                for (long i = 0; i < n && all; i++)
+                    if (subs[i].reader == reader && subs[i].counted && subs[i].st == S_BODY &&
+                        subs[i].last_id < post.vmax)
+                        all = false;
+                if (all) break;
+            }
+            poll_once(ms_until(settle_deadline, 20));
+        } else {
+            poll_once(50);
+        }
+    }
+}
+
+/* What a reader thread hands back: its counters and its latency histogram. */
+typedef struct {
+    pthread_t thread;
+    int epoll;
+    uint8_t index;
+    stats_t stats;
+    uint64_t *hist;
+    uint64_t hist_n, lat_max_ns;
+    double lat_sum_us;
+} reader_t;
+
+static void *reader_main(void *arg) {
+    reader_t *r = arg;
+    ep = r->epoll;
+    g.phase = 2;
+    read_until_settled(r->index);
+    r->stats = g;
+    memcpy(r->hist, hist, sizeof hist);
+    r->hist_n = hist_n;
+    r->lat_max_ns = lat_max_ns;
+    r->lat_sum_us = lat_sum_us;
+    return NULL;
+}
+
+/* Adds a finished reader thread's figures to this (the main) thread's. */
+static void merge_reader_stats(const reader_t *r) {
+    const stats_t *o = &r->stats;
+    g.drops += o->drops;
+    g.closed_clean += o->closed_clean;
+    g.failed += o->failed;
+    for (int i = 0; i < E_COUNT; i++) g.errs[i] += o->errs[i];
+    if (o->last_bad_status) g.last_bad_status = o->last_bad_status;
+    if (o->last_error[0]) memcpy(g.last_error, o->last_error, sizeof g.last_error);
+    g.events_total += o->events_total;
+    g.events_run += o->events_run;
+    g.reads_total += o->reads_total;
+    g.reads_run += o->reads_run;
+    g.bytes_total += o->bytes_total;
+    g.bytes_run += o->bytes_run;
+    g.heartbeats += o->heartbeats;
+    g.ooo += o->ooo;
+    g.dups += o->dups;
+    g.gaps += o->gaps;
+    g.noid += o->noid;
+    g.received += o->received;
+    g.unexpected += o->unexpected;
+    for (size_t i = 0; i < o->pending_n; i++) pending_push(o->pending[2 * i], o->pending[2 * i + 1]);
+    free(o->pending);
+    for (int i = 0; i < HIST_BUCKETS; i++) hist[i] += r->hist[i];
+    hist_n += r->hist_n;
+    if (r->lat_max_ns > lat_max_ns) lat_max_ns = r->lat_max_ns;
+    lat_sum_us += r->lat_sum_us;
+}
+
+/* Gives reader thread k (1...count-1) every subscriber i with i % count == k that is reading its
+   body, moving it from this thread's epoll set to the reader's, and starts the threads. The
+   others stay with the main thread (reader 0). Returns how many threads started. */
+static long start_readers(reader_t *readers, long count) {
+    for (long k = 1; k < count; k++) {
+        readers[k].index = (uint8_t)k;
+        readers[k].epoll = epoll_create1(EPOLL_CLOEXEC);
+        readers[k].hist = calloc(HIST_BUCKETS, sizeof(uint64_t));
+        if (readers[k].epoll < 0 || !readers[k].hist) { fprintf(stderr, "sse-fanout: cannot set up readers\n"); exit(1); }
+    }
+    for (long i = 0; i < opt.subscribers; i++) {
+        sub_t *s = &subs[i];
+        long k = i % count;
+        if (k == 0 || s->fd < 0 || (s->st != S_BODY && s->st != S_HEAD)) continue;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(ep, EPOLL_CTL_DEL, s->fd, NULL) != 0 ||
+            epoll_ctl(readers[k].epoll, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
+            perror("sse-fanout: moving a subscriber to its reader thread");
+            exit(1);
+        }
+        s->reader = (uint8_t)k;
+    }
+    for (long k = 1; k < count; k++) {
+        if (pthread_create(&readers[k].thread, NULL, reader_main, &readers[k]) != 0) {
+            fprintf(stderr, "sse-fanout: cannot start reader thread %ld\n", k);
+            exit(1);
+        }
+    }
+    return count - 1;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1079,10 +1208,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sse-fanout: %ld/%ld subscribers have their first event after %.2f s%s\n", connected, n,
             (double)(t_connected - t_start) / 1e9, connected ? "; posting" : "");
 
-    /* phase 2: post from a second thread, keep reading here */
+    /* phase 2: post from a second thread, keep reading here and on the other reader threads */
     double cpu_run0 = self_cpu_s(NULL, NULL);
     double srv_cpu0 = read_proc_cpu_s(opt.server_pid);
     g.phase = 2;
+    long reader_count = opt.threads < n ? opt.threads : n;
+    reader_t *readers = calloc((size_t)reader_count, sizeof *readers);
+    if (!readers) { fprintf(stderr, "sse-fanout: out of memory\n"); return 1; }
+    long readers_started = (connected > 0 && !interrupted) ? start_readers(readers, reader_count) : 0;
     uint64_t t_post = now_ns();
     pthread_t poster;
     bool poster_started = false;
@@ -1096,28 +1229,14 @@ int main(int argc, char **argv) {
     } else {
         atomic_store(&poster_done, true);
     }
-    uint64_t settle_deadline = 0;
-    uint64_t next_check = 0;
-    while (!interrupted) {
-        if (!settle_deadline && atomic_load(&poster_done)) {
-            settle_deadline = now_ns() + (uint64_t)(opt.settle * 1e9);
-            next_check = 0;
-        }
-        if (settle_deadline) {
-            uint64_t t = now_ns();
-            if (t >= settle_deadline) break;
-            if (t >= next_check) { /* all done early? every live counted subscriber has the last version */
-                next_check = t + 20000000;
-                bool all = true;
-                for (long i = 0; i < n && all; i++)
-                    if (subs[i].counted && subs[i].st == S_BODY && subs[i].last_id < post.vmax) all = false;
-                if (all) break;
-            }
-            poll_once(ms_until(settle_deadline, 20));
-        } else {
-            poll_once(50);
-        }
+    read_until_settled(0);
+    for (long k = 1; k <= readers_started; k++) {
+        pthread_join(readers[k].thread, NULL);
+        merge_reader_stats(&readers[k]);
+        close(readers[k].epoll);
+        free(readers[k].hist);
     }
+    free(readers);
     if (poster_started) pthread_join(poster, NULL);
     uint64_t t_end = now_ns();
     double cpu_run = self_cpu_s(NULL, NULL) - cpu_run0;
@@ -1188,8 +1307,8 @@ int main(int argc, char **argv) {
     else
         printf("latency     n/a (no events for posted versions)\n");
     printf("reads       %" PRIu64 " (avg %.1f events per read, %.1f MB)   heartbeats %" PRIu64
-           "   [posting+settle phase, %.2f s]\n", g.reads_run, epr, (double)g.bytes_run / 1048576.0,
-           g.heartbeats, run_s);
+           "   [posting+settle phase, %.2f s, %ld reader threads]\n", g.reads_run, epr,
+           (double)g.bytes_run / 1048576.0, g.heartbeats, run_s, reader_count);
     char b1[32], b2[32], b3[32];
     fmt_mb(b1, sizeof b1, rss_before);
     fmt_mb(b2, sizeof b2, rss_connected);
@@ -1235,6 +1354,7 @@ int main(int argc, char **argv) {
         json_num(f, "reads", (double)g.reads_run, 0, false);
         json_num(f, "events_per_read", epr, 3, false);
         json_num(f, "heartbeats", (double)g.heartbeats, 0, false);
+        json_num(f, "reader_threads", (double)reader_count, 0, false);
         json_num(f, "rss_before_kb", (double)rss_before, 0, false);
         json_num(f, "rss_connected_kb", (double)rss_connected, 0, false);
         json_num(f, "rss_after_kb", (double)rss_after, 0, false);
