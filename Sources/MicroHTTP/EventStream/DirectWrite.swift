@@ -10,8 +10,9 @@ enum DirectWriteOutcome {
     case written
     /// Nothing went out: the socket's send buffer is full.
     case wouldBlock
-    /// Only the beginning went out; these bytes must follow before anything else.
-    case partial(remainder: [UInt8])
+    /// Only the beginning went out; these bytes must follow before anything else. A slice of
+    /// the written buffer, so going on with a large write never copies what is left.
+    case partial(remainder: ArraySlice<UInt8>)
     /// The socket failed (the client is gone); carries `errno`.
     case failed(Int32)
 }
@@ -46,7 +47,7 @@ extension ConnectionHandle {
                         var framed = Array(UnsafeBufferPointer(start: header.baseAddress, count: headerLength))
                         framed.append(contentsOf: bytes)
                         framed.append(contentsOf: Self.crlf)
-                        return Array(framed[$0...])
+                        return framed[$0...]
                     }
                 }
             }
@@ -67,11 +68,11 @@ extension ConnectionHandle {
     }
 
     /// Writes raw bytes (the rest of a chunk a direct write began) in one non-blocking `send`.
-    func writeRaw(_ bytes: [UInt8]) -> DirectWriteOutcome {
+    func writeRaw(_ bytes: ArraySlice<UInt8>) -> DirectWriteOutcome {
         let sent = bytes.withUnsafeBytes { raw in
             send(socket, raw.baseAddress, raw.count, Self.flags)
         }
-        return Self.outcome(sent: sent, total: bytes.count) { Array(bytes[$0...]) }
+        return Self.outcome(sent: sent, total: bytes.count) { bytes.dropFirst($0) }
     }
 
     private static let crlf: [UInt8] = [0x0D, 0x0A]
@@ -79,7 +80,11 @@ extension ConnectionHandle {
     /// Never block the calling thread; a closed peer gives EPIPE, not SIGPIPE.
     private static let flags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
 
-    private static func outcome(sent: Int, total: Int, remainder: (Int) -> [UInt8]) -> DirectWriteOutcome {
+    private static func outcome(
+        sent: Int,
+        total: Int,
+        remainder: (Int) -> ArraySlice<UInt8>
+    ) -> DirectWriteOutcome {
         if sent == total {
             return .written
         }

@@ -57,7 +57,7 @@ struct StreamState: Sendable {
     /// Whether the socket was set up for direct writes (done at the first suspension).
     var isSocketPrepared = false
     /// The rest of a chunk that a direct write began.
-    var unfinishedChunk: [UInt8]?
+    var unfinishedChunk: ArraySlice<UInt8>?
     /// The ``WritableWatcher`` token while the socket is watched for `unfinishedChunk`.
     var watchToken: UInt64?
     /// A direct write failed or had to be given up: the reader ends the response with an
