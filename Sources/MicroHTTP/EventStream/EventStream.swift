@@ -96,10 +96,10 @@ public final class EventStream: Sendable {
         let maxPendingBytes = maxPendingBytes
         let outcome: EnqueueOutcome = state.withLock { state in
             guard state.termination == nil else { return .refused }
-            if onlyIfIdle, state.pendingByteCount > 0 {
+            let pending = state.pendingByteCount
+            if onlyIfIdle, pending > 0 {
                 return .queued
             }
-            let pending = state.pendingByteCount
             guard pending == 0 || bytes.count <= maxPendingBytes - pending else {
                 return .overflowed(state.end(.overflow, discardingBacklog: true))
             }

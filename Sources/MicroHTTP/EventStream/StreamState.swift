@@ -144,9 +144,7 @@ struct StreamState: Sendable {
             }
         case .partial(let rest):
             unfinishedChunk = rest
-            if server?.writableWatcher.rearm(token, socket: connection.socket) != true {
-                breakConnection()
-            }
+            fallthrough
         case .wouldBlock:
             if server?.writableWatcher.rearm(token, socket: connection.socket) != true {
                 breakConnection()
