@@ -46,25 +46,21 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------------- mirror ----
-# First "…/debian" URI in the host's apt sources (one-line or deb822 format).
-detect_mirror() {
+# Every URI in the host's apt sources (one-line or deb822 format), without trailing slashes
+# and without snapshot.debian.org ones.
+apt_source_uris() {
     local files=() f
     for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
         [ -f "$f" ] && files+=("$f")
     done
     [ "${#files[@]}" -gt 0 ] || return 0
-    grep -hoE '(https?|file)://[^ ]+' "${files[@]}" 2>/dev/null \
-        | grep -vE 'security|snapshot' | sed 's:/*$::' | grep -E '/debian$' | head -n1
+    grep -hoE '(https?|file)://[^ ]+' "${files[@]}" 2>/dev/null | grep -v snapshot | sed 's:/*$::'
 }
-detect_security_mirror() {
-    local files=() f
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] && files+=("$f")
-    done
-    [ "${#files[@]}" -gt 0 ] || return 0
-    grep -hoE '(https?|file)://[^ ]+' "${files[@]}" 2>/dev/null \
-        | grep -v snapshot | sed 's:/*$::' | grep -E '/debian-security$' | head -n1
-}
+# First "…/debian" URI (not a security one), and first "…/debian-security" URI. Print nothing
+# and succeed when there is none: the callers fall back to their defaults (under pipefail a grep
+# without a match would otherwise stop the script).
+detect_mirror() { apt_source_uris | grep -v security | grep -E '/debian$' | head -n1 || true; }
+detect_security_mirror() { apt_source_uris | grep -E '/debian-security$' | head -n1 || true; }
 
 image_exists() { [ "$FORCE" != 1 ] && podman image exists "$1"; }
 
