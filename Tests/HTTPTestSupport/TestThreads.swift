@@ -59,3 +59,14 @@ private func testThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutabl
     }
     return nil
 }
+
+/// Polls `condition` (yielding the processor in between) until it holds; `false` if it still
+/// does not at the deadline.
+public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        sched_yield()
+    }
+    return true
+}

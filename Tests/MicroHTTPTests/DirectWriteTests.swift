@@ -164,13 +164,9 @@ private func waitUntilWaiting(_ stream: EventStream) throws {
     }
 }
 
-/// Polls `condition` (yielding the processor in between) until it holds; throws at the deadline.
+/// ``HTTPTestSupport/waitUntil(timeout:_:)`` that throws at the deadline, naming what it waited for.
 private func waitUntil(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw TestHTTPError(code: .timeout, message: "Timed out waiting until \(what)")
-        }
-        sched_yield()
+    guard HTTPTestSupport.waitUntil(timeout: timeout, condition) else {
+        throw TestHTTPError(code: .timeout, message: "Timed out waiting until \(what)")
     }
 }

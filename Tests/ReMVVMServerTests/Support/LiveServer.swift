@@ -67,12 +67,7 @@ final class LiveServer: Sendable {
 
     /// Waits until `condition` holds, checking as events arrive; false at the deadline.
     func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            sched_yield()
-        }
-        return true
+        HTTPTestSupport.waitUntil(timeout: .seconds(seconds), condition)
     }
 }
 
