@@ -125,9 +125,11 @@ viewmodel_rps=$(max_of "${viewmodels[@]}")
 post_rps=$(max_of "${posts[@]}")
 
 echo "== event fan-out"
-# fanout SUBSCRIBERS RATE [RUN]: one scenario against a fresh server.
+# fanout SUBSCRIBERS RATE [RUN]: one scenario against a fresh server; its name joins FANOUT_RUNS.
+FANOUT_RUNS=()
 fanout() {
     local subscribers=$1 rate=$2 name="fanout-$1-$2${3:+-r$3}"
+    FANOUT_RUNS+=("$name")
     start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level notice \
         --connection-limit 20000
     local pid=$SERVER_PID
@@ -142,7 +144,6 @@ fanout 1000 100
 # little about its spread.
 for run in 1 2 3; do fanout 10000 10 "$run"; done
 fanout 10000 100
-FANOUT_RUNS="fanout-1000-10 fanout-1000-100 fanout-10000-10-r1 fanout-10000-10-r2 fanout-10000-10-r3 fanout-10000-100"
 
 # stream_writes LOG: the share of event-stream sends written straight to the socket, from the
 # HTTP server's line at shutdown.
@@ -181,7 +182,7 @@ printf "  %-34s %9s     %-10s   %-9s %s\n" "POST /actions {\"type\":\"increase\"
 echo
 echo "Event fan-out (${DURATION} s of posting)"
 printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %-16s %-16s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s" "encodes/version" "POST RTT avg ms" "direct writes"
-for f in $FANOUT_RUNS; do
+for f in "${FANOUT_RUNS[@]}"; do
     j="$OUT/$f.json"
     printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %-16s %-16s %s\n" \
         "$(json_get "$j" subscribers)" "$(json_get "$j" rate)" \
@@ -213,7 +214,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
     echo "           \"rounds\": {\"baseline\": [$(IFS=,; echo "${baselines[*]}")], \"state\": [$(IFS=,; echo "${states[*]}")], \"viewmodel\": [$(IFS=,; echo "${viewmodels[*]}")], \"post\": [$(IFS=,; echo "${posts[*]}")]},"
     echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline")},"
-    for f in $FANOUT_RUNS fanout-large; do
+    for f in "${FANOUT_RUNS[@]}" fanout-large; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
