@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
             (e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config \
             file (keys: host, port, workerThreads, maxBodyBytes, connectionLimit, \
             connectionTimeoutSeconds, connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, \
-            logLevel), then the \
+            subscriberSendBufferBytes, directStreamWrites, reconnectDelayMilliseconds, logLevel), then the \
             built-in default. SIGINT or SIGTERM stops accepting, ends every event stream cleanly, lets \
             in-flight requests finish and exits 0.
             """
@@ -57,6 +57,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Bytes of events a subscriber may fall behind before it is disconnected. (default: 1048576)")
     var subscriberBacklogBytes: Int?
+
+    @Option(help: "Kernel send buffer of each event-stream socket in bytes (SO_SNDBUF); bounds what a client that stops reading holds in the kernel. 0 = the kernel's automatic sizing. (default: 65536)")
+    var subscriberSendBufferBytes: Int?
+
+    @Option(help: ArgumentHelp(
+        "Write events straight to a waiting stream's socket instead of through libmicrohttpd: true or false. (default: true)",
+        valueName: "bool"
+    ))
+    var directStreamWrites: Bool?
+
+    @Option(help: "Reconnect delay sent to event subscribers as `retry:` in their first event, in milliseconds. (default: 1000)")
+    var reconnectDelayMilliseconds: Int?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String?
@@ -109,6 +121,9 @@ struct ServeCommand: AsyncParsableCommand {
         set(.connectionMemoryBytes, connectionMemoryBytes.map { .int($0) })
         set(.heartbeatSeconds, heartbeatSeconds.map { .int($0) })
         set(.subscriberBacklogBytes, subscriberBacklogBytes.map { .int($0) })
+        set(.subscriberSendBufferBytes, subscriberSendBufferBytes.map { .int($0) })
+        set(.directStreamWrites, directStreamWrites.map { .bool($0) })
+        set(.reconnectDelayMilliseconds, reconnectDelayMilliseconds.map { .int($0) })
         set(.logLevel, logLevel.map { .string($0) })
 
         return try await ServerSettings.load(

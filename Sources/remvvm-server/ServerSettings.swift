@@ -17,13 +17,17 @@ struct ServerSettings: Equatable {
     var connectionMemoryBytes = 8 * 1024
     var heartbeatSeconds = 15
     var subscriberBacklogBytes = 1 << 20
+    var subscriberSendBufferBytes = 64 * 1024
+    var directStreamWrites = true
+    var reconnectDelayMilliseconds = 1000
     var logLevel = Logger.Level.info
 
     /// The configuration keys, as in the JSON file; environment variables are `REMVVM_` + the key in
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
     enum Key: String, CaseIterable {
         case host, port, workerThreads, maxBodyBytes, connectionLimit, connectionTimeoutSeconds
-        case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, logLevel
+        case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
+        case directStreamWrites, reconnectDelayMilliseconds, logLevel
     }
 
     /// Reads every key from `config`, which must end with the built-in defaults, so any failure is an
@@ -38,6 +42,9 @@ struct ServerSettings: Equatable {
         connectionMemoryBytes = try Self.int(config, .connectionMemoryBytes, in: 4_096...(1 << 20))
         heartbeatSeconds = try Self.int(config, .heartbeatSeconds, in: 1...3_600)
         subscriberBacklogBytes = try Self.int(config, .subscriberBacklogBytes, in: 1_024...(1 << 30))
+        subscriberSendBufferBytes = try Self.int(config, .subscriberSendBufferBytes, in: 0...(64 << 20))
+        directStreamWrites = try Self.bool(config, .directStreamWrites)
+        reconnectDelayMilliseconds = try Self.int(config, .reconnectDelayMilliseconds, in: 0...3_600_000)
         let level = try Self.string(config, .logLevel)
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw SettingsError(key: .logLevel, message: "\"\(level)\" is not a log level; use one of "
@@ -54,6 +61,7 @@ struct ServerSettings: Equatable {
         let settings = ServerSettings()
         func int(_ value: Int) -> ConfigValue { ConfigValue(.int(value), isSecret: false) }
         func string(_ value: String) -> ConfigValue { ConfigValue(.string(value), isSecret: false) }
+        func bool(_ value: Bool) -> ConfigValue { ConfigValue(.bool(value), isSecret: false) }
         return [
             AbsoluteConfigKey([Key.host.rawValue]): string(settings.host),
             AbsoluteConfigKey([Key.port.rawValue]): int(settings.port),
@@ -64,6 +72,9 @@ struct ServerSettings: Equatable {
             AbsoluteConfigKey([Key.connectionMemoryBytes.rawValue]): int(settings.connectionMemoryBytes),
             AbsoluteConfigKey([Key.heartbeatSeconds.rawValue]): int(settings.heartbeatSeconds),
             AbsoluteConfigKey([Key.subscriberBacklogBytes.rawValue]): int(settings.subscriberBacklogBytes),
+            AbsoluteConfigKey([Key.subscriberSendBufferBytes.rawValue]): int(settings.subscriberSendBufferBytes),
+            AbsoluteConfigKey([Key.directStreamWrites.rawValue]): bool(settings.directStreamWrites),
+            AbsoluteConfigKey([Key.reconnectDelayMilliseconds.rawValue]): int(settings.reconnectDelayMilliseconds),
             AbsoluteConfigKey([Key.logLevel.rawValue]): string(settings.logLevel.rawValue),
         ]
     }
@@ -104,6 +115,8 @@ struct ServerSettings: Equatable {
         http.connectionTimeoutSeconds = connectionTimeoutSeconds
         http.connectionMemoryLimit = connectionMemoryBytes
         http.heartbeatInterval = .seconds(heartbeatSeconds)
+        http.streamSendBufferBytes = subscriberSendBufferBytes
+        http.directStreamWrites = directStreamWrites
         return http
     }
 
@@ -111,6 +124,7 @@ struct ServerSettings: Equatable {
     var service: ServiceConfiguration {
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
+        service.reconnectDelay = .milliseconds(reconnectDelayMilliseconds)
         return service
     }
 
@@ -119,6 +133,14 @@ struct ServerSettings: Equatable {
             return try config.requiredString(forKey: ConfigKey(key.rawValue))
         } catch {
             throw SettingsError(key: key, message: "expected text (\(error))")
+        }
+    }
+
+    private static func bool(_ config: ConfigReader, _ key: Key) throws(SettingsError) -> Bool {
+        do {
+            return try config.requiredBool(forKey: ConfigKey(key.rawValue))
+        } catch {
+            throw SettingsError(key: key, message: "expected true or false (\(error))")
         }
     }
 

@@ -9,8 +9,11 @@ public final class SSEClient {
     public let status: Int
     /// The response header fields.
     public let headers: TestHTTPHeaders
-    /// Comment lines received so far (heartbeats are comments with empty text).
+    /// Comment lines received so far (heartbeats are `: ping`).
     public private(set) var comments: [String] = []
+    /// Blank lines that ended no event (nothing since the previous blank line but comments):
+    /// some clients (httpx-sse) dispatch an empty event for each.
+    public private(set) var emptyBlocks = 0
     /// HTTP chunks received so far: events sent together arrive in one chunk.
     public private(set) var chunksReceived = 0
     /// How the stream ended, once it has; `nil` while it is open.
@@ -94,6 +97,7 @@ public final class SSEClient {
     /// Applies one line to the event being built; returns an item when one is complete.
     private func consume(_ line: String) -> SSEItem? {
         if line.isEmpty {
+            if !hasFields { emptyBlocks += 1 }
             defer {
                 current = SSEEvent(data: "")
                 hasDataField = false

@@ -82,13 +82,21 @@ import Testing
         #expect(client.connectionsOpened == 1)
     }
 
-    @Test func heartbeatCommentsArrive() throws {
+    @Test func heartbeatsAreSingleCommentLinesThatNeverMakeAnEmptyEvent() throws {
         let server = try StreamingServer { $0.heartbeatInterval = .milliseconds(200) }
-        let (client, _) = try server.subscribe()
+        let (client, stream) = try server.subscribe()
         for _ in 0..<2 {
-            #expect(try client.nextItem(timeout: .seconds(5)) == .comment(""))
+            #expect(try client.nextItem(timeout: .seconds(5)) == .comment("ping"))
         }
-        #expect(client.comments == ["", ""])
+        #expect(client.comments == ["ping", "ping"])
+        // No blank line follows a heartbeat: the next thing a parser dispatches is a real event.
+        stream.send(sseEvent(id: 7, data: "after"))
+        var next = try client.nextItem(timeout: .seconds(5))
+        while next == .comment("ping") {
+            next = try client.nextItem(timeout: .seconds(5))
+        }
+        #expect(next == .event(SSEEvent(id: "7", event: "state", data: "after")))
+        #expect(client.emptyBlocks == 0)
     }
 
     @Test func clientLeavingMidStreamTerminatesWithClientGone() throws {

@@ -4,15 +4,42 @@ import Glibc
 import Musl
 #endif
 
+/// The part of an HTTP/1.1 chunk that a direct write has not sent yet: what is left of the size
+/// line, of the payload and of the closing CRLF.
+///
+/// The payload is a slice of the array that was sent, so a chunk that one broadcast hands to
+/// thousands of streams is stored once however many of them a full socket leaves unfinished:
+/// only the size line (at most 18 bytes) is copied.
+struct UnfinishedChunk: Sendable {
+    var sizeLine: ArraySlice<UInt8>
+    var payload: ArraySlice<UInt8>
+    /// Bytes of the closing CRLF still to send (0...2).
+    var trailer: Int
+
+    /// Bytes still to send.
+    var count: Int { sizeLine.count + payload.count + trailer }
+
+    /// Drops the first `sent` bytes (sent successfully).
+    mutating func advance(by sent: Int) {
+        var sent = sent
+        let fromSizeLine = min(sent, sizeLine.count)
+        sizeLine = sizeLine.dropFirst(fromSizeLine)
+        sent -= fromSizeLine
+        let fromPayload = min(sent, payload.count)
+        payload = payload.dropFirst(fromPayload)
+        sent -= fromPayload
+        trailer -= min(sent, trailer)
+    }
+}
+
 /// What became of one non-blocking write straight to a stream's socket.
 enum DirectWriteOutcome {
     /// Everything went out.
     case written
     /// Nothing went out: the socket's send buffer is full.
     case wouldBlock
-    /// Only the beginning went out; these bytes must follow before anything else. A slice of
-    /// the written buffer, so going on with a large write never copies what is left.
-    case partial(remainder: ArraySlice<UInt8>)
+    /// Only the beginning went out; the rest must follow before anything else.
+    case partial(remainder: UnfinishedChunk)
     /// The socket failed (the client is gone); carries `errno`.
     case failed(Int32)
 }
@@ -28,30 +55,64 @@ extension ConnectionHandle {
         precondition(!bytes.isEmpty, "an empty chunk would end the body")
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { header in
             let headerLength = Self.encodeChunkHeader(bytes.count, into: header)
-            return bytes.withUnsafeBytes { payload in
-                Self.crlf.withUnsafeBytes { trailer in
-                    var parts = [
-                        iovec(iov_base: header.baseAddress, iov_len: headerLength),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: trailer.baseAddress), iov_len: trailer.count),
-                    ]
-                    let total = headerLength + payload.count + trailer.count
-                    let sent = parts.withUnsafeMutableBufferPointer { vectors in
-                        var message = msghdr()
-                        message.msg_iov = vectors.baseAddress
-                        message.msg_iovlen = vectors.count
-                        return sendmsg(socket, &message, Self.flags)
-                    }
-                    return Self.outcome(sent: sent, total: total) {
-                        // Rare (a full send buffer mid-chunk): only then is the chunk copied.
-                        var framed = Array(UnsafeBufferPointer(start: header.baseAddress, count: headerLength))
-                        framed.append(contentsOf: bytes)
-                        framed.append(contentsOf: Self.crlf)
-                        return framed[$0...]
-                    }
-                }
+            let sizeLine = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[..<headerLength])
+            let sent = bytes.withUnsafeBytes { payload in
+                send(sizeLine: sizeLine, payload: payload, trailer: 2)
+            }
+            return Self.outcome(sent: sent, total: headerLength + bytes.count + 2) {
+                // Rare (a full send buffer mid-chunk): only the size line is copied.
+                UnfinishedChunk(sizeLine: ArraySlice(sizeLine), payload: bytes[...], trailer: 2)
             }
         }
+    }
+
+    /// Writes what is left of a chunk in one non-blocking `sendmsg`.
+    func writeRemainder(_ chunk: UnfinishedChunk) -> DirectWriteOutcome {
+        let sent = chunk.sizeLine.withUnsafeBytes { sizeLine in
+            chunk.payload.withUnsafeBytes { payload in
+                send(sizeLine: sizeLine, payload: payload, trailer: chunk.trailer)
+            }
+        }
+        return Self.outcome(sent: sent, total: chunk.count) { chunk }
+    }
+
+    /// One `sendmsg` of a size line, a payload and the last `trailer` bytes of a CRLF.
+    private func send(sizeLine: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, trailer: Int) -> Int {
+        Self.crlf.withUnsafeBytes { crlf in
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { vectors in
+                vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: sizeLine.baseAddress), iov_len: sizeLine.count)
+                vectors[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count)
+                vectors[2] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: crlf.baseAddress.map { $0 + (2 - trailer) }),
+                    iov_len: trailer
+                )
+                var message = msghdr()
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = vectors.count
+                return sendmsg(socket, &message, Self.flags)
+            }
+        }
+    }
+
+    /// Turns a `sendmsg` result into an outcome; `unsent` gives the chunk before the write, to
+    /// be advanced past what went out.
+    private static func outcome(sent: Int, total: Int, unsent: () -> UnfinishedChunk) -> DirectWriteOutcome {
+        if sent == total {
+            return .written
+        }
+        if sent > 0 {
+            var rest = unsent()
+            rest.advance(by: sent)
+            return .partial(remainder: rest)
+        }
+        if sent == 0 {
+            return .wouldBlock
+        }
+        let error = errno
+        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR {
+            return .wouldBlock
+        }
+        return .failed(error)
     }
 
     /// Makes every direct write leave at once: no corking, no Nagle delay.
@@ -67,36 +128,19 @@ extension ConnectionHandle {
         _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, size)
     }
 
-    /// Writes raw bytes (the rest of a chunk a direct write began) in one non-blocking `send`.
-    func writeRaw(_ bytes: ArraySlice<UInt8>) -> DirectWriteOutcome {
-        let sent = bytes.withUnsafeBytes { raw in
-            send(socket, raw.baseAddress, raw.count, Self.flags)
-        }
-        return Self.outcome(sent: sent, total: bytes.count) { bytes.dropFirst($0) }
+    /// Caps the kernel's send buffer of this socket at `bytes` (Linux doubles the value for its
+    /// bookkeeping and stops growing the buffer on its own). What a client that stops reading
+    /// can hold in the kernel is then bounded, as the stream's backlog bounds what it holds in
+    /// ours. Ignored if the system refuses.
+    func limitSendBuffer(to bytes: Int) {
+        var size = Int32(clamping: bytes)
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
     private static let crlf: [UInt8] = [0x0D, 0x0A]
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
     /// Never block the calling thread; a closed peer gives EPIPE, not SIGPIPE.
     private static let flags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
-
-    private static func outcome(
-        sent: Int,
-        total: Int,
-        remainder: (Int) -> ArraySlice<UInt8>
-    ) -> DirectWriteOutcome {
-        if sent == total {
-            return .written
-        }
-        if sent >= 0 {
-            return sent == 0 ? .wouldBlock : .partial(remainder: remainder(sent))
-        }
-        let error = errno
-        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR {
-            return .wouldBlock
-        }
-        return .failed(error)
-    }
 
     /// Writes `size` in lower-case hex plus CRLF; returns the length.
     private static func encodeChunkHeader(_ size: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {

@@ -14,8 +14,12 @@ extension EventStream {
             guard !state.wasAttached else { return false }
             state.wasAttached = true
             let socket = cmhd_connection_socket(connection)
-            state.connection = ConnectionHandle(pointer: connection, socket: socket)
-            state.allowsDirectWrites = chunked && socket >= 0
+            let handle = ConnectionHandle(pointer: connection, socket: socket)
+            if socket >= 0, server.streamSendBufferBytes > 0 {
+                handle.limitSendBuffer(to: server.streamSendBufferBytes)
+            }
+            state.connection = handle
+            state.allowsDirectWrites = chunked && socket >= 0 && server.allowsDirectStreamWrites
             state.server = server
             return true
         }
@@ -36,12 +40,14 @@ extension EventStream {
             }
             if !state.backlog.isEmpty {
                 state.server?.writeCounters.countThroughLibmicrohttpd()
-                return state.backlog.dequeue(into: buffer)
+                let taken = state.backlog.dequeue(into: buffer)
+                state.deliveredBytes += taken
+                return taken
             }
             switch state.termination {
             case nil:
                 break
-            case .overflow:
+            case .overflow, .stalled:
                 // Also when the overflow came before the stream was attached.
                 state.connection?.abort()
                 return cmhd_content_reader_end_with_error()
@@ -63,13 +69,25 @@ extension EventStream {
             // connection and leaves its socket alone: sends may write to it directly.
             state.isSuspended = true
             MHD_suspend_connection(connection.pointer)
+            state.watchWhileSuspended(owner: self)
             return 0
         }
     }
 
-    /// The watcher saw the socket writable again: go on with the unfinished chunk.
-    func socketWritable() {
-        state.withLock { $0.continueUnfinishedChunk() }
+    /// The ``SocketWatcher`` saw the suspended connection's socket ready: the client hung up
+    /// (the stream ends at once), or there is room for the rest of an unfinished chunk.
+    func socketReady(_ readiness: SocketInterest) {
+        let handlers = state.withLock { $0.socketReady(readiness, owner: self) }
+        handlers.forEach { $0(.clientGone) }
+    }
+
+    /// Cuts the stream off (``Termination/stalled``) if bytes have been waiting since the
+    /// previous call and none reached the client; the heartbeat calls it once per beat.
+    func cutOffIfStalled() {
+        let handlers = state.withLock { state in
+            state.hasStalledSinceLastCheck() ? state.end(.stalled, discardingBacklog: true) : []
+        }
+        handlers.forEach { $0(.stalled) }
     }
 
     /// Gives up a direct write still waiting for a stalled client, so that libmicrohttpd gets
@@ -86,6 +104,7 @@ extension EventStream {
     func responseReleased() {
         let (handlers, server) = state.withLock { state in
             state.abandonUnfinishedChunk()
+            state.stopWatching()
             state.isSuspended = false
             state.connection = nil
             let handlers = state.end(.clientGone, discardingBacklog: true)

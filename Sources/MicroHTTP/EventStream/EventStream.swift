@@ -20,13 +20,18 @@
 public final class EventStream: Sendable {
     /// Why a stream ended.
     public enum Termination: Sendable, Equatable {
-        /// The client disconnected (noticed at the next write, at the latest at the next heartbeat),
-        /// the connection timed out while the client did not read, or the request was `HEAD`.
+        /// The client disconnected (noticed at once while the stream waits for data, otherwise at
+        /// the next write), the connection timed out while the client did not read, or the
+        /// request was `HEAD`.
         case clientGone
         /// A send found bytes pending and would have taken the backlog past `maxPendingBytes`:
         /// the backlog is dropped and the connection cut off at once (reset, no chunked
         /// terminator), freeing the kernel's send queue too.
         case overflow
+        /// Bytes were pending for a whole heartbeat interval and none of them reached the client
+        /// (it stopped reading): the backlog is dropped and the connection cut off, as for
+        /// ``overflow``. Catches stalled clients whose backlog stays under `maxPendingBytes`.
+        case stalled
         /// ``EventStream/close()`` was called; what was queued is still delivered.
         case closed
         /// The server is shutting down; what was queued is still delivered.
@@ -74,7 +79,8 @@ public final class EventStream: Sendable {
         state.withLock { $0.pendingByteCount }
     }
 
-    /// Called exactly once when the stream ends, with why: .clientGone, .overflow, .closed (by close()), .serverShutdown. Set it before returning the Response. Called on whatever thread ends the stream; must be cheap.
+    /// Called exactly once when the stream ends, with why (a ``Termination``). Set it before
+    /// returning the Response. Called on whatever thread ends the stream; must be cheap.
     ///
     /// Several handlers may be registered; they run in order. A handler registered after the
     /// stream ended runs immediately, on the calling thread.

@@ -37,8 +37,11 @@ struct ConnectionHandle: @unchecked Sendable {
 /// chunk ("direct"). Otherwise it is queued in `backlog` and libmicrohttpd takes it through
 /// the content reader. A direct write the socket takes only in part leaves `unfinishedChunk`,
 /// which must be written before anything else: the connection then stays suspended, the
-/// server's ``WritableWatcher`` waits for the socket, and only when the chunk is finished is
+/// server's ``SocketWatcher`` waits for the socket, and only when the chunk is finished is
 /// the connection resumed (if anything queued meanwhile, or the stream ended).
+///
+/// While suspended, the socket is also watched for the client hanging up, which libmicrohttpd
+/// cannot see then: the stream ends at once and the connection slot is freed.
 struct StreamState: Sendable {
     var backlog = ChunkQueue()
     var termination: EventStream.Termination?
@@ -57,12 +60,17 @@ struct StreamState: Sendable {
     /// Whether the socket was set up for direct writes (done at the first suspension).
     var isSocketPrepared = false
     /// The rest of a chunk that a direct write began.
-    var unfinishedChunk: ArraySlice<UInt8>?
-    /// The ``WritableWatcher`` token while the socket is watched for `unfinishedChunk`.
+    var unfinishedChunk: UnfinishedChunk?
+    /// The ``SocketWatcher`` token while the suspended connection's socket is watched.
     var watchToken: UInt64?
-    /// A direct write failed or had to be given up: the reader ends the response with an
-    /// error, so libmicrohttpd closes the connection.
+    /// A direct write failed or had to be given up, or the client hung up: the reader ends the
+    /// response with an error, so libmicrohttpd closes the connection.
     var isBroken = false
+    /// Bytes handed to the socket or to libmicrohttpd so far: the heartbeat compares it between
+    /// beats to find clients that stopped reading.
+    var deliveredBytes = 0
+    /// `deliveredBytes` at the previous stall check.
+    var deliveredAtLastCheck = 0
 
     /// Bytes accepted and not yet on the socket.
     var pendingByteCount: Int {
@@ -76,7 +84,7 @@ struct StreamState: Sendable {
     ) -> [@Sendable (EventStream.Termination) -> Void] {
         guard termination == nil else { return [] }
         termination = reason
-        if reason == .overflow {
+        if reason == .overflow || reason == .stalled {
             // A client this far behind is cut off now, not when it next reads: that frees the
             // kernel's send queue too, which may hold megabytes.
             backlog.removeAll()
@@ -91,10 +99,19 @@ struct StreamState: Sendable {
         return terminationHandlers
     }
 
+    /// Called by the reader right after it suspended the connection: watch the socket for the
+    /// client hanging up (and for room, if a chunk is unfinished) until the connection resumes.
+    mutating func watchWhileSuspended(owner: EventStream) {
+        guard watchToken == nil else { return }
+        watch(owner: owner)
+    }
+
     /// Hands the connection back to libmicrohttpd, unless a direct write still has to finish
-    /// its chunk (the watcher resumes it then).
+    /// its chunk (the watcher resumes it then). The socket stops being watched first: from the
+    /// resume on, libmicrohttpd owns it and may close it.
     mutating func resumeIfSuspended() {
         guard isSuspended, unfinishedChunk == nil, let connection else { return }
+        stopWatching()
         isSuspended = false
         MHD_resume_connection(connection.pointer)
     }
@@ -111,47 +128,94 @@ struct StreamState: Sendable {
         guard let connection else { return }
         switch connection.writeChunk(bytes) {
         case .written:
+            deliveredBytes += bytes.count
             server?.writeCounters.countDirect()
         case .wouldBlock:
             // libmicrohttpd waits for the socket and writes the backlog then.
             backlog.append(bytes)
             resumeIfSuspended()
         case .partial(let remainder):
+            deliveredBytes += bytes.count - min(bytes.count, remainder.count)
             server?.writeCounters.countSplit()
             unfinishedChunk = remainder
-            guard let watcher = server?.writableWatcher,
-                let token = watcher.watch(owner, socket: connection.socket)
-            else {
-                breakConnection()
-                return
-            }
-            watchToken = token
+            watch(owner: owner)
         case .failed:
             breakConnection()
         }
     }
 
+    /// The watcher saw the socket ready: the client hung up, or there is room for the rest of
+    /// the unfinished chunk. Returns the termination handlers to run, unlocked.
+    mutating func socketReady(_ readiness: SocketInterest, owner: EventStream) -> [@Sendable (EventStream.Termination) -> Void] {
+        guard isSuspended, watchToken != nil else { return [] }
+        if readiness.contains(.hangUp) {
+            // Nothing more can reach this client: end now, so the slot is free at once.
+            abandonUnfinishedChunk()
+            isBroken = true
+            let handlers = end(.clientGone, discardingBacklog: true)
+            resumeIfSuspended()
+            return handlers
+        }
+        if readiness.contains(.writable) {
+            continueUnfinishedChunk(owner: owner)
+        } else {
+            watch(owner: owner)
+        }
+        return []
+    }
+
     /// Goes on with an unfinished chunk now that the socket is writable (watcher thread).
-    mutating func continueUnfinishedChunk() {
-        guard isSuspended, let remainder = unfinishedChunk, let connection, let token = watchToken else { return }
-        switch connection.writeRaw(remainder) {
+    private mutating func continueUnfinishedChunk(owner: EventStream) {
+        guard let remainder = unfinishedChunk, let connection else {
+            watch(owner: owner)
+            return
+        }
+        switch connection.writeRemainder(remainder) {
         case .written:
-            server?.writableWatcher.unwatch(token, socket: connection.socket)
-            watchToken = nil
+            deliveredBytes += remainder.count
             unfinishedChunk = nil
             if !backlog.isEmpty || termination != nil {
                 resumeIfSuspended()
+            } else {
+                watch(owner: owner)
             }
         case .partial(let rest):
+            deliveredBytes += remainder.count - rest.count
             unfinishedChunk = rest
-            fallthrough
+            watch(owner: owner)
         case .wouldBlock:
-            if server?.writableWatcher.rearm(token, socket: connection.socket) != true {
-                breakConnection()
-            }
+            watch(owner: owner)
         case .failed:
             breakConnection()
         }
+    }
+
+    /// Registers (or re-arms) the socket with the server's watcher: for a hang-up always, and for
+    /// room while a chunk is unfinished. A socket that cannot be watched while a chunk waits is
+    /// given up; without a pending chunk, only the early hang-up notice is lost (the heartbeat
+    /// still finds a client that left).
+    private mutating func watch(owner: EventStream) {
+        guard let connection, connection.socket >= 0, let watcher = server?.socketWatcher else {
+            if unfinishedChunk != nil { breakConnection() }
+            return
+        }
+        let interest: SocketInterest = unfinishedChunk == nil ? .hangUp : [.hangUp, .writable]
+        if let token = watchToken {
+            if watcher.rearm(token, socket: connection.socket, for: interest) { return }
+            stopWatching()
+        } else if let token = watcher.watch(owner, socket: connection.socket, for: interest) {
+            watchToken = token
+            return
+        }
+        if unfinishedChunk != nil { breakConnection() }
+    }
+
+    /// Ends the socket's watch, if any; the socket must still be open.
+    mutating func stopWatching() {
+        if let token = watchToken, let connection {
+            server?.socketWatcher.unwatch(token, socket: connection.socket)
+        }
+        watchToken = nil
     }
 
     /// Gives up a direct write that cannot be finished (client gone, or shutdown cannot
@@ -162,15 +226,18 @@ struct StreamState: Sendable {
         resumeIfSuspended()
     }
 
-    /// Drops the rest of a direct write and stops watching its socket.
+    /// Drops the rest of a direct write.
     mutating func abandonUnfinishedChunk() {
-        if let token = watchToken, let connection {
-            server?.writableWatcher.unwatch(token, socket: connection.socket)
-        }
-        watchToken = nil
         if unfinishedChunk != nil {
             unfinishedChunk = nil
             isBroken = true  // the chunk on the wire can never be completed
         }
+    }
+
+    /// For the heartbeat: whether bytes have been pending since the previous check without any
+    /// reaching the client (it stopped reading). Starts the next check period.
+    mutating func hasStalledSinceLastCheck() -> Bool {
+        defer { deliveredAtLastCheck = deliveredBytes }
+        return pendingByteCount > 0 && deliveredBytes == deliveredAtLastCheck
     }
 }

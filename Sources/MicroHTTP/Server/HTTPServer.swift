@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     /// Creates a server; nothing is bound until ``start()``.
     public init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
         self.configuration = configuration
-        core = ServerCore(responder: responder, logger: logger, maxBodyBytes: max(0, configuration.maxBodyBytes))
+        core = ServerCore(responder: responder, logger: logger, configuration: configuration)
     }
 
     deinit {
@@ -127,7 +127,7 @@ public final class HTTPServer: Sendable {
         // meanwhile — another server's epoll or eventfd in the same process.
         MHD_stop_daemon(daemon.handle)
         // Every stream has been released, so nothing is watched any more.
-        core.writableWatcher.stop()
+        core.socketWatcher.stop()
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         stopped.notifyAll()
@@ -179,14 +179,14 @@ public final class HTTPServer: Sendable {
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "libmicrohttpd could not start (see the log above)")
         }
-        guard core.writableWatcher.start() else {
+        guard core.socketWatcher.start() else {
             MHD_stop_daemon(handle)  // closes the listening socket too
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the stream writer thread")
         }
         guard heartbeat.start() else {
             MHD_stop_daemon(handle)
-            core.writableWatcher.stop()
+            core.socketWatcher.stop()
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread")
         }

@@ -31,6 +31,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// from closing it and to notice clients that left.
     public var heartbeatInterval: Duration = .seconds(15)
 
+    /// The kernel send buffer of each event-stream socket, in bytes (`SO_SNDBUF`; Linux reserves
+    /// twice the value). It bounds what a client that stops reading holds in the kernel, as an
+    /// ``EventStream``'s `maxPendingBytes` bounds what it holds in the server: without a cap,
+    /// loopback and fast links grow it to megabytes per socket. 0 leaves the kernel's automatic
+    /// sizing. Default 64 KiB.
+    public var streamSendBufferBytes: Int = 64 * 1024
+    /// Whether a send to a stream whose connection waits for data is written straight to the
+    /// socket (one system call; see `docs/event-delivery.md`) instead of waking libmicrohttpd.
+    /// Default on.
+    public var directStreamWrites: Bool = true
+
     /// Creates the default configuration.
     public init() {}
 

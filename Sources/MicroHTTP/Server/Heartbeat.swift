@@ -6,10 +6,13 @@ import Musl
 #endif
 
 /// One thread per server that sends a comment line to every open stream at a fixed interval,
-/// so proxies keep the streams open and clients that left are noticed at the next write.
+/// so proxies keep the streams open and clients that left are noticed at the next write, and
+/// cuts off streams whose client read nothing during a whole interval while bytes waited.
 final class Heartbeat: Sendable {
-    /// An SSE comment: ignored by clients, but it makes the connection write.
-    static let comment: [UInt8] = Array(":\n\n".utf8)
+    /// An SSE comment line: ignored by clients, but it makes the connection write. One line,
+    /// with no blank line after it: some clients (httpx-sse) turn a blank line after a comment
+    /// into an empty event.
+    static let comment: [UInt8] = Array(": ping\n".utf8)
 
     private let interval: Duration
     private let streams: StreamRegistry
@@ -53,6 +56,7 @@ final class Heartbeat: Sendable {
                 return
             }
             for stream in streams.snapshot() {
+                stream.cutOffIfStalled()
                 _ = stream.enqueue(Self.comment, onlyIfIdle: true)
             }
         }

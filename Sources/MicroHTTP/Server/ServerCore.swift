@@ -7,9 +7,14 @@ final class ServerCore: Sendable {
     let responder: any Responder
     let logger: Logger
     let maxBodyBytes: Int
+    /// What event-stream sockets' kernel send buffers are capped at; 0 leaves the kernel's default.
+    let streamSendBufferBytes: Int
+    /// Whether sends may be written straight to a waiting stream's socket.
+    let allowsDirectStreamWrites: Bool
     let streams = StreamRegistry()
-    /// Waits for sockets whose direct stream write is unfinished.
-    let writableWatcher = WritableWatcher()
+    /// Watches suspended streams' sockets: for clients hanging up, and for room to finish a
+    /// direct write.
+    let socketWatcher = SocketWatcher()
     let writeCounters = StreamWriteCounters()
 
     /// Requests that reached the access handler and have not completed.
@@ -18,10 +23,12 @@ final class ServerCore: Sendable {
     private let draining = Atomic<Bool>(false)
     private let idle = WaitCondition()
 
-    init(responder: any Responder, logger: Logger, maxBodyBytes: Int) {
+    init(responder: any Responder, logger: Logger, configuration: HTTPServerConfiguration) {
         self.responder = responder
         self.logger = logger
-        self.maxBodyBytes = maxBodyBytes
+        maxBodyBytes = max(0, configuration.maxBodyBytes)
+        streamSendBufferBytes = max(0, configuration.streamSendBufferBytes)
+        allowsDirectStreamWrites = configuration.directStreamWrites
     }
 
     var isDraining: Bool {

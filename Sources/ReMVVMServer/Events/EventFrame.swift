@@ -18,4 +18,10 @@ enum EventFrame {
         frame += Array("}\n\n".utf8)
         return frame
     }
+
+    /// The `retry:` field: how long a client waits before it reconnects, in milliseconds.
+    static func retry(_ delay: Duration) -> [UInt8] {
+        let milliseconds = max(0, delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        return Array("retry: \(milliseconds)\n".utf8)
+    }
 }

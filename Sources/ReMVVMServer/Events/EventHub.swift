@@ -10,7 +10,9 @@ import Synchronization
 /// One publisher thread takes the inbox in order — publications, new subscribers, departures — so a
 /// subscriber's first event (the newest state) and the ones after it have no gap and no repeat.
 /// Each version is encoded once whatever the number of subscribers, and versions that queue up while
-/// the thread works leave as one buffer, i.e. one write per subscriber.
+/// the thread works leave together, in buffers of up to ``broadcastLimitBytes``: one write per
+/// subscriber per buffer. The buffers are shared by every subscriber (never copied per subscriber),
+/// and their bound keeps what a stalled subscriber pins close to its backlog limit.
 ///
 /// While nobody listens, a publication only replaces the newest one kept aside: no wake-up, no
 /// encoding. The switch between "aside" and "inbox" happens under the inbox lock, so every version
@@ -40,6 +42,11 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let stateCache: EncodedStateCache<State>
     private let backlogBytes: Int
     private let lagBudgetBytes: Int
+    /// The most bytes of queued events sent as one buffer (a single event may be larger): a
+    /// quarter of the backlog limit, at most 64 KiB.
+    let broadcastLimitBytes: Int
+    /// `retry: <ms>` — the reconnect delay, at the start of every stream's first event.
+    private let retryField: [UInt8]
     private let logger: Logger
 
     private let condition = NSCondition()
@@ -68,6 +75,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         stateCache: EncodedStateCache<State>,
         backlogBytes: Int,
         lagBudgetBytes: Int,
+        reconnectDelay: Duration,
         logger: Logger
     ) {
         self.store = store
@@ -75,6 +83,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
         self.lagBudgetBytes = lagBudgetBytes
+        broadcastLimitBytes = min(64 << 10, max(4 << 10, backlogBytes / 4))
+        retryField = EventFrame.retry(reconnectDelay)
         self.logger = logger
         latest = Latest(version: 0)
     }
@@ -107,9 +117,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         let logger = logger
         let backlogBytes = backlogBytes
         stream.onTermination { [weak self] reason in
-            if reason == .overflow {
+            switch reason {
+            case .overflow:
                 logger.warning("event subscriber disconnected: it fell more than \(backlogBytes) bytes behind")
-            } else {
+            case .stalled:
+                logger.warning("event subscriber disconnected: it read nothing for a heartbeat interval while events waited")
+            default:
                 logger.debug("event subscriber ended", metadata: ["reason": "\(reason)"])
             }
             self?.post(.unsubscribe(id))
@@ -228,6 +241,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 } else if let frame = frame(for: publication) {
                     latest = Latest(version: publication.version, frame: frame)
                     pending += frame
+                    if pending.count >= broadcastLimitBytes {
+                        broadcast(&pending)
+                    }
                 }
             case .subscribe(let stream):
                 broadcast(&pending)
@@ -235,7 +251,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                     stream.close()  // the newest state cannot be encoded (logged): nothing to stream
                     continue
                 }
-                if stream.send(frame) {
+                // `retry:` in the first event's block; sent apart so the frame is not copied.
+                if stream.send(retryField), stream.send(frame) {
                     subscribers.insert(stream)
                 }
             case .unsubscribe(let id):

@@ -9,6 +9,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// reduces outpace encoding (very large states). At least 64 versions may always wait. Default 64 MiB.
     public var eventLagBudgetBytes: Int = 64 << 20
 
+    /// How long a disconnected event subscriber waits before it reconnects: sent as `retry:` in
+    /// the first event of every stream. Default 1 s.
+    public var reconnectDelay: Duration = .seconds(1)
+
     /// Creates the default settings.
     public init() {}
 }

@@ -31,6 +31,7 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
             stateCache: stateCache,
             backlogBytes: configuration.subscriberBacklogBytes,
             lagBudgetBytes: configuration.eventLagBudgetBytes,
+            reconnectDelay: configuration.reconnectDelay,
             logger: logger
         )
     }

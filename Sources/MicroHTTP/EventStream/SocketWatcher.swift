@@ -6,14 +6,27 @@ import Glibc
 import Musl
 #endif
 
-/// One thread per server that waits until the sockets of streams with an unfinished direct
-/// write can take more bytes, and then lets those streams go on (``EventStream/socketWritable()``).
+/// What a ``SocketWatcher`` waits for on a socket.
+struct SocketInterest: OptionSet, Sendable {
+    let rawValue: UInt32
+
+    /// The socket can take more bytes (for the rest of an unfinished direct write).
+    static let writable = SocketInterest(rawValue: EPOLLOUT.rawValue)
+    /// The peer closed the connection (or it failed): a client that left its event stream.
+    static let hangUp = SocketInterest(rawValue: EPOLLRDHUP.rawValue)
+}
+
+/// One thread per server that watches the sockets of suspended event streams: for a client
+/// that closes its end (so its connection slot is freed at once, not at the next heartbeat) and,
+/// for streams with an unfinished direct write, for room in the socket's send buffer. It then
+/// calls ``EventStream/socketReady(_:)``.
 ///
-/// A direct write leaves a remainder only when the client's socket buffer is full, so this
-/// thread is idle for streams whose clients keep up. Registrations are one-shot and keyed by a
-/// token that is never reused, so an event that arrives after a stream was unwatched finds
+/// A stream is watched only while libmicrohttpd has its connection suspended (it does not watch
+/// the socket then), and a direct write leaves a remainder only when the client's socket buffer
+/// is full, so this thread is idle while clients keep up. Registrations are one-shot and keyed
+/// by a token that is never reused, so an event that arrives after a stream was unwatched finds
 /// nothing instead of a freed stream.
-final class WritableWatcher: Sendable {
+final class SocketWatcher: Sendable {
     private struct Registry: Sendable {
         var streams: [UInt64: EventStream] = [:]
         var nextToken: UInt64 = 1
@@ -46,7 +59,7 @@ final class WritableWatcher: Sendable {
         descriptors.store(Int64(epoll) << 32 | Int64(wake), ordering: .releasing)
         let context = Unmanaged.passRetained(self)
         var handle = pthread_t()
-        guard pthread_create(&handle, nil, writableWatcherThreadMain, context.toOpaque()) == 0 else {
+        guard pthread_create(&handle, nil, socketWatcherThreadMain, context.toOpaque()) == 0 else {
             context.release()
             closeDescriptors()
             return false
@@ -70,16 +83,17 @@ final class WritableWatcher: Sendable {
         registry.withLock { $0.streams.removeAll() }
     }
 
-    /// Calls `stream.socketWritable()` once `socket` can take more bytes; returns the token
-    /// to re-arm or end the watch with, or nil if the socket could not be watched.
-    func watch(_ stream: EventStream, socket: Int32) -> UInt64? {
+    /// Calls `stream.socketReady(_:)` once `socket` is ready for `interest` (a hang-up or an
+    /// error is always reported); returns the token to re-arm or end the watch with, or nil if the
+    /// socket could not be watched.
+    func watch(_ stream: EventStream, socket: Int32, for interest: SocketInterest) -> UInt64? {
         guard let (epoll, _) = currentDescriptors else { return nil }
         let token = registry.withLock { registry in
             defer { registry.nextToken += 1 }
             registry.streams[registry.nextToken] = stream
             return registry.nextToken
         }
-        var event = epoll_event(events: Self.writableOnce, data: epoll_data_t(u64: token))
+        var event = epoll_event(events: Self.once(interest), data: epoll_data_t(u64: token))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
             _ = registry.withLock { $0.streams.removeValue(forKey: token) }
             return nil
@@ -87,10 +101,10 @@ final class WritableWatcher: Sendable {
         return token
     }
 
-    /// Watches a socket again after it took some but not all of the bytes; `false` on failure.
-    func rearm(_ token: UInt64, socket: Int32) -> Bool {
+    /// Watches a socket again (after an event, or for another interest); `false` on failure.
+    func rearm(_ token: UInt64, socket: Int32, for interest: SocketInterest) -> Bool {
         guard let (epoll, _) = currentDescriptors else { return false }
-        var event = epoll_event(events: Self.writableOnce, data: epoll_data_t(u64: token))
+        var event = epoll_event(events: Self.once(interest), data: epoll_data_t(u64: token))
         return epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0
     }
 
@@ -103,7 +117,18 @@ final class WritableWatcher: Sendable {
     }
 
     /// Level-triggered, one-shot: one wake-up per arming, also for errors and hang-ups.
-    private static let writableOnce = EPOLLOUT.rawValue | EPOLLONESHOT.rawValue
+    private static func once(_ interest: SocketInterest) -> UInt32 {
+        interest.rawValue | EPOLLONESHOT.rawValue
+    }
+
+    /// What an epoll event reports, with errors and full hang-ups counted as the peer leaving.
+    private static func readiness(_ events: UInt32) -> SocketInterest {
+        var ready = SocketInterest(rawValue: events & (EPOLLOUT.rawValue | EPOLLRDHUP.rawValue))
+        if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            ready.insert(.hangUp)
+        }
+        return ready
+    }
 
     private var currentDescriptors: (epoll: Int32, wake: Int32)? {
         let packed = descriptors.load(ordering: .acquiring)
@@ -129,16 +154,16 @@ final class WritableWatcher: Sendable {
                 let token = events[index].data.u64
                 guard token != Self.wakeToken else { continue }
                 let stream = registry.withLock { $0.streams[token] }
-                stream?.socketWritable()
+                stream?.socketReady(Self.readiness(events[index].events))
             }
         }
     }
 }
 
-/// The watcher thread's entry point; `context` is the retained ``WritableWatcher``.
-private func writableWatcherThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+/// The watcher thread's entry point; `context` is the retained ``SocketWatcher``.
+private func socketWatcherThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
-    let watcher = Unmanaged<WritableWatcher>.fromOpaque(context)
+    let watcher = Unmanaged<SocketWatcher>.fromOpaque(context)
     watcher.takeUnretainedValue().run()
     watcher.release()
     return nil
