@@ -106,11 +106,10 @@ import Testing
         let (client, stream) = try server.subscribe()
         #expect(try client.nextEvent(timeout: .seconds(5))?.data == "hello")
         client.close()
-        // Noticed at the next write: the heartbeat makes one.
         #expect(server.terminations.next(timeout: .seconds(10)) == .clientGone)
         #expect(stream.isClosed)
         #expect(!stream.send(sseEvent(id: 2, data: "nobody")))
-        #expect(server.server.openStreamCount == 0)
+        #expect(waitUntil { server.server.openStreamCount == 0 })
     }
 
     @Test func stalledClientOverflowsWhileAnotherStreamContinues() throws {

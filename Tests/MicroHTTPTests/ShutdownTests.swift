@@ -1,5 +1,6 @@
 import HTTPTestSupport
 import MicroHTTP
+import Synchronization
 import Testing
 
 /// Graceful shutdown with open streams and requests.
@@ -92,5 +93,49 @@ import Testing
         for client in clients {
             #expect(client.waitForServerClose(timeout: .seconds(5)))
         }
+    }
+
+    @Test func afterItStopsTakingRequestsAKeepAliveRequestGets503WithRetryAfterAndTheConnectionCloses() throws {
+        let server = try TestServer(responder: ClosureResponder { _ in .ok("hello") })
+        let client = server.client()
+        #expect(try client.send(path: "/").status == 200)
+        #expect(server.server.stopTakingRequests(timeout: .seconds(5)))
+
+        let refused = try client.send(path: "/")
+        #expect(refused.status == 503)
+        #expect(refused.headers["Retry-After"] == "1")
+        #expect(refused.headers["Connection"]?.lowercased() == "close")
+        #expect(client.waitForServerClose(timeout: .seconds(5)))
+        // A new connection is closed at once, without an answer.
+        #expect(throws: TestHTTPError.self) { try TestHTTPClient(port: server.port, timeout: .seconds(5)).send(path: "/") }
+    }
+
+    @Test func aRequestAlreadyInTheResponderFinishesBeforeStopTakingRequestsReturns() throws {
+        let entered = Mailbox<Bool>()
+        let release = Mailbox<Bool>()
+        let finished = Atomic<Bool>(false)
+        let server = try TestServer(responder: ClosureResponder { _ in
+            entered.post(true)
+            _ = release.next(timeout: .seconds(5))
+            finished.store(true, ordering: .sequentiallyConsistent)
+            return .ok("done")
+        })
+        let answers = Mailbox<Int>()
+        let port = server.port
+        let errors = runOnThreads(2) { index in
+            if index == 0 {
+                answers.post(try TestHTTPClient(port: port).send(path: "/").status)
+            } else {
+                guard entered.next(timeout: .seconds(5)) == true else { return }
+                // The request is held inside the responder: stopping waits for it.
+                #expect(!server.server.stopTakingRequests(timeout: .milliseconds(100)))
+                release.post(true)
+                #expect(server.server.stopTakingRequests(timeout: .seconds(5)))
+                let hasFinished = finished.load(ordering: .sequentiallyConsistent)
+                #expect(hasFinished)
+            }
+        }
+        #expect(errors.isEmpty)
+        #expect(answers.next(timeout: .seconds(5)) == 200)
     }
 }

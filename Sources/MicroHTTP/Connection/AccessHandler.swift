@@ -75,6 +75,10 @@ private func respond(
     body: [UInt8],
     _ server: ServerCore
 ) -> MHD_Result {
+    guard server.enterResponder() else {
+        return refuse(.shuttingDown, connection, url, method, server)
+    }
+    defer { server.leaveResponder() }
     let request = Request(
         method: RequestReader.method(method),
         path: String(cString: url),
@@ -100,7 +104,10 @@ private func refuse(
     _ server: ServerCore
 ) -> MHD_Result {
     let method = RequestReader.method(method)
-    let response = server.responder.respond(to: failure, method: method, path: String(cString: url))
+    var response = server.responder.respond(to: failure, method: method, path: String(cString: url))
+    if let seconds = failure.retryAfterSeconds, response.headers["Retry-After"] == nil {
+        response.headers.add(name: "Retry-After", value: String(seconds))
+    }
     return ResponseWriter.queue(response, on: connection, isHead: method == .HEAD, server: server)
 }
 
@@ -130,5 +137,5 @@ func acceptPolicy(
 ) -> MHD_Result {
     guard let cls else { return .YES }
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    return server.isDraining ? .NO : .YES
+    return server.isRefusingRequests ? .NO : .YES
 }

@@ -80,7 +80,7 @@ enum ResponseWriter {
             // Invalid characters, or a header libmicrohttpd manages itself (Content-Length...).
             server.logger.debug("Header \(name) was not accepted by libmicrohttpd and is left out")
         }
-        if server.isDraining {
+        if server.isRefusingRequests {
             _ = MHD_add_response_header(created, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(status), created)

@@ -58,7 +58,15 @@ public final class EventStream: Sendable {
     /// blocks: a send to a waiting connection costs one non-blocking write on the calling thread.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        enqueue(bytes, onlyIfIdle: false)
+        enqueue(CollectionOfOne(bytes), onlyIfIdle: false)
+    }
+
+    /// Queues several arrays as one send: the backlog rule applies to them together (so a prefix
+    /// such as a `retry:` field never makes a large event that follows it count as lag), and
+    /// nothing sent from another thread can come between them. The arrays are kept, not copied.
+    @discardableResult
+    public func send(_ parts: [UInt8]...) -> Bool {
+        enqueue(parts, onlyIfIdle: false)
     }
 
     /// Flushes what is queued, then ends the response cleanly (chunked terminator).
@@ -97,8 +105,8 @@ public final class EventStream: Sendable {
         }
     }
 
-    /// Queues `bytes` (or, for heartbeats, only if nothing is queued); the `send` logic.
-    func enqueue(_ bytes: [UInt8], onlyIfIdle: Bool) -> Bool {
+    /// Queues `parts` (or, for heartbeats, only if nothing is queued); the `send` logic.
+    func enqueue(_ parts: some Collection<[UInt8]>, onlyIfIdle: Bool) -> Bool {
         let maxPendingBytes = maxPendingBytes
         let outcome: EnqueueOutcome = state.withLock { state in
             guard state.termination == nil else { return .refused }
@@ -106,15 +114,17 @@ public final class EventStream: Sendable {
             if onlyIfIdle, pending > 0 {
                 return .queued
             }
-            guard pending == 0 || bytes.count <= maxPendingBytes - pending else {
+            let count = parts.reduce(0) { $0 + $1.count }
+            guard pending == 0 || count <= maxPendingBytes - pending else {
                 return .overflowed(state.end(.overflow, discardingBacklog: true))
             }
-            guard !bytes.isEmpty else { return .queued }
-            if state.canWriteDirectly {
-                state.writeDirectly(bytes, owner: self)
-            } else {
-                state.backlog.append(bytes)
-                state.resumeIfSuspended()
+            for bytes in parts where !bytes.isEmpty {
+                if state.canWriteDirectly {
+                    state.writeDirectly(bytes, owner: self)
+                } else if state.termination == nil {
+                    state.backlog.append(bytes)
+                    state.resumeIfSuspended()
+                }
             }
             return .queued
         }

@@ -4,6 +4,9 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public enum Code: Sendable, Equatable {
         /// The body is longer than ``HTTPServerConfiguration/maxBodyBytes`` (413).
         case bodyTooLarge
+        /// The server is shutting down and takes no new requests (503, `Retry-After`); the
+        /// connection closes after the answer.
+        case shuttingDown
     }
 
     /// The kind of failure.
@@ -24,11 +27,39 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var status: Int {
         switch code {
         case .bodyTooLarge: 413
+        case .shuttingDown: 503
         }
     }
 
     /// The message, for logs.
     public var description: String { message }
+
+    /// The status's reason phrase, e.g. "Service Unavailable".
+    public var title: String {
+        switch status {
+        case 400: "Bad Request"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 431: "Request Header Fields Too Large"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        default: "Error"
+        }
+    }
+
+    /// Seconds after which a client may try again, for failures that are temporary (503).
+    public var retryAfterSeconds: Int? {
+        switch code {
+        case .shuttingDown: 1
+        case .bodyTooLarge: nil
+        }
+    }
+
+    /// The server is shutting down.
+    public static let shuttingDown = RequestFailure(
+        code: .shuttingDown,
+        message: "The server is shutting down and takes no new requests; retry on another instance or after it restarts."
+    )
 
     /// A body-too-large failure that names the limit.
     public static func bodyTooLarge(limit: Int) -> RequestFailure {

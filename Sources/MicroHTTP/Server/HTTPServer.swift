@@ -72,16 +72,37 @@ public final class HTTPServer: Sendable {
         core.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.workerThreads) worker threads")
     }
 
+    /// The first step of a graceful stop: new connections are refused, requests that reach the
+    /// responder from now on are answered `503` with `Retry-After` and `Connection: close`, and
+    /// this returns once no request is inside the responder (or after `timeout`; returns whether
+    /// they all finished). Event streams stay open, so whatever those last requests caused can
+    /// still be sent to them before ``shutdown(timeout:)`` ends them.
+    ///
+    /// Idempotent; callable from any thread except a server worker thread.
+    @discardableResult
+    public func stopTakingRequests(timeout: Duration = .seconds(5)) -> Bool {
+        let running = lifecycle.withLock { if case .running = $0 { true } else { false } }
+        guard running else { return true }
+        if core.stopTakingRequests(timeout: timeout) {
+            return true
+        }
+        core.logger.warning("Requests still running after \(timeout) of shutdown")
+        return false
+    }
+
     /// Stops gracefully and returns when done; idempotent, callable from any thread (e.g. one
     /// that handles signals; not from an async signal handler).
     ///
-    /// Stops accepting connections, ends every open ``EventStream`` (queued bytes are flushed,
-    /// then the chunked terminator; termination reason ``EventStream/Termination/serverShutdown``),
-    /// lets requests in flight finish for up to `timeout` (responses meanwhile carry
-    /// `Connection: close`), then closes whatever is left. A concurrent caller waits for the
-    /// first one to finish. Do not call it from a responder or a termination handler running
-    /// on a server worker thread: it waits for those threads.
+    /// Stops taking requests (``stopTakingRequests(timeout:)``, if not done yet), ends every open
+    /// ``EventStream`` (queued bytes are flushed, then the chunked terminator; termination reason
+    /// ``EventStream/Termination/serverShutdown``), lets requests in flight finish for up to
+    /// `timeout`, then closes whatever is left. A concurrent caller waits for the first one to
+    /// finish. Do not call it from a responder or a termination handler running on a server
+    /// worker thread: it waits for those threads.
     public func shutdown(timeout: Duration = .seconds(5)) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        stopTakingRequests(timeout: timeout)
         let daemon: Daemon? = lifecycle.withLock { state in
             switch state {
             case .running(let daemon):
@@ -98,10 +119,9 @@ public final class HTTPServer: Sendable {
             _ = stopped.wait(timeout: timeout + .seconds(1)) { isStopped }
             return
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
 
-        // Stop accepting: from now on the accept policy refuses every new connection. Not
+
+        // New connections are refused by the accept policy since stopTakingRequests. Not
         // MHD_quiesce_daemon: in 0.9.75 it races the worker threads, which also remove the
         // listening socket from their epoll sets, and MHD_PANICs (SIGABRT) when a worker was
         // first — seen with event streams being flushed at that moment. The listening socket

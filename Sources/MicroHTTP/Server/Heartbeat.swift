@@ -57,7 +57,7 @@ final class Heartbeat: Sendable {
             }
             for stream in streams.snapshot() {
                 stream.cutOffIfStalled()
-                _ = stream.enqueue(Self.comment, onlyIfIdle: true)
+                _ = stream.enqueue(CollectionOfOne(Self.comment), onlyIfIdle: true)
             }
         }
     }

@@ -19,6 +19,12 @@ final class ServerCore: Sendable {
 
     /// Requests that reached the access handler and have not completed.
     private let inFlight = Atomic<Int>(0)
+    /// Requests inside the responder right now.
+    private let responding = Atomic<Int>(0)
+    /// Set once the server stops taking requests: new connections are refused and requests
+    /// that reach the responder from then on are answered 503.
+    private let refusing = Atomic<Bool>(false)
+    private let respondersDone = WaitCondition()
     /// Set once shutdown starts: responses close their connection, idle waits get signalled.
     private let draining = Atomic<Bool>(false)
     private let idle = WaitCondition()
@@ -33,6 +39,38 @@ final class ServerCore: Sendable {
 
     var isDraining: Bool {
         draining.load(ordering: .relaxed)
+    }
+
+    /// Whether new connections and requests are refused (shutting down).
+    var isRefusingRequests: Bool {
+        refusing.load(ordering: .relaxed)
+    }
+
+    /// Admits a request to the responder; false once the server stops taking requests (answer it
+    /// 503 then). Every admission must be balanced by ``leaveResponder()``.
+    func enterResponder() -> Bool {
+        responding.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        if refusing.load(ordering: .sequentiallyConsistent) {
+            leaveResponder()
+            return false
+        }
+        return true
+    }
+
+    func leaveResponder() {
+        let remaining = responding.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
+        if remaining == 0, refusing.load(ordering: .sequentiallyConsistent) {
+            respondersDone.notifyAll()
+        }
+    }
+
+    /// Stops admitting requests and waits until none is inside the responder; returns whether
+    /// that happened within `timeout`. A request admitted before this call is answered normally;
+    /// every later one is refused (the two checks are sequentially consistent, so no request
+    /// slips between them).
+    func stopTakingRequests(timeout: Duration) -> Bool {
+        refusing.store(true, ordering: .sequentiallyConsistent)
+        return respondersDone.wait(timeout: timeout) { responding.load(ordering: .sequentiallyConsistent) == 0 }
     }
 
     var requestsInFlight: Int {

@@ -251,8 +251,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                     stream.close()  // the newest state cannot be encoded (logged): nothing to stream
                     continue
                 }
-                // `retry:` in the first event's block; sent apart so the frame is not copied.
-                if stream.send(retryField), stream.send(frame) {
+                // `retry:` in the first event's block, without copying the frame.
+                if stream.send(retryField, frame) {
                     subscribers.insert(stream)
                 }
             case .unsubscribe(let id):

@@ -105,6 +105,16 @@ extension Problem {
         )
     }
 
+    /// The problem for a request the HTTP layer refused before routing.
+    static func refused(_ failure: RequestFailure) -> Problem {
+        switch failure.code {
+        case .bodyTooLarge:
+            return contentTooLarge(limit: failure.limit)
+        default:
+            return Problem(title: failure.title, status: failure.status, detail: failure.message)
+        }
+    }
+
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
         Problem(
             title: "Unsupported Media Type",

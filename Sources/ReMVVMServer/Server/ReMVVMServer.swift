@@ -54,14 +54,17 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         http.port
     }
 
-    /// Ends every event stream cleanly (after the events already published), lets in-flight requests
-    /// finish, then stops listening. Idempotent.
-    ///
-    /// The event hub stops first: it hands every published version to the streams and closes them,
-    /// so no subscriber misses an event that was reduced before the shutdown. The HTTP server then
-    /// flushes the streams, waits for requests in flight and stops.
+    /// Stops gracefully; idempotent. In this order, so that every version acknowledged to a
+    /// client reaches every event subscriber before its stream ends:
+    /// 1. the HTTP server stops taking requests (new connections refused, later requests
+    ///    answered 503 with `Connection: close`) and waits for the requests already running;
+    /// 2. the event hub publishes every version reduced so far to every stream and ends them;
+    /// 3. the HTTP server flushes the streams, waits for what is left and stops.
     public func shutdown(timeout: Duration = .seconds(5)) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        http.stopTakingRequests(timeout: timeout)
         service.stop()
-        http.shutdown(timeout: timeout)
+        http.shutdown(timeout: max(.milliseconds(100), deadline - clock.now))
     }
 }

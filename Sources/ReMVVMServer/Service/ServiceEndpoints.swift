@@ -55,12 +55,7 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
                 allowed: allowed.map(\.rawValue)
             ).response
         }
-        router.failure = { failure, _, _ in
-            switch failure.code {
-            case .bodyTooLarge:
-                Problem.contentTooLarge(limit: failure.limit).response
-            }
-        }
+        router.failure = { failure, _, _ in Problem.refused(failure).response }
         return router
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTestSupport
+import Synchronization
+import Testing
+
+private struct VersionAnswer: Decodable {
+    var version: UInt64
+}
+
+/// The shutdown order: what a client was told is done reaches every subscriber before its stream ends.
+@Suite struct GracefulShutdownTests {
+    @Test func everyVersionAcknowledgedWith200ReachesEverySubscriberBeforeItsStreamEnds() throws {
+        let live = try LiveServer()
+        let subscriberCount = 8
+        let writerCount = 16
+        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
+        for subscriber in subscribers {
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+        }
+        let acknowledged = Mutex<[UInt64]>([])
+        let refusals = Mutex<[Int]>([])
+        let received = Mutex<[Int: (ids: [UInt64], end: SSEStreamEnd)]>([:])
+
+        // Threads 0..<8 read, 8..<24 write until refused, the last one shuts down mid-load.
+        let errors = runOnThreads(subscriberCount + writerCount + 1) { index in
+            if index < subscriberCount {
+                var ids: [UInt64] = []
+                let client = subscribers[index].value
+                while let event = try client.nextEvent(timeout: .seconds(20)) {
+                    ids.append(UInt64(event.id ?? "") ?? 0)
+                }
+                let end = client.streamEnd ?? .aborted
+                received.withLock { $0[index] = (ids, end) }
+            } else if index < subscriberCount + writerCount {
+                let client = live.client()
+                while true {
+                    let response: TestHTTPResponse
+                    do {
+                        response = try live.post(#"{"type":"increase"}"#, client: client)
+                    } catch {
+                        return  // refused at connect, or closed: the server has stopped taking requests
+                    }
+                    guard response.status == 200 else {
+                        refusals.withLock { $0.append(response.status) }
+                        #expect(response.headers["Connection"]?.lowercased() == "close")
+                        #expect(response.headers["Retry-After"] != nil)
+                        #expect(response.headers["Content-Type"] == "application/problem+json")
+                        return
+                    }
+                    let version = try response.decoded(VersionAnswer.self).version
+                    acknowledged.withLock { $0.append(version) }
+                }
+            } else {
+                #expect(waitUntil(timeout: .seconds(10)) { live.store.version >= 500 })
+                live.server.shutdown(timeout: .seconds(10))
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+
+        let acknowledgedVersions = acknowledged.withLock { $0 }
+        let newest = try #require(acknowledgedVersions.max())
+        #expect(acknowledgedVersions.count >= 500)
+        #expect(refusals.withLock { $0 }.allSatisfy { $0 == 503 })
+        for (index, stream) in received.withLock({ $0 }) {
+            #expect(stream.end == .clean, "subscriber \(index) ended \(stream.end)")
+            #expect(stream.ids == Array(1...UInt64(stream.ids.count)), "subscriber \(index): gap or repeat")
+            #expect((stream.ids.last ?? 0) >= newest, "subscriber \(index) ended at \(stream.ids.last ?? 0), acknowledged \(newest)")
+        }
+        #expect(received.withLock { $0.count } == subscriberCount)
+    }
+}
