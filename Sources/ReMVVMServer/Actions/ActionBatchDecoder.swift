@@ -26,6 +26,11 @@ struct ActionBatchDecoder: Sendable {
                 // An action without payload, decoded as the full path would: from an empty payload.
                 return [try registry.decodeAction(named: name) { try $0.decodeWithoutPayload() }]
             }
+            do {
+                try StrictJSONValidator.validate(body)
+            } catch {
+                throw ActionDecodingError.malformedJSON("the body is not valid JSON: \(error)")
+            }
             // Chosen by the first byte rather than by trying one container and catching the error:
             // a thrown DecodingError builds descriptions, on every single-action POST.
             if first == UInt8(ascii: "[") {

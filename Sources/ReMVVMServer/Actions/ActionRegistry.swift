@@ -11,7 +11,8 @@ public import ReMVVM
 public struct ActionRegistry: Sendable {
     struct Entry: Sendable {
         let name: String
-        /// Decodes the action from its envelope's `payload` (an absent payload reads as `{}`).
+        /// Decodes the action from its envelope's `payload`, which must be an object (an absent or
+        /// null payload reads as `{}`).
         let decode: @Sendable (KeyedDecodingContainer<ActionEnvelopeKey>) throws -> any StoreAction
         /// Decodes the action from an empty payload (an envelope without `payload`).
         let decodeWithoutPayload: @Sendable () throws -> any StoreAction
@@ -32,6 +33,14 @@ public struct ActionRegistry: Sendable {
             decode: { container in
                 if try !container.contains(.payload) || container.decodeNil(forKey: .payload) {
                     return try Action(from: EmptyPayloadDecoder(codingPath: container.codingPath + [ActionEnvelopeKey.payload]))
+                }
+                // A payload is an object, also for an action without fields (whose synthesized
+                // decoder would take anything).
+                guard (try? container.nestedContainer(keyedBy: ActionEnvelopeKey.self, forKey: .payload)) != nil else {
+                    throw DecodingError.typeMismatch(
+                        [String: Any].self,
+                        .init(codingPath: container.codingPath + [ActionEnvelopeKey.payload], debugDescription: "payload must be a JSON object")
+                    )
                 }
                 return try container.decode(Action.self, forKey: .payload)
             },
