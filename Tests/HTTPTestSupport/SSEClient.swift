@@ -11,6 +11,11 @@ public final class SSEClient {
     public let headers: TestHTTPHeaders
     /// Comment lines received so far (heartbeats are `: ping`).
     public private(set) var comments: [String] = []
+    /// The reconnect delay of the last `retry:` field, in milliseconds, and the number of events
+    /// dispatched before it arrived.
+    public private(set) var retry: (milliseconds: Int, eventsBefore: Int)?
+    /// Events dispatched so far.
+    public private(set) var eventCount = 0
     /// Blank lines that ended no event (nothing since the previous blank line but comments):
     /// some clients (httpx-sse) dispatch an empty event for each.
     public private(set) var emptyBlocks = 0
@@ -103,6 +108,7 @@ public final class SSEClient {
                 hasDataField = false
                 hasFields = false
             }
+            if hasFields { eventCount += 1 }
             return hasFields ? .event(current) : nil
         }
         if line.hasPrefix(":") {
@@ -125,6 +131,7 @@ public final class SSEClient {
         hasFields = true
         switch field {
         case "id": current.id = String(value)
+        case "retry": retry = Int(value).map { ($0, eventCount) }
         case "event": current.event = String(value)
         case "data":
             current.data = hasDataField ? current.data + "\n" + value : String(value)

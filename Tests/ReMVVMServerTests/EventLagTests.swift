@@ -73,7 +73,7 @@ import Testing
         defer { server.shutdown() }
 
         let lagging = try SSEClient(port: server.port, path: "/events")
-        #expect(try lagging.nextEvent(timeout: .seconds(5))?.id == "0")
+        #expect(try lagging.nextEvent(timeout: .seconds(5))?.version == 0)
 
         Self.gate.close()
         store.dispatch(action: Bump())
@@ -84,13 +84,13 @@ import Testing
         Self.gate.open()
 
         // Version 1 was already being encoded; then the subscriber is cut, versions 2... never sent.
-        #expect(try lagging.nextEvent(timeout: .seconds(5))?.id == "1")
+        #expect(try lagging.nextEvent(timeout: .seconds(5))?.version == 1)
         #expect(try lagging.waitForEnd(timeout: .seconds(5)) == .clean)
 
         let fresh = try SSEClient(port: server.port, path: "/events")
         #expect(try fresh.nextEvent(timeout: .seconds(5))?.data == #"{"version":201,"action":{"type":"bump"},"state":201}"#)
         store.dispatch(action: Bump())
-        #expect(try fresh.nextEvent(timeout: .seconds(5))?.id == "202")
+        #expect(try fresh.nextEvent(timeout: .seconds(5))?.version == 202)
     }
 
     /// Counts how often it is encoded.
@@ -124,7 +124,7 @@ import Testing
         defer { server.shutdown() }
         let subscribers = try (0..<subscriberCount).map { _ in try SSEClient(port: server.port, path: "/events") }
         for subscriber in subscribers {
-            #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "0")
+            #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 0)
         }
         let encodesBefore = Counted.encodes.load(ordering: .relaxed)
 
@@ -132,11 +132,11 @@ import Testing
             store.dispatch(action: Bump())
         }
         for subscriber in subscribers {
-            var last: String?
-            while last != "50", let event = try subscriber.nextEvent(timeout: .seconds(5)) {
-                last = event.id
+            var last: UInt64?
+            while last != 50, let event = try subscriber.nextEvent(timeout: .seconds(5)) {
+                last = event.version
             }
-            #expect(last == "50")
+            #expect(last == 50)
         }
         #expect(try TestHTTPClient(port: server.port).send(path: "/state").bodyString == "50")
 
@@ -166,6 +166,6 @@ import Testing
         Self.gate.open()
 
         let subscriber = try SSEClient(port: server.port, path: "/events")
-        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "1000")
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 1000)
     }
 }

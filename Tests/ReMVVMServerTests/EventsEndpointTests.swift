@@ -20,7 +20,7 @@ import Testing
         let events = try live.subscribe()
 
         let first = try #require(try events.nextEvent(timeout: .seconds(5)))
-        #expect(first.id == "1")
+        #expect(first.version == 1)
         #expect(first.event == "state")
         #expect(first.data == #"{"version":1,"action":{"type":"increase"},"state":{"counter":1,"user":null}}"#)
 
@@ -28,9 +28,9 @@ import Testing
         _ = try live.post(#"{"type":"logout"}"#)
         let second = try #require(try events.nextEvent(timeout: .seconds(5)))
         let third = try #require(try events.nextEvent(timeout: .seconds(5)))
-        #expect(second.id == "2")
+        #expect(second.version == 2)
         #expect(second.data == #"{"version":2,"action":{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}},"state":{"counter":1,"user":{"firstName":"Ada","lastName":"Lovelace"}}}"#)
-        #expect(third.id == "3")
+        #expect(third.version == 3)
         #expect(third.stateBody?.action?.type == "logout")
         #expect(third.stateBody?.state == AppState(counter: 1, user: nil))
     }
@@ -38,7 +38,7 @@ import Testing
     @Test func firstEventBeforeAnyReduceHasNoAction() throws {
         let live = try LiveServer()
         let first = try #require(try live.subscribe().nextEvent(timeout: .seconds(5)))
-        #expect(first.id == "0")
+        #expect(first.version == 0)
         #expect(first.data == #"{"version":0,"action":null,"state":{"counter":0,"user":null}}"#)
     }
 
@@ -56,7 +56,7 @@ import Testing
         var versions: [UInt64] = []
         while versions.count < 400, let event = try events.nextEvent(timeout: .seconds(5)) {
             let body = try #require(event.stateBody)
-            #expect(event.id == String(body.version))
+            #expect(event.version == UInt64(body.version))
             #expect(UInt64(body.state.counter) == body.version)
             versions.append(body.version)
         }
@@ -90,7 +90,7 @@ import Testing
         for version in 1...eventCount {
             _ = try live.post(login, client: client)
             guard let event = try healthy.nextEvent(timeout: .seconds(10)) else { break }
-            #expect(event.id == String(version))
+            #expect(event.version == UInt64(version))
             received += 1
         }
 
@@ -107,10 +107,10 @@ import Testing
         _ = try live.post(login, client: live.client())
         let subscriber = try live.subscribe()
         let first = try #require(try subscriber.nextEvent(timeout: .seconds(5)))
-        #expect(first.id == "1")
+        #expect(first.version == 1)
         #expect(first.data.utf8.count > 6_000)
         _ = try live.post(#"{"type":"increase"}"#, client: live.client())
-        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.id == "2")
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 2)
         #expect(live.server.service.subscriberCount == 1)
     }
 
@@ -124,6 +124,25 @@ import Testing
 
         #expect(live.waitUntil { live.server.service.subscriberCount == 1 }, "noticed at the next write, at the latest the heartbeat")
         _ = try live.post(#"{"type":"increase"}"#)
-        #expect(try staying.nextEvent(timeout: .seconds(5))?.id == "1")
+        #expect(try staying.nextEvent(timeout: .seconds(5))?.version == 1)
+    }
+
+    @Test func eventIdsCarryTheInstanceSoAnIdFromAnEarlierProcessIsNeverRepeated() throws {
+        let before = try LiveServer()
+        let after = try LiveServer()
+        let first = try #require(try before.subscribe().nextEvent(timeout: .seconds(5)))
+        let second = try #require(try after.subscribe().nextEvent(timeout: .seconds(5)))
+        #expect(first.version == 0 && second.version == 0)
+        #expect(first.id != second.id)
+        #expect(first.id == before.versionTags.tag(0))
+        #expect(first.id?.wholeMatch(of: /0-[0-9a-f]{8}/) != nil)
+    }
+
+    @Test func theFirstEventOfEveryStreamCarriesTheReconnectDelay() throws {
+        let live = try LiveServer()
+        let subscriber = try live.subscribe()
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 0)
+        #expect(subscriber.retry?.milliseconds == 1000)
+        #expect(subscriber.retry?.eventsBefore == 0, "in the first event's block")
     }
 }

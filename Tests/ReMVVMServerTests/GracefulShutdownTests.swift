@@ -15,7 +15,7 @@ private struct VersionAnswer: Decodable {
         let writerCount = 16
         let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
         for subscriber in subscribers {
-            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
         }
         let acknowledged = Mutex<[UInt64]>([])
         let refusals = Mutex<[Int]>([])
@@ -27,7 +27,7 @@ private struct VersionAnswer: Decodable {
                 var ids: [UInt64] = []
                 let client = subscribers[index].value
                 while let event = try client.nextEvent(timeout: .seconds(20)) {
-                    ids.append(UInt64(event.id ?? "") ?? 0)
+                    ids.append(event.version ?? 0)
                 }
                 let end = client.streamEnd ?? .aborted
                 received.withLock { $0[index] = (ids, end) }

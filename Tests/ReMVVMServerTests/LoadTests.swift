@@ -10,7 +10,7 @@ import Testing
         let subscriberCount = 4
         let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
         for subscriber in subscribers {
-            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
         }
         let clients = 64
         let perClient = 10_000 / clients + 1
@@ -32,7 +32,7 @@ import Testing
         let readErrors = runOnThreads(subscriberCount) { index in
             var expected: UInt64 = 1
             while expected <= 10_000, let event = try subscribers[index].value.nextEvent(timeout: .seconds(10)) {
-                guard event.id == String(expected) else {
+                guard event.version == UInt64(expected) else {
                     throw TestHTTPError(code: .malformedResponse, message: "subscriber \(index): got \(event.id ?? "nil"), expected \(expected)")
                 }
                 expected += 1
@@ -50,7 +50,7 @@ import Testing
         let subscriberCount = 300
         let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
         for subscriber in subscribers {
-            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.id == "0")
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
         }
         let actions = 200
         let postErrors = runOnThreads(4) { index in
@@ -65,7 +65,7 @@ import Testing
             for index in stride(from: thread, to: subscriberCount, by: 10) {
                 for expected in 1...actions {
                     let event = try subscribers[index].value.nextEvent(timeout: .seconds(10))
-                    guard event?.id == String(expected) else {
+                    guard event?.version == UInt64(expected) else {
                         throw TestHTTPError(code: .malformedResponse, message: "subscriber \(index): got \(event?.id ?? "nil"), expected \(expected)")
                     }
                 }

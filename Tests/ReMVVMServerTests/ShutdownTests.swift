@@ -9,7 +9,7 @@ import Testing
         var streams: [SSEClient] = []
         for _ in 0..<100 {
             let stream = try SSEClient(port: server.port, path: "/events")
-            #expect(try stream.nextEvent(timeout: .seconds(5))?.id == "0")
+            #expect(try stream.nextEvent(timeout: .seconds(5))?.version == 0)
             streams.append(stream)
         }
         let client = TestHTTPClient(port: server.port)
@@ -19,7 +19,7 @@ import Testing
         let exit = try #require(server.stop(with: SIGTERM, timeout: 5), "exited within 5 s: \(server.standardError)")
         #expect(exit.status == 0, "\(server.standardError)")
         for stream in streams {
-            #expect(try stream.nextEvent(timeout: .seconds(5))?.id == "1", "queued events are delivered first")
+            #expect(try stream.nextEvent(timeout: .seconds(5))?.version == 1, "queued events are delivered first")
             #expect(try stream.waitForEnd(timeout: .seconds(5)) == .clean, "each stream ends with the chunked terminator")
         }
     }

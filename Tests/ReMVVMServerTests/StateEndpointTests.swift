@@ -9,27 +9,42 @@ import Testing
         let response = try live.get("/state")
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
-        #expect(response.headers["ETag"] == "\"0\"")
+        #expect(response.headers["ETag"] == live.etag(0))
         #expect(response.bodyString == #"{"counter":0,"user":null}"#)
 
         _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
         let after = try live.get("/state")
-        #expect(after.headers["ETag"] == "\"1\"")
+        #expect(after.headers["ETag"] == live.etag(1))
         #expect(after.bodyString == #"{"counter":0,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
     }
 
     @Test func ifNoneMatchWithTheCurrentVersionAnswers304() throws {
         let live = try LiveServer()
         _ = try live.post(#"{"type":"increase"}"#)
-        let notModified = try live.get("/state", headers: [("If-None-Match", "\"1\"")])
+        let notModified = try live.get("/state", headers: [("If-None-Match", live.etag(1))])
         #expect(notModified.status == 304)
-        #expect(notModified.headers["ETag"] == "\"1\"")
+        #expect(notModified.headers["ETag"] == live.etag(1))
         #expect(notModified.body.isEmpty)
-        #expect(try live.get("/state", headers: [("If-None-Match", "W/\"1\"")]).status == 304)
-        #expect(try live.get("/state", headers: [("If-None-Match", "\"0\", \"1\"")]).status == 304)
-        let stale = try live.get("/state", headers: [("If-None-Match", "\"0\"")])
+        #expect(try live.get("/state", headers: [("If-None-Match", "W/" + live.etag(1))]).status == 304)
+        #expect(try live.get("/state", headers: [("If-None-Match", "\(live.etag(0)), \(live.etag(1))")]).status == 304)
+        let stale = try live.get("/state", headers: [("If-None-Match", live.etag(0))])
         #expect(stale.status == 200)
         #expect(stale.bodyString == #"{"counter":1,"user":null}"#)
+    }
+
+    @Test func aTagFromAnEarlierProcessNeverMatchesAStateOfALaterOne() throws {
+        // The reliability review: 5 increases, restart, 5 decreases, and the old tag matched.
+        let before = try LiveServer()
+        _ = try before.post(Array(repeating: #"{"type":"increase"}"#, count: 5).joined(separator: ",").wrappedInBrackets)
+        let cached = try #require(try before.get("/state").headers["ETag"])
+        let after = try LiveServer()
+        _ = try after.post(Array(repeating: #"{"type":"decrease"}"#, count: 5).joined(separator: ",").wrappedInBrackets)
+        #expect(after.store.version == before.store.version)
+        let response = try after.get("/state", headers: [("If-None-Match", cached)])
+        #expect(response.status == 200)
+        #expect(response.bodyString == #"{"counter":-5,"user":null}"#)
+        // The tag is the version, then the instance: "5-<8 hex digits>".
+        #expect(cached.wholeMatch(of: /"5-[0-9a-f]{8}"/) != nil)
     }
 
     @Test func healthzAnswersOkWithTheVersion() throws {
@@ -69,4 +84,8 @@ import Testing
         let body = try live.get("/nowhere").bodyString
         #expect(body.hasPrefix(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"#))
     }
+}
+
+private extension String {
+    var wrappedInBrackets: String { "[" + self + "]" }
 }

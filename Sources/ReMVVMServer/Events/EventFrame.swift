@@ -1,4 +1,4 @@
-/// One server-sent event for one state version:
+/// One server-sent event for one state version (the id is the version's tag, see ``VersionTags``):
 ///
 ///     id: 42
 ///     event: state
@@ -7,11 +7,10 @@
 /// `data` is one line: compact JSON never contains a raw newline.
 enum EventFrame {
     /// The frame for `version`; `action` is nil for the state a subscriber starts from before any reduce.
-    static func state(version: UInt64, action: [UInt8]?, state: [UInt8]) -> [UInt8] {
-        let versionText = String(version)
+    static func state(version: UInt64, id: String, action: [UInt8]?, state: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(64 + (action?.count ?? 4) + state.count)
-        frame += Array("id: \(versionText)\nevent: state\ndata: {\"version\":\(versionText),\"action\":".utf8)
+        frame += Array("id: \(id)\nevent: state\ndata: {\"version\":\(version),\"action\":".utf8)
         frame += action ?? Array("null".utf8)
         frame += Array(",\"state\":".utf8)
         frame += state

@@ -47,6 +47,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     let broadcastLimitBytes: Int
     /// `retry: <ms>` — the reconnect delay, at the start of every stream's first event.
     private let retryField: [UInt8]
+    private let versionTags: VersionTags
     private let logger: Logger
 
     private let condition = NSCondition()
@@ -76,6 +77,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         backlogBytes: Int,
         lagBudgetBytes: Int,
         reconnectDelay: Duration,
+        versionTags: VersionTags,
         logger: Logger
     ) {
         self.store = store
@@ -85,6 +87,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         self.lagBudgetBytes = lagBudgetBytes
         broadcastLimitBytes = min(64 << 10, max(4 << 10, backlogBytes / 4))
         retryField = EventFrame.retry(reconnectDelay)
+        self.versionTags = versionTags
         self.logger = logger
         latest = Latest(version: 0)
     }
@@ -101,7 +104,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
         latest = Latest(
             version: start.version,
-            frame: EventFrame.state(version: start.version, action: nil, state: try stateCache.json(for: start))
+            frame: EventFrame.state(
+                version: start.version,
+                id: versionTags.tag(start.version),
+                action: nil,
+                state: try stateCache.json(for: start)
+            )
         )
         condition.withLock { started = true }
         fanOut.start()
@@ -316,6 +324,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             stateCache.remember(state, version: publication.version)
             let frame = EventFrame.state(
                 version: publication.version,
+                id: versionTags.tag(publication.version),
                 action: actionEncoder.encode(publication.action),
                 state: state
             )

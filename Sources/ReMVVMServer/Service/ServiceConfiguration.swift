@@ -13,6 +13,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// the first event of every stream. Default 1 s.
     public var reconnectDelay: Duration = .seconds(1)
 
+    /// How versions appear in `ETag`s and event ids. Default: qualified by a random token of this
+    /// instance, because the store lives in memory and its versions start again at 0 in the next
+    /// process (see ``VersionTags``).
+    public var versionTags: VersionTags = .randomInstance()
+
     /// Creates the default settings.
     public init() {}
 }

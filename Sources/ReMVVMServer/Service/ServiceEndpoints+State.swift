@@ -2,10 +2,10 @@ import MicroHTTP
 import ReMVVM
 
 extension ServiceEndpoints {
-    /// `GET /state`: the state as JSON with `ETag: "<version>"`; 304 when `If-None-Match` matches.
+    /// `GET /state`: the state as JSON with the version as `ETag` (see ``VersionTags``); 304 when `If-None-Match` matches.
     func getState(_ request: Request) -> Response {
         let snapshot = store.snapshot
-        let etag = "\"\(snapshot.version)\""
+        let etag = configuration.versionTags.etag(snapshot.version)
         if let condition = request.headers["If-None-Match"], Self.matches(etag, condition) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", etag)]))
         }

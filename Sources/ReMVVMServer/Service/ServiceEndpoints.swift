@@ -32,6 +32,7 @@ final class ServiceEndpoints<State: StoreState & Codable>: Sendable {
             backlogBytes: configuration.subscriberBacklogBytes,
             lagBudgetBytes: configuration.eventLagBudgetBytes,
             reconnectDelay: configuration.reconnectDelay,
+            versionTags: configuration.versionTags,
             logger: logger
         )
     }

@@ -37,6 +37,11 @@ extension TestHTTPResponse {
 }
 
 extension SSEEvent {
+    /// The version an event's id names: the number before the instance token (`5-3f9a2c1b` → 5).
+    var version: UInt64? {
+        id.flatMap { UInt64($0.prefix { $0 != "-" }) }
+    }
+
     var stateBody: StateEventBody? {
         try? JSONDecoder().decode(StateEventBody.self, from: Data(data.utf8))
     }

@@ -10,6 +10,8 @@ import ReMVVMServer
 final class LiveServer: Sendable {
     let store: Store<AppState>
     let server: ReMVVMServer<AppState>
+    /// How this server tags versions (an instance token of its own).
+    let versionTags: VersionTags
 
     var port: Int { server.port }
 
@@ -28,6 +30,7 @@ final class LiveServer: Sendable {
         http.heartbeatInterval = heartbeat
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
+        versionTags = service.versionTags
         server = ReMVVMServer(
             store: store,
             actions: ExampleApp.actions,
@@ -41,6 +44,11 @@ final class LiveServer: Sendable {
 
     deinit {
         server.shutdown()
+    }
+
+    /// The `ETag` this server gives `version`.
+    func etag(_ version: UInt64) -> String {
+        versionTags.etag(version)
     }
 
     func client() -> TestHTTPClient {

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How store versions are shown to clients: the `ETag` of `GET /state` and the `id:` of events.
+///
+/// A version number alone names a state only while the versions it counts cannot start again.
+/// A store kept only in memory starts again at 0 in every process, so there a tag also carries
+/// an instance token drawn at random when the service is created: `"5-3f9a2c1b"`. A tag cached
+/// from an earlier process then never matches a different state of a later one, and a client
+/// can see that the event ids it stored came from another instance. The number before the `-`
+/// is the version, so `parseInt`-style readers still get it.
+public struct VersionTags: Sendable, Equatable {
+    /// The instance token, or nil when versions are plain numbers (a store whose versions
+    /// survive restarts).
+    public let instance: String?
+
+    /// Plain version numbers: `"5"`.
+    public static let plain = VersionTags(instance: nil)
+
+    /// Versions qualified by a new random instance token (eight hex digits).
+    public static func randomInstance() -> VersionTags {
+        VersionTags(instance: String(format: "%08x", UInt32.random(in: .min ... .max)))
+    }
+
+    /// Versions qualified by `instance`, which must be non-empty visible ASCII without `"`.
+    public init(instance: String?) {
+        self.instance = instance
+    }
+
+    /// The event id / tag text of `version`: `5` or `5-3f9a2c1b`.
+    public func tag(_ version: UInt64) -> String {
+        guard let instance else { return String(version) }
+        return "\(version)-\(instance)"
+    }
+
+    /// The `ETag` header value of `version` (a strong tag): `"5"` or `"5-3f9a2c1b"`.
+    public func etag(_ version: UInt64) -> String {
+        "\"\(tag(version))\""
+    }
+}
