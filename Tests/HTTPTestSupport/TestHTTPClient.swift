@@ -100,6 +100,17 @@ public final class TestHTTPClient {
         }
     }
 
+    /// Sends `bytes` on a new connection and returns every byte the server sends until it closes
+    /// the connection; throws if it is still open after ``timeout`` (for "exactly one answer,
+    /// then close" checks on malformed requests).
+    public func exchangeUntilClosed(_ bytes: [UInt8]) throws(TestHTTPError) -> [UInt8] {
+        close()
+        let socket = try connectedSocket()
+        defer { close() }
+        try socket.write(bytes)
+        return try socket.readToEnd(deadline: .now + timeout)
+    }
+
     /// Waits until the server closes the connection; returns `false` if it is still open at the deadline.
     public func waitForServerClose(timeout: Duration) -> Bool {
         guard let socket, socket.isOpen else { return true }

@@ -40,6 +40,28 @@ import Testing
         #expect(try server.client().send(method: "POST", path: "/upload", body: [1, 2, 3]).status == 200)
     }
 
+    @Test func aClientThatSendsTheWholeOversizedBodyBeforeReadingGetsThe413() throws {
+        // Like Python's http.client: write the whole request, then read. Closing on it while it
+        // still sends would reset the connection and lose the answer.
+        let requests = Mailbox<Request>()
+        let server = try server(limit: 1 << 20, requests: requests)
+        let client = server.client()
+        let response = try client.send(method: "POST", path: "/upload", body: Array(repeating: 7, count: 3 << 20))
+        #expect(response.status == 413)
+        #expect(requests.snapshot.isEmpty)
+        // The body was read through, so the connection stays usable.
+        #expect(try client.send(method: "POST", path: "/upload", body: [1]).status == 200)
+        #expect(client.connectionsOpened == 1)
+    }
+
+    @Test func aClientThatWaitsFor100ContinueGetsThe413Instead() throws {
+        let server = try server()
+        let client = server.client()
+        try client.sendRaw(Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n".utf8))
+        let response = try client.readResponse()
+        #expect(response.status == 413)
+    }
+
     @Test func hugeDeclaredLengthGets413WithoutSendingTheBody() throws {
         let server = try server()
         let client = server.client()

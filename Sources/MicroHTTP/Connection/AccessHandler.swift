@@ -25,9 +25,23 @@ func accessHandler(
     case .fresh:
         server.requestStarted()
         RequestSlot.markHeadersSeen(slot)
+        if let violation = RequestFraming.violation(of: connection, isHTTP11: RequestReader.isHTTP11(version)) {
+            // Answered now, before any body byte is read, and the connection closed: where the
+            // next request would start is unknown.
+            return refuse(violation, connection, url, method, server)
+        }
         if let declared = RequestReader.contentLength(of: connection), declared > UInt64(limit) {
-            // Known to be too large: answer now, before reading the body.
-            return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+            if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {
+                // The client waits for a go-ahead, or the body is too large to read through:
+                // answer now, before reading it.
+                return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+            }
+            // Read the body and drop it, then answer (RFC 9112 §9.6): closing on a client that
+            // is still sending resets the connection, and clients that send everything before
+            // they read (Python's http.client) would get the reset instead of the 413.
+            let body = RequestBody(expectedLength: nil, limit: limit)
+            body.refuse()
+            RequestSlot.store(body, in: slot)
         }
         return .YES
 
@@ -50,8 +64,8 @@ func accessHandler(
     }
 }
 
-/// Takes one body piece. A chunked body over the limit is drained (a reply cannot be queued
-/// mid-body) and refused at the end; one that goes on far past the limit drops the connection.
+/// Takes one body piece. A body over the limit is drained (a reply cannot be queued mid-body)
+/// and refused at the end; one that goes on far past the limit drops the connection.
 private func receive(
     _ data: UnsafePointer<CChar>?,
     _ size: UnsafeMutablePointer<Int>,
@@ -60,11 +74,17 @@ private func receive(
 ) -> MHD_Result {
     body.append(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size.pointee), limit: limit)
     size.pointee = 0
-    let drainLimit = max(limit, 1 << 20).multipliedReportingOverflow(by: 8)
-    if body.isTooLarge, !drainLimit.overflow, body.received > drainLimit.partialValue {
+    if body.isTooLarge, body.received > drainLimit(limit) {
         return .NO
     }
     return .YES
+}
+
+/// How much of a refused body is read through (and dropped) so that the 413 can be answered
+/// after it: eight times the limit, at least 8 MiB. Past that the connection is dropped.
+private func drainLimit(_ limit: Int) -> Int {
+    let (product, overflow) = max(limit, 1 << 20).multipliedReportingOverflow(by: 8)
+    return overflow ? Int.max : product
 }
 
 private func respond(
@@ -107,6 +127,9 @@ private func refuse(
     var response = server.responder.respond(to: failure, method: method, path: String(cString: url))
     if let seconds = failure.retryAfterSeconds, response.headers["Retry-After"] == nil {
         response.headers.add(name: "Retry-After", value: String(seconds))
+    }
+    if failure.closesConnection {
+        response.headers.replaceOrAdd(name: "Connection", value: "close")
     }
     return ResponseWriter.queue(response, on: connection, isHead: method == .HEAD, server: server)
 }

@@ -27,6 +27,13 @@ final class RequestBody {
         bytes.append(contentsOf: piece)
     }
 
+    /// Refuses the body before any of it arrived (its declared length is over the limit): it is
+    /// counted and dropped.
+    func refuse() {
+        isTooLarge = true
+        bytes = []
+    }
+
     func takeBytes() -> [UInt8] {
         defer { bytes = [] }
         return bytes

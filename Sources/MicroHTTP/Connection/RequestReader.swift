@@ -46,6 +46,12 @@ enum RequestReader {
         return query
     }
 
+    /// Whether the client sent `Expect: 100-continue` (it waits for a go-ahead before the body).
+    static func expectsContinue(_ connection: OpaquePointer) -> Bool {
+        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") else { return false }
+        return strcasecmp(value, "100-continue") == 0
+    }
+
     /// The declared `Content-Length`, or `nil` when absent (e.g. a chunked body).
     static func contentLength(of connection: OpaquePointer) -> UInt64? {
         guard let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {

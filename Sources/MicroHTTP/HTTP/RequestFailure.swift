@@ -7,6 +7,13 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         /// The server is shutting down and takes no new requests (503, `Retry-After`); the
         /// connection closes after the answer.
         case shuttingDown
+        /// The request head is malformed or ambiguous (400): conflicting framing headers, a
+        /// missing or repeated `Host`, an invalid field name. The connection closes after the
+        /// answer, since where the next request would begin is unknown.
+        case malformedRequest
+        /// The request uses a feature the server does not implement (501), such as a transfer
+        /// coding other than chunked. The connection closes after the answer.
+        case notImplemented
     }
 
     /// The kind of failure.
@@ -28,6 +35,16 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         switch code {
         case .bodyTooLarge: 413
         case .shuttingDown: 503
+        case .malformedRequest: 400
+        case .notImplemented: 501
+        }
+    }
+
+    /// Whether the connection must close after the answer.
+    public var closesConnection: Bool {
+        switch code {
+        case .bodyTooLarge: false
+        case .shuttingDown, .malformedRequest, .notImplemented: true
         }
     }
 
@@ -51,7 +68,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var retryAfterSeconds: Int? {
         switch code {
         case .shuttingDown: 1
-        case .bodyTooLarge: nil
+        case .bodyTooLarge, .malformedRequest, .notImplemented: nil
         }
     }
 
@@ -60,6 +77,16 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         code: .shuttingDown,
         message: "The server is shutting down and takes no new requests; retry on another instance or after it restarts."
     )
+
+    /// A malformed or ambiguous request head, with what is wrong.
+    public static func malformedRequest(_ message: String) -> RequestFailure {
+        RequestFailure(code: .malformedRequest, message: message)
+    }
+
+    /// A request feature the server does not implement.
+    public static func notImplemented(_ message: String) -> RequestFailure {
+        RequestFailure(code: .notImplemented, message: message)
+    }
 
     /// A body-too-large failure that names the limit.
     public static func bodyTooLarge(limit: Int) -> RequestFailure {

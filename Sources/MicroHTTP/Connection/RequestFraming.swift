@@ -1,0 +1,113 @@
+internal import CMicroHTTPD
+
+/// Checks a request head for the framing ambiguities that let one request hide another
+/// ("request smuggling", RFC 9112 §6.3 and §11.2) and for a missing or repeated `Host`.
+///
+/// libmicrohttpd 0.9.75 accepts all of these: it uses the first of two `Content-Length`s, a
+/// `Content-Length` next to `Transfer-Encoding: chunked`, and keeps a field name with a blank
+/// before its colon (`Transfer-Encoding : chunked`) as a different header. Any of them is
+/// answered 400 and the connection is closed, before a byte of the body is read.
+enum RequestFraming {
+    /// The reason `connection`'s request head is refused, or nil if it is sound.
+    static func violation(of connection: OpaquePointer, isHTTP11: Bool) -> RequestFailure? {
+        var fields = FramingFields()
+        _ = withUnsafeMutablePointer(to: &fields) { pointer in
+            MHD_get_connection_values_n(connection, .HEADER_KIND, collectFramingField, pointer)
+        }
+        return fields.violation(isHTTP11: isHTTP11)
+    }
+}
+
+/// What ``RequestFraming`` looks at, gathered in one pass over the header fields.
+struct FramingFields {
+    var contentLengths: [String] = []
+    var transferEncodings: [String] = []
+    var hostCount = 0
+    var badFieldName: String?
+
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        if badFieldName == nil, !name.allSatisfy(Self.isTokenByte) || name.isEmpty {
+            badFieldName = String(decoding: name, as: UTF8.self)
+        }
+        if Self.equalsIgnoringCase(name, "content-length") {
+            contentLengths.append(String(decoding: value, as: UTF8.self))
+        } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
+            transferEncodings.append(String(decoding: value, as: UTF8.self))
+        } else if Self.equalsIgnoringCase(name, "host") {
+            hostCount += 1
+        }
+    }
+
+    func violation(isHTTP11: Bool) -> RequestFailure? {
+        if let badFieldName {
+            return .malformedRequest("the header field name \"\(badFieldName)\" is not a token (no blanks before the colon)")
+        }
+        if !transferEncodings.isEmpty, !contentLengths.isEmpty {
+            return .malformedRequest("a request may not carry both Content-Length and Transfer-Encoding")
+        }
+        if contentLengths.count > 1 {
+            return .malformedRequest("the request carries more than one Content-Length")
+        }
+        if let length = contentLengths.first, !length.isEmpty, !length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return .malformedRequest("Content-Length must be a number of bytes")
+        }
+        if !transferEncodings.isEmpty {
+            let codings = transferEncodings.flatMap { $0.split(separator: ",").map(String.init) }
+                .map { $0.trimmingCharacters(in: " \t").lowercased() }
+            guard codings == ["chunked"] else {
+                return .notImplemented("the only transfer coding accepted is chunked (got \(transferEncodings.joined(separator: ", ")))")
+            }
+        }
+        if isHTTP11, hostCount != 1 {
+            return .malformedRequest(hostCount == 0 ? "an HTTP/1.1 request must carry a Host header" : "the request carries more than one Host header")
+        }
+        if hostCount > 1 {
+            return .malformedRequest("the request carries more than one Host header")
+        }
+        return nil
+    }
+
+    /// RFC 9110 `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for (byte, wanted) in zip(bytes, expected) where byte | 0x20 != wanted {
+            return false
+        }
+        return true
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in blanks: String) -> String {
+        let set = Set(blanks.unicodeScalars)
+        let scalars = unicodeScalars.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed()
+        return String(String.UnicodeScalarView(scalars))
+    }
+}
+
+/// `MHD_KeyValueIteratorN` adding one header field to the ``FramingFields`` behind `cls`.
+private func collectFramingField(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    cls.assumingMemoryBound(to: FramingFields.self).pointee.add(
+        name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
+        value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+    )
+    return .YES
+}

@@ -1,0 +1,81 @@
+import HTTPTestSupport
+import MicroHTTP
+import Synchronization
+import Testing
+
+/// Framing that could hide one request inside another, and `Host`, refused before routing
+/// (RFC 9112 §6.3, §3.2): exactly one answer, then the connection closes.
+@Suite struct RequestFramingTests {
+    /// Counts the requests that reached the responder.
+    final class CountingServer: Sendable {
+        final class Counter: Sendable {
+            let value = Atomic<Int>(0)
+        }
+
+        let base: TestServer
+        private let counter = Counter()
+
+        init() throws {
+            let counter = counter
+            base = try TestServer(responder: ClosureResponder { request in
+                counter.value.add(1, ordering: .relaxed)
+                return .ok("reached \(request.method.rawValue) \(request.path) \(request.body.count)")
+            })
+        }
+
+        var reached: Int { counter.value.load(ordering: .relaxed) }
+
+        /// Every byte the server answers to `head` before it closes the connection, as text.
+        func answer(_ head: String) throws -> String {
+            let bytes = try TestHTTPClient(port: base.port, timeout: .seconds(5)).exchangeUntilClosed(Array(head.utf8))
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    static let smuggled = "POST /second HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+
+    @Test(arguments: [
+        ("Content-Length with Transfer-Encoding",
+         "POST /first HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+         "400", "both Content-Length and Transfer-Encoding"),
+        ("two Content-Lengths",
+         "POST /first HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 53\r\n\r\n" + smuggled,
+         "400", "more than one Content-Length"),
+        ("a blank before the colon",
+         "POST /first HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\nContent-Length: 0\r\n\r\n" + smuggled,
+         "400", "is not a token"),
+        ("a Content-Length that is not a number",
+         "POST /first HTTP/1.1\r\nHost: x\r\nContent-Length: 0x10\r\n\r\n" + smuggled,
+         "400", "must be a number"),
+        ("HTTP/1.1 without Host", "GET /first HTTP/1.1\r\n\r\n" + smuggled, "400", "must carry a Host"),
+        ("two Hosts", "GET /first HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" + smuggled, "400", "more than one Host"),
+        ("an unknown transfer coding",
+         "POST /first HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nxyz" + smuggled, "501", "only transfer coding"),
+        ("chunked applied twice",
+         "POST /first HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n" + smuggled, "501", "only transfer coding"),
+    ])
+    func ambiguousFramingGetsOneAnswerAndTheConnectionCloses(_ name: String, _ request: String, _ status: String, _ detail: String) throws {
+        let server = try CountingServer()
+        let answer = try server.answer(request)
+        #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(name): \(answer)")
+        #expect(answer.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }.count == 1, "\(name): exactly one answer")
+        #expect(answer.lowercased().contains("connection: close"), "\(name)")
+        #expect(answer.contains(detail), "\(name): \(answer)")
+        #expect(server.reached == 0, "\(name): neither request reached the responder")
+    }
+
+    @Test func soundRequestsStillPass() throws {
+        let server = try CountingServer()
+        let client = TestHTTPClient(port: server.base.port)
+        #expect(try client.send(method: "POST", path: "/a", body: Array("hello".utf8)).bodyString == "reached POST /a 5")
+        #expect(try client.send(method: "POST", path: "/b", headers: [("Transfer-Encoding", "chunked")],
+                                body: Array("5\r\nhello\r\n0\r\n\r\n".utf8)).bodyString == "reached POST /b 5")
+        #expect(try client.send(method: "POST", path: "/c", headers: [("transfer-encoding", "Chunked")],
+                                body: Array("0\r\n\r\n".utf8)).bodyString == "reached POST /c 0")
+        // HTTP/1.0 may leave Host out.
+        let old = try server.answer("GET /d HTTP/1.0\r\n\r\n")
+        #expect(old.hasPrefix("HTTP/1.1 200 ") && old.hasSuffix("reached GET /d 0"))
+        #expect(client.connectionsOpened == 1)
+        #expect(server.reached == 4)
+    }
+}
