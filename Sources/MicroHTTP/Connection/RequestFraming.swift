@@ -6,7 +6,8 @@ internal import CMicroHTTPD
 /// libmicrohttpd 0.9.75 accepts all of these: it uses the first of two `Content-Length`s, a
 /// `Content-Length` next to `Transfer-Encoding: chunked`, and keeps a field name with a blank
 /// before its colon (`Transfer-Encoding : chunked`) as a different header. Any of them is
-/// answered 400 and the connection is closed, before a byte of the body is read.
+/// answered 400 and the connection is closed, before a byte of the body is read. (A
+/// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 enum RequestFraming {
     /// The reason `connection`'s request head is refused, or nil if it is sound.
     static func violation(of connection: OpaquePointer, isHTTP11: Bool) -> RequestFailure? {
@@ -47,9 +48,6 @@ struct FramingFields {
         }
         if contentLengths.count > 1 {
             return .malformedRequest("the request carries more than one Content-Length")
-        }
-        if let length = contentLengths.first, !length.isEmpty, !length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-            return .malformedRequest("Content-Length must be a number of bytes")
         }
         if !transferEncodings.isEmpty {
             let codings = transferEncodings.flatMap { $0.split(separator: ",").map(String.init) }
