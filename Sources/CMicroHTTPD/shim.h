@@ -31,6 +31,13 @@ typedef struct cmhd_daemon_config {
     void *accept_policy_cls;
     MHD_RequestCompletedCallback request_completed;
     void *request_completed_cls;
+    /* Told when each connection opens and closes (MHD_OPTION_NOTIFY_CONNECTION): how the
+       server counts connections, answers those over its limit, and finds heads that take too
+       long. CLOSED comes on the worker thread before the socket is closed. */
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
+    /* 0 for none. */
+    unsigned int per_ip_connection_limit;
     /* May be NULL: then MHD keeps its default (stderr, if MHD_USE_ERROR_LOG is set). */
     MHD_LogCallback logger;
     void *logger_cls;
@@ -47,7 +54,7 @@ typedef struct cmhd_daemon_config {
 static inline struct MHD_Daemon *
 cmhd_start_daemon (const cmhd_daemon_config *config)
 {
-    struct MHD_OptionItem options[8];
+    struct MHD_OptionItem options[10];
     unsigned int count = 0;
 
     options[count++] = (struct MHD_OptionItem) {
@@ -64,6 +71,12 @@ cmhd_start_daemon (const cmhd_daemon_config *config)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) config->connection_memory_limit, NULL };
     options[count++] = (struct MHD_OptionItem) {
         MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) config->connection_timeout_seconds, NULL };
+    options[count++] = (struct MHD_OptionItem) {
+        MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) config->notify_connection,
+        config->notify_connection_cls };
+    if (config->per_ip_connection_limit > 0)
+        options[count++] = (struct MHD_OptionItem) {
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t) config->per_ip_connection_limit, NULL };
     options[count++] = (struct MHD_OptionItem) { MHD_OPTION_END, 0, NULL };
 
     /* The logger must be the very first option (not inside the array), or MHD reports
@@ -92,6 +105,18 @@ cmhd_connection_socket (struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return (NULL == info) ? MHD_INVALID_SOCKET : info->connect_fd;
+}
+
+/*
+ * Exists because MHD_get_connection_info is variadic: what the connection-notification
+ * callback stored in *socket_context when the connection opened, or NULL.
+ */
+static inline void *
+cmhd_connection_socket_context (struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return (NULL == info) ? NULL : info->socket_context;
 }
 
 /* Exists because MHD_SIZE_UNKNOWN is a macro expression Swift does not import. */

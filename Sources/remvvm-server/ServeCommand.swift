@@ -21,7 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
             Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> \
             (e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config \
             file (keys: host, port, workerThreads, maxBodyBytes, connectionLimit, \
-            connectionTimeoutSeconds, connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, \
+            perClientConnectionLimit, requestHeadTimeoutSeconds, connectionTimeoutSeconds, connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, \
             subscriberSendBufferBytes, directStreamWrites, reconnectDelayMilliseconds, logLevel), then the \
             built-in default. SIGINT or SIGTERM stops accepting, ends every event stream cleanly, lets \
             in-flight requests finish and exits 0.
@@ -46,8 +46,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The largest request body accepted, in bytes; larger ones get 413. (default: 1048576)")
     var maxBodyBytes: Int?
 
-    @Option(help: "The most connections open at once, event streams included. (default: 16384)")
+    @Option(help: "The most connections served at once, event streams included; requests beyond it get 503 with Retry-After. (default: 16384)")
     var connectionLimit: Int?
+
+    @Option(help: "The most connections open at once from one IP address; more are closed at once. 0 = no limit. (default: 0)")
+    var perClientConnectionLimit: Int?
+
+    @Option(help: "Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit. (default: 15)")
+    var requestHeadTimeoutSeconds: Int?
 
     @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 8192, request heads up to about 7 KB and cookies up to about 3.5 KB fit; use 16384 for bigger cookies. (default: 8192)")
     var connectionMemoryBytes: Int?
@@ -118,6 +124,8 @@ struct ServeCommand: AsyncParsableCommand {
         set(.workerThreads, workerThreads.map { .int($0) })
         set(.maxBodyBytes, maxBodyBytes.map { .int($0) })
         set(.connectionLimit, connectionLimit.map { .int($0) })
+        set(.perClientConnectionLimit, perClientConnectionLimit.map { .int($0) })
+        set(.requestHeadTimeoutSeconds, requestHeadTimeoutSeconds.map { .int($0) })
         set(.connectionMemoryBytes, connectionMemoryBytes.map { .int($0) })
         set(.heartbeatSeconds, heartbeatSeconds.map { .int($0) })
         set(.subscriberBacklogBytes, subscriberBacklogBytes.map { .int($0) })

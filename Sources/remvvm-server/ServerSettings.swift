@@ -13,6 +13,8 @@ struct ServerSettings: Equatable {
     var workerThreads = 0
     var maxBodyBytes = 1 << 20
     var connectionLimit = 16_384
+    var perClientConnectionLimit = 0
+    var requestHeadTimeoutSeconds = 15
     var connectionTimeoutSeconds = 30
     var connectionMemoryBytes = 8 * 1024
     var heartbeatSeconds = 15
@@ -25,7 +27,8 @@ struct ServerSettings: Equatable {
     /// The configuration keys, as in the JSON file; environment variables are `REMVVM_` + the key in
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
     enum Key: String, CaseIterable {
-        case host, port, workerThreads, maxBodyBytes, connectionLimit, connectionTimeoutSeconds
+        case host, port, workerThreads, maxBodyBytes, connectionLimit, perClientConnectionLimit
+        case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
     }
@@ -38,6 +41,8 @@ struct ServerSettings: Equatable {
         workerThreads = try Self.int(config, .workerThreads, in: 0...256)
         maxBodyBytes = try Self.int(config, .maxBodyBytes, in: 1...(1 << 30))
         connectionLimit = try Self.int(config, .connectionLimit, in: 1...1_000_000)
+        perClientConnectionLimit = try Self.int(config, .perClientConnectionLimit, in: 0...1_000_000)
+        requestHeadTimeoutSeconds = try Self.int(config, .requestHeadTimeoutSeconds, in: 0...86_400)
         connectionTimeoutSeconds = try Self.int(config, .connectionTimeoutSeconds, in: 0...86_400)
         connectionMemoryBytes = try Self.int(config, .connectionMemoryBytes, in: 4_096...(1 << 20))
         heartbeatSeconds = try Self.int(config, .heartbeatSeconds, in: 1...3_600)
@@ -68,6 +73,8 @@ struct ServerSettings: Equatable {
             AbsoluteConfigKey([Key.workerThreads.rawValue]): int(settings.workerThreads),
             AbsoluteConfigKey([Key.maxBodyBytes.rawValue]): int(settings.maxBodyBytes),
             AbsoluteConfigKey([Key.connectionLimit.rawValue]): int(settings.connectionLimit),
+            AbsoluteConfigKey([Key.perClientConnectionLimit.rawValue]): int(settings.perClientConnectionLimit),
+            AbsoluteConfigKey([Key.requestHeadTimeoutSeconds.rawValue]): int(settings.requestHeadTimeoutSeconds),
             AbsoluteConfigKey([Key.connectionTimeoutSeconds.rawValue]): int(settings.connectionTimeoutSeconds),
             AbsoluteConfigKey([Key.connectionMemoryBytes.rawValue]): int(settings.connectionMemoryBytes),
             AbsoluteConfigKey([Key.heartbeatSeconds.rawValue]): int(settings.heartbeatSeconds),
@@ -112,6 +119,8 @@ struct ServerSettings: Equatable {
         }
         http.maxBodyBytes = maxBodyBytes
         http.connectionLimit = connectionLimit
+        http.perClientConnectionLimit = perClientConnectionLimit
+        http.requestHeadTimeout = .seconds(requestHeadTimeoutSeconds)
         http.connectionTimeoutSeconds = connectionTimeoutSeconds
         http.connectionMemoryLimit = connectionMemoryBytes
         http.heartbeatInterval = .seconds(heartbeatSeconds)

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Synchronization
 
 /// `MHD_AccessHandlerCallback`: called on the connection's worker thread, first when the
 /// request head is in, then once per body piece, then once with no data at the end.
@@ -25,6 +26,12 @@ func accessHandler(
     case .fresh:
         server.requestStarted()
         RequestSlot.markHeadersSeen(slot)
+        if let record = connectionRecord(of: connection) {
+            server.connections.headReceived(record)
+        }
+        if server.isOverConnectionLimit {
+            return refuse(.overloaded(limit: server.connectionLimit.load(ordering: .relaxed)), connection, url, method, server)
+        }
         if let violation = RequestFraming.violation(of: connection, isHTTP11: RequestReader.isHTTP11(version)) {
             // Answered now, before any body byte is read, and the connection closed: where the
             // next request would start is unknown.
@@ -146,10 +153,15 @@ func requestCompleted(
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     guard let slot, slot.pointee != nil else { return }
     RequestSlot.release(slot)
+    if let connection, let record = connectionRecord(of: connection) {
+        server.connections.requestFinished(record)
+    }
     server.requestCompleted()
 }
 
-/// `MHD_AcceptPolicyCallback`: keeps every new connection, except while the server shuts down.
+/// `MHD_AcceptPolicyCallback`: keeps every new connection, except while the server shuts down
+/// or when even the overflow past the connection limit is full (then the client sees the
+/// connection closed at once, instead of waiting in the listen backlog).
 ///
 /// This is how the server stops accepting; see ``HTTPServer/shutdown(timeout:)`` for why not
 /// `MHD_quiesce_daemon`.
@@ -160,5 +172,37 @@ func acceptPolicy(
 ) -> MHD_Result {
     guard let cls else { return .YES }
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    return server.isRefusingRequests ? .NO : .YES
+    if server.isRefusingRequests || server.connections.count >= server.connectionHardLimit.load(ordering: .relaxed) {
+        return .NO
+    }
+    return .YES
+}
+
+/// `MHD_NotifyConnectionCallback`: a connection opened or closed. Keeps a retained
+/// ``ConnectionRecord`` in the connection's socket context in between.
+func connectionNotified(
+    _ cls: UnsafeMutableRawPointer?,
+    _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        let record = server.connections.opened(socket: cmhd_connection_socket(connection))
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
+    case .CONNECTION_NOTIFY_CLOSED:
+        guard let pointer = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        server.connections.closed(Unmanaged<ConnectionRecord>.fromOpaque(pointer).takeRetainedValue())
+    default:
+        break
+    }
+}
+
+/// The ``ConnectionRecord`` of `connection`, if it has one.
+func connectionRecord(of connection: OpaquePointer) -> ConnectionRecord? {
+    guard let pointer = cmhd_connection_socket_context(connection) else { return nil }
+    return Unmanaged<ConnectionRecord>.fromOpaque(pointer).takeUnretainedValue()
 }

@@ -11,6 +11,9 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         /// missing or repeated `Host`, an invalid field name. The connection closes after the
         /// answer, since where the next request would begin is unknown.
         case malformedRequest
+        /// The server has as many connections open as it is configured to serve (503,
+        /// `Retry-After`); the connection closes after the answer.
+        case overloaded
         /// The request uses a feature the server does not implement (501), such as a transfer
         /// coding other than chunked. The connection closes after the answer.
         case notImplemented
@@ -34,7 +37,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var status: Int {
         switch code {
         case .bodyTooLarge: 413
-        case .shuttingDown: 503
+        case .shuttingDown, .overloaded: 503
         case .malformedRequest: 400
         case .notImplemented: 501
         }
@@ -44,7 +47,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var closesConnection: Bool {
         switch code {
         case .bodyTooLarge: false
-        case .shuttingDown, .malformedRequest, .notImplemented: true
+        case .shuttingDown, .overloaded, .malformedRequest, .notImplemented: true
         }
     }
 
@@ -67,7 +70,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// Seconds after which a client may try again, for failures that are temporary (503).
     public var retryAfterSeconds: Int? {
         switch code {
-        case .shuttingDown: 1
+        case .shuttingDown, .overloaded: 1
         case .bodyTooLarge, .malformedRequest, .notImplemented: nil
         }
     }
@@ -77,6 +80,15 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         code: .shuttingDown,
         message: "The server is shutting down and takes no new requests; retry on another instance or after it restarts."
     )
+
+    /// The connection limit is reached.
+    public static func overloaded(limit: Int) -> RequestFailure {
+        RequestFailure(
+            code: .overloaded,
+            message: "The server has its limit of \(limit) connections open; retry shortly.",
+            limit: limit
+        )
+    }
 
     /// A malformed or ambiguous request head, with what is wrong.
     public static func malformedRequest(_ message: String) -> RequestFailure {

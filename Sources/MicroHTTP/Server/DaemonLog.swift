@@ -39,6 +39,9 @@ private func daemonLogLevel(for message: Substring) -> Logger.Level {
         "Connection reset",
         "Socket disconnected",
         "Socket has been disconnected",
+        // A connection cut off by the server itself (a slow request head, a stalled stream).
+        "Connection socket is closed when reading request",
+        "Server reached per-IP connection limit",
     ]
     return routine.contains { message.hasPrefix($0) } ? .debug : .warning
 }

@@ -49,6 +49,16 @@ public final class HTTPServer: Sendable {
         boundPort.load(ordering: .relaxed)
     }
 
+    /// The number of connections open right now (event streams included).
+    public var openConnectionCount: Int {
+        core.connections.count
+    }
+
+    /// Connections closed so far because their request head did not arrive in time.
+    public var slowHeadCutOffCount: Int {
+        core.connections.cutOffCount
+    }
+
     /// The number of event streams currently attached to connections.
     public var openStreamCount: Int {
         core.streams.count
@@ -148,6 +158,7 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(daemon.handle)
         // Every stream has been released, so nothing is watched any more.
         core.socketWatcher.stop()
+        core.connections.stop()
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         stopped.notifyAll()
@@ -166,7 +177,9 @@ public final class HTTPServer: Sendable {
 
     private func startDaemon() throws(HTTPServerError) -> Daemon {
         try validate(configuration)
-        let connectionLimit = effectiveConnectionLimit(openFileLimit: raiseOpenFileLimit())
+        let limits = connectionLimits(openFileLimit: raiseOpenFileLimit())
+        core.connectionLimit.store(limits.served, ordering: .relaxed)
+        core.connectionHardLimit.store(limits.accepted, ordering: .relaxed)
         let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
         let heartbeat = Heartbeat(interval: configuration.heartbeatInterval, streams: core.streams)
         let context = Unmanaged.passRetained(core)
@@ -187,10 +200,15 @@ public final class HTTPServer: Sendable {
             accept_policy_cls: context.toOpaque(),
             request_completed: requestCompleted,
             request_completed_cls: context.toOpaque(),
+            notify_connection: connectionNotified,
+            notify_connection_cls: context.toOpaque(),
+            per_ip_connection_limit: UInt32(configuration.perClientConnectionLimit),
             logger: daemonLog,
             logger_cls: context.toOpaque(),
             thread_pool_size: UInt32(configuration.workerThreads),
-            connection_limit: UInt32(connectionLimit),
+            // libmicrohttpd's own limit stops accept() (clients would hang in the backlog), so
+            // it sits above ours; the accept policy closes connections before it is reached.
+            connection_limit: UInt32(limits.accepted + 1),
             connection_memory_limit: configuration.connectionMemoryLimit,
             connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds)
         )
@@ -210,6 +228,13 @@ public final class HTTPServer: Sendable {
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread")
         }
+        guard core.connections.start() else {
+            heartbeat.stop()
+            MHD_stop_daemon(handle)
+            core.socketWatcher.stop()
+            context.release()
+            throw HTTPServerError(code: .daemonFailed, message: "Could not start the request-head deadline thread")
+        }
         return Daemon(handle: handle, listenSocket: socket, heartbeat: heartbeat, context: context)
     }
 
@@ -221,7 +246,12 @@ public final class HTTPServer: Sendable {
         }
         try check((1...1024).contains(configuration.workerThreads), "workerThreads must be in 1...1024")
         try check(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
-        try check((1...Int(UInt32.max)).contains(configuration.connectionLimit), "connectionLimit must be positive")
+        try check((1...1 << 24).contains(configuration.connectionLimit), "connectionLimit must be in 1...16777216")
+        try check(
+            (0...1 << 24).contains(configuration.perClientConnectionLimit),
+            "perClientConnectionLimit must be in 0...16777216 (0: no limit)"
+        )
+        try check(configuration.requestHeadTimeout >= .zero, "requestHeadTimeout must not be negative")
         try check(
             (4 * 1024...Int(UInt32.max)).contains(configuration.connectionMemoryLimit),
             "connectionMemoryLimit must be at least 4096 bytes"
@@ -246,17 +276,22 @@ public final class HTTPServer: Sendable {
         return UInt64(limit.rlim_max)
     }
 
-    /// The configured connection limit, lowered to fit the open-file limit: past it, accept()
-    /// fails with EMFILE and libmicrohttpd pauses accepting, so the configured limit would never
-    /// apply. A reserve of descriptors stays free for the listening socket, epoll, logs and files.
-    private func effectiveConnectionLimit(openFileLimit: UInt64?) -> Int {
+    /// How many connections are served (more get 503) and accepted at all (more are closed at
+    /// once): the configured limit plus an overflow of an eighth (at least 64) for the 503s,
+    /// both lowered to fit the open-file limit. Past that limit accept() fails with EMFILE and
+    /// libmicrohttpd pauses accepting; a reserve of descriptors stays free for the listening
+    /// socket, epoll, logs and files.
+    private func connectionLimits(openFileLimit: UInt64?) -> (served: Int, accepted: Int) {
+        let configured = configuration.connectionLimit
+        let wanted = configured + max(64, configured / 8)
         let reserve: UInt64 = 64
-        guard let openFileLimit, openFileLimit > reserve else { return configuration.connectionLimit }
-        let fitting = Int(min(openFileLimit - reserve, UInt64(Int.max)))
-        guard configuration.connectionLimit > fitting else { return configuration.connectionLimit }
+        guard let openFileLimit, openFileLimit > reserve else { return (configured, wanted) }
+        let fitting = Int(min(openFileLimit - reserve, UInt64(Int.max / 2)))
+        guard wanted > fitting else { return (configured, wanted) }
+        let served = min(configured, max(1, fitting - max(64, fitting / 9)))
         core.logger.warning(
-            "connectionLimit \(configuration.connectionLimit) exceeds what the open-file limit (\(openFileLimit)) allows; using \(fitting). Raise `ulimit -n` to allow more."
+            "connectionLimit \(configured) and its overflow exceed what the open-file limit (\(openFileLimit)) allows; serving \(served), accepting \(fitting). Raise `ulimit -n` to allow more."
         )
-        return fitting
+        return (served, fitting)
     }
 }

@@ -15,8 +15,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var workerThreads: Int = HTTPServerConfiguration.activeCoreCount
     /// The largest request body accepted; larger ones get 413 without reaching routing.
     public var maxBodyBytes: Int = 1_048_576
-    /// The most simultaneous connections; more are refused at accept.
+    /// The most simultaneous connections served, event streams included. Requests on
+    /// connections beyond it are answered `503` with `Retry-After` (a short overflow is
+    /// accepted for that); past the overflow, connections are closed at once.
     public var connectionLimit: Int = 16_384
+    /// The most simultaneous connections from one IP address
+    /// (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); more are closed at once. 0 = no limit.
+    public var perClientConnectionLimit: Int = 0
+    /// How long a client may take to send a request head: from opening the connection, or from
+    /// the previous answer on it. A connection over it is closed. It bounds slow-header attacks,
+    /// which libmicrohttpd's idle timeout (restarted by every byte) does not; it also bounds
+    /// how long an idle keep-alive connection stays open. 0 disables it. Default 15 s.
+    public var requestHeadTimeout: Duration = .seconds(15)
     /// Memory per connection for request head, body chunks and the write buffer
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). libmicrohttpd touches all of it, so it is most of
     /// what an idle event stream costs: measured with 10,000 subscribers, RSS 130 MB at 8 KiB,

@@ -12,6 +12,13 @@ final class ServerCore: Sendable {
     /// Whether sends may be written straight to a waiting stream's socket.
     let allowsDirectStreamWrites: Bool
     let streams = StreamRegistry()
+    /// Open connections and their request-head deadlines.
+    let connections: ConnectionTracker
+    /// Past this many open connections, requests are answered 503 (set at start, from the
+    /// configuration and the open-file limit).
+    let connectionLimit = Atomic<Int>(Int.max)
+    /// Past this many, new connections are closed at once without an answer.
+    let connectionHardLimit = Atomic<Int>(Int.max)
     /// Watches suspended streams' sockets: for clients hanging up, and for room to finish a
     /// direct write.
     let socketWatcher = SocketWatcher()
@@ -35,6 +42,12 @@ final class ServerCore: Sendable {
         maxBodyBytes = max(0, configuration.maxBodyBytes)
         streamSendBufferBytes = max(0, configuration.streamSendBufferBytes)
         allowsDirectStreamWrites = configuration.directStreamWrites
+        connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout)
+    }
+
+    /// Whether a request on a connection opened now would be over the connection limit.
+    var isOverConnectionLimit: Bool {
+        connections.count > connectionLimit.load(ordering: .relaxed)
     }
 
     var isDraining: Bool {

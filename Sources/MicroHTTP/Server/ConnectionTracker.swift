@@ -1,0 +1,153 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One open connection, as the ``ConnectionTracker`` knows it. Retained by libmicrohttpd's
+/// per-connection `socket_context` from the connection's opening to its closing.
+final class ConnectionRecord: Sendable {
+    /// The connection's socket, used only to cut off a slow head (``ConnectionTracker``).
+    let socket: Int32
+    /// When the request head being received must be complete (monotonic nanoseconds), or 0
+    /// while a request is being served.
+    let headDeadline = Atomic<UInt64>(0)
+
+    init(socket: Int32) {
+        self.socket = socket
+    }
+}
+
+/// Counts a server's open connections and cuts off those that take too long to send a request
+/// head (slowloris): libmicrohttpd's idle timeout restarts at every byte, so a client sending one
+/// byte every few seconds would otherwise hold its connection forever.
+///
+/// A head must be complete within `headTimeout` of the connection opening, or of the previous
+/// answer on it. One thread checks the deadlines about once a second and shuts an expired
+/// connection's socket down, which makes libmicrohttpd close it. That is safe from another
+/// thread because libmicrohttpd reports a connection closed (``closed(_:)``, under the same
+/// lock) before it closes the socket, so a descriptor number is never touched after reuse.
+final class ConnectionTracker: Sendable {
+    private struct Table: Sendable {
+        var records: [ObjectIdentifier: ConnectionRecord] = [:]
+    }
+
+    private let table = Lock(Table())
+    private let openCount = Atomic<Int>(0)
+    private let cutCount = Atomic<Int>(0)
+    /// 0 turns the head deadline off.
+    private let headTimeoutNanoseconds: UInt64
+    private let stopRequested = Atomic<Bool>(false)
+    private let wakeUp = WaitCondition()
+    private let thread = Lock<pthread_t?>(nil)
+
+    init(headTimeout: Duration) {
+        let (seconds, attoseconds) = headTimeout.components
+        headTimeoutNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    /// Connections open right now.
+    var count: Int {
+        openCount.load(ordering: .relaxed)
+    }
+
+    /// Connections cut off so far because their request head took too long.
+    var cutOffCount: Int {
+        cutCount.load(ordering: .relaxed)
+    }
+
+    /// A connection opened; returns its record (to be kept in libmicrohttpd's socket context).
+    func opened(socket: Int32) -> ConnectionRecord {
+        let record = ConnectionRecord(socket: socket)
+        record.headDeadline.store(deadline(), ordering: .relaxed)
+        table.withLock { $0.records[ObjectIdentifier(record)] = record }
+        openCount.wrappingAdd(1, ordering: .relaxed)
+        return record
+    }
+
+    /// A connection closed (called before libmicrohttpd closes its socket).
+    func closed(_ record: ConnectionRecord) {
+        _ = table.withLock { $0.records.removeValue(forKey: ObjectIdentifier(record)) }
+        openCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// A request head arrived whole: no deadline while the request is served.
+    func headReceived(_ record: ConnectionRecord) {
+        record.headDeadline.store(0, ordering: .relaxed)
+    }
+
+    /// A request was answered; the next head on the connection has its own deadline.
+    func requestFinished(_ record: ConnectionRecord) {
+        record.headDeadline.store(deadline(), ordering: .relaxed)
+    }
+
+    /// Starts the deadline thread (if there is a deadline); false if the system refused it.
+    func start() -> Bool {
+        guard headTimeoutNanoseconds > 0 else { return true }
+        let context = Unmanaged.passRetained(self)
+        var handle = pthread_t()
+        guard pthread_create(&handle, nil, connectionTrackerThreadMain, context.toOpaque()) == 0 else {
+            context.release()
+            return false
+        }
+        thread.withLock { $0 = handle }
+        return true
+    }
+
+    /// Stops the deadline thread and waits for it.
+    func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wakeUp.notifyAll()
+        if let handle = thread.withLock({ thread in defer { thread = nil }; return thread }) {
+            pthread_join(handle, nil)
+        }
+    }
+
+    /// Shuts down every connection whose head is overdue at `now`; returns how many.
+    @discardableResult
+    func cutOffOverdueHeads(now: UInt64 = ConnectionTracker.monotonicNow()) -> Int {
+        table.withLock { table in
+            var cut = 0
+            for record in table.records.values {
+                let deadline = record.headDeadline.load(ordering: .relaxed)
+                if deadline != 0, deadline <= now {
+                    record.headDeadline.store(0, ordering: .relaxed)
+                    // Counted first: whoever sees the connection close sees the count too.
+                    cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                    _ = shutdown(record.socket, Int32(SHUT_RDWR))
+                    cut += 1
+                }
+            }
+            return cut
+        }
+    }
+
+    private func deadline() -> UInt64 {
+        headTimeoutNanoseconds == 0 ? 0 : Self.monotonicNow() + headTimeoutNanoseconds
+    }
+
+    static func monotonicNow() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    fileprivate func run() {
+        // Checked four times per timeout, at most once a second: a slow head lives at most
+        // about 1.25 times the timeout.
+        let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
+        while !wakeUp.wait(timeout: interval, until: { stopRequested.load(ordering: .sequentiallyConsistent) }) {
+            cutOffOverdueHeads()
+        }
+    }
+}
+
+/// The deadline thread's entry point; `context` is the retained ``ConnectionTracker``.
+private func connectionTrackerThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    let tracker = Unmanaged<ConnectionTracker>.fromOpaque(context)
+    tracker.takeUnretainedValue().run()
+    tracker.release()
+    return nil
+}
