@@ -23,6 +23,7 @@ export REMVVM_BENCHMARKS=1
 swift build -c release --scratch-path "$BUILD" 2>&1 | grep -E "error|warning:|Compiling|Build complete" | tail -3
 BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
 cc -O2 -o "$BIN/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
+cc -O2 -pthread -o "$BIN/stalled-subscribers" Benchmarks/stalled-subscribers/stalled-subscribers.c
 
 PIDS=()
 cleanup() {
@@ -153,6 +154,14 @@ stream_writes() {
     } END { t = d + s + m; if (t > 0) printf "%.1f%%", 100 * d / t; else print "n/a" }' "$1"
 }
 
+echo "== stalled subscribers (2,000 that never read, 4 KB receive buffers, 50,000 actions from 8 clients)"
+start stalled $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level error --connection-limit 5000
+stalled_pid=$SERVER_PID
+"$BIN/stalled-subscribers" --port $SERVER_PORT --stalled 2000 --healthy 20 --actions 50000 --posters 8 \
+    --server-pid "$stalled_pid" --json "$OUT/stalled.json" >"$OUT/stalled.txt" 2>&1 \
+    || { cat "$OUT/stalled.txt" >&2; exit 1; }
+stop "$stalled_pid"
+
 echo "== large state (10,000 items)"
 start large-state-server $LARGE_PORT "$BIN/large-state-server" $LARGE_PORT 10000
 large_pid=$SERVER_PID
@@ -195,6 +204,14 @@ done
 echo "  targets: 10,000 at R=10: connected 10000, lost 0, p99 <= 100 ms; 1,000 at R=100: lost 0, p99 <= 50 ms;"
 echo "           RSS with 10,000 idle subscribers <= 150 MB"
 echo
+echo "Stalled subscribers (2,000 never reading, 50,000 actions posted by 8 clients as fast as they can)"
+j="$OUT/stalled.json"
+printf "  %-40s %s MB   (target <= 400)\n" "peak server RSS" "$(json_get "$j" peak_rss_mb)"
+printf "  %-40s %s MB   (target <= 300; host-wide /proc/net/sockstat)\n" "peak kernel TCP memory" "$(json_get "$j" peak_tcp_mb)"
+printf "  %-40s %s / 2000\n" "stalled subscribers cut off" "$(json_get "$j" stalled_cut)"
+printf "  %-40s %s / 20 (every version, in order)\n" "healthy subscribers complete" "$(json_get "$j" healthy_complete)"
+printf "  %-40s %s\n" "acknowledged actions/s meanwhile" "$(json_get "$j" actions_per_second)"
+echo
 echo "Large state (10,000 todo items, one item toggled per action)"
 printf "  %-40s %s\n" "POST /actions toggle, req/s" "$large_post_rps"
 printf "  %-40s %s\n" "GET /state (about 0.5 MB), req/s" "$large_state_rps"
@@ -214,7 +231,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
     echo "           \"rounds\": {\"baseline\": [$(IFS=,; echo "${baselines[*]}")], \"state\": [$(IFS=,; echo "${states[*]}")], \"viewmodel\": [$(IFS=,; echo "${viewmodels[*]}")], \"post\": [$(IFS=,; echo "${posts[*]}")]},"
     echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline")},"
-    for f in "${FANOUT_RUNS[@]}" fanout-large; do
+    for f in "${FANOUT_RUNS[@]}" fanout-large stalled; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"

@@ -1,3 +1,4 @@
+internal import CMicroHTTPD
 import Synchronization
 #if canImport(Glibc)
 import Glibc
