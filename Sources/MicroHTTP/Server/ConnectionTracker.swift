@@ -39,9 +39,9 @@ final class ConnectionTracker: Sendable {
     private let cutCount = Atomic<Int>(0)
     /// 0 turns the head deadline off.
     private let headTimeoutNanoseconds: UInt64
-    private let stopRequested = Atomic<Bool>(false)
-    private let wakeUp = WaitCondition()
-    private let thread = Lock<pthread_t?>(nil)
+    /// Checks the deadlines four times per timeout, at most once a second: a slow head lives at
+    /// most about 1.25 times the timeout. Nil without a timeout.
+    private let checker = Lock<PeriodicThread?>(nil)
 
     init(headTimeout: Duration) {
         let (seconds, attoseconds) = headTimeout.components
@@ -86,23 +86,15 @@ final class ConnectionTracker: Sendable {
     /// Starts the deadline thread (if there is a deadline); false if the system refused it.
     func start() -> Bool {
         guard headTimeoutNanoseconds > 0 else { return true }
-        let context = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        guard pthread_create(&handle, nil, connectionTrackerThreadMain, context.toOpaque()) == 0 else {
-            context.release()
-            return false
-        }
-        thread.withLock { $0 = handle }
-        return true
+        let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
+        let thread = PeriodicThread(interval: interval) { [weak self] in self?.cutOffOverdueHeads() }
+        checker.withLock { $0 = thread }
+        return thread.start()
     }
 
     /// Stops the deadline thread and waits for it.
     func stop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wakeUp.notifyAll()
-        if let handle = thread.withLock({ thread in defer { thread = nil }; return thread }) {
-            pthread_join(handle, nil)
-        }
+        checker.withLock { $0 }?.stop()
     }
 
     /// Shuts down every connection whose head is overdue at `now`; returns how many.
@@ -133,22 +125,4 @@ final class ConnectionTracker: Sendable {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
-
-    fileprivate func run() {
-        // Checked four times per timeout, at most once a second: a slow head lives at most
-        // about 1.25 times the timeout.
-        let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
-        while !wakeUp.wait(timeout: interval, until: { stopRequested.load(ordering: .sequentiallyConsistent) }) {
-            cutOffOverdueHeads()
-        }
-    }
-}
-
-/// The deadline thread's entry point; `context` is the retained ``ConnectionTracker``.
-private func connectionTrackerThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    let tracker = Unmanaged<ConnectionTracker>.fromOpaque(context)
-    tracker.takeUnretainedValue().run()
-    tracker.release()
-    return nil
 }
