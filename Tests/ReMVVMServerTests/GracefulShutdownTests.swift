@@ -1,10 +1,15 @@
 import Foundation
 import HTTPTestSupport
-import Synchronization
 import Testing
 
 private struct VersionAnswer: Decodable {
     var version: UInt64
+}
+
+private struct ReceivedStream: Sendable {
+    var index: Int
+    var ids: [UInt64]
+    var end: SSEStreamEnd
 }
 
 /// The shutdown order: what a client was told is done reaches every subscriber before its stream ends.
@@ -17,9 +22,10 @@ private struct VersionAnswer: Decodable {
         for subscriber in subscribers {
             #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
         }
-        let acknowledged = Mutex<[UInt64]>([])
-        let refusals = Mutex<[Int]>([])
-        let received = Mutex<[Int: (ids: [UInt64], end: SSEStreamEnd)]>([:])
+        // Mailboxes, not Mutex: ThreadSanitizer cannot see Synchronization.Mutex on Linux.
+        let acknowledged = Mailbox<UInt64>()
+        let refusals = Mailbox<Int>()
+        let received = Mailbox<ReceivedStream>()
 
         // Threads 0..<8 read, 8..<24 write until refused, the last one shuts down mid-load.
         let errors = runOnThreads(subscriberCount + writerCount + 1) { index in
@@ -30,7 +36,7 @@ private struct VersionAnswer: Decodable {
                     ids.append(event.version ?? 0)
                 }
                 let end = client.streamEnd ?? .aborted
-                received.withLock { $0[index] = (ids, end) }
+                received.post(ReceivedStream(index: index, ids: ids, end: end))
             } else if index < subscriberCount + writerCount {
                 let client = live.client()
                 while true {
@@ -41,14 +47,14 @@ private struct VersionAnswer: Decodable {
                         return  // refused at connect, or closed: the server has stopped taking requests
                     }
                     guard response.status == 200 else {
-                        refusals.withLock { $0.append(response.status) }
+                        refusals.post(response.status)
                         #expect(response.headers["Connection"]?.lowercased() == "close")
                         #expect(response.headers["Retry-After"] != nil)
                         #expect(response.headers["Content-Type"] == "application/problem+json")
                         return
                     }
                     let version = try response.decoded(VersionAnswer.self).version
-                    acknowledged.withLock { $0.append(version) }
+                    acknowledged.post(version)
                 }
             } else {
                 #expect(waitUntil(timeout: .seconds(10)) { live.store.version >= 500 })
@@ -57,15 +63,16 @@ private struct VersionAnswer: Decodable {
         }
         #expect(errors.isEmpty, "\(errors)")
 
-        let acknowledgedVersions = acknowledged.withLock { $0 }
+        let acknowledgedVersions = acknowledged.snapshot
         let newest = try #require(acknowledgedVersions.max())
         #expect(acknowledgedVersions.count >= 500)
-        #expect(refusals.withLock { $0 }.allSatisfy { $0 == 503 })
-        for (index, stream) in received.withLock({ $0 }) {
+        #expect(refusals.snapshot.allSatisfy { $0 == 503 })
+        for stream in received.snapshot {
+            let index = stream.index
             #expect(stream.end == .clean, "subscriber \(index) ended \(stream.end)")
             #expect(stream.ids == Array(1...UInt64(stream.ids.count)), "subscriber \(index): gap or repeat")
             #expect((stream.ids.last ?? 0) >= newest, "subscriber \(index) ended at \(stream.ids.last ?? 0), acknowledged \(newest)")
         }
-        #expect(received.withLock { $0.count } == subscriberCount)
+        #expect(received.snapshot.count == subscriberCount)
     }
 }
