@@ -224,7 +224,8 @@ else
     fail "GET /state shows the action (counter 0 -> 1) (got: $state1)"
 fi
 
-# An SSE block with `event: state`, `id: <version>` and data with counter 1.
+# An SSE block with `event: state`, `id: <version>-<instance>` (the in-memory store's tag) and
+# data with counter 1.
 sse_has_new_state() {
     awk -v want="${version:-1}" '
         BEGIN { RS = ""; FS = "\n"; found = 0 }
@@ -233,7 +234,7 @@ sse_has_new_state() {
             ev = ""; id = ""; data = ""
             for (i = 1; i <= NF; i++) {
                 if ($i ~ /^event:/) { ev = $i; sub(/^event: ?/, "", ev) }
-                else if ($i ~ /^id:/) { id = $i; sub(/^id: ?/, "", id) }
+                else if ($i ~ /^id:/) { id = $i; sub(/^id: ?/, "", id); sub(/-[0-9a-f]+$/, "", id) }
                 else if ($i ~ /^data:/) { d = $i; sub(/^data: ?/, "", d); data = data d }
             }
             if (ev == "state" && id == want && data ~ /"counter"[[:space:]]*:[[:space:]]*1([^0-9]|$)/) found = 1
