@@ -733,6 +733,10 @@ static void sse_feed(sub_t *s, const char *p, size_t n) {
                 s->sse = SSE_LINE;
             } else if (c == ' ' && s->id_digits == 0) {
                 /* the optional space after the colon */
+            } else if (c == '-' && s->id_digits > 0) {
+                /* "<version>-<instance>": the version is what counts; skip the instance token */
+                s->has_id = 1;
+                s->sse = SSE_SKIP;
             } else if (c != '\r') {
                 s->id_digits = 0; /* not a number: treat as no id */
                 s->sse = SSE_SKIP;
