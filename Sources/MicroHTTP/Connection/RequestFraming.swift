@@ -21,7 +21,7 @@ enum RequestFraming {
 
 /// What ``RequestFraming`` looks at, gathered in one pass over the header fields.
 struct FramingFields {
-    var contentLengths: [String] = []
+    var contentLengthCount = 0
     var transferEncodings: [String] = []
     var hostCount = 0
     var badFieldName: String?
@@ -31,7 +31,7 @@ struct FramingFields {
             badFieldName = String(decoding: name, as: UTF8.self)
         }
         if Self.equalsIgnoringCase(name, "content-length") {
-            contentLengths.append(String(decoding: value, as: UTF8.self))
+            contentLengthCount += 1
         } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
         } else if Self.equalsIgnoringCase(name, "host") {
@@ -43,10 +43,10 @@ struct FramingFields {
         if let badFieldName {
             return .malformedRequest("the header field name \"\(badFieldName)\" is not a token (no blanks before the colon)")
         }
-        if !transferEncodings.isEmpty, !contentLengths.isEmpty {
+        if !transferEncodings.isEmpty, contentLengthCount > 0 {
             return .malformedRequest("a request may not carry both Content-Length and Transfer-Encoding")
         }
-        if contentLengths.count > 1 {
+        if contentLengthCount > 1 {
             return .malformedRequest("the request carries more than one Content-Length")
         }
         if !transferEncodings.isEmpty {
@@ -94,6 +94,10 @@ private extension String {
 }
 
 /// `MHD_KeyValueIteratorN` adding one header field to the ``FramingFields`` behind `cls`.
+///
+/// A callback of its own, like the two in ``RequestReader``. A shared visitor would call a
+/// closure that captures its result (a possible allocation on every request); runs with one
+/// measured 0.87–0.94× on `GET /state`, too noisy to settle, so it was not adopted.
 private func collectFramingField(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,

@@ -121,7 +121,7 @@ public final class EventStream: Sendable {
             for bytes in parts where !bytes.isEmpty {
                 if state.canWriteDirectly {
                     state.writeDirectly(bytes, owner: self)
-                } else if state.termination == nil {
+                } else {
                     state.backlog.append(bytes)
                     state.resumeIfSuspended()
                 }

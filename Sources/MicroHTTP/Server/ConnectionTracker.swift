@@ -97,11 +97,10 @@ final class ConnectionTracker: Sendable {
         checker.withLock { $0 }?.stop()
     }
 
-    /// Shuts down every connection whose head is overdue at `now`; returns how many.
-    @discardableResult
-    func cutOffOverdueHeads(now: UInt64 = ConnectionTracker.monotonicNow()) -> Int {
+    /// Shuts down every connection whose head is overdue.
+    private func cutOffOverdueHeads() {
+        let now = Self.monotonicNow()
         table.withLock { table in
-            var cut = 0
             for record in table.records.values {
                 let deadline = record.headDeadline.load(ordering: .relaxed)
                 if deadline != 0, deadline <= now {
@@ -109,10 +108,8 @@ final class ConnectionTracker: Sendable {
                     // Counted first: whoever sees the connection close sees the count too.
                     cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
                     _ = shutdown(record.socket, Int32(SHUT_RDWR))
-                    cut += 1
                 }
             }
-            return cut
         }
     }
 
@@ -120,7 +117,7 @@ final class ConnectionTracker: Sendable {
         headTimeoutNanoseconds == 0 ? 0 : Self.monotonicNow() + headTimeoutNanoseconds
     }
 
-    static func monotonicNow() -> UInt64 {
+    private static func monotonicNow() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

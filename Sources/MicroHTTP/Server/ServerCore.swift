@@ -50,10 +50,6 @@ final class ServerCore: Sendable {
         connections.count > connectionLimit.load(ordering: .relaxed)
     }
 
-    var isDraining: Bool {
-        draining.load(ordering: .relaxed)
-    }
-
     /// Whether new connections and requests are refused (shutting down).
     var isRefusingRequests: Bool {
         refusing.load(ordering: .relaxed)
