@@ -14,7 +14,7 @@ struct ActionBatchDecoder: Sendable {
 
     /// The actions in `body`, in order, or the reason none can be applied.
     func decode(_ body: [UInt8]) throws(ActionDecodingError) -> [any StoreAction] {
-        guard let first = body.first(where: { !Self.isJSONWhitespace($0) }) else {
+        guard let first = body.first(where: { !StrictJSONValidator.isWhitespace($0) }) else {
             throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
         }
         guard Self.isValidUTF8(body) else {
@@ -52,10 +52,6 @@ struct ActionBatchDecoder: Sendable {
             return true
         }
         return String(validating: body, as: UTF8.self) != nil
-    }
-
-    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 }
 

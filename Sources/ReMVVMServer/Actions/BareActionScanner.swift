@@ -10,7 +10,7 @@ enum BareActionScanner {
         body.withUnsafeBufferPointer { bytes -> String? in
             var index = 0
             func skipBlanks() {
-                while index < bytes.count, isBlank(bytes[index]) { index += 1 }
+                while index < bytes.count, StrictJSONValidator.isWhitespace(bytes[index]) { index += 1 }
             }
             func expect(_ literal: StaticString) -> Bool {
                 let text = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
@@ -43,9 +43,5 @@ enum BareActionScanner {
             skipBlanks()
             return index == bytes.count ? name : nil
         }
-    }
-
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 }

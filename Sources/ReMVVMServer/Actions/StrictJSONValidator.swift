@@ -58,16 +58,9 @@ struct StrictJSONValidator {
     }
 
     private mutating func object() throws(Failure) {
-        try enterContainer()
-        index += 1  // {
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return
-        }
+        guard try open(closing: UInt8(ascii: "}")) else { return }
         var names: Set<String> = []
-        while true {
+        repeat {
             guard peek == UInt8(ascii: "\"") else {
                 throw fail(names.isEmpty ? "expected a member name in quotes" : "trailing comma or missing member name")
             }
@@ -81,47 +74,48 @@ struct StrictJSONValidator {
             index += 1
             skipWhitespace()
             try value()
-            skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return
-            default:
-                throw fail("expected ',' or '}' in an object")
-            }
-        }
+        } while try next(closing: UInt8(ascii: "}"), in: "an object")
     }
 
     private mutating func array() throws(Failure) {
-        try enterContainer()
-        index += 1  // [
-        skipWhitespace()
-        if peek == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return
-        }
-        while true {
+        guard try open(closing: UInt8(ascii: "]")) else { return }
+        repeat {
             if peek == UInt8(ascii: "]") {
                 throw fail("trailing comma in an array")
             }
             try value()
+        } while try next(closing: UInt8(ascii: "]"), in: "an array")
+    }
+
+    /// Enters the array or object at `index`; false if it is empty (then it is already left).
+    private mutating func open(closing: UInt8) throws(Failure) -> Bool {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw fail("arrays and objects nest deeper than \(Self.maximumDepth) levels")
+        }
+        index += 1
+        skipWhitespace()
+        guard peek == closing else { return true }
+        index += 1
+        depth -= 1
+        return false
+    }
+
+    /// After an element: true at a comma (another element follows), false at `closing` (the
+    /// container is left); anything else is an error.
+    private mutating func next(closing: UInt8, in container: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        switch peek {
+        case UInt8(ascii: ","):
+            index += 1
             skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return
-            default:
-                throw fail("expected ',' or ']' in an array")
-            }
+            return true
+        case closing:
+            index += 1
+            depth -= 1
+            return false
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))' in \(container)")
         }
     }
 
@@ -250,24 +244,17 @@ struct StrictJSONValidator {
         index += text.count
     }
 
-    private mutating func enterContainer() throws(Failure) {
-        depth += 1
-        if depth > Self.maximumDepth {
-            throw fail("arrays and objects nest deeper than \(Self.maximumDepth) levels")
-        }
-    }
-
     private var peek: UInt8? {
         index < bytes.count ? bytes[index] : nil
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
+        while let byte = peek, Self.isWhitespace(byte) { index += 1 }
+    }
+
+    /// JSON's whitespace: space, tab, line feed, carriage return (RFC 8259 §2).
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     private mutating func skipDigits() {
