@@ -16,7 +16,7 @@ struct ServerSettings: Equatable {
     var perClientConnectionLimit = 0
     var requestHeadTimeoutSeconds = 15
     var connectionTimeoutSeconds = 30
-    var connectionMemoryBytes = 8 * 1024
+    var connectionMemoryBytes = 16 * 1024
     var heartbeatSeconds = 15
     var subscriberBacklogBytes = 1 << 20
     var subscriberSendBufferBytes = 64 * 1024

@@ -99,6 +99,21 @@ import Testing
         #expect(response.status == 200)
     }
 
+    /// Issue 9, defect 6: a 4,000-byte cookie got libmicrohttpd's 431 with its head sent twice at an
+    /// 8 KiB pool. At the default pool it reaches the responder and gets exactly one answer.
+    @Test func aFourKilobyteCookieGetsExactlyOneAnswer() throws {
+        let server = makeServer { _ in }
+        try server.start()
+        defer { server.shutdown() }
+        let cookie = "session=" + String(repeating: "c", count: 4000)
+        let head = "GET / HTTP/1.1\r\nHost: t\r\nCookie: \(cookie)\r\nConnection: close\r\n\r\n"
+        let bytes = try TestHTTPClient(port: server.port, timeout: .seconds(5)).exchangeUntilClosed(Array(head.utf8))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200 "))
+        let statusLines = text.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+        #expect(statusLines.count == 1, "one status line, got: \(text.prefix(400))")
+    }
+
     @Test func oversizedRequestHeadersAreRefusedWithoutCrashing() throws {
         let server = makeServer { _ in }
         try server.start()

@@ -30,10 +30,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Memory per connection for request head, body chunks and the write buffer
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). libmicrohttpd touches all of it, so it is most of
     /// what an idle event stream costs: measured with 10,000 subscribers, RSS 130 MB at 8 KiB,
-    /// 171 MB at 16 KiB. At 8 KiB request heads up to about 7 KB are accepted, cookies (parsed into
-    /// the pool as well) up to about 3.5 KB; larger get 431. 16 KiB allows about 7 KB of cookies.
-    /// Default 8 KiB.
-    public var connectionMemoryLimit: Int = 8 * 1024
+    /// 171 MB at 16 KiB. At 16 KiB request heads up to about 15.7 KB are accepted and cookies (parsed
+    /// into the pool a second time) up to about 7.5 KB; larger get libmicrohttpd's own 431
+    /// (`docs/libmicrohttpd-errors.md`). At 8 KiB cookies over about 3.5 KB, which browsers do send,
+    /// get it. Default 16 KiB.
+    public var connectionMemoryLimit: Int = 16 * 1024
     /// Seconds a connection may stay idle (no bytes either way) before it is closed; event
     /// streams waiting for data are exempt (the heartbeat checks them instead). 0 disables it.
     public var connectionTimeoutSeconds: Int = 30
