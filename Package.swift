@@ -22,8 +22,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
+        // The one lock (pthread mutex + condition) used by every target; visible to ThreadSanitizer.
+        .target(
+            name: "Locking",
+            swiftSettings: strictSettings
+        ),
         // The C boundary: libmicrohttpd, imported by MicroHTTP only.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -35,13 +41,19 @@ let package = Package(
             name: "MicroHTTP",
             dependencies: [
                 "CMicroHTTPD",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),
         // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
         .target(
             name: "ReMVVM",
+            dependencies: [
+                "Locking",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: strictSettings
         ),
         // The service: a store served over MicroHTTP.
@@ -50,6 +62,7 @@ let package = Package(
             dependencies: [
                 "ReMVVM",
                 "MicroHTTP",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -76,18 +89,27 @@ let package = Package(
         // A raw-socket HTTP/1.1 + SSE client for live tests (test-only).
         .target(
             name: "HTTPTestSupport",
+            dependencies: [
+                "Locking",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             path: "Tests/HTTPTestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "LockingTests",
+            dependencies: ["Locking"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ReMVVMTests",
-            dependencies: ["ReMVVM", "ExampleApp"],
+            dependencies: ["ReMVVM", "ExampleApp", "Locking"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MicroHTTPTests",
             dependencies: [
-                "MicroHTTP", "HTTPTestSupport",
+                "MicroHTTP", "HTTPTestSupport", "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -95,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server",
+                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],

@@ -1,4 +1,4 @@
-import Dispatch
+import Locking
 import HTTPTestSupport
 import Logging
 import Synchronization
@@ -10,31 +10,34 @@ import Testing
 /// The event publisher's bounds: what happens when reduces outpace encoding.
 @Suite(.serialized) struct EventLagTests {
     /// Lets a test hold the event publisher inside `encode(to:)`.
-    final class Gate: @unchecked Sendable {
-        // @unchecked: `closed` is guarded by `lock`; the semaphores are thread-safe.
-        private let lock = DispatchSemaphore(value: 1)
-        private var closed = false
-        private let opened = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
+    final class Gate: Sendable {
+        private struct State {
+            var closed = false
+            /// Threads that found the gate closed and wait in ``pass()``.
+            var waiting = 0
+        }
+
+        private let state = Lock(State())
 
         func close() {
-            lock.wait(); closed = true; lock.signal()
+            state.withLock { $0.closed = true }
         }
 
         func open() {
-            lock.wait(); closed = false; lock.signal()
-            opened.signal()
+            state.withLock { $0.closed = false }
+            state.notifyAll()
         }
 
-        /// Blocks while closed (once), telling the test it is waiting.
+        /// Blocks while the gate is closed.
         func pass() {
-            lock.wait()
-            let mustWait = closed
-            lock.signal()
-            if mustWait {
-                entered.signal()
-                opened.wait()
-            }
+            state.withLock { $0.waiting += 1 }
+            state.notifyAll()
+            state.withLock(waitingUntil: { !$0.closed }) { $0.waiting -= 1 }
+        }
+
+        /// Waits until a thread is blocked in ``pass()``; false after `timeout`.
+        func waitForEntry(timeout: Duration = .seconds(5)) -> Bool {
+            state.wait(timeout: timeout) { $0.closed && $0.waiting > 0 }
         }
     }
 
@@ -77,7 +80,7 @@ import Testing
 
         Self.gate.close()
         store.dispatch(action: Bump())
-        #expect(Self.gate.entered.wait(timeout: .now() + 5) == .success, "the publisher is encoding version 1")
+        #expect(Self.gate.waitForEntry(), "the publisher is encoding version 1")
         for _ in 0..<200 {
             store.dispatch(action: Bump())
         }
@@ -162,7 +165,7 @@ import Testing
         for _ in 0..<1_000 {
             store.dispatch(action: Bump())
         }
-        #expect(Self.gate.entered.wait(timeout: .now() + 0.5) == .timedOut, "nothing was encoded")
+        #expect(!Self.gate.waitForEntry(timeout: .milliseconds(500)), "nothing was encoded")
         Self.gate.open()
 
         let subscriber = try SSEClient(port: server.port, path: "/events")

@@ -1,3 +1,4 @@
+import Locking
 import ExampleApp
 import Foundation
 import ReMVVM
@@ -7,15 +8,15 @@ import Testing
 @Suite struct ConcurrencyTests {
     /// Starts `count` threads running `body(index)` and waits for all of them.
     private func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
-        let group = DispatchGroup()
+        let finished = Lock(0)
         for index in 0..<count {
-            group.enter()
             Thread {
                 body(index)
-                group.leave()
+                finished.withLock { $0 += 1 }
+                finished.notifyAll()
             }.start()
         }
-        return group.wait(timeout: .now() + 120) == .success
+        return finished.wait(timeout: .seconds(120)) { $0 == count }
     }
 
     @Test func rule13_dispatchesFromManyThreadsAreSerializedWithNoActionLostOrAppliedTwice() throws {
@@ -23,10 +24,10 @@ import Testing
         let perThread = 25_000
         let total = UInt64(dispatchers * perThread)
         let store = try Store.example()
-        let published = Shared<[UInt64]>([])
-        published.update { $0.reserveCapacity(Int(total)) }
-        store.addPublicationHandler { publication in published.update { $0.append(publication.version) } }
-        let dispatchersDone = Shared(0)
+        let published = Lock<[UInt64]>([])
+        published.withLock { $0.reserveCapacity(Int(total)) }
+        store.addPublicationHandler { publication in published.withLock { $0.append(publication.version) } }
+        let dispatchersDone = Lock(0)
 
         let finished = runThreads(dispatchers + 3) { index in
             switch index {
@@ -34,11 +35,11 @@ import Testing
                 for _ in 0..<perThread {
                     store.dispatch(action: Increase())
                 }
-                dispatchersDone.update { $0 += 1 }
+                dispatchersDone.withLock { $0 += 1 }
             case dispatchers:
                 // A reader: versions and states it sees never go backwards and always agree.
                 var lastVersion: UInt64 = 0
-                while dispatchersDone.value < dispatchers {
+                while dispatchersDone.withLock({ $0 }) < dispatchers {
                     let snapshot = store.snapshot
                     precondition(snapshot.version >= lastVersion, "version went backwards")
                     precondition(UInt64(snapshot.state.counter) == snapshot.version, "state and version disagree")
@@ -46,7 +47,7 @@ import Testing
                 }
             default:
                 // Observers come and go while dispatches run.
-                while dispatchersDone.value < dispatchers {
+                while dispatchersDone.withLock({ $0 }) < dispatchers {
                     let observer = SubstateObserver<Int>()
                     store.add(observer: observer)
                     _ = store.state.counter
@@ -58,33 +59,33 @@ import Testing
         #expect(finished)
         #expect(store.state.counter == Int(total))
         #expect(store.version == total)
-        let versions = published.value
+        let versions = published.withLock { $0 }
         #expect(versions.count == Int(total))
         #expect(versions == Array(1...total), "publication saw 1...\(total) in order, none missing or repeated")
     }
 
     @Test func rule13_dispatchAndWaitFromManyThreadsReportsDistinctVersions() throws {
         let store = try Store.example()
-        let versions = Shared<[UInt64]>([])
+        let versions = Lock<[UInt64]>([])
 
         let finished = runThreads(4) { _ in
             for _ in 0..<1_000 {
                 if case .reduced(let version) = store.dispatchAndWait(action: Increase()) {
-                    versions.update { $0.append(version) }
+                    versions.withLock { $0.append(version) }
                 }
             }
         }
 
         #expect(finished)
         #expect(store.state.counter == 4_000)
-        #expect(versions.value.sorted() == Array(1...4_000), "each waiting caller saw its own reduce")
+        #expect(versions.withLock { $0 }.sorted() == Array(1...4_000), "each waiting caller saw its own reduce")
     }
 
     @Test func rule13_batchIsAppliedWithNoOtherActionInBetween() throws {
         let store = try Store.example()
-        let published = Shared<[String]>([])
+        let published = Lock<[String]>([])
         store.addPublicationHandler { publication in
-            published.update { $0.append(String(describing: type(of: publication.action))) }
+            published.withLock { $0.append(String(describing: type(of: publication.action))) }
         }
 
         let finished = runThreads(3) { index in
@@ -98,7 +99,7 @@ import Testing
         }
 
         #expect(finished)
-        let log = published.value
+        let log = published.withLock { $0 }
         #expect(log.count == 300 * 3 + 600)
         for (index, name) in log.enumerated() where name == "Login" {
             #expect(Array(log[index..<index + 3]) == ["Login", "Logout", "Decrease"])

@@ -1,3 +1,4 @@
+import Locking
 import ExampleApp
 import Foundation
 import ReMVVM
@@ -64,7 +65,7 @@ import Testing
     @Test func rule6_middlewareWaitingForNextFromAnotherThreadDoesNotDeadlock() throws {
         struct WaitsForOtherThread: AnyMiddleware {
             let otherThreadReturned: Signal
-            let timedOut: Shared<Bool>
+            let timedOut: Lock<Bool>
             func onNext<State>(
                 for state: State, action: any StoreAction,
                 interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
@@ -76,15 +77,15 @@ import Testing
                 }.start()
                 // Blocks the processing thread until the other thread's `next` returns.
                 let finished = returned.wait(seconds: 5)
-                timedOut.update { $0 = !finished }
+                timedOut.withLock { $0 = !finished }
             }
         }
-        let timedOut = Shared(false)
+        let timedOut = Lock(false)
         let store = try Store.example(middleware: [WaitsForOtherThread(otherThreadReturned: Signal(), timedOut: timedOut)])
 
         store.dispatch(action: Increase())
 
-        #expect(timedOut.value == false, "the other thread's next must not block on the waiting middleware")
+        #expect(timedOut.withLock { $0 } == false, "the other thread's next must not block on the waiting middleware")
         #expect(store.state.counter == 1, "the queued next is processed before dispatch returns")
         #expect(store.version == 1)
     }

@@ -1,3 +1,4 @@
+import Locking
 import ExampleApp
 import ReMVVM
 import Testing
@@ -65,28 +66,28 @@ import Testing
     }
 
     @Test func rule5_completionReceivesTheStateRightAfterTheReduceAndTypedMiddlewareItsSubstate() throws {
-        let rootStates = Shared<[AppState]>([])
-        let counterStates = Shared<[Int]>([])
+        let rootStates = Lock<[AppState]>([])
+        let counterStates = Lock<[Int]>([])
         struct RootCompletion: AnyMiddleware {
-            let states: Shared<[AppState]>
+            let states: Lock<[AppState]>
             func onNext<State>(
                 for state: State, action: any StoreAction,
                 interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
             ) {
                 let states = states
                 interceptor.next { state in
-                    if let state = state as? AppState { states.update { $0.append(state) } }
+                    if let state = state as? AppState { states.withLock { $0.append(state) } }
                 }
             }
         }
         struct CounterCompletion: Middleware {
-            let states: Shared<[Int]>
+            let states: Lock<[Int]>
             func onNext(
                 for state: Int, action: Increase,
                 interceptor: Interceptor<Increase, Int>, dispatcher: any Dispatcher
             ) {
                 let states = states
-                interceptor.next { counter in states.update { $0.append(counter) } }
+                interceptor.next { counter in states.withLock { $0.append(counter) } }
             }
         }
         let store = try Store.example(middleware: [
@@ -97,8 +98,8 @@ import Testing
         store.dispatch(action: Increase())
         store.dispatch(action: Increase())
 
-        #expect(rootStates.value == [AppState(counter: 1), AppState(counter: 2)])
-        #expect(counterStates.value == [1, 2])
+        #expect(rootStates.withLock { $0 } == [AppState(counter: 1), AppState(counter: 2)])
+        #expect(counterStates.withLock { $0 } == [1, 2])
     }
 
     @Test func rule7_nextCalledTwiceReducesTwice() throws {
@@ -145,14 +146,14 @@ import Testing
     }
 
     @Test func rule10_typedMiddlewarePassesThroughActionsOfOtherTypes() throws {
-        let seen = Shared<[String]>([])
+        let seen = Lock<[String]>([])
         struct LoginOnly: Middleware {
-            let seen: Shared<[String]>
+            let seen: Lock<[String]>
             func onNext(
                 for state: User?, action: Login,
                 interceptor: Interceptor<Login, User?>, dispatcher: any Dispatcher
             ) {
-                seen.update { $0.append("login while \(state == nil ? "logged out" : "logged in")") }
+                seen.withLock { $0.append("login while \(state == nil ? "logged out" : "logged in")") }
                 interceptor.next()
             }
         }
@@ -162,7 +163,7 @@ import Testing
         store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
         store.dispatch(action: Decrease())
 
-        #expect(seen.value == ["login while logged out"])
+        #expect(seen.withLock { $0 } == ["login while logged out"])
         #expect(store.state == AppState(counter: 0, user: User(firstName: "Ada", lastName: "Lovelace")))
         #expect(store.version == 3)
     }

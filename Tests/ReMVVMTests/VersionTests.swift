@@ -1,3 +1,4 @@
+import Locking
 import ExampleApp
 import ReMVVM
 import Testing
@@ -37,9 +38,9 @@ import Testing
         }
         let recorder = Recorder()
         let store = try Store.example()
-        let published = Shared<[String]>([])
+        let published = Lock<[String]>([])
         let start = store.addPublicationHandler { publication in
-            published.update { $0.append("v\(publication.version) \(type(of: publication.action)) \(publication.state.counter)") }
+            published.withLock { $0.append("v\(publication.version) \(type(of: publication.action)) \(publication.state.counter)") }
         }
         let nesting = NestsOnFirstReduce(store: store, recorder: recorder)
         let plain = CounterLogObserver(name: "plain", recorder: recorder)
@@ -55,17 +56,17 @@ import Testing
             "nesting observer saw 2", "plain did 2 old 1",
             "plain did 1 old 0",
         ], "the plain observer sees version 2 before version 1")
-        #expect(published.value == ["v1 Increase 1", "v2 Increase 2"])
+        #expect(published.withLock { $0 } == ["v1 Increase 1", "v2 Increase 2"])
     }
 
     @Test func publicationHandlerStartsRightAfterTheSnapshotItReturns() throws {
         let store = try Store.example()
         store.dispatch(action: Increase())
-        let versions = Shared<[UInt64]>([])
-        let start = store.addPublicationHandler { publication in versions.update { $0.append(publication.version) } }
+        let versions = Lock<[UInt64]>([])
+        let start = store.addPublicationHandler { publication in versions.withLock { $0.append(publication.version) } }
         store.dispatch(action: Increase())
         #expect(start.version == 1)
         #expect(start.state.counter == 1)
-        #expect(versions.value == [2])
+        #expect(versions.withLock { $0 } == [2])
     }
 }

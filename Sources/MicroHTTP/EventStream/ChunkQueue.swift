@@ -1,38 +1,51 @@
+import DequeModule
+
 /// Bytes waiting to be written to one stream: a FIFO of shared, immutable chunks.
 ///
 /// Appending keeps a reference to the caller's array (copy-on-write, never copied), so one
 /// event sent to thousands of streams is stored once. Draining copies as many bytes as fit
-/// into the connection's write buffer, across chunk boundaries.
+/// into the connection's write buffer, across chunk boundaries, and releases each chunk as soon
+/// as it is written.
 struct ChunkQueue {
-    private var chunks: [[UInt8]] = []
-    /// Index of the first chunk not fully written.
-    private var head = 0
-    /// Bytes of `chunks[head]` already written.
+    /// Above this many chunks, an emptied queue gives its storage back instead of keeping it for
+    /// the next burst (thousands of streams each keeping a burst's peak would add up).
+    static let retainedCapacity = 64
+
+    private var chunks: Deque<[UInt8]> = []
+    /// Bytes of `chunks.first` already written.
     private var offset = 0
+    /// Chunks appended since the queue was last empty.
+    private var appendedSinceEmpty = 0
     /// Bytes queued and not yet written.
     private(set) var byteCount = 0
 
     var isEmpty: Bool { byteCount == 0 }
 
+    /// The number of chunks not fully written.
+    var chunkCount: Int { chunks.count }
+
+    /// Runs `body` on the chunk written next, if any (for tests of storage sharing).
+    func withFirstChunk<Result>(_ body: ([UInt8]) -> Result) -> Result? {
+        chunks.first.map(body)
+    }
+
     mutating func append(_ chunk: [UInt8]) {
         guard !chunk.isEmpty else { return }
         chunks.append(chunk)
+        appendedSinceEmpty += 1
         byteCount += chunk.count
     }
 
     mutating func removeAll() {
-        chunks = []
-        head = 0
-        offset = 0
-        byteCount = 0
+        self = ChunkQueue()
     }
 
     /// Moves up to `buffer.count` bytes into `buffer`; returns how many.
     mutating func dequeue(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let destination = buffer.baseAddress else { return 0 }
         var written = 0
-        while written < buffer.count, head < chunks.count {
-            let take = chunks[head].withUnsafeBytes { source -> Int in
+        while written < buffer.count, let first = chunks.first {
+            let take = first.withUnsafeBytes { source -> Int in
                 let take = min(source.count - offset, buffer.count - written)
                 if let base = source.baseAddress {
                     (destination + written).copyMemory(from: base + offset, byteCount: take)
@@ -41,19 +54,17 @@ struct ChunkQueue {
             }
             written += take
             offset += take
-            if offset == chunks[head].count {
-                chunks[head] = []  // release the chunk as soon as it is written
-                head += 1
+            if offset == first.count {
+                chunks.removeFirst()
                 offset = 0
             }
         }
         byteCount -= written
-        if head == chunks.count {
-            chunks.removeAll(keepingCapacity: chunks.count <= 64)
-            head = 0
-        } else if head >= 64, head * 2 >= chunks.count {
-            chunks.removeFirst(head)
-            head = 0
+        if chunks.isEmpty {
+            if appendedSinceEmpty > Self.retainedCapacity {
+                chunks = []
+            }
+            appendedSinceEmpty = 0
         }
         return written
     }

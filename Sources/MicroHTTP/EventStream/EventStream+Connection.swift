@@ -1,6 +1,6 @@
 internal import CMicroHTTPD
 
-extension EventStream {
+extension EventStream: SocketReadinessHandler {
     /// How much libmicrohttpd allocates with each stream response for identity (HTTP/1.0)
     /// transfers; chunked transfers write straight into the connection's buffer instead.
     static let responseBlockSize = 1024

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,10 +17,17 @@ struct SocketInterest: OptionSet, Sendable {
     static let hangUp = SocketInterest(rawValue: EPOLLRDHUP.rawValue)
 }
 
+/// What a ``SocketWatcher`` calls when a watched socket is ready: an ``EventStream`` in the
+/// server, anything in unit tests.
+protocol SocketReadinessHandler: AnyObject, Sendable {
+    /// Called on the watcher thread, once per arming, with what the socket is ready for.
+    func socketReady(_ readiness: SocketInterest)
+}
+
 /// One thread per server that watches the sockets of suspended event streams: for a client
 /// that closes its end (so its connection slot is freed at once, not at the next heartbeat) and,
 /// for streams with an unfinished direct write, for room in the socket's send buffer. It then
-/// calls ``EventStream/socketReady(_:)``.
+/// calls ``SocketReadinessHandler/socketReady(_:)``.
 ///
 /// A stream is watched only while libmicrohttpd has its connection suspended (it does not watch
 /// the socket then), and a direct write leaves a remainder only when the client's socket buffer
@@ -28,7 +36,7 @@ struct SocketInterest: OptionSet, Sendable {
 /// nothing instead of a freed stream.
 final class SocketWatcher: Sendable {
     private struct Registry: Sendable {
-        var streams: [UInt64: EventStream] = [:]
+        var handlers: [UInt64: any SocketReadinessHandler] = [:]
         var nextToken: UInt64 = 1
     }
 
@@ -80,22 +88,22 @@ final class SocketWatcher: Sendable {
             pthread_join(handle, nil)
         }
         closeDescriptors()
-        registry.withLock { $0.streams.removeAll() }
+        registry.withLock { $0.handlers.removeAll() }
     }
 
-    /// Calls `stream.socketReady(_:)` once `socket` is ready for `interest` (a hang-up or an
+    /// Calls `handler.socketReady(_:)` once `socket` is ready for `interest` (a hang-up or an
     /// error is always reported); returns the token to re-arm or end the watch with, or nil if the
-    /// socket could not be watched.
-    func watch(_ stream: EventStream, socket: Int32, for interest: SocketInterest) -> UInt64? {
+    /// socket could not be watched. The handler is kept until ``unwatch(_:socket:)`` or ``stop()``.
+    func watch(_ handler: any SocketReadinessHandler, socket: Int32, for interest: SocketInterest) -> UInt64? {
         guard let (epoll, _) = currentDescriptors else { return nil }
         let token = registry.withLock { registry in
             defer { registry.nextToken += 1 }
-            registry.streams[registry.nextToken] = stream
+            registry.handlers[registry.nextToken] = handler
             return registry.nextToken
         }
         var event = epoll_event(events: Self.once(interest), data: epoll_data_t(u64: token))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
-            _ = registry.withLock { $0.streams.removeValue(forKey: token) }
+            _ = registry.withLock { $0.handlers.removeValue(forKey: token) }
             return nil
         }
         return token
@@ -113,7 +121,7 @@ final class SocketWatcher: Sendable {
         if let (epoll, _) = currentDescriptors {
             _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
         }
-        _ = registry.withLock { $0.streams.removeValue(forKey: token) }
+        _ = registry.withLock { $0.handlers.removeValue(forKey: token) }
     }
 
     /// Level-triggered, one-shot: one wake-up per arming, also for errors and hang-ups.
@@ -153,8 +161,8 @@ final class SocketWatcher: Sendable {
             for index in 0..<max(0, Int(count)) {
                 let token = events[index].data.u64
                 guard token != Self.wakeToken else { continue }
-                let stream = registry.withLock { $0.streams[token] }
-                stream?.socketReady(Self.readiness(events[index].events))
+                let handler = registry.withLock { $0.handlers[token] }
+                handler?.socketReady(Self.readiness(events[index].events))
             }
         }
     }

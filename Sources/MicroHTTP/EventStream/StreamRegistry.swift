@@ -1,3 +1,5 @@
+import Locking
+
 /// The event streams attached to a server's connections: for heartbeats, shutdown and counting.
 final class StreamRegistry: Sendable {
     private struct State: Sendable {

@@ -1,3 +1,5 @@
+import Locking
+
 internal import CMicroHTTPD
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Locking
 public import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -30,8 +31,8 @@ public final class HTTPServer: Sendable {
 
     private let configuration: HTTPServerConfiguration
     private let core: ServerCore
+    /// Waited on (until `.stopped`) by a concurrent ``shutdown(timeout:)``.
     private let lifecycle = Lock(Lifecycle.idle)
-    private let stopped = WaitCondition()
     private let boundPort = Atomic<Int>(0)
 
     /// Creates a server; nothing is bound until ``start()``.
@@ -126,7 +127,7 @@ public final class HTTPServer: Sendable {
             }
         }
         guard let daemon else {
-            _ = stopped.wait(timeout: timeout + .seconds(1)) { isStopped }
+            _ = lifecycle.wait(timeout: timeout + .seconds(1)) { if case .stopped = $0 { true } else { false } }
             return
         }
 
@@ -161,7 +162,7 @@ public final class HTTPServer: Sendable {
         core.connections.stop()
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
-        stopped.notifyAll()
+        lifecycle.notifyAll()
         let writes = core.writeCounters.snapshot
         if writes.direct + writes.split + writes.throughLibmicrohttpd > 0 {
             core.logger.notice(
@@ -169,10 +170,6 @@ public final class HTTPServer: Sendable {
             )
         }
         core.logger.info("HTTP server stopped")
-    }
-
-    private var isStopped: Bool {
-        lifecycle.withLock { if case .stopped = $0 { true } else { false } }
     }
 
     private func startDaemon() throws(HTTPServerError) -> Daemon {

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import Synchronization
 
@@ -31,10 +32,12 @@ final class ServerCore: Sendable {
     /// Set once the server stops taking requests: new connections are refused and requests
     /// that reach the responder from then on are answered 503.
     private let refusing = Atomic<Bool>(false)
-    private let respondersDone = WaitCondition()
+    /// Waited on until `responding` is 0 (the count is an atomic: it is on every request's path).
+    private let respondersDone = Lock(())
     /// Set once shutdown starts: responses close their connection, idle waits get signalled.
     private let draining = Atomic<Bool>(false)
-    private let idle = WaitCondition()
+    /// Waited on until `inFlight` is 0.
+    private let idle = Lock(())
 
     init(responder: any Responder, logger: Logger, configuration: HTTPServerConfiguration) {
         self.responder = responder
@@ -79,7 +82,7 @@ final class ServerCore: Sendable {
     /// slips between them).
     func stopTakingRequests(timeout: Duration) -> Bool {
         refusing.store(true, ordering: .sequentiallyConsistent)
-        return respondersDone.wait(timeout: timeout) { responding.load(ordering: .sequentiallyConsistent) == 0 }
+        return respondersDone.wait(timeout: timeout) { _ in responding.load(ordering: .sequentiallyConsistent) == 0 }
     }
 
     var requestsInFlight: Int {
@@ -105,6 +108,6 @@ final class ServerCore: Sendable {
 
     /// Waits until no request is in flight; returns whether that happened within `timeout`.
     func waitUntilIdle(timeout: Duration) -> Bool {
-        idle.wait(timeout: timeout) { requestsInFlight == 0 }
+        idle.wait(timeout: timeout) { _ in requestsInFlight == 0 }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -11,9 +11,12 @@ import Musl
 final class PeriodicThread: Sendable {
     private let interval: Duration
     private let task: @Sendable () -> Void
-    private let stopRequested = Atomic<Bool>(false)
-    private let wakeUp = WaitCondition()
-    private let thread = Lock<pthread_t?>(nil)
+    private struct Control {
+        var thread: pthread_t?
+        var stopRequested = false
+    }
+
+    private let control = Lock(Control())
 
     /// A thread that will run `task` every `interval` once started.
     init(interval: Duration, task: @escaping @Sendable () -> Void) {
@@ -29,15 +32,19 @@ final class PeriodicThread: Sendable {
             context.release()
             return false
         }
-        thread.withLock { $0 = handle }
+        control.withLock { $0.thread = handle }
         return true
     }
 
     /// Stops the thread and waits for it to exit (unless called from it, e.g. by the task).
     func stop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wakeUp.notifyAll()
-        guard let handle = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
+        let handle = control.withLock { control in
+            control.stopRequested = true
+            defer { control.thread = nil }
+            return control.thread
+        }
+        control.notifyAll()
+        guard let handle else { return }
         if pthread_equal(handle, pthread_self()) != 0 {
             pthread_detach(handle)
         } else {
@@ -46,7 +53,7 @@ final class PeriodicThread: Sendable {
     }
 
     fileprivate func run() {
-        while !wakeUp.wait(timeout: interval, until: { stopRequested.load(ordering: .sequentiallyConsistent) }) {
+        while !control.wait(timeout: interval, until: \.stopRequested) {
             task()
         }
     }

@@ -1,11 +1,11 @@
+import DequeModule
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
-import Dispatch
+
 /// Runs a store's work one item at a time, in order, without ever blocking a caller on another
 /// thread's user code.
 ///
@@ -23,23 +23,10 @@ final class SerialProcessor: Sendable {
 
     private struct Queue {
         var owner: pthread_t?
-        var items: [Work] = []
-        var head = 0
-
-        mutating func popFirst() -> Work? {
-            guard head < items.count else { return nil }
-            let item = items[head]
-            head += 1
-            if head == items.count {
-                items.removeAll(keepingCapacity: items.count <= 1024)
-                head = 0
-            } else if head >= 1024, head * 2 >= items.count {
-                // Release what was drained while producers keep the queue from emptying.
-                items.removeFirst(head)
-                head = 0
-            }
-            return item
-        }
+        var items: Deque<Work> = []
+        /// Items queued since the queue was last empty: a burst larger than 1,024 releases its
+        /// storage once drained instead of keeping its peak size.
+        var queuedSinceEmpty = 0
     }
 
     /// What a caller may do: run inline (it owns the processor already), run as the new owner, or
@@ -48,14 +35,17 @@ final class SerialProcessor: Sendable {
         case nested, owner, busy
     }
 
-    private let queue = Locked(Queue())
+    private let queue = Lock(Queue())
 
     /// Takes ownership if nobody has it; when another thread has it, queues `work` (if given).
     private func admit(_ me: pthread_t, queueing work: Work?) -> Admission {
         queue.withLock { state -> Admission in
             if let owner = state.owner {
                 if pthread_equal(owner, me) != 0 { return .nested }
-                if let work { state.items.append(work) }
+                if let work {
+                    state.items.append(work)
+                    state.queuedSinceEmpty += 1
+                }
                 return .busy
             }
             state.owner = me
@@ -115,7 +105,11 @@ final class SerialProcessor: Sendable {
 
     private func drainAndRelease() {
         while let next = queue.withLock({ state -> Work? in
-            if let item = state.popFirst() { return item }
+            if let item = state.items.popFirst() { return item }
+            if state.queuedSinceEmpty > 1_024 {
+                state.items = []
+            }
+            state.queuedSinceEmpty = 0
             state.owner = nil
             return nil
         }) {
@@ -126,16 +120,15 @@ final class SerialProcessor: Sendable {
 
 /// A one-shot result handed from the processing thread to a waiting caller.
 private final class ResultBox<Value: Sendable>: Sendable {
-    private let value = Locked<Value?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
+    private let value = Lock<Value?>(nil)
 
     func store(_ result: Value) {
         value.withLock { $0 = result }
-        ready.signal()
+        value.notifyAll()
     }
 
     func waitUntilStored() {
-        ready.wait()
+        value.withLock(waitingUntil: { $0 != nil }) { _ in }
     }
 
     func take() -> Value {

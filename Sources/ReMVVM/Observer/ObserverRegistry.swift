@@ -1,6 +1,8 @@
+import Locking
+
 /// The observers of one store: added once per instance, removed at once, dropped when deallocated.
 final class ObserverRegistry<Root>: Sendable {
-    private let entries = Locked<[ObserverEntry<Root>]>([])
+    private let entries = Lock<[ObserverEntry<Root>]>([])
 
     /// Registers `observer` and returns its entry, or nil when it is already registered or observes a
     /// type the store cannot produce (such an observer is never called).

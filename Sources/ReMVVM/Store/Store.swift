@@ -1,3 +1,5 @@
+import Locking
+
 /// Holds the application state; the state changes only by dispatching actions through middleware to
 /// the reducer. Safe to use from any number of threads at once.
 ///
@@ -20,7 +22,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     let processor = SerialProcessor()
     let mappings: StateMappings<State>
     let observers = ObserverRegistry<State>()
-    private let current: Locked<Current>
+    private let current: Lock<Current>
     private let reducer: @Sendable (State, any StoreAction) -> State
     private let middleware: MiddlewareStack
 
@@ -57,7 +59,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         self.mappings = mappings
         self.middleware = MiddlewareStack(items: middleware)
         self.reducer = { R.reduce(state: $0, withAny: $1) }
-        self.current = Locked(Current(snapshot: StoreSnapshot(version: 0, state: state)))
+        self.current = Lock(Current(snapshot: StoreSnapshot(version: 0, state: state)))
     }
 
     /// The current state. Inside `didReduce` it already holds the new state.

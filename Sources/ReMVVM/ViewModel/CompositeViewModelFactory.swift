@@ -1,3 +1,5 @@
+import Locking
+
 /// A factory made of other factories: the last one added is asked first, and a nil result falls
 /// through to the next. It always ends with an ``InitializableViewModelFactory``.
 ///
@@ -7,11 +9,11 @@
 /// factory.add { key -> BookListViewModel? in key == "popular" ? BookListViewModel(popular) : nil }
 /// ```
 public final class CompositeViewModelFactory: ViewModelFactory {
-    private let factories: Locked<[any ViewModelFactory]>
+    private let factories: Lock<[any ViewModelFactory]>
 
     /// Creates a factory that makes ``Initializable`` view models only; add more with `add`.
     public init() {
-        factories = Locked([InitializableViewModelFactory()])
+        factories = Lock([InitializableViewModelFactory()])
     }
 
     /// Creates a factory from `factories`; the last of them is asked first.

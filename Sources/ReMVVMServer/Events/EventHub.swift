@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -22,12 +23,36 @@ import Synchronization
 /// more than `lagBudgetBytes` to send, they are dropped and the current subscribers disconnected;
 /// they reconnect and start again from the newest state. Memory never grows without limit.
 final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
-    // @unchecked: `inbox` and the fields under "guarded by condition" are only touched with
-    // `condition` locked; `subscribers` and `latest` only by the publisher thread.
+    // @unchecked: the fields under "Publisher thread only" are touched by the publisher thread
+    // alone (and by `start()` before it exists); everything shared lives in `inbox`'s lock.
     private enum Item {
         case publication(StatePublication<State>)
         case subscribe(EventStream)
         case unsubscribe(ObjectIdentifier)
+    }
+
+    /// What the store's thread, HTTP workers and the publisher thread share.
+    private struct Inbox {
+        var items: [Item] = []
+        var pendingPublications = 0
+        var pendingSubscribes = 0
+        var listening = false
+        var aside: StatePublication<State>?
+        var dropSubscribers = false
+        var started = false
+        var stopped = false
+        /// Set by the publisher thread when it has ended every stream and exits.
+        var finished = false
+
+        /// Whether the publisher thread has something to do.
+        var hasWork: Bool { !items.isEmpty || stopped || dropSubscribers }
+
+        /// The publisher is too far behind: drop the versions waiting and the subscribers.
+        mutating func dropPendingPublications() {
+            items.removeAll { if case .publication = $0 { true } else { false } }
+            pendingPublications = 0
+            dropSubscribers = true
+        }
     }
 
     /// The newest state and, once a subscriber needed it, its frame.
@@ -50,19 +75,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let versionTags: VersionTags
     private let logger: Logger
 
-    private let condition = NSCondition()
-    // Guarded by condition:
-    private var inbox: [Item] = []
-    private var pendingPublications = 0
-    private var pendingSubscribes = 0
-    private var listening = false
-    private var aside: StatePublication<State>?
-    private var dropSubscribers = false
-    private var stopped = false
-    private var started = false
-    private let finished = DispatchSemaphore(value: 0)
+    private let inbox = Lock(Inbox())
 
-    // Publisher thread only:
+    // Publisher thread only (see the @unchecked note above):
     private var subscribers = SubscriberSet()
     private let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
     private var latest: Latest
@@ -111,7 +126,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 state: try stateCache.json(for: start)
             )
         )
-        condition.withLock { started = true }
+        inbox.withLock { $0.started = true }
         fanOut.start()
         let thread = Thread { [self] in run() }
         thread.name = "remvvm-events"
@@ -143,35 +158,35 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
 
     /// Delivers what is queued, ends every stream, and stops the thread.
     func stop() {
-        let wasRunning = condition.withLock {
-            let wasRunning = started && !stopped
-            stopped = true
-            condition.signal()
-            return wasRunning
+        let wasStarted = inbox.withLock { inbox in
+            inbox.stopped = true
+            return inbox.started
         }
-        if wasRunning {
-            finished.wait()
+        inbox.notifyAll()
+        if wasStarted {
+            inbox.withLock(waitingUntil: \.finished) { _ in }
         }
     }
 
     /// The publication hook: on the store's processing thread, so it only touches the inbox.
     private func publish(_ publication: StatePublication<State>) {
-        condition.withLock {
-            guard !stopped else { return }
-            guard listening else {
-                aside = publication
-                return
+        let limit = maxPendingPublications
+        let wakePublisher = inbox.withLock { inbox -> Bool in
+            guard !inbox.stopped else { return false }
+            guard inbox.listening else {
+                inbox.aside = publication
+                return false
             }
-            if pendingPublications >= maxPendingPublications {
-                dropPendingPublications()
-                aside = publication
-                condition.signal()
-                return
+            if inbox.pendingPublications >= limit {
+                inbox.dropPendingPublications()
+                inbox.aside = publication
+                return true
             }
-            inbox.append(.publication(publication))
-            pendingPublications += 1
-            if inbox.count == 1 { condition.signal() }
+            inbox.items.append(.publication(publication))
+            inbox.pendingPublications += 1
+            return inbox.items.count == 1
         }
+        if wakePublisher { inbox.notifyAll() }
     }
 
     /// How many versions may wait: the lag budget over the size of a recent frame.
@@ -179,42 +194,33 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         max(64, lagBudgetBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))
     }
 
-    /// Called with `condition` locked when the publisher is too far behind.
-    private func dropPendingPublications() {
-        inbox.removeAll { if case .publication = $0 { true } else { false } }
-        pendingPublications = 0
-        dropSubscribers = true
-    }
-
     @discardableResult
     private func post(_ item: Item) -> Bool {
-        condition.withLock {
-            guard !stopped else { return false }
+        let (accepted, wakePublisher) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.stopped else { return (false, false) }
             if case .subscribe = item {
-                listening = true
-                pendingSubscribes += 1
+                inbox.listening = true
+                inbox.pendingSubscribes += 1
             }
-            inbox.append(item)
-            if inbox.count == 1 { condition.signal() }
-            return true
+            inbox.items.append(item)
+            return (true, inbox.items.count == 1)
         }
+        if wakePublisher { inbox.notifyAll() }
+        return accepted
     }
 
     private func run() {
         var items: [Item] = []
         while true {
-            let (setAside, drop, stopping) = condition.withLock {
-                while inbox.isEmpty && !stopped && !dropSubscribers {
-                    condition.wait()
-                }
-                swap(&items, &inbox)
-                pendingPublications = 0
-                pendingSubscribes = 0
+            let (setAside, drop, stopping) = inbox.withLock(waitingUntil: \.hasWork) { inbox in
+                swap(&items, &inbox.items)
+                inbox.pendingPublications = 0
+                inbox.pendingSubscribes = 0
                 defer {
-                    aside = nil
-                    dropSubscribers = false
+                    inbox.aside = nil
+                    inbox.dropSubscribers = false
                 }
-                return (aside, dropSubscribers, stopped)
+                return (inbox.aside, inbox.dropSubscribers, inbox.stopped)
             }
             if drop {
                 disconnectLaggingSubscribers()
@@ -235,7 +241,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
         subscriberTotal.store(0, ordering: .relaxed)
         logger.notice("event publishing stopped: \(statistics)")
-        finished.signal()
+        inbox.withLock { $0.finished = true }
+        inbox.notifyAll()
     }
 
     private func process(_ items: [Item]) {
@@ -285,9 +292,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     /// With no subscriber left and none arriving, publications go aside again.
     private func updateListening() {
         guard subscribers.isEmpty else { return }
-        condition.withLock {
-            if pendingSubscribes == 0 && inbox.isEmpty {
-                listening = false
+        inbox.withLock { inbox in
+            if inbox.pendingSubscribes == 0 && inbox.items.isEmpty {
+                inbox.listening = false
             }
         }
     }

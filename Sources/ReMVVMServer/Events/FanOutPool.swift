@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import MicroHTTP
 import Synchronization
 
@@ -11,24 +12,28 @@ import Synchronization
 /// so with thousands of subscribers one thread is the bottleneck of an event's delivery. Because
 /// the call waits for every block, one buffer is fully handed out before the next begins: every
 /// stream still gets the buffers in the order they were sent, whichever thread writes them.
-final class FanOutPool: @unchecked Sendable {
-    // @unchecked: every field below `condition` is only touched with `condition` locked.
-
+final class FanOutPool: Sendable {
     /// Below this many streams, waking helpers costs more than it saves.
     static let minimumStreamsToShare = 256
     /// Streams per claimed block: large enough to make claiming cheap, small enough to balance.
     static let blockSize = 64
 
+    /// The current send and the helpers' progress.
+    private struct Shared {
+        /// Counts sends; a helper works on each new one once.
+        var generation: UInt64 = 0
+        var bytes: [UInt8] = []
+        var streams: [EventStream] = []
+        /// Helpers that have not finished their share of the current send.
+        var unfinishedShares = 0
+        var stopped = false
+        var runningHelpers = 0
+    }
+
     private let helperCount: Int
-    private let condition = NSCondition()
-    private var generation: UInt64 = 0
-    private var bytes: [UInt8] = []
-    private var streams: [EventStream] = []
-    private var unfinishedShares = 0
+    private let shared = Lock(Shared())
     /// The index of the first stream of the next unclaimed block of the current send.
     private let nextBlock = Atomic<Int>(0)
-    private var stopped = false
-    private var runningHelpers = 0
 
     /// - Parameter threads: how many threads share a send, the caller's included (at least 1).
     init(threads: Int) {
@@ -40,7 +45,7 @@ final class FanOutPool: @unchecked Sendable {
 
     /// Starts the helper threads.
     func start() {
-        condition.withLock { runningHelpers = helperCount }
+        shared.withLock { $0.runningHelpers = helperCount }
         for index in 0..<helperCount {
             let thread = Thread { [self] in runHelper() }
             thread.name = "remvvm-fanout-\(index + 1)"
@@ -51,67 +56,58 @@ final class FanOutPool: @unchecked Sendable {
     /// Sends `bytes` to every stream in `streams` and returns when all sends are done.
     /// Call from one thread at a time.
     func send(_ bytes: [UInt8], to streams: [EventStream]) {
-        let helpers = condition.withLock { stopped ? 0 : helperCount }
+        let helpers = shared.withLock { $0.stopped ? 0 : helperCount }
         guard helpers > 0, streams.count >= Self.minimumStreamsToShare else {
             for stream in streams {
                 stream.send(bytes)
             }
             return
         }
-        condition.withLock {
-            self.bytes = bytes
-            self.streams = streams
+        shared.withLock { shared in
+            shared.bytes = bytes
+            shared.streams = streams
             nextBlock.store(0, ordering: .relaxed)
-            unfinishedShares = helpers
-            generation &+= 1
-            condition.broadcast()
+            shared.unfinishedShares = helpers
+            shared.generation &+= 1
         }
+        shared.notifyAll()
         sendClaimedBlocks(of: bytes, to: streams)
-        condition.withLock {
-            while unfinishedShares > 0 {
-                condition.wait()
-            }
-            self.bytes = []
-            self.streams = []
+        shared.withLock(waitingUntil: { $0.unfinishedShares == 0 }) { shared in
+            shared.bytes = []
+            shared.streams = []
         }
     }
 
     /// Stops the helper threads and waits for them to exit.
     func stop() {
-        condition.withLock {
-            stopped = true
-            condition.broadcast()
-            while runningHelpers > 0 {
-                condition.wait()
-            }
-        }
+        shared.withLock { $0.stopped = true }
+        shared.notifyAll()
+        shared.withLock(waitingUntil: { $0.runningHelpers == 0 }) { _ in }
     }
 
     private func runHelper() {
         var seen: UInt64 = 0
         while true {
-            let job: (bytes: [UInt8], streams: [EventStream])? = condition.withLock {
-                while generation == seen && !stopped {
-                    condition.wait()
-                }
-                guard !stopped else { return nil }
-                seen = generation
-                return (bytes, streams)
+            let job: (bytes: [UInt8], streams: [EventStream])? = shared.withLock(
+                waitingUntil: { $0.generation != seen || $0.stopped }
+            ) { shared in
+                guard !shared.stopped else { return nil }
+                seen = shared.generation
+                return (shared.bytes, shared.streams)
             }
             guard let job else { break }
             // Its own copy: every send retains and releases the buffer, and threads doing that
             // on one shared buffer would contend for its reference count.
             let ownBytes = job.bytes.withUnsafeBufferPointer { Array($0) }
             sendClaimedBlocks(of: ownBytes, to: job.streams)
-            condition.withLock {
-                unfinishedShares -= 1
-                if unfinishedShares == 0 { condition.broadcast() }
+            let lastShare = shared.withLock { shared in
+                shared.unfinishedShares -= 1
+                return shared.unfinishedShares == 0
             }
+            if lastShare { shared.notifyAll() }
         }
-        condition.withLock {
-            runningHelpers -= 1
-            condition.broadcast()
-        }
+        shared.withLock { $0.runningHelpers -= 1 }
+        shared.notifyAll()
     }
 
     /// Claims blocks of the current send's streams and sends to them until none is left.

@@ -1,11 +1,10 @@
-import Foundation
+import Locking
 
 /// Encoded view models by name, key and state version: a view model is made by the state's factory,
 /// so the version identifies it, and repeated reads of one version skip the factory and the encoder.
 ///
 /// Bounded: keys come from clients (`?key=`), so past `capacity` entries the cache starts over.
-final class ViewModelCache: @unchecked Sendable {
-    // @unchecked: `entries` is only touched with `lock` held.
+final class ViewModelCache: Sendable {
     /// A cached answer: the JSON, or "the factory makes none in that state".
     enum Entry: Sendable {
         case json([UInt8])
@@ -17,8 +16,7 @@ final class ViewModelCache: @unchecked Sendable {
         let key: String?
     }
 
-    private let lock = NSLock()
-    private var entries: [Key: (version: UInt64, entry: Entry)] = [:]
+    private let entries = Lock<[Key: (version: UInt64, entry: Entry)]>([:])
     private let capacity: Int
 
     init(capacity: Int = 1_024) {
@@ -27,7 +25,7 @@ final class ViewModelCache: @unchecked Sendable {
 
     /// The cached answer for `name`/`key` at `version`, if any.
     func entry(name: String, key: String?, version: UInt64) -> Entry? {
-        lock.withLock {
+        entries.withLock { entries in
             guard let cached = entries[Key(name: name, key: key)], cached.version == version else { return nil }
             return cached.entry
         }
@@ -35,7 +33,7 @@ final class ViewModelCache: @unchecked Sendable {
 
     /// Remembers the answer for `name`/`key` at `version` unless a newer one is cached.
     func store(_ entry: Entry, name: String, key: String?, version: UInt64) {
-        lock.withLock {
+        entries.withLock { entries in
             let cacheKey = Key(name: name, key: key)
             if let cached = entries[cacheKey], cached.version > version { return }
             if entries.count >= capacity, entries[cacheKey] == nil {

@@ -1,3 +1,4 @@
+import Locking
 import Foundation
 
 /// The built `remvvm-server` executable, run as a child process on a free port.
@@ -44,13 +45,14 @@ final class ServerProcess {
     func stop(with signal: Int32, timeout: TimeInterval) -> (status: Int32, seconds: TimeInterval)? {
         let started = Date()
         kill(process.processIdentifier, signal)
-        let exited = DispatchSemaphore(value: 0)
+        let exited = Lock(false)
         let waiter = Thread { [process] in
             process.waitUntilExit()
-            exited.signal()
+            exited.withLock { $0 = true }
+            exited.notifyAll()
         }
         waiter.start()
-        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
+        guard exited.wait(timeout: .milliseconds(Int(timeout * 1000)), until: { $0 }) else { return nil }
         return (process.terminationStatus, Date().timeIntervalSince(started))
     }
 
@@ -89,16 +91,14 @@ struct ServerProcessError: Error {
 }
 
 /// Text appended from one thread and read from another.
-final class ErrorText: @unchecked Sendable {
-    // @unchecked: `text` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var text = ""
+final class ErrorText: Sendable {
+    private let text = Lock("")
 
     func append(_ more: String) {
-        lock.withLock { text += more }
+        text.withLock { $0 += more }
     }
 
     var value: String {
-        lock.withLock { text }
+        text.withLock { $0 }
     }
 }

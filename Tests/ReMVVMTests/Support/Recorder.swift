@@ -1,57 +1,37 @@
-import Dispatch
-import Foundation
+import Locking
 
 /// A thread-safe, ordered log of what happened during a test.
 final class Recorder: Sendable {
-    private let entries = Shared<[String]>([])
+    private let entries = Lock<[String]>([])
 
     func record(_ entry: String) {
-        entries.update { $0.append(entry) }
+        entries.withLock { $0.append(entry) }
     }
 
     var log: [String] {
-        entries.value
+        entries.withLock { $0 }
     }
 
     func clear() {
-        entries.update { $0.removeAll() }
+        entries.withLock { $0.removeAll() }
     }
 }
 
-/// A one-shot event fired from any thread and awaited with a deadline (never a sleep).
+/// An event fired from any thread and awaited with a deadline (never a sleep); each wait consumes
+/// one firing.
 final class Signal: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
+    private let firings = Lock(0)
 
     func fire() {
-        semaphore.signal()
+        firings.withLock { $0 += 1 }
+        firings.notifyAll()
     }
 
-    /// True if the signal fired before the deadline.
+    /// True if the signal fired (and was not consumed yet) before the deadline.
     func wait(seconds: Double = 5) -> Bool {
-        semaphore.wait(timeout: .now() + seconds) == .success
-    }
-}
-
-/// A value shared between threads in tests, guarded by an NSLock (visible to ThreadSanitizer).
-final class Shared<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `storage` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var storage: Value
-
-    init(_ value: Value) {
-        storage = value
-    }
-
-    var value: Value {
-        lock.withLock { storage }
-    }
-
-    func update(_ body: (inout Value) -> Void) {
-        lock.withLock { body(&storage) }
-    }
-
-    /// Changes the value and returns something taken from it, atomically.
-    func take<Taken: Sendable>(_ body: (inout Value) -> Taken) -> Taken {
-        lock.withLock { body(&storage) }
+        firings.withLock(waitingUntil: { $0 > 0 }, timeout: .milliseconds(Int(seconds * 1000))) { firings, fired in
+            if fired { firings -= 1 }
+            return fired
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Locking
 import ExampleApp
 import ReMVVM
 
@@ -32,7 +33,7 @@ struct StoppingMiddleware: AnyMiddleware {
 
 /// Keeps every interceptor so the test can call `next` later, from any thread.
 final class DeferringMiddleware: AnyMiddleware, Sendable {
-    private let held = Shared<[@Sendable () -> Void]>([])
+    private let held = Lock<[@Sendable () -> Void]>([])
     let arrived = Signal()
 
     func onNext<State>(
@@ -41,13 +42,13 @@ final class DeferringMiddleware: AnyMiddleware, Sendable {
         interceptor: Interceptor<any StoreAction, State>,
         dispatcher: any Dispatcher
     ) {
-        held.update { $0.append { interceptor.next() } }
+        held.withLock { $0.append { interceptor.next() } }
         arrived.fire()
     }
 
     /// Calls `next` on the oldest held interceptor.
     func releaseFirst() {
-        let first = held.take { held in held.isEmpty ? nil : held.removeFirst() }
+        let first = held.withLock { held in held.isEmpty ? nil : held.removeFirst() }
         first?()
     }
 }
