@@ -38,7 +38,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a connection may stay idle (no bytes either way) before it is closed; event
     /// streams waiting for data are exempt (the heartbeat checks them instead). 0 disables it.
     public var connectionTimeoutSeconds: Int = 30
-    /// How often a comment line (`:\n\n`) is sent on every open event stream, to keep proxies
+    /// How often a comment line (`: ping\n`) is sent on every idle event stream, to keep proxies
     /// from closing it and to notice clients that left.
     public var heartbeatInterval: Duration = .seconds(15)
 
