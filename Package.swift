@@ -23,11 +23,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // The one lock (pthread mutex + condition) used by every target; visible to ThreadSanitizer.
+        // The concurrency toolkit of every target: one lock (pthread mutex + condition, visible to
+        // ThreadSanitizer) and blocking work moved off the cooperative pool.
         .target(
-            name: "Locking",
+            name: "ConcurrencyKit",
             swiftSettings: strictSettings
         ),
         // The C boundary: libmicrohttpd, imported by MicroHTTP only.
@@ -41,9 +43,10 @@ let package = Package(
             name: "MicroHTTP",
             dependencies: [
                 "CMicroHTTPD",
-                "Locking",
+                "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -51,7 +54,7 @@ let package = Package(
         .target(
             name: "ReMVVM",
             dependencies: [
-                "Locking",
+                "ConcurrencyKit",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -62,8 +65,9 @@ let package = Package(
             dependencies: [
                 "ReMVVM",
                 "MicroHTTP",
-                "Locking",
+                "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -83,6 +87,7 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -90,35 +95,37 @@ let package = Package(
         .target(
             name: "HTTPTestSupport",
             dependencies: [
-                "Locking",
+                "ConcurrencyKit",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             path: "Tests/HTTPTestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "LockingTests",
-            dependencies: ["Locking"],
+            name: "ConcurrencyKitTests",
+            dependencies: ["ConcurrencyKit", "HTTPTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReMVVMTests",
-            dependencies: ["ReMVVM", "ExampleApp", "Locking"],
+            dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit", "HTTPTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MicroHTTPTests",
             dependencies: [
-                "MicroHTTP", "HTTPTestSupport", "Locking",
+                "MicroHTTP", "HTTPTestSupport", "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "Locking",
+                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings

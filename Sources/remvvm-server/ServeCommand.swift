@@ -5,11 +5,7 @@ import Logging
 import ReMVVM
 import ReMVVMServer
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ServiceLifecycle
 
 /// `remvvm-server`: serves the example store over HTTP until SIGINT or SIGTERM.
 @main
@@ -100,17 +96,17 @@ struct ServeCommand: AsyncParsableCommand {
             service: settings.service,
             logger: logger
         )
-        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        let group = ServiceGroup(
+            services: [server],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
         do {
-            try server.start()
+            try await group.run()
         } catch {
-            logger.critical("cannot start: \(error)")
+            logger.critical("stopped: \(error)")
             throw ExitCode.failure
         }
-        logger.info("listening on http://\(settings.host):\(server.port)")
-        let signal = await signals.next()
-        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); shutting down")
-        server.shutdown()
         logger.info("stopped")
     }
 

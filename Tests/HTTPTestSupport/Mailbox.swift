@@ -1,5 +1,5 @@
 import DequeModule
-import Locking
+import ConcurrencyKit
 
 /// A thread-safe FIFO that blocks readers until an element arrives or a deadline passes:
 /// how tests wait for something that happens on a server thread, without sleeping.

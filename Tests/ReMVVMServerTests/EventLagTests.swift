@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 import HTTPTestSupport
 import Logging
 import Synchronization

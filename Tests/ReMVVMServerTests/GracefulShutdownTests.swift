@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTestSupport
+import Logging
+import ServiceLifecycle
 import Testing
 
 private struct VersionAnswer: Decodable {
@@ -12,10 +14,36 @@ private struct ReceivedStream: Sendable {
     var end: SSEStreamEnd
 }
 
+/// How a test stops the server.
+enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    /// `ReMVVMServer.shutdown(timeout:)`, called by hand.
+    case shutdownCall
+    /// A graceful shutdown of the `ServiceGroup` running the server (what SIGTERM does).
+    case serviceGroup
+
+    var testDescription: String { rawValue }
+}
+
 /// The shutdown order: what a client was told is done reaches every subscriber before its stream ends.
 @Suite struct GracefulShutdownTests {
-    @Test func everyVersionAcknowledgedWith200ReachesEverySubscriberBeforeItsStreamEnds() throws {
+    @Test(arguments: StopPath.allCases)
+    func everyVersionAcknowledgedWith200ReachesEverySubscriberBeforeItsStreamEnds(stopPath: StopPath) throws {
         let live = try LiveServer()
+        let group = ServiceGroup(services: [live.server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let groupEnded = Mailbox<String>()
+        let executor = ThreadTaskExecutor()
+        defer { executor.stop() }
+        if stopPath == .serviceGroup {
+            // On a thread of its own: this test blocks a thread of the cooperative pool.
+            Task(executorPreference: executor) {
+                do {
+                    try await group.run()
+                    groupEnded.post("returned")
+                } catch {
+                    groupEnded.post("threw \(error)")
+                }
+            }
+        }
         let subscriberCount = 8
         let writerCount = 16
         let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
@@ -58,7 +86,13 @@ private struct ReceivedStream: Sendable {
                 }
             } else {
                 #expect(waitUntil(timeout: .seconds(10)) { live.store.version >= 500 })
-                live.server.shutdown(timeout: .seconds(10))
+                switch stopPath {
+                case .shutdownCall:
+                    live.server.shutdown(timeout: .seconds(10))
+                case .serviceGroup:
+                    Task(executorPreference: executor) { await group.triggerGracefulShutdown() }
+                    #expect(groupEnded.next(timeout: .seconds(20)) == "returned")
+                }
             }
         }
         #expect(errors.isEmpty, "\(errors)")

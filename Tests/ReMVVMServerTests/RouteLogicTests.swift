@@ -40,7 +40,7 @@ import Testing
             viewModels: viewModels,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
-        return service.router
+        return service.router()
     }
 
     private func exampleService() throws -> (ReMVVMService<AppState>, Store<AppState>) {
@@ -89,7 +89,7 @@ import Testing
             store: store, actions: ActionRegistry(), viewModels: viewModels,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
-        let response = service.router.respond(to: Request(method: .GET, path: "/viewmodels/live"))
+        let response = service.router().respond(to: Request(method: .GET, path: "/viewmodels/live"))
         #expect(body(response) == "0", "made by the factory (Initializable), not updated by the store")
         #expect(store.observerCount == 0, "the store's thread never touches an instance being encoded")
     }
@@ -97,7 +97,7 @@ import Testing
     @Test func jsonContentTypesAreRecognizedWithParametersAndSuffixes() throws {
         let (service, store) = try exampleService()
         for contentType in ["application/json", "Application/JSON; charset=utf-8", "application/vnd.remvvm+json", " application/json ;q=1"] {
-            let response = service.router.respond(to: Request(
+            let response = service.router().respond(to: Request(
                 method: .POST, path: "/actions",
                 headers: HTTPHeaders([("Content-Type", contentType)]),
                 body: Array(#"{"type":"increase"}"#.utf8)
@@ -105,7 +105,7 @@ import Testing
             #expect(response.status == 200, "\(contentType)")
         }
         for contentType in ["text/json", "application/jsonp", "multipart/form-data", "application/+json", "application/", ""] {
-            let response = service.router.respond(to: Request(
+            let response = service.router().respond(to: Request(
                 method: .POST, path: "/actions",
                 headers: HTTPHeaders([("Content-Type", contentType)]),
                 body: Array(#"{"type":"increase"}"#.utf8)
@@ -117,7 +117,7 @@ import Testing
 
     @Test func bodyTooLargeFailureBecomesA413Problem() throws {
         let (service, _) = try exampleService()
-        let response = service.router.respond(
+        let response = service.router().respond(
             to: RequestFailure(code: .bodyTooLarge, message: "too large"), method: .POST, path: "/actions"
         )
         #expect(response.status == 413)
@@ -126,14 +126,14 @@ import Testing
 
     @Test func headIsServedByGetRoutes() throws {
         let (service, _) = try exampleService()
-        #expect(service.router.respond(to: Request(method: .HEAD, path: "/state")).status == 200)
+        #expect(service.router().respond(to: Request(method: .HEAD, path: "/state")).status == 200)
     }
 
     @Test func eventsRouteAnswersWithAStream() throws {
         let (service, _) = try exampleService()
         try service.start()
         defer { service.stop() }
-        let response = service.router.respond(to: Request(method: .GET, path: "/events"))
+        let response = service.router().respond(to: Request(method: .GET, path: "/events"))
         guard case .stream(let stream) = response.body else {
             Issue.record("expected a stream body")
             return

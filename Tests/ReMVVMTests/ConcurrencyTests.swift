@@ -1,24 +1,12 @@
-import Locking
+import ConcurrencyKit
 import ExampleApp
+import HTTPTestSupport
 import Foundation
 import ReMVVM
 import Testing
 
 /// Rule 13 of store-semantics.md: dispatches from many threads are serialized; nothing lost or doubled.
 @Suite struct ConcurrencyTests {
-    /// Starts `count` threads running `body(index)` and waits for all of them.
-    private func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
-        let finished = Lock(0)
-        for index in 0..<count {
-            Thread {
-                body(index)
-                finished.withLock { $0 += 1 }
-                finished.notifyAll()
-            }.start()
-        }
-        return finished.wait(timeout: .seconds(120)) { $0 == count }
-    }
-
     @Test func rule13_dispatchesFromManyThreadsAreSerializedWithNoActionLostOrAppliedTwice() throws {
         let dispatchers = 4
         let perThread = 25_000
@@ -29,7 +17,7 @@ import Testing
         store.addPublicationHandler { publication in published.withLock { $0.append(publication.version) } }
         let dispatchersDone = Lock(0)
 
-        let finished = runThreads(dispatchers + 3) { index in
+        let errors = runOnThreads(dispatchers + 3) { index in
             switch index {
             case 0..<dispatchers:
                 for _ in 0..<perThread {
@@ -56,7 +44,7 @@ import Testing
             }
         }
 
-        #expect(finished)
+        #expect(errors.isEmpty)
         #expect(store.state.counter == Int(total))
         #expect(store.version == total)
         let versions = published.withLock { $0 }
@@ -68,7 +56,7 @@ import Testing
         let store = try Store.example()
         let versions = Lock<[UInt64]>([])
 
-        let finished = runThreads(4) { _ in
+        let errors = runOnThreads(4) { _ in
             for _ in 0..<1_000 {
                 if case .reduced(let version) = store.dispatchAndWait(action: Increase()) {
                     versions.withLock { $0.append(version) }
@@ -76,7 +64,7 @@ import Testing
             }
         }
 
-        #expect(finished)
+        #expect(errors.isEmpty)
         #expect(store.state.counter == 4_000)
         #expect(versions.withLock { $0 }.sorted() == Array(1...4_000), "each waiting caller saw its own reduce")
     }
@@ -88,7 +76,7 @@ import Testing
             published.withLock { $0.append(String(describing: type(of: publication.action))) }
         }
 
-        let finished = runThreads(3) { index in
+        let errors = runOnThreads(3) { index in
             for _ in 0..<300 {
                 if index == 0 {
                     _ = store.dispatchAndWait([Login(firstName: "A", lastName: "B"), Logout(), Decrease()])
@@ -98,7 +86,7 @@ import Testing
             }
         }
 
-        #expect(finished)
+        #expect(errors.isEmpty)
         let log = published.withLock { $0 }
         #expect(log.count == 300 * 3 + 600)
         for (index, name) in log.enumerated() where name == "Login" {

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 import ExampleApp
 import Foundation
 import ReMVVM

@@ -1,5 +1,5 @@
 /// One server-sent-events (or any endless chunked) response body. Created by a responder, returned in Response.body, fed from any thread.
-import Locking
+import ConcurrencyKit
 ///
 /// Threading contract:
 /// - ``send(_:)``, ``close()``, ``isClosed`` and ``pendingBytes`` may be called from any thread,

@@ -1,5 +1,5 @@
 internal import CMicroHTTPD
-import Locking
+import ConcurrencyKit
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// The event streams attached to a server's connections: for heartbeats, shutdown and counting.
 final class StreamRegistry: Sendable {

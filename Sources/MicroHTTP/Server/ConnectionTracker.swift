@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 internal import CMicroHTTPD
 import Synchronization

@@ -1,5 +1,5 @@
 internal import CMicroHTTPD
-import Locking
+import ConcurrencyKit
 public import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -30,14 +30,25 @@ public final class HTTPServer: Sendable {
     }
 
     private let configuration: HTTPServerConfiguration
-    private let core: ServerCore
+    let core: ServerCore
+    private let beforeEndingStreams: @Sendable () -> Void
     /// Waited on (until `.stopped`) by a concurrent ``shutdown(timeout:)``.
     private let lifecycle = Lock(Lifecycle.idle)
     private let boundPort = Atomic<Int>(0)
 
-    /// Creates a server; nothing is bound until ``start()``.
-    public init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
+    /// Creates a server; nothing is bound until ``start()`` (or ``run()``).
+    ///
+    /// - Parameter beforeEndingStreams: called once by ``shutdown(timeout:)`` after the server
+    ///   stopped taking requests and those running finished, before open event streams are ended:
+    ///   where their producers send what they still hold (and may end the streams themselves).
+    public init(
+        configuration: HTTPServerConfiguration,
+        responder: any Responder,
+        logger: Logger,
+        beforeEndingStreams: @escaping @Sendable () -> Void = {}
+    ) {
         self.configuration = configuration
+        self.beforeEndingStreams = beforeEndingStreams
         core = ServerCore(responder: responder, logger: logger, configuration: configuration)
     }
 
@@ -80,7 +91,47 @@ public final class HTTPServer: Sendable {
             boundPort.store(daemon.listenSocket.port, ordering: .relaxed)
             state = .running(daemon)
         }
+        lifecycle.notifyAll()
         core.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.workerThreads) worker threads")
+    }
+
+    /// Starts the server if it is idle; returns whether it is running now (false once it is
+    /// stopping or stopped). For owners that may have started it already.
+    public func startIfIdle() throws -> Bool {
+        switch lifecycle.withLock({ $0 }) {
+        case .idle:
+            do {
+                try start()
+            } catch let error as HTTPServerError where error.code == .alreadyStarted {
+                // Started by another caller in the meantime: fall through to its state.
+            }
+            return isRunning
+        case .running:
+            return true
+        case .stopping, .stopped:
+            return false
+        }
+    }
+
+    private var isRunning: Bool {
+        lifecycle.withLock { if case .running = $0 { true } else { false } }
+    }
+
+    /// Blocks until the server runs (true) or stops, or `timeout` passes (false).
+    func waitUntilRunningOrStopped(timeout: Duration) -> Bool {
+        lifecycle.withLock(waitingUntil: { state in
+            switch state {
+            case .idle: false
+            case .running, .stopping, .stopped: true
+            }
+        }, timeout: timeout) { state, _ in
+            if case .running = state { true } else { false }
+        }
+    }
+
+    /// The configured limit of a graceful stop (used by ``run()``).
+    var shutdownTimeout: Duration {
+        configuration.shutdownTimeout
     }
 
     /// The first step of a graceful stop: new connections are refused, requests that reach the
@@ -92,8 +143,7 @@ public final class HTTPServer: Sendable {
     /// Idempotent; callable from any thread except a server worker thread.
     @discardableResult
     public func stopTakingRequests(timeout: Duration = .seconds(5)) -> Bool {
-        let running = lifecycle.withLock { if case .running = $0 { true } else { false } }
-        guard running else { return true }
+        guard isRunning else { return true }
         if core.stopTakingRequests(timeout: timeout) {
             return true
         }
@@ -104,8 +154,9 @@ public final class HTTPServer: Sendable {
     /// Stops gracefully and returns when done; idempotent, callable from any thread (e.g. one
     /// that handles signals; not from an async signal handler).
     ///
-    /// Stops taking requests (``stopTakingRequests(timeout:)``, if not done yet), ends every open
-    /// ``EventStream`` (queued bytes are flushed, then the chunked terminator; termination reason
+    /// Stops taking requests (``stopTakingRequests(timeout:)``, if not done yet), runs the
+    /// `beforeEndingStreams` step given at init, ends every open ``EventStream`` (queued bytes are
+    /// flushed, then the chunked terminator; termination reason
     /// ``EventStream/Termination/serverShutdown``), lets requests in flight finish for up to
     /// `timeout`, then closes whatever is left. A concurrent caller waits for the first one to
     /// finish. Do not call it from a responder or a termination handler running on a server
@@ -126,11 +177,12 @@ public final class HTTPServer: Sendable {
                 return nil
             }
         }
+        lifecycle.notifyAll()
         guard let daemon else {
             _ = lifecycle.wait(timeout: timeout + .seconds(1)) { if case .stopped = $0 { true } else { false } }
             return
         }
-
+        beforeEndingStreams()
 
         // New connections are refused by the accept policy since stopTakingRequests. Not
         // MHD_quiesce_daemon: in 0.9.75 it races the worker threads, which also remove the

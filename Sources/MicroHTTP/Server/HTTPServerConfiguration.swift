@@ -52,6 +52,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// socket (one system call; see `docs/event-delivery.md`) instead of waking libmicrohttpd.
     /// Default on.
     public var directStreamWrites: Bool = true
+    /// How long a graceful stop (``HTTPServer/run()`` after SIGTERM or SIGINT) waits for running
+    /// requests and for event streams to drain before it closes what is left. Default 5 s.
+    public var shutdownTimeout: Duration = .seconds(5)
 
     /// Creates the default configuration.
     public init() {}

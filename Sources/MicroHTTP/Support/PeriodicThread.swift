@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,5 +1,5 @@
 import DequeModule
-import Locking
+import ConcurrencyKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// The observers of one store: added once per instance, removed at once, dropped when deallocated.
 final class ObserverRegistry<Root>: Sendable {

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// Holds the application state; the state changes only by dispatching actions through middleware to
 /// the reducer. Safe to use from any number of threads at once.

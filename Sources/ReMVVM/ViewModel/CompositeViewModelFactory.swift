@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// A factory made of other factories: the last one added is asked first, and a nil result falls
 /// through to the next. It always ends with an ``InitializableViewModelFactory``.

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 import ReMVVM
 
 /// The JSON of the newest state encoded so far, by version, so that each state is encoded once and

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import ConcurrencyKit
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -112,21 +112,36 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         subscriberTotal.load(ordering: .relaxed)
     }
 
-    /// Hooks into the store and starts the publisher thread.
+    /// Hooks into the store and starts the publisher thread; does nothing if it was started (or
+    /// stopped) before. Throws if the current state cannot be encoded.
     func start() throws {
-        let start = store.addPublicationHandler { [weak self] publication in
-            self?.publish(publication)
+        let claimed = inbox.withLock { inbox -> Bool in
+            guard !inbox.started, !inbox.stopped else { return false }
+            inbox.started = true
+            return true
         }
-        latest = Latest(
-            version: start.version,
-            frame: EventFrame.state(
+        guard claimed else { return }
+        do {
+            let start = store.addPublicationHandler { [weak self] publication in
+                self?.publish(publication)
+            }
+            latest = Latest(
                 version: start.version,
-                id: versionTags.tag(start.version),
-                action: nil,
-                state: try stateCache.json(for: start)
+                frame: EventFrame.state(
+                    version: start.version,
+                    id: versionTags.tag(start.version),
+                    action: nil,
+                    state: try stateCache.json(for: start)
+                )
             )
-        )
-        inbox.withLock { $0.started = true }
+        } catch {
+            inbox.withLock { inbox in
+                inbox.stopped = true
+                inbox.finished = true
+            }
+            inbox.notifyAll()
+            throw error
+        }
         fanOut.start()
         let thread = Thread { [self] in run() }
         thread.name = "remvvm-events"

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import ConcurrencyKit
 import MicroHTTP
 import Synchronization
 

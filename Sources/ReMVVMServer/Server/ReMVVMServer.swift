@@ -1,8 +1,12 @@
 public import Logging
 public import MicroHTTP
 public import ReMVVM
+public import ServiceLifecycle
 
 /// A store served over HTTP: a ``ReMVVMService`` running on a ``MicroHTTP/HTTPServer``.
+///
+/// Run it as a `Service`, in a `ServiceGroup` that turns SIGTERM and SIGINT into a graceful
+/// shutdown:
 ///
 /// ```swift
 /// var actions = ActionRegistry()
@@ -10,15 +14,19 @@ public import ReMVVM
 /// var viewModels = ViewModelRegistry<AppState>()
 /// viewModels.register(CounterViewModel.self, as: "counter")
 /// let server = ReMVVMServer(store: try .example(), actions: actions, viewModels: viewModels)
-/// try server.start()
+/// let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+/// try await group.run()
 /// ```
+///
+/// or drive it by hand with ``start()`` and ``shutdown(timeout:)``.
 public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     /// The service (routes and event fan-out).
     public let service: ReMVVMService<State>
     private let http: HTTPServer
+    private let host: String
     private let logger: Logger
 
-    /// Creates a server; nothing listens until ``start()``.
+    /// Creates a server; nothing listens until ``start()`` or ``run()``.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
@@ -27,14 +35,24 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         service serviceConfiguration: ServiceConfiguration = ServiceConfiguration(),
         logger: Logger = Logger(label: "remvvm.server")
     ) {
-        service = ReMVVMService(
+        let service = ReMVVMService(
             store: store,
             actions: actions,
             viewModels: viewModels,
             configuration: serviceConfiguration,
             logger: logger
         )
-        http = HTTPServer(configuration: configuration, responder: service.router, logger: logger)
+        self.service = service
+        // The stop order that keeps every acknowledged version in the streams: the HTTP server
+        // stops taking requests and lets those running finish, then the service publishes every
+        // version reduced so far and ends the streams, then the HTTP server flushes and stops.
+        http = HTTPServer(
+            configuration: configuration,
+            responder: service.router(),
+            logger: logger,
+            beforeEndingStreams: { service.stop() }
+        )
+        host = configuration.host
         self.logger = logger
     }
 
@@ -58,13 +76,32 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     /// client reaches every event subscriber before its stream ends:
     /// 1. the HTTP server stops taking requests (new connections refused, later requests
     ///    answered 503 with `Connection: close`) and waits for the requests already running;
-    /// 2. the event hub publishes every version reduced so far to every stream and ends them;
+    /// 2. the service publishes every version reduced so far to every stream and ends them;
     /// 3. the HTTP server flushes the streams, waits for what is left and stops.
     public func shutdown(timeout: Duration = .seconds(5)) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        http.stopTakingRequests(timeout: timeout)
+        http.shutdown(timeout: timeout)
         service.stop()
-        http.shutdown(timeout: max(.milliseconds(100), deadline - clock.now))
+    }
+}
+
+extension ReMVVMServer: Service {
+    /// Starts the event fan-out, then the HTTP server (unless ``start()`` did), logs
+    /// `listening on http://<host>:<port>`, and runs both as services until graceful shutdown or
+    /// cancellation; they then stop in the order ``shutdown(timeout:)`` describes (the HTTP server
+    /// first; it has the service publish and end the streams before it closes them).
+    public func run() async throws {
+        try service.start()
+        let running: Bool
+        do {
+            running = try http.startIfIdle()
+        } catch {
+            service.stop()
+            throw error
+        }
+        guard running else { return }
+        logger.info("listening on http://\(host):\(port)")
+        // A group shuts its services down in reverse order: the HTTP server, then the service.
+        let group = ServiceGroup(services: [service, http], logger: logger)
+        try await group.run()
     }
 }

@@ -1,18 +1,26 @@
 public import Logging
 public import MicroHTTP
 public import ReMVVM
+public import ServiceLifecycle
+import ConcurrencyKit
 
 /// Serves a store over HTTP as `docs/http-api.md` describes: actions in, state, view models and
 /// live events out, and a problem detail for every error.
 ///
-/// Its ``router`` is a ``MicroHTTP/Responder``; ``ReMVVMServer`` runs it on an ``MicroHTTP/HTTPServer``.
+/// Its ``router()`` is a ``MicroHTTP/Responder``: ``ReMVVMServer`` runs it on an
+/// ``MicroHTTP/HTTPServer``, and tests can call it directly, without a socket. As a `Service` it
+/// runs the event publisher until graceful shutdown.
 public final class ReMVVMService<State: StoreState & Codable>: Sendable {
-    private let endpoints: ServiceEndpoints<State>
+    let store: Store<State>
+    let actionDecoder: ActionBatchDecoder
+    let viewModels: ViewModelRegistry<State>
+    let configuration: ServiceConfiguration
+    let logger: Logger
+    let stateCache = EncodedStateCache<State>()
+    let viewModelCache = ViewModelCache()
+    let hub: EventHub<State>
 
-    /// Routes every documented endpoint; unknown paths get 404 and wrong methods 405, as problems.
-    public let router: Router
-
-    /// Creates the service; call ``start()`` before serving requests.
+    /// Creates the service; call ``start()`` (or run it as a `Service`) before serving requests.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
@@ -20,29 +28,70 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         configuration: ServiceConfiguration = ServiceConfiguration(),
         logger: Logger = Logger(label: "remvvm.service")
     ) {
-        let endpoints = ServiceEndpoints(
+        self.store = store
+        self.actionDecoder = ActionBatchDecoder(registry: actions)
+        self.viewModels = viewModels
+        self.configuration = configuration
+        self.logger = logger
+        self.hub = EventHub(
             store: store,
             actions: actions,
-            viewModels: viewModels,
-            configuration: configuration,
+            stateCache: stateCache,
+            backlogBytes: configuration.subscriberBacklogBytes,
+            lagBudgetBytes: configuration.eventLagBudgetBytes,
+            reconnectDelay: configuration.reconnectDelay,
+            versionTags: configuration.versionTags,
             logger: logger
         )
-        self.endpoints = endpoints
-        self.router = endpoints.router()
     }
 
-    /// Starts publishing state changes to event subscribers.
+    /// Starts publishing state changes to event subscribers; idempotent.
     public func start() throws {
-        try endpoints.hub.start()
+        try hub.start()
     }
 
-    /// Ends every event stream (after what is queued) and stops publishing.
+    /// Publishes every state change reduced so far to every event stream, ends the streams and
+    /// stops publishing; idempotent.
     public func stop() {
-        endpoints.hub.stop()
+        hub.stop()
     }
 
     /// The number of connected `GET /events` subscribers.
     public var subscriberCount: Int {
-        endpoints.hub.subscriberCount
+        hub.subscriberCount
+    }
+
+    /// Every route of the HTTP API, with problem details for 404, 405 and refused requests.
+    public func router() -> Router {
+        var router = Router()
+        router.add(.POST, "/actions") { [self] request, _ in postActions(request) }
+        router.add(.GET, "/state") { [self] request, _ in getState(request) }
+        router.add(.GET, "/viewmodels") { [self] _, _ in listViewModels() }
+        router.add(.GET, "/viewmodels/:name") { [self] request, parameters in
+            getViewModel(named: parameters["name"] ?? "", key: request.query["key"])
+        }
+        router.add(.GET, "/events") { [self] _, _ in getEvents() }
+        router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
+        router.notFound = { Problem.notFound(path: $0.path).response }
+        router.methodNotAllowed = { request, allowed in
+            Problem.methodNotAllowed(
+                method: request.method.rawValue,
+                path: request.path,
+                allowed: allowed.map(\.rawValue)
+            ).response
+        }
+        router.failure = { failure, _, _ in Problem.refused(failure).response }
+        return router
+    }
+}
+
+extension ReMVVMService: Service {
+    /// Publishes events until graceful shutdown or cancellation, then ``stop()``s. Starts the
+    /// publisher unless it runs already (``ReMVVMServer`` starts it before the HTTP server, so that
+    /// no subscriber arrives before it).
+    public func run() async throws {
+        try start()
+        try? await gracefulShutdown()
+        await runOnOwnThread { [self] in stop() }
     }
 }

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// Encoded view models by name, key and state version: a view model is made by the state's factory,
 /// so the version identifies it, and repeated reads of one version skip the factory and the encoder.

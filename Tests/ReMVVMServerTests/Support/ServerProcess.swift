@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 import Foundation
 
 /// The built `remvvm-server` executable, run as a child process on a free port.

@@ -1,4 +1,4 @@
-import Locking
+import ConcurrencyKit
 
 /// A thread-safe, ordered log of what happened during a test.
 final class Recorder: Sendable {

@@ -1,7 +1,7 @@
 import MicroHTTP
 import ReMVVM
 
-extension ServiceEndpoints {
+extension ReMVVMService {
     /// `GET /state`: the state as JSON with the version as `ETag` (see ``VersionTags``); 304 when `If-None-Match` matches.
     func getState(_ request: Request) -> Response {
         let snapshot = store.snapshot

@@ -1,7 +1,7 @@
 import MicroHTTP
 import ReMVVM
 
-extension ServiceEndpoints {
+extension ReMVVMService {
     /// `GET /viewmodels`: the registered names.
     func listViewModels() -> Response {
         let names = (try? JSONCoding.encode(["viewModels": viewModels.names])) ?? Array("{}".utf8)

@@ -1,7 +1,7 @@
 import MicroHTTP
 import ReMVVM
 
-extension ServiceEndpoints {
+extension ReMVVMService {
     /// `POST /actions`: one action or a batch; 200 with the version, 202, or a problem.
     func postActions(_ request: Request) -> Response {
         guard Self.isJSON(request.headers["Content-Type"]) else {

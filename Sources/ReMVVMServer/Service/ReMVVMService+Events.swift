@@ -1,6 +1,6 @@
 import MicroHTTP
 
-extension ServiceEndpoints {
+extension ReMVVMService {
     /// `GET /events`: server-sent events, the current state first, then one event per reduce.
     func getEvents() -> Response {
         Response(

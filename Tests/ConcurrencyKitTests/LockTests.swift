@@ -1,56 +1,53 @@
-import Foundation
-import Locking
+import ConcurrencyKit
+import HTTPTestSupport
 import Testing
 
 /// ``Lock``: mutual exclusion, waiting for a condition, and deadlines.
 @Suite struct LockTests {
-    /// Starts `count` threads running `body(index)`; returns a lock that counts finished threads.
-    private func startThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Lock<Int> {
-        let finished = Lock(0)
-        for index in 0..<count {
-            Thread {
-                body(index)
-                finished.withLock { $0 += 1 }
-                finished.notifyAll()
-            }.start()
-        }
-        return finished
-    }
-
     @Test func incrementsFromManyThreadsAreNotLost() {
         let counter = Lock(0)
-        let finished = startThreads(8) { _ in
+        let errors = runOnThreads(8) { _ in
             for _ in 0..<10_000 {
                 counter.withLock { $0 += 1 }
             }
         }
-        #expect(finished.wait(timeout: .seconds(60)) { $0 == 8 })
+        #expect(errors.isEmpty)
         #expect(counter.withLock { $0 } == 80_000)
     }
 
     @Test func aWaiterWakesWhenAnotherThreadMakesTheConditionTrue() {
         let inbox = Lock<[Int]>([])
-        let finished = startThreads(1) { _ in
-            inbox.withLock { $0.append(42) }
-            inbox.notifyAll()
+        let taken = Lock<Int?>(nil)
+        let errors = runOnThreads(2) { index in
+            if index == 0 {
+                let item = inbox.withLock(waitingUntil: { !$0.isEmpty }) { items in items.removeFirst() }
+                taken.withLock { $0 = item }
+            } else {
+                inbox.withLock { $0.append(42) }
+                inbox.notifyAll()
+            }
         }
-        let taken = inbox.withLock(waitingUntil: { !$0.isEmpty }) { items in items.removeFirst() }
-        #expect(taken == 42)
-        #expect(finished.wait(timeout: .seconds(10)) { $0 == 1 })
+        #expect(errors.isEmpty)
+        #expect(taken.withLock { $0 } == 42)
     }
 
-    @Test func aConditionChangedThroughAnotherLockIsNotMissed() {
+    @Test func aWaiterSeesAConditionChangedOutsideTheLockOnceNotified() {
         // The pattern of state kept outside (an atomic on a hot path): change it, then notify.
-        let flag = Lock(false)
-        let signal = Lock(())
         for _ in 0..<200 {
-            flag.withLock { $0 = false }
-            let finished = startThreads(1) { _ in
-                flag.withLock { $0 = true }
-                signal.notifyAll()
+            let flag = Lock(false)
+            let signal = Lock(())
+            let woke = Lock(false)
+            let errors = runOnThreads(2) { index in
+                if index == 0 {
+                    let ready = signal.wait(timeout: .seconds(10)) { _ in flag.withLock { $0 } }
+                    woke.withLock { $0 = ready }
+                } else {
+                    flag.withLock { $0 = true }
+                    signal.notifyAll()
+                }
             }
-            #expect(signal.wait(timeout: .seconds(10)) { _ in flag.withLock { $0 } })
-            #expect(finished.wait(timeout: .seconds(10)) { $0 == 1 })
+            #expect(errors.isEmpty)
+            #expect(woke.withLock { $0 })
         }
     }
 
