@@ -97,6 +97,7 @@ let package = Package(
             dependencies: [
                 "ConcurrencyKit",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HTTPTestSupport",
             swiftSettings: strictSettings

@@ -70,3 +70,14 @@ public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) 
     }
     return true
 }
+
+/// How a test server writes to event streams: the stream suites run both ways.
+public enum StreamWrites: String, CaseIterable, Sendable {
+    /// Straight to a waiting stream's socket (the default; `docs/event-delivery.md`).
+    case direct
+    /// Through libmicrohttpd only (`directStreamWrites` off, or an unverified libmicrohttpd).
+    case throughLibmicrohttpd
+
+    /// The `directStreamWrites` setting for this way.
+    public var directStreamWrites: Bool { self == .direct }
+}

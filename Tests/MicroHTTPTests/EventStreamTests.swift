@@ -2,10 +2,11 @@ import HTTPTestSupport
 import MicroHTTP
 import Testing
 
-/// Event streams over real connections.
+/// Event streams over real connections, each test with direct writes and through libmicrohttpd.
 @Suite struct EventStreamTests {
-    @Test func streamResponseIsChunkedEventStream() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func streamResponseIsChunkedEventStream(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let (client, _) = try server.subscribe()
         #expect(client.status == 200)
         #expect(client.headers["Content-Type"] == "text/event-stream")
@@ -13,15 +14,17 @@ import Testing
         #expect(server.server.openStreamCount == 1)
     }
 
-    @Test func eventsSentBeforeTheStreamIsAttachedAreDelivered() throws {
-        let server = try StreamingServer(initialEvents: [sseEvent(id: 1, data: "first"), sseEvent(id: 2, data: "second")])
+    @Test(arguments: StreamWrites.allCases)
+    func eventsSentBeforeTheStreamIsAttachedAreDelivered(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, initialEvents: [sseEvent(id: 1, data: "first"), sseEvent(id: 2, data: "second")])
         let (client, _) = try server.subscribe()
         #expect(try client.nextEvent(timeout: .seconds(5)) == SSEEvent(id: "1", event: "state", data: "first"))
         #expect(try client.nextEvent(timeout: .seconds(5)) == SSEEvent(id: "2", event: "state", data: "second"))
     }
 
-    @Test func eventsArriveInOrder() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func eventsArriveInOrder(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let (client, stream) = try server.subscribe()
         for id in 1...500 {
             #expect(stream.send(sseEvent(id: id, data: #"{"n":\#(id)}"#)))
@@ -33,9 +36,10 @@ import Testing
         }
     }
 
-    @Test func eventsQueuedTogetherLeaveInOneWrite() throws {
+    @Test(arguments: StreamWrites.allCases)
+    func eventsQueuedTogetherLeaveInOneWrite(writes: StreamWrites) throws {
         let initial = (1...5).map { sseEvent(id: $0, data: "queued \($0)") }
-        let server = try StreamingServer(initialEvents: initial)
+        let server = try StreamingServer(writes: writes, initialEvents: initial)
         let (client, _) = try server.subscribe()
         for id in 1...5 {
             #expect(try client.nextEvent(timeout: .seconds(5))?.id == "\(id)")
@@ -43,8 +47,9 @@ import Testing
         #expect(client.chunksReceived == 1)
     }
 
-    @Test func sharedEventBytesGoToEveryStream() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func sharedEventBytesGoToEveryStream(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let subscribers = try (0..<5).map { _ in try server.subscribe() }
         let event = sseEvent(id: 9, data: "to all")
         for (_, stream) in subscribers {
@@ -55,8 +60,9 @@ import Testing
         }
     }
 
-    @Test func closeFlushesThenEndsCleanly() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func closeFlushesThenEndsCleanly(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let (client, stream) = try server.subscribe()
         stream.send(sseEvent(id: 1, data: "last words"))
         stream.close()
@@ -68,8 +74,9 @@ import Testing
         #expect(server.terminations.next(timeout: .seconds(5)) == .closed)
     }
 
-    @Test func connectionIsReusableAfterAStreamEnds() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func connectionIsReusableAfterAStreamEnds(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let client = TestHTTPClient(port: server.port)
         try client.sendRaw(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         let stream = try #require(server.streams.next(timeout: .seconds(5)))
@@ -99,8 +106,9 @@ import Testing
         #expect(client.emptyBlocks == 0)
     }
 
-    @Test func clientLeavingMidStreamTerminatesWithClientGone() throws {
-        let server = try StreamingServer(initialEvents: [sseEvent(id: 1, data: "hello")]) {
+    @Test(arguments: StreamWrites.allCases)
+    func clientLeavingMidStreamTerminatesWithClientGone(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, initialEvents: [sseEvent(id: 1, data: "hello")]) {
             $0.heartbeatInterval = .milliseconds(100)
         }
         let (client, stream) = try server.subscribe()
@@ -112,8 +120,9 @@ import Testing
         #expect(waitUntil { server.server.openStreamCount == 0 })
     }
 
-    @Test func stalledClientOverflowsWhileAnotherStreamContinues() throws {
-        let server = try StreamingServer(maxPendingBytes: 64 * 1024)
+    @Test(arguments: StreamWrites.allCases)
+    func stalledClientOverflowsWhileAnotherStreamContinues(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, maxPendingBytes: 64 * 1024)
         let (stalled, stalledStream) = try server.subscribe(receiveBufferSize: 4096)
         let (healthy, healthyStream) = try server.subscribe()
         #expect(healthyStream.send(sseEvent(id: 1, data: "before")))
@@ -136,8 +145,9 @@ import Testing
         _ = stalled
     }
 
-    @Test func anEventLargerThanTheBacklogLimitReachesAClientThatKeepsUp() throws {
-        let server = try StreamingServer(maxPendingBytes: 100)
+    @Test(arguments: StreamWrites.allCases)
+    func anEventLargerThanTheBacklogLimitReachesAClientThatKeepsUp(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, maxPendingBytes: 100)
         let (client, stream) = try server.subscribe()
         #expect(stream.send(sseEvent(id: 1, data: "fits")))
         #expect(try client.nextEvent(timeout: .seconds(5))?.data == "fits")
@@ -148,8 +158,9 @@ import Testing
         #expect(!stream.isClosed)
     }
 
-    @Test func stalledClientIsCutOffAtOnceDespiteFullSocketBuffers() throws {
-        let server = try StreamingServer(maxPendingBytes: 64 * 1024)
+    @Test(arguments: StreamWrites.allCases)
+    func stalledClientIsCutOffAtOnceDespiteFullSocketBuffers(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, maxPendingBytes: 64 * 1024)
         let (stalled, stream) = try server.subscribe(receiveBufferSize: 1024)
         let (healthy, healthyStream) = try server.subscribe()
         // The healthy client reads each event before the next is sent; the stalled one never
@@ -166,8 +177,9 @@ import Testing
         #expect(server.server.openStreamCount == 1)
     }
 
-    @Test func overflowBeforeAttachmentCutsTheConnectionOff() throws {
-        let server = try StreamingServer(
+    @Test(arguments: StreamWrites.allCases)
+    func overflowBeforeAttachmentCutsTheConnectionOff(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, 
             maxPendingBytes: 10,
             initialEvents: [Array(repeating: 1, count: 6), Array(repeating: 2, count: 6)]
         )
@@ -176,8 +188,9 @@ import Testing
         #expect(try client.waitForEnd(timeout: .seconds(5)) == .aborted)
     }
 
-    @Test func headOnAStreamRouteEndsTheStream() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func headOnAStreamRouteEndsTheStream(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let client = TestHTTPClient(port: server.port)
         let response = try client.send(method: "HEAD", path: "/events")
         #expect(response.status == 200)

@@ -36,8 +36,9 @@ import Glibc
         #expect(size == 200_000, "Linux reports twice the value set")
     }
 
-    @Test func aClientThatReadsNothingForAHeartbeatIntervalWhileBytesWaitIsCutOff() throws {
-        let server = try StreamingServer(maxPendingBytes: 64 << 20) { $0.heartbeatInterval = .milliseconds(200) }
+    @Test(arguments: StreamWrites.allCases)
+    func aClientThatReadsNothingForAHeartbeatIntervalWhileBytesWaitIsCutOff(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, maxPendingBytes: 64 << 20) { $0.heartbeatInterval = .milliseconds(200) }
         let (client, stream) = try server.subscribe(receiveBufferSize: 4096)
         try waitUntilWaiting(stream)
         // Far below the backlog limit, far above what the socket buffers hold: it waits for good.
@@ -47,8 +48,9 @@ import Glibc
         #expect(try client.waitForEnd(timeout: .seconds(5)) == .aborted)
     }
 
-    @Test func aClientThatClosesItsWaitingStreamEndsItWithinASecond() throws {
-        let server = try StreamingServer()
+    @Test(arguments: StreamWrites.allCases)
+    func aClientThatClosesItsWaitingStreamEndsItWithinASecond(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes)
         let (client, stream) = try server.subscribe()
         try waitUntilWaiting(stream)
         client.close()
@@ -56,6 +58,7 @@ import Glibc
         #expect(waitUntil(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
     }
 
+    /// Direct writes only: "mid-chunk" is a direct write that the socket could not take whole.
     @Test func aClientThatClosesMidChunkEndsItsStreamWithinASecond() throws {
         let server = try StreamingServer(maxPendingBytes: 4 << 20)
         let (client, stream) = try server.subscribe(receiveBufferSize: 4096)
@@ -67,8 +70,9 @@ import Glibc
         #expect(waitUntil(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
     }
 
-    @Test func aHundredStreamsOpenedAndClosedAtTheConnectionLimitEachFreeTheirSlotAtOnce() throws {
-        let server = try StreamingServer(initialEvents: [sseEvent(id: 0, data: "hello")]) { $0.connectionLimit = 4 }
+    @Test(arguments: StreamWrites.allCases)
+    func aHundredStreamsOpenedAndClosedAtTheConnectionLimitEachFreeTheirSlotAtOnce(writes: StreamWrites) throws {
+        let server = try StreamingServer(writes: writes, initialEvents: [sseEvent(id: 0, data: "hello")]) { $0.connectionLimit = 4 }
         for cycle in 0..<100 {
             let (client, _) = try server.subscribe()
             #expect(try client.nextEvent(timeout: .seconds(5))?.id == "0")

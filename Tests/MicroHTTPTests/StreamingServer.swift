@@ -14,9 +14,11 @@ final class StreamingServer: Sendable {
     var port: Int { base.port }
 
     /// - Parameters:
+    ///   - writes: how events reach the sockets (the configuration's `directStreamWrites`).
     ///   - maxPendingBytes: each stream's backlog limit.
     ///   - initialEvents: events sent before the stream is returned (queued until attached).
     init(
+        writes: StreamWrites = .direct,
         maxPendingBytes: Int = 1 << 20,
         initialEvents: [[UInt8]] = [],
         configure: (inout HTTPServerConfiguration) -> Void = { _ in }
@@ -38,7 +40,10 @@ final class StreamingServer: Sendable {
             )
         }
         router.add(.GET, "/plain") { _, _ in .ok("plain") }
-        base = try TestServer(router: router, configure: configure)
+        base = try TestServer(router: router) { configuration in
+            configuration.directStreamWrites = writes.directStreamWrites
+            configure(&configuration)
+        }
     }
 
     /// Opens a subscriber and returns it with its server-side stream.

@@ -5,8 +5,9 @@ import Testing
 
 /// `GET /events`: server-sent events as http-api.md specifies them.
 @Suite struct EventsEndpointTests {
-    @Test func streamHasTheEventStreamHeaders() throws {
-        let live = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func streamHasTheEventStreamHeaders(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes)
         let events = try live.subscribe()
         #expect(events.status == 200)
         #expect(events.headers["Content-Type"] == "text/event-stream; charset=utf-8")
@@ -14,8 +15,9 @@ import Testing
         #expect(events.headers["X-Accel-Buffering"] == "no")
     }
 
-    @Test func firstEventIsTheCurrentStateThenOneEventPerReduceWithIdsEqualToVersions() throws {
-        let live = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func firstEventIsTheCurrentStateThenOneEventPerReduceWithIdsEqualToVersions(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes)
         _ = try live.post(#"{"type":"increase"}"#)
         let events = try live.subscribe()
 
@@ -35,15 +37,17 @@ import Testing
         #expect(third.stateBody?.state == AppState(counter: 1, user: nil))
     }
 
-    @Test func firstEventBeforeAnyReduceHasNoAction() throws {
-        let live = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func firstEventBeforeAnyReduceHasNoAction(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes)
         let first = try #require(try live.subscribe().nextEvent(timeout: .seconds(5)))
         #expect(first.version == 0)
         #expect(first.data == #"{"version":0,"action":null,"state":{"counter":0,"user":null}}"#)
     }
 
-    @Test func eventsArriveInVersionOrderWithoutGapsUnderConcurrentPosting() throws {
-        let live = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func eventsArriveInVersionOrderWithoutGapsUnderConcurrentPosting(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes)
         let events = try live.subscribe()
         _ = try events.nextEvent(timeout: .seconds(5))
         let errors = runOnThreads(8) { _ in
@@ -63,8 +67,9 @@ import Testing
         #expect(versions == Array(1...400))
     }
 
-    @Test func heartbeatCommentsArriveWhileNothingHappens() throws {
-        let live = try LiveServer(heartbeat: .milliseconds(100))
+    @Test(arguments: StreamWrites.allCases)
+    func heartbeatCommentsArriveWhileNothingHappens(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes, heartbeat: .milliseconds(100))
         let events = try live.subscribe()
         _ = try events.nextEvent(timeout: .seconds(5))
         var heartbeats = 0
@@ -74,8 +79,9 @@ import Testing
         #expect(heartbeats == 2)
     }
 
-    @Test func stalledSubscriberIsDisconnectedWhileOthersContinue() throws {
-        let live = try LiveServer(subscriberBacklogBytes: 64 * 1_024)
+    @Test(arguments: StreamWrites.allCases)
+    func stalledSubscriberIsDisconnectedWhileOthersContinue(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes, subscriberBacklogBytes: 64 * 1_024)
         let stalled = try live.subscribe(receiveBufferSize: 1_024)
         let healthy = try live.subscribe()
         _ = try healthy.nextEvent(timeout: .seconds(5))
@@ -99,10 +105,11 @@ import Testing
         #expect(try stalled.waitForEnd(timeout: .seconds(10)) == .aborted, "the stalled stream was dropped, not ended cleanly")
     }
 
-    @Test func aStateLargerThanTheSubscriberBacklogStillStreams() throws {
+    @Test(arguments: StreamWrites.allCases)
+    func aStateLargerThanTheSubscriberBacklogStillStreams(writes: StreamWrites) throws {
         // Each event (~6 KB) is larger than the 1 KB backlog; a subscriber that keeps up must get
         // them all, not be cut off at its first event and reconnect forever.
-        let live = try LiveServer(subscriberBacklogBytes: 1_024)
+        let live = try LiveServer(writes: writes, subscriberBacklogBytes: 1_024)
         let login = #"{"type":"login","payload":{"firstName":"\#(String(repeating: "a", count: 6_000))","lastName":"B"}}"#
         _ = try live.post(login, client: live.client())
         let subscriber = try live.subscribe()
@@ -114,8 +121,9 @@ import Testing
         #expect(live.server.service.subscriberCount == 1)
     }
 
-    @Test func clientDisconnectingMidStreamIsForgottenAndOthersContinue() throws {
-        let live = try LiveServer(heartbeat: .milliseconds(100))
+    @Test(arguments: StreamWrites.allCases)
+    func clientDisconnectingMidStreamIsForgottenAndOthersContinue(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes, heartbeat: .milliseconds(100))
         let leaving = try live.subscribe()
         let staying = try live.subscribe()
         _ = try leaving.nextEvent(timeout: .seconds(5))
@@ -127,9 +135,10 @@ import Testing
         #expect(try staying.nextEvent(timeout: .seconds(5))?.version == 1)
     }
 
-    @Test func eventIdsCarryTheInstanceSoAnIdFromAnEarlierProcessIsNeverRepeated() throws {
-        let before = try LiveServer()
-        let after = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func eventIdsCarryTheInstanceSoAnIdFromAnEarlierProcessIsNeverRepeated(writes: StreamWrites) throws {
+        let before = try LiveServer(writes: writes)
+        let after = try LiveServer(writes: writes)
         let first = try #require(try before.subscribe().nextEvent(timeout: .seconds(5)))
         let second = try #require(try after.subscribe().nextEvent(timeout: .seconds(5)))
         #expect(first.version == 0 && second.version == 0)
@@ -138,8 +147,9 @@ import Testing
         #expect(first.id?.wholeMatch(of: /0-[0-9a-f]{8}/) != nil)
     }
 
-    @Test func theFirstEventOfEveryStreamCarriesTheReconnectDelay() throws {
-        let live = try LiveServer()
+    @Test(arguments: StreamWrites.allCases)
+    func theFirstEventOfEveryStreamCarriesTheReconnectDelay(writes: StreamWrites) throws {
+        let live = try LiveServer(writes: writes)
         let subscriber = try live.subscribe()
         #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 0)
         #expect(subscriber.retry?.milliseconds == 1000)

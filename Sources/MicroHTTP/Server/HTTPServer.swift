@@ -41,15 +41,38 @@ public final class HTTPServer: Sendable {
     /// - Parameter beforeEndingStreams: called once by ``shutdown(timeout:)`` after the server
     ///   stopped taking requests and those running finished, before open event streams are ended:
     ///   where their producers send what they still hold (and may end the streams themselves).
-    public init(
+    public convenience init(
         configuration: HTTPServerConfiguration,
         responder: any Responder,
         logger: Logger,
         beforeEndingStreams: @escaping @Sendable () -> Void = {}
     ) {
+        self.init(
+            configuration: configuration,
+            responder: responder,
+            logger: logger,
+            beforeEndingStreams: beforeEndingStreams,
+            libraryVersion: LibmicrohttpdVersion.loaded
+        )
+    }
+
+    /// As the public initializer, with the libmicrohttpd version to assume (tests fake it).
+    init(
+        configuration: HTTPServerConfiguration,
+        responder: any Responder,
+        logger: Logger,
+        beforeEndingStreams: @escaping @Sendable () -> Void = {},
+        libraryVersion: String
+    ) {
         self.configuration = configuration
         self.beforeEndingStreams = beforeEndingStreams
-        core = ServerCore(responder: responder, logger: logger, configuration: configuration)
+        core = ServerCore(responder: responder, logger: logger, configuration: configuration, libraryVersion: libraryVersion)
+    }
+
+    /// Whether sends to event streams may be written straight to the socket: the configuration's
+    /// `directStreamWrites`, and a libmicrohttpd version they were verified against.
+    public var usesDirectStreamWrites: Bool {
+        core.allowsDirectStreamWrites
     }
 
     deinit {
@@ -92,6 +115,11 @@ public final class HTTPServer: Sendable {
             state = .running(daemon)
         }
         lifecycle.notifyAll()
+        if let version = core.unverifiedLibraryVersion {
+            core.logger.warning(
+                "libmicrohttpd \(version) is not a version direct stream writes were verified against (\(LibmicrohttpdVersion.verifiedForDirectWrites.sorted().joined(separator: ", "))); event streams are written through libmicrohttpd instead (see docs/event-delivery.md)"
+            )
+        }
         core.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.workerThreads) worker threads")
     }
 

@@ -10,8 +10,12 @@ final class ServerCore: Sendable {
     let maxBodyBytes: Int
     /// What event-stream sockets' kernel send buffers are capped at; 0 leaves the kernel's default.
     let streamSendBufferBytes: Int
-    /// Whether sends may be written straight to a waiting stream's socket.
+    /// Whether sends may be written straight to a waiting stream's socket: configured, and
+    /// verified for the libmicrohttpd version loaded.
     let allowsDirectStreamWrites: Bool
+    /// The libmicrohttpd version loaded, when it has not been verified for direct writes that
+    /// the configuration asked for (logged at start).
+    let unverifiedLibraryVersion: String?
     let streams = StreamRegistry()
     /// Open connections and their request-head deadlines.
     let connections: ConnectionTracker
@@ -39,12 +43,14 @@ final class ServerCore: Sendable {
     /// Waited on until `inFlight` is 0.
     private let idle = Lock(())
 
-    init(responder: any Responder, logger: Logger, configuration: HTTPServerConfiguration) {
+    init(responder: any Responder, logger: Logger, configuration: HTTPServerConfiguration, libraryVersion: String) {
         self.responder = responder
         self.logger = logger
         maxBodyBytes = max(0, configuration.maxBodyBytes)
         streamSendBufferBytes = max(0, configuration.streamSendBufferBytes)
-        allowsDirectStreamWrites = configuration.directStreamWrites
+        let verified = LibmicrohttpdVersion.allowsDirectWrites(libraryVersion)
+        allowsDirectStreamWrites = configuration.directStreamWrites && verified
+        unverifiedLibraryVersion = configuration.directStreamWrites && !verified ? libraryVersion : nil
         connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout)
     }
 

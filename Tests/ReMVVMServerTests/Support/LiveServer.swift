@@ -16,6 +16,7 @@ final class LiveServer: Sendable {
     var port: Int { server.port }
 
     init(
+        writes: StreamWrites = .direct,
         middleware: [any AnyMiddleware] = [],
         maxBodyBytes: Int = 1 << 20,
         heartbeat: Duration = .seconds(15),
@@ -28,6 +29,7 @@ final class LiveServer: Sendable {
         http.port = 0
         http.maxBodyBytes = maxBodyBytes
         http.heartbeatInterval = heartbeat
+        http.directStreamWrites = writes.directStreamWrites
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
         versionTags = service.versionTags
