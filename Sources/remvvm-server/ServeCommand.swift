@@ -13,21 +13,17 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remvvm-server",
         abstract: "Serves a ReMVVM store over HTTP: POST /actions, GET /state, /viewmodels/<name>, /events.",
-        discussion: """
-            Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> \
-            (e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config \
-            file (keys: host, port, workerThreads, maxBodyBytes, connectionLimit, \
-            perClientConnectionLimit, requestHeadTimeoutSeconds, connectionTimeoutSeconds, connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, \
-            subscriberSendBufferBytes, directStreamWrites, reconnectDelayMilliseconds, logLevel), then the \
-            built-in default. SIGINT or SIGTERM stops accepting, ends every event stream cleanly, lets \
-            in-flight requests finish and exits 0.
-            """
+        discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
+            + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "
+            + "file (keys: \(ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))), then the "
+            + "built-in default. SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
+            + "ends every event stream cleanly and exits 0."
     )
 
-    @Option(help: "The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all. (default: 127.0.0.1)")
+    @Option(help: "The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all. (default: \(ServerSettings.defaultText(.host)))")
     var host: String?
 
-    @Option(help: "The TCP port to listen on; 0 picks a free one. (default: 8080)")
+    @Option(help: "The TCP port to listen on; 0 picks a free one. (default: \(ServerSettings.defaultText(.port)))")
     var port: Int?
 
     @Option(name: .customLong("config"), help: ArgumentHelp(
@@ -36,43 +32,46 @@ struct ServeCommand: AsyncParsableCommand {
     ))
     var configPath: String?
 
-    @Option(help: "Worker threads serving HTTP; 0 means one per core. (default: 0)")
+    @Option(help: "Worker threads serving HTTP; 0 means one per core. (default: \(ServerSettings.defaultText(.workerThreads)))")
     var workerThreads: Int?
 
-    @Option(help: "The largest request body accepted, in bytes; larger ones get 413. (default: 1048576)")
+    @Option(help: "The largest request body accepted, in bytes; larger ones get 413. (default: \(ServerSettings.defaultText(.maxBodyBytes)))")
     var maxBodyBytes: Int?
 
-    @Option(help: "The most connections served at once, event streams included; requests beyond it get 503 with Retry-After. (default: 16384)")
+    @Option(help: "The most connections served at once, event streams included; requests beyond it get 503 with Retry-After. (default: \(ServerSettings.defaultText(.connectionLimit)))")
     var connectionLimit: Int?
 
-    @Option(help: "The most connections open at once from one IP address; more are closed at once. 0 = no limit. (default: 0)")
+    @Option(help: "The most connections open at once from one IP address; more are closed at once. 0 = no limit. (default: \(ServerSettings.defaultText(.perClientConnectionLimit)))")
     var perClientConnectionLimit: Int?
 
-    @Option(help: "Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit. (default: 15)")
+    @Option(help: "Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit. (default: \(ServerSettings.defaultText(.requestHeadTimeoutSeconds)))")
     var requestHeadTimeoutSeconds: Int?
 
-    @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB). (default: 16384)")
+    @Option(help: "Seconds a connection may stay idle (no bytes either way) before it is closed; event streams are exempt. 0 = no limit. (default: \(ServerSettings.defaultText(.connectionTimeoutSeconds)))")
+    var connectionTimeoutSeconds: Int?
+
+    @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB). (default: \(ServerSettings.defaultText(.connectionMemoryBytes)))")
     var connectionMemoryBytes: Int?
 
-    @Option(help: "Seconds between heartbeat comments on event streams. (default: 15)")
+    @Option(help: "Seconds between heartbeat comments on event streams. (default: \(ServerSettings.defaultText(.heartbeatSeconds)))")
     var heartbeatSeconds: Int?
 
-    @Option(help: "Bytes of events a subscriber may fall behind before it is disconnected. (default: 1048576)")
+    @Option(help: "Bytes of events a subscriber may fall behind before it is disconnected. (default: \(ServerSettings.defaultText(.subscriberBacklogBytes)))")
     var subscriberBacklogBytes: Int?
 
-    @Option(help: "Kernel send buffer of each event-stream socket in bytes (SO_SNDBUF); bounds what a client that stops reading holds in the kernel. 0 = the kernel's automatic sizing. (default: 65536)")
+    @Option(help: "Kernel send buffer of each event-stream socket in bytes (SO_SNDBUF); bounds what a client that stops reading holds in the kernel. 0 = the kernel's automatic sizing. (default: \(ServerSettings.defaultText(.subscriberSendBufferBytes)))")
     var subscriberSendBufferBytes: Int?
 
     @Option(help: ArgumentHelp(
-        "Write events straight to a waiting stream's socket instead of through libmicrohttpd: true or false. (default: true)",
+        "Write events straight to a waiting stream's socket instead of through libmicrohttpd: true or false. (default: \(ServerSettings.defaultText(.directStreamWrites)))",
         valueName: "bool"
     ))
     var directStreamWrites: Bool?
 
-    @Option(help: "Reconnect delay sent to event subscribers as `retry:` in their first event, in milliseconds. (default: 1000)")
+    @Option(help: "Reconnect delay sent to event subscribers as `retry:` in their first event, in milliseconds. (default: \(ServerSettings.defaultText(.reconnectDelayMilliseconds)))")
     var reconnectDelayMilliseconds: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical. (default: info)")
+    @Option(help: "trace, debug, info, notice, warning, error or critical. (default: \(ServerSettings.defaultText(.logLevel)))")
     var logLevel: String?
 
     func run() async throws {
@@ -122,6 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.connectionLimit, connectionLimit.map { .int($0) })
         set(.perClientConnectionLimit, perClientConnectionLimit.map { .int($0) })
         set(.requestHeadTimeoutSeconds, requestHeadTimeoutSeconds.map { .int($0) })
+        set(.connectionTimeoutSeconds, connectionTimeoutSeconds.map { .int($0) })
         set(.connectionMemoryBytes, connectionMemoryBytes.map { .int($0) })
         set(.heartbeatSeconds, heartbeatSeconds.map { .int($0) })
         set(.subscriberBacklogBytes, subscriberBacklogBytes.map { .int($0) })

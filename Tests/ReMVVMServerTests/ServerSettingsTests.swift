@@ -1,6 +1,8 @@
 import Configuration
 import Foundation
 import Logging
+import MicroHTTP
+import ReMVVMServer
 import Testing
 @testable import remvvm_server
 
@@ -14,9 +16,9 @@ import Testing
 
     @Test func builtInDefaultsApplyWhenNothingIsGiven() async throws {
         let settings = try await ServerSettings.load(flags: [:], environment: [:], configPath: nil)
-        #expect(settings == ServerSettings())
-        #expect(settings.host == "127.0.0.1")
-        #expect(settings.port == 8080)
+        #expect(settings.values == ServerSettings().values)
+        #expect(settings.http.host == "127.0.0.1")
+        #expect(settings.http.port == 8080)
     }
 
     @Test func theShippedConfigFileHoldsTheDefaults() async throws {
@@ -24,7 +26,7 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Config/remvvm-server.json").path
         let settings = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
-        #expect(settings == ServerSettings())
+        #expect(settings.values == ServerSettings().values)
     }
 
     @Test func fileOverridesDefaultsEnvironmentOverridesFileAndFlagsOverrideAll() async throws {
@@ -34,15 +36,12 @@ import Testing
             environment: ["REMVVM_PORT": "9001", "REMVVM_HOST": "::1", "REMVVM_WORKER_THREADS": "3"],
             configPath: path
         )
-        #expect(settings.port == 9002, "flag")
-        #expect(settings.host == "::1", "environment")
-        #expect(settings.workerThreads == 3, "environment, camelCase key as upper snake case")
+        #expect(settings.http.port == 9002, "flag")
+        #expect(settings.http.host == "::1", "environment")
+        #expect(settings.http.workerThreads == 3, "environment, camelCase key as upper snake case")
         #expect(settings.logLevel == .debug, "file")
-        #expect(settings.heartbeatSeconds == 5, "file")
-        #expect(settings.subscriberBacklogBytes == ServerSettings().subscriberBacklogBytes, "default")
-        #expect(settings.http.port == 9002)
-        #expect(settings.http.workerThreads == 3)
-        #expect(settings.http.heartbeatInterval == .seconds(5))
+        #expect(settings.http.heartbeatInterval == .seconds(5), "file")
+        #expect(settings.service.subscriberBacklogBytes == ServiceConfiguration().subscriberBacklogBytes, "default")
     }
 
     @Test func invalidValuesAreErrorsNamingTheSetting() async throws {
@@ -52,6 +51,40 @@ import Testing
             throws: { "\($0)".contains("out of range") }
         await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_LOG_LEVEL": "loud"], configPath: nil) }
             throws: { "\($0)".contains("not a log level") }
+    }
+
+    @Test func defaultsAndRangesAreThoseOfTheConfiguredLayers() async throws {
+        let defaults = ServerSettings()
+        #expect(defaults.http == HTTPServerConfiguration(), "no default of the HTTP layer is repeated")
+        #expect(defaults.service.subscriberBacklogBytes == ServiceConfiguration().subscriberBacklogBytes)
+        #expect(defaults.service.reconnectDelay == ServiceConfiguration().reconnectDelay)
+        #expect(defaults.values[.workerThreads] == .int(0), "0 stands for the HTTP layer's one per core")
+        // Just inside and just outside an allowed range of the layer, in the setting's unit.
+        let memory = HTTPServerConfiguration.Allowed.connectionMemoryLimit
+        let inside = try await ServerSettings.load(
+            flags: [:], environment: ["REMVVM_CONNECTION_MEMORY_BYTES": "\(memory.lowerBound)"], configPath: nil
+        )
+        #expect(inside.http.connectionMemoryLimit == memory.lowerBound)
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_CONNECTION_MEMORY_BYTES": "\(memory.lowerBound - 1)"], configPath: nil) }
+            throws: { "\($0)".contains("connectionMemoryBytes") && "\($0)".contains("\(memory.lowerBound)...\(memory.upperBound)") }
+        let delay = try await ServerSettings.load(flags: [:], environment: ["REMVVM_RECONNECT_DELAY_MILLISECONDS": "3600000"], configPath: nil)
+        #expect(delay.service.reconnectDelay == ServiceConfiguration.Allowed.reconnectDelay.upperBound)
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_HEARTBEAT_SECONDS": "0"], configPath: nil) }
+            throws: { "\($0)".contains("heartbeatSeconds") && "\($0)".contains("1...3600") }
+        #expect(throws: Never.self) { try defaults.http.validate() }
+        #expect(throws: Never.self) { try defaults.service.validate() }
+    }
+
+    /// The README's configuration table documents every key with its variable, flag and default.
+    @Test func theReadmeTableListsEveryKeyWithItsDefault() throws {
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md").path, encoding: .utf8)
+        for key in ServerSettings.Key.allCases {
+            let flag = "--" + SettingsError.environmentName(key).lowercased().replacingOccurrences(of: "_", with: "-")
+            let row = "| `\(key.rawValue)` | `REMVVM_\(SettingsError.environmentName(key))` | `\(flag)` | `\(ServerSettings.defaultText(key))` |"
+            #expect(readme.contains(row), "README row for \(key.rawValue): \(row)")
+        }
     }
 
     @Test func missingExplicitConfigFileIsAnError() async throws {

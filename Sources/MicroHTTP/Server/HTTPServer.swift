@@ -253,7 +253,7 @@ public final class HTTPServer: Sendable {
     }
 
     private func startDaemon() throws(HTTPServerError) -> Daemon {
-        try validate(configuration)
+        try configuration.validate()
         let limits = connectionLimits(openFileLimit: raiseOpenFileLimit())
         core.connectionLimit.store(limits.served, ordering: .relaxed)
         core.connectionHardLimit.store(limits.accepted, ordering: .relaxed)
@@ -313,31 +313,6 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the request-head deadline thread")
         }
         return Daemon(handle: handle, listenSocket: socket, heartbeat: heartbeat, context: context)
-    }
-
-    private func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
-        func check(_ valid: Bool, _ message: String) throws(HTTPServerError) {
-            if !valid {
-                throw HTTPServerError(code: .invalidConfiguration, message: message)
-            }
-        }
-        try check((1...1024).contains(configuration.workerThreads), "workerThreads must be in 1...1024")
-        try check(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
-        try check((1...1 << 24).contains(configuration.connectionLimit), "connectionLimit must be in 1...16777216")
-        try check(
-            (0...1 << 24).contains(configuration.perClientConnectionLimit),
-            "perClientConnectionLimit must be in 0...16777216 (0: no limit)"
-        )
-        try check(configuration.requestHeadTimeout >= .zero, "requestHeadTimeout must not be negative")
-        try check(
-            (4 * 1024...Int(UInt32.max)).contains(configuration.connectionMemoryLimit),
-            "connectionMemoryLimit must be at least 4096 bytes"
-        )
-        try check(
-            (0...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds),
-            "connectionTimeoutSeconds must not be negative"
-        )
-        try check(configuration.heartbeatInterval > .zero, "heartbeatInterval must be positive")
     }
 
     /// Lifts the soft open-file limit to the hard one (every connection is a descriptor) and

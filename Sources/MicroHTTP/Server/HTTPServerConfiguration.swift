@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// How an ``HTTPServer`` listens and what it allows per connection and request.
-public struct HTTPServerConfiguration: Sendable {
+public struct HTTPServerConfiguration: Sendable, Equatable {
     /// The address to bind: an IPv4 literal, an IPv6 literal (brackets optional), `localhost`
     /// (127.0.0.1) or `0.0.0.0` / `::` for every interface.
     public var host: String = "127.0.0.1"

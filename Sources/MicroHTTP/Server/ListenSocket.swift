@@ -14,8 +14,8 @@ struct ListenSocket: Sendable {
 
     /// Binds `host`:`port` and starts listening (non-blocking, close-on-exec, `SO_REUSEADDR`).
     static func open(host: String, port: Int) throws(HTTPServerError) -> ListenSocket {
-        guard (0...65_535).contains(port) else {
-            throw HTTPServerError(code: .invalidConfiguration, message: "Port \(port) is outside 0...65535")
+        guard HTTPServerConfiguration.Allowed.port.contains(port) else {
+            throw HTTPServerError(code: .invalidConfiguration, message: "Port \(port) is outside \(HTTPServerConfiguration.Allowed.port)")
         }
         guard var address = SocketAddress(host: host, port: UInt16(port)) else {
             throw HTTPServerError(

@@ -45,8 +45,10 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         )
     }
 
-    /// Starts publishing state changes to event subscribers; idempotent.
+    /// Starts publishing state changes to event subscribers; idempotent. Throws
+    /// ``ServiceConfigurationError`` for a configuration outside ``ServiceConfiguration/Allowed``.
     public func start() throws {
+        try configuration.validate()
         try hub.start()
     }
 

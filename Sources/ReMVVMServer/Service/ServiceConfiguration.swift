@@ -21,3 +21,38 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Creates the default settings.
     public init() {}
 }
+
+extension ServiceConfiguration {
+    /// The values each setting accepts: the one place they are defined. ``ReMVVMService/init``
+    /// does not check them; ``validate()`` does, and `remvvm-server` checks its settings against them.
+    public enum Allowed {
+        public static let subscriberBacklogBytes = 1_024...(1 << 30)
+        public static let eventLagBudgetBytes = 0...(1 << 40)
+        public static let reconnectDelay = Duration.zero ... .seconds(3_600)
+    }
+
+    /// Throws ``ServiceConfigurationError`` for the first value outside ``Allowed``.
+    public func validate() throws(ServiceConfigurationError) {
+        func check<Value: Comparable>(_ name: String, _ value: Value, _ range: ClosedRange<Value>) throws(ServiceConfigurationError) {
+            guard range.contains(value) else {
+                throw ServiceConfigurationError(
+                    property: name,
+                    message: "\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(value)"
+                )
+            }
+        }
+        try check("subscriberBacklogBytes", subscriberBacklogBytes, Allowed.subscriberBacklogBytes)
+        try check("eventLagBudgetBytes", eventLagBudgetBytes, Allowed.eventLagBudgetBytes)
+        try check("reconnectDelay", reconnectDelay, Allowed.reconnectDelay)
+    }
+}
+
+/// A ``ServiceConfiguration`` value outside ``ServiceConfiguration/Allowed``.
+public struct ServiceConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The property's name.
+    public let property: String
+    /// What is wrong, starting with the property's name.
+    public let message: String
+
+    public var description: String { message }
+}

@@ -1,0 +1,42 @@
+extension HTTPServerConfiguration {
+    /// The values each setting accepts: the one place they are defined. ``HTTPServer/start()``
+    /// refuses a configuration outside them with ``HTTPServerError/Code/invalidConfiguration``,
+    /// and `remvvm-server` checks its settings against them.
+    public enum Allowed {
+        public static let port = 0...65_535
+        public static let workerThreads = 1...1_024
+        public static let maxBodyBytes = 0...(1 << 30)
+        public static let connectionLimit = 1...(1 << 24)
+        public static let perClientConnectionLimit = 0...(1 << 24)
+        public static let requestHeadTimeout = Duration.zero ... .seconds(86_400)
+        public static let connectionMemoryLimit = 4_096...(1 << 20)
+        public static let connectionTimeoutSeconds = 0...86_400
+        public static let heartbeatInterval = Duration.milliseconds(10) ... .seconds(3_600)
+        public static let streamSendBufferBytes = 0...(64 << 20)
+        public static let shutdownTimeout = Duration.zero ... .seconds(3_600)
+    }
+
+    /// Throws ``HTTPServerError/Code/invalidConfiguration`` for the first value outside
+    /// ``Allowed``; the message starts with the property's name.
+    public func validate() throws(HTTPServerError) {
+        func check<Value: Comparable>(_ name: String, _ value: Value, _ range: ClosedRange<Value>) throws(HTTPServerError) {
+            guard range.contains(value) else {
+                throw HTTPServerError(
+                    code: .invalidConfiguration,
+                    message: "\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(value)"
+                )
+            }
+        }
+        try check("port", port, Allowed.port)
+        try check("workerThreads", workerThreads, Allowed.workerThreads)
+        try check("maxBodyBytes", maxBodyBytes, Allowed.maxBodyBytes)
+        try check("connectionLimit", connectionLimit, Allowed.connectionLimit)
+        try check("perClientConnectionLimit", perClientConnectionLimit, Allowed.perClientConnectionLimit)
+        try check("requestHeadTimeout", requestHeadTimeout, Allowed.requestHeadTimeout)
+        try check("connectionMemoryLimit", connectionMemoryLimit, Allowed.connectionMemoryLimit)
+        try check("connectionTimeoutSeconds", connectionTimeoutSeconds, Allowed.connectionTimeoutSeconds)
+        try check("heartbeatInterval", heartbeatInterval, Allowed.heartbeatInterval)
+        try check("streamSendBufferBytes", streamSendBufferBytes, Allowed.streamSendBufferBytes)
+        try check("shutdownTimeout", shutdownTimeout, Allowed.shutdownTimeout)
+    }
+}

@@ -1,0 +1,132 @@
+import Configuration
+import Logging
+import MicroHTTP
+import ReMVVMServer
+
+/// One setting: its key, how it is read and checked, and the configuration field it sets.
+struct Setting: Sendable {
+    let key: ServerSettings.Key
+    /// Reads the key from `config` into `settings`, checking it.
+    let read: @Sendable (ConfigReader, inout ServerSettings) throws(SettingsError) -> Void
+    /// The key's value in `settings`.
+    let value: @Sendable (ServerSettings) -> ConfigContent
+
+    /// A whole number stored as is.
+    static func int(
+        _ key: ServerSettings.Key,
+        _ field: any WritableKeyPath<ServerSettings, Int> & Sendable,
+        in range: ClosedRange<Int>
+    ) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readInt(config, key, in: range) },
+            value: { .int($0[keyPath: field]) }
+        )
+    }
+
+    /// A duration given as a whole number of `unit`s; `range` is the field's, converted.
+    static func duration(
+        _ key: ServerSettings.Key,
+        _ field: any WritableKeyPath<ServerSettings, Duration> & Sendable,
+        unit: Duration,
+        in range: ClosedRange<Duration>
+    ) -> Setting {
+        let lower = Int((range.lowerBound / unit).rounded(.up))
+        let upper = Int((range.upperBound / unit).rounded(.down))
+        return Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in
+                settings[keyPath: field] = unit * (try readInt(config, key, in: lower...upper))
+            },
+            value: { .int(Int(($0[keyPath: field] / unit).rounded())) }
+        )
+    }
+
+    static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in
+                do {
+                    settings[keyPath: field] = try config.requiredBool(forKey: ConfigKey(key.rawValue))
+                } catch {
+                    throw SettingsError(key: key, message: "expected true or false (\(error))")
+                }
+            },
+            value: { .bool($0[keyPath: field]) }
+        )
+    }
+
+    static func string(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, String> & Sendable) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readString(config, key) },
+            value: { .string($0[keyPath: field]) }
+        )
+    }
+
+    static func readString(_ config: ConfigReader, _ key: ServerSettings.Key) throws(SettingsError) -> String {
+        do {
+            return try config.requiredString(forKey: ConfigKey(key.rawValue))
+        } catch {
+            throw SettingsError(key: key, message: "expected text (\(error))")
+        }
+    }
+
+    static func readInt(_ config: ConfigReader, _ key: ServerSettings.Key, in range: ClosedRange<Int>) throws(SettingsError) -> Int {
+        let value: Int
+        do {
+            value = try config.requiredInt(forKey: ConfigKey(key.rawValue))
+        } catch {
+            throw SettingsError(key: key, message: "expected a whole number from \(range.lowerBound) to \(range.upperBound) (\(error))")
+        }
+        guard range.contains(value) else {
+            throw SettingsError(key: key, message: "\(value) is out of range; use \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+}
+
+extension ServerSettings {
+    typealias HTTP = HTTPServerConfiguration.Allowed
+    typealias Service = ServiceConfiguration.Allowed
+
+    /// Every setting, in the order of ``Key``.
+    static let table: [Setting] = [
+        .string(.host, \.http.host),
+        .int(.port, \.http.port, in: HTTP.port),
+        // 0 means one per core: the HTTP layer's default, which depends on the machine.
+        Setting(
+            key: .workerThreads,
+            read: { config, settings throws(SettingsError) in
+                let threads = try Setting.readInt(config, .workerThreads, in: 0...HTTP.workerThreads.upperBound)
+                settings.http.workerThreads = threads == 0 ? HTTPServerConfiguration().workerThreads : threads
+            },
+            value: { settings in
+                .int(settings.http.workerThreads == HTTPServerConfiguration().workerThreads ? 0 : settings.http.workerThreads)
+            }
+        ),
+        .int(.maxBodyBytes, \.http.maxBodyBytes, in: HTTP.maxBodyBytes),
+        .int(.connectionLimit, \.http.connectionLimit, in: HTTP.connectionLimit),
+        .int(.perClientConnectionLimit, \.http.perClientConnectionLimit, in: HTTP.perClientConnectionLimit),
+        .duration(.requestHeadTimeoutSeconds, \.http.requestHeadTimeout, unit: .seconds(1), in: HTTP.requestHeadTimeout),
+        .int(.connectionTimeoutSeconds, \.http.connectionTimeoutSeconds, in: HTTP.connectionTimeoutSeconds),
+        .int(.connectionMemoryBytes, \.http.connectionMemoryLimit, in: HTTP.connectionMemoryLimit),
+        .duration(.heartbeatSeconds, \.http.heartbeatInterval, unit: .seconds(1), in: HTTP.heartbeatInterval),
+        .int(.subscriberBacklogBytes, \.service.subscriberBacklogBytes, in: Service.subscriberBacklogBytes),
+        .int(.subscriberSendBufferBytes, \.http.streamSendBufferBytes, in: HTTP.streamSendBufferBytes),
+        .bool(.directStreamWrites, \.http.directStreamWrites),
+        .duration(.reconnectDelayMilliseconds, \.service.reconnectDelay, unit: .milliseconds(1), in: Service.reconnectDelay),
+        Setting(
+            key: .logLevel,
+            read: { config, settings throws(SettingsError) in
+                let level = try Setting.readString(config, .logLevel)
+                guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                    throw SettingsError(key: .logLevel, message: "\"\(level)\" is not a log level; use one of "
+                        + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                settings.logLevel = parsed
+            },
+            value: { .string($0.logLevel.rawValue) }
+        ),
+    ]
+}
