@@ -3,10 +3,12 @@ import HTTPTestSupport
 import ReMVVM
 import Testing
 
-/// `POST /actions` as http-api.md specifies it, over a real socket.
+/// `POST /actions` as docs/http-api.md specifies it: over a real socket, and where the test needs no
+/// socket of its own, also in process through the router.
 @Suite struct ActionsEndpointTests {
-    @Test func singleActionIsReducedAndAnswers200WithTheVersion() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func singleActionIsReducedAndAnswers200WithTheVersion(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"{"type":"increase"}"#)
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
@@ -14,15 +16,17 @@ import Testing
         #expect(live.store.state.counter == 1)
     }
 
-    @Test func actionWithPayloadIsDecodedThroughTheRegistry() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func actionWithPayloadIsDecodedThroughTheRegistry(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
         #expect(response.bodyString == #"{"version":1}"#)
         #expect(live.store.state.user == User(firstName: "Ada", lastName: "Lovelace"))
     }
 
-    @Test func batchIsAppliedInOrderAndAnswersTheVersionAfterItsLastAction() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func batchIsAppliedInOrderAndAnswersTheVersionAfterItsLastAction(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(
             #"[{"type":"increase"},{"type":"login","payload":{"firstName":"A","lastName":"B"}},{"type":"decrease"},{"type":"increase"}]"#
         )
@@ -31,8 +35,9 @@ import Testing
         #expect(live.store.state == AppState(counter: 1, user: User(firstName: "A", lastName: "B")))
     }
 
-    @Test func batchWithOneUndecodableActionAppliesNone() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func batchWithOneUndecodableActionAppliesNone(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"A"}}]"#)
         let problem = try #require(response.problem)
         #expect(response.status == 422)
@@ -42,16 +47,18 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func middlewareThatHoldsTheActionAnswers202() throws {
-        let live = try LiveServer(middleware: [HoldingMiddleware()])
+    @Test(arguments: Transport.allCases)
+    func middlewareThatHoldsTheActionAnswers202(transport: Transport) throws {
+        let live = try LiveServer(transport: transport, middleware: [HoldingMiddleware()])
         let response = try live.post(#"{"type":"increase"}"#)
         #expect(response.status == 202)
         #expect(response.bodyString == #"{"accepted":true}"#)
         #expect(live.store.version == 0)
     }
 
-    @Test func middlewareRejectionAnswers422WithItsReason() throws {
-        let live = try LiveServer(middleware: [RejectSecondLogin()])
+    @Test(arguments: Transport.allCases)
+    func middlewareRejectionAnswers422WithItsReason(transport: Transport) throws {
+        let live = try LiveServer(transport: transport, middleware: [RejectSecondLogin()])
         let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
         #expect(try live.post(login).status == 200)
         let response = try live.post(login)
@@ -62,8 +69,9 @@ import Testing
         #expect(live.store.version == 1)
     }
 
-    @Test func malformedJSONAnswers400AndChangesNothing() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func malformedJSONAnswers400AndChangesNothing(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         for body in [#"{"type":"#, "not json", "", "{\"type\":\"increase\"} trailing"] {
             let response = try live.post(body)
             #expect(response.status == 400, "body: \(body)")
@@ -92,8 +100,9 @@ import Testing
         #expect(live.store.version == 1)
     }
 
-    @Test func unknownTypeAnswers422ListingTheKnownTypes() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func unknownTypeAnswers422ListingTheKnownTypes(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"{"type":"explode"}"#)
         let problem = try #require(response.problem)
         #expect(response.status == 422)
@@ -103,8 +112,9 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func payloadThatDoesNotDecodeAnswers422NamingTheField() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func payloadThatDoesNotDecodeAnswers422NamingTheField(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let missing = try live.post(#"{"type":"login","payload":{"firstName":"Ada"}}"#)
         #expect(missing.status == 422)
         #expect(missing.problem?.field == "payload.lastName")
@@ -115,8 +125,9 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func actionsThatAreNotActionObjectsAnswer422() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func actionsThatAreNotActionObjectsAnswer422(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         for body in ["42", "[]", #"{"payload":{}}"#, #"{"type":7}"#, "[1]"] {
             let response = try live.post(body)
             #expect(response.status == 422, "body: \(body)")
@@ -125,8 +136,9 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func bodyThatIsNotJSONContentAnswers415() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func bodyThatIsNotJSONContentAnswers415(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         #expect(try live.post(#"{"type":"increase"}"#, contentType: "text/plain").status == 415)
         #expect(try live.post(#"{"type":"increase"}"#, contentType: nil).status == 415)
         #expect(try live.post(#"{"type":"increase"}"#, contentType: "application/json; charset=utf-8").status == 200)

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTestSupport
 import Testing
 
-/// `GET /events`: server-sent events as http-api.md specifies them.
+/// `GET /events`: server-sent events as docs/http-api.md specifies them.
 @Suite struct EventsEndpointTests {
     @Test(arguments: StreamWrites.allCases)
     func streamHasTheEventStreamHeaders(writes: StreamWrites) throws {

@@ -2,10 +2,12 @@ import ExampleApp
 import HTTPTestSupport
 import Testing
 
-/// `GET /state`, `GET /healthz`, unknown paths and wrong methods.
+/// `GET /state`, `GET /healthz`, unknown paths and wrong methods (docs/http-api.md), each test over a
+/// socket and in process through the router.
 @Suite struct StateEndpointTests {
-    @Test func stateIsServedAsJSONWithNullForAbsentOptionalsAndAnETag() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func stateIsServedAsJSONWithNullForAbsentOptionalsAndAnETag(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.get("/state")
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/json")
@@ -18,8 +20,9 @@ import Testing
         #expect(after.bodyString == #"{"counter":0,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
     }
 
-    @Test func ifNoneMatchWithTheCurrentVersionAnswers304() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func ifNoneMatchWithTheCurrentVersionAnswers304(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         _ = try live.post(#"{"type":"increase"}"#)
         let notModified = try live.get("/state", headers: [("If-None-Match", live.etag(1))])
         #expect(notModified.status == 304)
@@ -32,12 +35,13 @@ import Testing
         #expect(stale.bodyString == #"{"counter":1,"user":null}"#)
     }
 
-    @Test func aTagFromAnEarlierProcessNeverMatchesAStateOfALaterOne() throws {
+    @Test(arguments: Transport.allCases)
+    func aTagFromAnEarlierProcessNeverMatchesAStateOfALaterOne(transport: Transport) throws {
         // The reliability review: 5 increases, restart, 5 decreases, and the old tag matched.
-        let before = try LiveServer()
+        let before = try LiveServer(transport: transport)
         _ = try before.post(Array(repeating: #"{"type":"increase"}"#, count: 5).joined(separator: ",").wrappedInBrackets)
         let cached = try #require(try before.get("/state").headers["ETag"])
-        let after = try LiveServer()
+        let after = try LiveServer(transport: transport)
         _ = try after.post(Array(repeating: #"{"type":"decrease"}"#, count: 5).joined(separator: ",").wrappedInBrackets)
         #expect(after.store.version == before.store.version)
         let response = try after.get("/state", headers: [("If-None-Match", cached)])
@@ -47,16 +51,18 @@ import Testing
         #expect(cached.wholeMatch(of: /"5-[0-9a-f]{8}"/) != nil)
     }
 
-    @Test func healthzAnswersOkWithTheVersion() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func healthzAnswersOkWithTheVersion(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         _ = try live.post(#"[{"type":"increase"},{"type":"increase"}]"#)
         let response = try live.get("/healthz")
         #expect(response.status == 200)
         #expect(response.bodyString == #"{"status":"ok","version":2}"#)
     }
 
-    @Test func unknownPathAnswers404Problem() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func unknownPathAnswers404Problem(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.get("/nowhere")
         #expect(response.status == 404)
         #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -67,9 +73,10 @@ import Testing
         ))
     }
 
-    @Test func wrongMethodAnswers405WithAllow() throws {
-        let live = try LiveServer()
-        let onState = try live.client().send(method: "POST", path: "/state", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+    @Test(arguments: Transport.allCases)
+    func wrongMethodAnswers405WithAllow(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        let onState = try live.send(method: "POST", path: "/state", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
         #expect(onState.status == 405)
         #expect(onState.headers["Allow"] == "GET, HEAD")
         #expect(onState.problem?.status == 405)
@@ -79,8 +86,9 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func problemBodiesListMembersInRFCOrder() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func problemBodiesListMembersInRFCOrder(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let body = try live.get("/nowhere").bodyString
         #expect(body.hasPrefix(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"#))
     }

@@ -63,16 +63,18 @@ import Testing
 
     // Over the wire, each case from the reliability review.
 
-    @Test func aTrailingCommaIs400AndChangesNothing() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func aTrailingCommaIs400AndChangesNothing(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"{"type":"increase",}"#)
         #expect(response.status == 400)
         #expect(response.problem?.detail.contains("trailing comma") == true)
         #expect(live.store.version == 0)
     }
 
-    @Test func duplicateKeysAre400AndChangeNothing() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func duplicateKeysAre400AndChangeNothing(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.post(#"{"type":"increase","type":"decrease"}"#)
         #expect(response.status == 400)
         #expect(response.problem?.detail.contains("duplicate member name \"type\"") == true)
@@ -98,8 +100,9 @@ import Testing
         #expect(live.store.version == 0)
     }
 
-    @Test func aNullPayloadReadsAsNone() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func aNullPayloadReadsAsNone(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         #expect(try live.post(#"{"type":"increase","payload":null}"#).status == 200)
         #expect(try live.post(#"{"type":"increase","payload":{}}"#).status == 200)
         #expect(live.store.state.counter == 2)

@@ -2,15 +2,17 @@ import ExampleApp
 import HTTPTestSupport
 import Testing
 
-/// `GET /viewmodels` and `GET /viewmodels/<name>`.
+/// `GET /viewmodels` and `GET /viewmodels/<name>` (docs/http-api.md), over a socket and in process.
 @Suite struct ViewModelEndpointTests {
-    @Test func registeredNamesAreListed() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func registeredNamesAreListed(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         #expect(try live.get("/viewmodels").bodyString == #"{"viewModels":["counter","greetings"]}"#)
     }
 
-    @Test func counterViewModelShowsTheCounterAsText() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func counterViewModelShowsTheCounterAsText(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         #expect(try live.get("/viewmodels/counter").bodyString == #"{"counter":"0"}"#)
         _ = try live.post(#"[{"type":"increase"},{"type":"increase"},{"type":"increase"}]"#)
         let response = try live.get("/viewmodels/counter")
@@ -19,8 +21,9 @@ import Testing
         #expect(response.bodyString == #"{"counter":"3"}"#)
     }
 
-    @Test func viewModelTheFactoryDoesNotMakeInThisStateAnswers404SayingSo() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func viewModelTheFactoryDoesNotMakeInThisStateAnswers404SayingSo(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.get("/viewmodels/greetings")
         #expect(response.status == 404)
         let problem = try #require(response.problem)
@@ -31,8 +34,9 @@ import Testing
         #expect(try live.get("/viewmodels/greetings").bodyString == #"{"greetings":"Hello Ada Lovelace <3"}"#)
     }
 
-    @Test func unknownViewModelAnswers404ListingTheKnownOnes() throws {
-        let live = try LiveServer()
+    @Test(arguments: Transport.allCases)
+    func unknownViewModelAnswers404ListingTheKnownOnes(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
         let response = try live.get("/viewmodels/nope?key=1")
         #expect(response.status == 404)
         #expect(response.problem?.type == "urn:remvvm:problem:unknown-view-model")

@@ -5,7 +5,7 @@ import Foundation
 import ReMVVM
 import Testing
 
-/// Rule 13 of store-semantics.md: dispatches from many threads are serialized; nothing lost or doubled.
+/// Rule 13 of docs/store-semantics.md: dispatches from many threads are serialized; nothing lost or doubled.
 @Suite struct ConcurrencyTests {
     @Test func rule13_dispatchesFromManyThreadsAreSerializedWithNoActionLostOrAppliedTwice() throws {
         let dispatchers = 4

@@ -2,7 +2,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 10 and 16 of store-semantics.md: configuration errors are thrown when the store is built.
+/// Rules 10 and 16 of docs/store-semantics.md: configuration errors are thrown when the store is built.
 @Suite struct ConfigurationTests {
     struct NeedsString: Middleware {
         func onNext(

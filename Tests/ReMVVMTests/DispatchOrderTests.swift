@@ -4,7 +4,7 @@ import Foundation
 import ReMVVM
 import Testing
 
-/// Rules 2, 6 and 8 of store-semantics.md: the order of one dispatch, deferred `next`, nesting.
+/// Rules 2, 6 and 8 of docs/store-semantics.md: the order of one dispatch, deferred `next`, nesting.
 @Suite struct DispatchOrderTests {
     @Test func rule2_oneDispatchNotifiesWillThenReducesThenDidThenCompletionsInnermostFirstThenReturns() throws {
         let recorder = Recorder()

@@ -3,7 +3,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 1, 3, 4, 5, 7, 9 and 10 of store-semantics.md: what middleware can do with an action.
+/// Rules 1, 3, 4, 5, 7, 9 and 10 of docs/store-semantics.md: what middleware can do with an action.
 @Suite struct MiddlewareTests {
     @Test func rule1_middlewareRunsInOrderAndTheReducerRunsOnceAfterTheLast() throws {
         let recorder = Recorder()

@@ -2,7 +2,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 14, 15 and 17 of store-semantics.md: adding, removing and typing observers.
+/// Rules 14, 15 and 17 of docs/store-semantics.md: adding, removing and typing observers.
 @Suite struct ObserverTests {
     @Test func rule14_addingAnObserverCallsDidReduceWithTheCurrentStateAtOnce() throws {
         let recorder = Recorder()

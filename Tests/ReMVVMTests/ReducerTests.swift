@@ -2,7 +2,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 11 and 12 of store-semantics.md, and reducer composition.
+/// Rules 11 and 12 of docs/store-semantics.md, and reducer composition.
 @Suite struct ReducerTests {
     class Greeting: StoreAction, @unchecked Sendable {}
     final class LoudGreeting: Greeting, @unchecked Sendable {}

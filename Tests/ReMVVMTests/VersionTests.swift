@@ -3,7 +3,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 18 and 19 of store-semantics.md: versions and ordered publication.
+/// Rules 18 and 19 of docs/store-semantics.md: versions and ordered publication.
 @Suite struct VersionTests {
     @Test func rule18_everyReduceIncrementsTheVersionByOne() throws {
         let store = try Store.example(middleware: [])

@@ -2,7 +2,7 @@ import ExampleApp
 import ReMVVM
 import Testing
 
-/// Rules 21 and 22 of store-semantics.md: view-model factories and observer view models.
+/// Rules 21 and 22 of docs/store-semantics.md: view-model factories and observer view models.
 @Suite struct ViewModelFactoryTests {
     final class Badge {
         let text: String

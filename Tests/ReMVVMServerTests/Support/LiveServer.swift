@@ -6,7 +6,19 @@ import MicroHTTP
 import ReMVVM
 import ReMVVMServer
 
+/// How a test reaches the service: the same test body runs both ways where it can (like
+/// HummingbirdTesting's `.router` and `.live`).
+enum Transport: String, Sendable, CaseIterable {
+    /// Over a real socket to the started HTTP server: framing, connection handling, libmicrohttpd.
+    case live
+    /// Straight into the service's router, in process: route logic only, no socket, no server.
+    case router
+}
+
 /// The example app served on 127.0.0.1 at a free port, for one test; shut down when released.
+///
+/// With ``Transport/router`` nothing listens: ``get(_:headers:)``, ``post(_:contentType:client:)``
+/// and ``send(method:path:headers:body:)`` call the service's router directly.
 final class LiveServer: Sendable {
     let store: Store<AppState>
     let server: ReMVVMServer<AppState>
@@ -15,7 +27,11 @@ final class LiveServer: Sendable {
 
     var port: Int { server.port }
 
+    let transport: Transport
+    private let router: Router
+
     init(
+        transport: Transport = .live,
         writes: StreamWrites = .direct,
         middleware: [any AnyMiddleware] = [],
         maxBodyBytes: Int = 1 << 20,
@@ -41,7 +57,11 @@ final class LiveServer: Sendable {
             service: service,
             logger: logger
         )
-        try server.start()
+        self.transport = transport
+        router = server.service.router()
+        if transport == .live {
+            try server.start()
+        }
     }
 
     deinit {
@@ -68,11 +88,55 @@ final class LiveServer: Sendable {
         client: TestHTTPClient? = nil
     ) throws -> TestHTTPResponse {
         let headers = contentType.map { [("Content-Type", $0)] } ?? []
-        return try (client ?? self.client()).send(method: "POST", path: "/actions", headers: headers, body: Array(json.utf8))
+        if let client {
+            return try client.send(method: "POST", path: "/actions", headers: headers, body: Array(json.utf8))
+        }
+        return try send(method: "POST", path: "/actions", headers: headers, body: Array(json.utf8))
     }
 
     func get(_ path: String, headers: [(String, String)] = []) throws -> TestHTTPResponse {
-        try client().send(path: path, headers: headers)
+        try send(method: "GET", path: path, headers: headers)
+    }
+
+    /// One request over this server's transport.
+    func send(method: String, path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestHTTPResponse {
+        switch transport {
+        case .live:
+            return try client().send(method: method, path: path, headers: headers, body: body)
+        case .router:
+            return respondInProcess(method: method, target: path, headers: headers, body: body)
+        }
+    }
+
+    /// What the router answers, as a client would read it (status, headers, body; no stream).
+    private func respondInProcess(method: String, target: String, headers: [(String, String)], body: [UInt8]) -> TestHTTPResponse {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        var query: [String: String] = [:]
+        for pair in parts.count > 1 ? parts[1].split(separator: "&") : [] {
+            let nameAndValue = pair.split(separator: "=", maxSplits: 1)
+            query[String(nameAndValue[0]).removingPercentEncoding ?? ""] =
+                nameAndValue.count > 1 ? String(nameAndValue[1]).removingPercentEncoding ?? "" : ""
+        }
+        let request = Request(
+            method: HTTPMethod(rawValue: method),
+            path: String(parts.first ?? ""),
+            query: query,
+            headers: HTTPHeaders(headers),
+            body: body
+        )
+        let response = router.respond(to: request)
+        let responseBody: [UInt8]
+        switch response.body {
+        case .bytes(let bytes): responseBody = method == "HEAD" ? [] : bytes
+        default: responseBody = []
+        }
+        return TestHTTPResponse(
+            status: response.status,
+            reason: "",
+            headers: TestHTTPHeaders(response.headers.map { (name: $0.name, value: $0.value) }),
+            body: responseBody,
+            wasChunked: false
+        )
     }
 
     /// Waits until `condition` holds, checking as events arrive; false at the deadline.
