@@ -60,15 +60,32 @@ private func testThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutabl
     return nil
 }
 
-/// Polls `condition` (yielding the processor in between) until it holds; `false` if it still
-/// does not at the deadline.
+/// Checks `condition` until it holds, sleeping in between (1 ms, doubling up to 16 ms); `false`
+/// if it still does not at the deadline.
+///
+/// Only for state that offers no change signal (a stream's suspension inside MicroHTTP): prefer
+/// `HTTPServer.waitForOccupancy`, `ReMVVMService.waitForSubscribers`, a ``Mailbox`` fed by a
+/// callback, or a publication handler. It sleeps rather than spins: on two cores a spinning test
+/// takes a core from the server it waits for.
 public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + timeout
+    var pause: Duration = .milliseconds(1)
     while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        sched_yield()
+        let now = ContinuousClock.now
+        if now >= deadline { return false }
+        sleepThread(for: min(pause, deadline - now))
+        pause = min(pause * 2, .milliseconds(16))
     }
     return true
+}
+
+private func sleepThread(for duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+        request = remaining
+    }
 }
 
 /// How a test server writes to event streams: the stream suites run both ways.

@@ -8,7 +8,7 @@ import Testing
     @Test func aRequestOverTheConnectionLimitGets503WithRetryAfterAtOnce() throws {
         let server = try StreamingServer { $0.connectionLimit = 4 }
         let streams = try (0..<4).map { _ in try server.subscribe() }
-        #expect(waitUntil { server.server.openConnectionCount == 4 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 4 })
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -20,7 +20,7 @@ import Testing
 
         // A freed slot is usable again.
         streams[0].0.close()
-        #expect(waitUntil { server.server.openConnectionCount == 3 }, "the closed stream and the refused connection are gone")
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 3 }, "the closed stream and the refused connection are gone")
         #expect(try TestHTTPClient(port: server.port).send(path: "/plain").status == 200)
     }
 
@@ -31,7 +31,7 @@ import Testing
         for client in idle {
             try client.sendRaw(Array("GET /plain HTTP/1.1\r\nHost: x\r\n".utf8))  // a head never finished
         }
-        #expect(waitUntil { server.server.openConnectionCount == 65 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 65 })
         let late = TestHTTPClient(port: server.port, timeout: .seconds(5))
         let clock = ContinuousClock()
         let start = clock.now
@@ -63,7 +63,7 @@ import Testing
         #expect(closed)
         #expect(clock.now - start < .seconds(3))
         #expect(server.server.slowHeadCutOffCount == 1)
-        #expect(waitUntil { server.server.openConnectionCount == 0 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 0 })
     }
 
     @Test func aHeadThatArrivesInTimeIsServedAndAStreamOutlivesTheDeadline() throws {
@@ -85,10 +85,10 @@ import Testing
     @Test func connectionsOverThePerClientLimitAreClosedAtOnce() throws {
         let server = try StreamingServer { $0.perClientConnectionLimit = 2 }
         let kept = try (0..<2).map { _ in try server.subscribe() }
-        #expect(waitUntil { server.server.openConnectionCount == 2 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 2 })
         #expect(throws: TestHTTPError.self) { try TestHTTPClient(port: server.port, timeout: .seconds(5)).send(path: "/plain") }
         kept[0].0.close()
-        #expect(waitUntil { server.server.openConnectionCount == 1 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openConnectionCount == 1 })
         #expect(try TestHTTPClient(port: server.port).send(path: "/plain").status == 200)
     }
 }

@@ -126,7 +126,7 @@ import Glibc
         #expect(server.terminations.next(timeout: .seconds(5)) == .overflow)
         #expect(try stalled.waitForEnd(timeout: .seconds(10)) == .aborted)
         // libmicrohttpd lets the connection go once it notices the reset socket.
-        try waitUntil("the connection is released") { server.server.openStreamCount == 0 }
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openStreamCount == 0 }, "the connection is released")
     }
 }
 
@@ -136,11 +136,4 @@ private func shrinkSendBuffer(of stream: EventStream) {
     guard let socket = stream.state.withLock({ $0.connection?.socket }) else { return }
     var size: Int32 = 4096
     _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-}
-
-/// ``HTTPTestSupport/waitUntil(timeout:_:)`` that throws at the deadline, naming what it waited for.
-private func waitUntil(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) throws {
-    guard HTTPTestSupport.waitUntil(timeout: timeout, condition) else {
-        throw TestHTTPError(code: .timeout, message: "Timed out waiting until \(what)")
-    }
 }

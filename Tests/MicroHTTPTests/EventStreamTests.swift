@@ -117,7 +117,7 @@ import Testing
         #expect(server.terminations.next(timeout: .seconds(10)) == .clientGone)
         #expect(stream.isClosed)
         #expect(!stream.send(sseEvent(id: 2, data: "nobody")))
-        #expect(waitUntil { server.server.openStreamCount == 0 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openStreamCount == 0 })
     }
 
     @Test(arguments: StreamWrites.allCases)

@@ -55,7 +55,7 @@ import Glibc
         try waitUntilWaiting(stream)
         client.close()
         #expect(server.terminations.next(timeout: .seconds(1)) == .clientGone)
-        #expect(waitUntil(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
     }
 
     /// Direct writes only: "mid-chunk" is a direct write that the socket could not take whole.
@@ -67,7 +67,7 @@ import Glibc
         #expect(stream.state.withLock { $0.unfinishedChunk != nil })
         client.close()
         #expect(server.terminations.next(timeout: .seconds(1)) == .clientGone)
-        #expect(waitUntil(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
+        #expect(server.server.waitForOccupancy(timeout: .seconds(1)) { server.server.openStreamCount == 0 })
     }
 
     @Test(arguments: StreamWrites.allCases)
@@ -77,7 +77,7 @@ import Glibc
             let (client, _) = try server.subscribe()
             #expect(try client.nextEvent(timeout: .seconds(5))?.id == "0")
             client.close()
-            guard waitUntil(timeout: .seconds(1), { server.server.openStreamCount == 0 }) else {
+            guard server.server.waitForOccupancy(timeout: .seconds(1), until: { server.server.openStreamCount == 0 }) else {
                 Issue.record("cycle \(cycle): the closed stream still holds its slot after 1 s")
                 return
             }

@@ -85,7 +85,7 @@ import Testing
         let stalled = try live.subscribe(receiveBufferSize: 1_024)
         let healthy = try live.subscribe()
         _ = try healthy.nextEvent(timeout: .seconds(5))
-        #expect(live.waitUntil { live.server.service.subscriberCount == 2 })
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 2 })
 
         // ~2 MB of events (each ~8 KB): more than the stalled client's socket buffers and backlog hold.
         let eventCount = 250
@@ -101,7 +101,7 @@ import Testing
         }
 
         #expect(received == eventCount, "the healthy subscriber got every event")
-        #expect(live.waitUntil { live.server.service.subscriberCount == 1 }, "the stalled subscriber is cut off")
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 1 }, "the stalled subscriber is cut off")
         #expect(try stalled.waitForEnd(timeout: .seconds(10)) == .aborted, "the stalled stream was dropped, not ended cleanly")
     }
 
@@ -130,7 +130,7 @@ import Testing
         _ = try staying.nextEvent(timeout: .seconds(5))
         leaving.close()
 
-        #expect(live.waitUntil { live.server.service.subscriberCount == 1 }, "noticed at the next write, at the latest the heartbeat")
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 1 }, "noticed at the next write, at the latest the heartbeat")
         _ = try live.post(#"{"type":"increase"}"#)
         #expect(try staying.nextEvent(timeout: .seconds(5))?.version == 1)
     }

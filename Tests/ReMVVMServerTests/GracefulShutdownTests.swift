@@ -54,6 +54,10 @@ enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
         let acknowledged = Mailbox<UInt64>()
         let refusals = Mailbox<Int>()
         let received = Mailbox<ReceivedStream>()
+        let reached500 = Mailbox<UInt64>()
+        live.store.addPublicationHandler { publication in
+            if publication.version == 500 { reached500.post(publication.version) }
+        }
 
         // Threads 0..<8 read, 8..<24 write until refused, the last one shuts down mid-load.
         let errors = runOnThreads(subscriberCount + writerCount + 1) { index in
@@ -85,7 +89,7 @@ enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
                     acknowledged.post(version)
                 }
             } else {
-                #expect(waitUntil(timeout: .seconds(10)) { live.store.version >= 500 })
+                #expect(reached500.next(timeout: .seconds(10)) == 500)
                 switch stopPath {
                 case .shutdownCall:
                     live.server.shutdown(timeout: .seconds(10))

@@ -8,18 +8,27 @@ final class StreamRegistry: Sendable {
     }
 
     private let state = Lock(State())
+    /// Told about every stream attached or removed.
+    private let changes: ChangeSignal
+
+    init(changes: ChangeSignal) {
+        self.changes = changes
+    }
 
     /// Adds `stream`; returns `false` (and keeps nothing) once the server is shutting down.
     func insert(_ stream: EventStream) -> Bool {
-        state.withLock { state in
+        let inserted = state.withLock { state in
             guard !state.isClosed else { return false }
             state.streams[ObjectIdentifier(stream)] = stream
             return true
         }
+        if inserted { changes.changed() }
+        return inserted
     }
 
     func remove(_ stream: EventStream) {
         _ = state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        changes.changed()
     }
 
     var count: Int {

@@ -44,8 +44,11 @@ final class ConnectionTracker: Sendable {
     /// Checks the deadlines four times per timeout, at most once a second: a slow head lives at
     /// most about 1.25 times the timeout. Nil without a timeout.
     private let checker = Lock<PeriodicThread?>(nil)
+    /// Told about every connection opened or closed.
+    private let changes: ChangeSignal
 
-    init(headTimeout: Duration) {
+    init(headTimeout: Duration, changes: ChangeSignal) {
+        self.changes = changes
         let (seconds, attoseconds) = headTimeout.components
         headTimeoutNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
@@ -66,6 +69,7 @@ final class ConnectionTracker: Sendable {
         record.headDeadline.store(deadline(), ordering: .relaxed)
         table.withLock { $0.records[ObjectIdentifier(record)] = record }
         openCount.wrappingAdd(1, ordering: .relaxed)
+        changes.changed()
         return record
     }
 
@@ -73,6 +77,7 @@ final class ConnectionTracker: Sendable {
     func closed(_ record: ConnectionRecord) {
         _ = table.withLock { $0.records.removeValue(forKey: ObjectIdentifier(record)) }
         openCount.wrappingSubtract(1, ordering: .relaxed)
+        changes.changed()
     }
 
     /// A request head arrived whole: no deadline while the request is served.

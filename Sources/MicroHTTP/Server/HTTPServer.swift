@@ -89,6 +89,13 @@ public final class HTTPServer: Sendable {
         core.connections.count
     }
 
+    /// Waits until `condition` holds, re-checking it whenever a connection opens or closes or an
+    /// event stream is attached or removed (``openConnectionCount``, ``openStreamCount``); false
+    /// after `timeout`. Blocks the calling thread: for tests and tools, not for responders.
+    public func waitForOccupancy(timeout: Duration, until condition: () -> Bool) -> Bool {
+        core.occupancyChanges.wait(timeout: timeout, until: condition)
+    }
+
     /// Connections closed so far because their request head did not arrive in time.
     public var slowHeadCutOffCount: Int {
         core.connections.cutOffCount

@@ -16,7 +16,9 @@ final class ServerCore: Sendable {
     /// The libmicrohttpd version loaded, when it has not been verified for direct writes that
     /// the configuration asked for (logged at start).
     let unverifiedLibraryVersion: String?
-    let streams = StreamRegistry()
+    /// Told about every connection opened or closed and every stream attached or removed.
+    let occupancyChanges = ChangeSignal()
+    let streams: StreamRegistry
     /// Open connections and their request-head deadlines.
     let connections: ConnectionTracker
     /// Past this many open connections, requests are answered 503 (set at start, from the
@@ -51,7 +53,8 @@ final class ServerCore: Sendable {
         let verified = LibmicrohttpdVersion.allowsDirectWrites(libraryVersion)
         allowsDirectStreamWrites = configuration.directStreamWrites && verified
         unverifiedLibraryVersion = configuration.directStreamWrites && !verified ? libraryVersion : nil
-        connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout)
+        connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout, changes: occupancyChanges)
+        streams = StreamRegistry(changes: occupancyChanges)
     }
 
     /// Whether a request on a connection opened now would be over the connection limit.

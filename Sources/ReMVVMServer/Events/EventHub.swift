@@ -82,6 +82,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
     private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
+    /// Told whenever `subscriberTotal` changes.
+    private let subscriberChanges = ChangeSignal()
     private let lastFrameBytes = Atomic<Int>(256)
     private var statistics = EventStatistics()
 
@@ -110,6 +112,18 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     /// The number of connected subscribers.
     var subscriberCount: Int {
         subscriberTotal.load(ordering: .relaxed)
+    }
+
+    /// Waits until `condition` holds for the subscriber count, re-checking it whenever the count
+    /// changes; false after `timeout`.
+    func waitForSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
+        subscriberChanges.wait(timeout: timeout) { condition(subscriberCount) }
+    }
+
+    private func updateSubscriberTotal(_ count: Int) {
+        if subscriberTotal.exchange(count, ordering: .relaxed) != count {
+            subscriberChanges.changed()
+        }
     }
 
     /// Hooks into the store and starts the publisher thread; does nothing if it was started (or
@@ -254,7 +268,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         for stream in subscribers.removeAll() {
             stream.close()
         }
-        subscriberTotal.store(0, ordering: .relaxed)
+        updateSubscriberTotal(0)
         logger.notice("event publishing stopped: \(statistics)")
         inbox.withLock { $0.finished = true }
         inbox.notifyAll()
@@ -290,7 +304,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
         }
         broadcast(&pending)
-        subscriberTotal.store(subscribers.count, ordering: .relaxed)
+        updateSubscriberTotal(subscribers.count)
     }
 
     /// Stops sending to subscribers that can no longer be caught up (see the type's documentation).

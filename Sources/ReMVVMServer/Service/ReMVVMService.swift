@@ -63,6 +63,12 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         hub.subscriberCount
     }
 
+    /// Waits until `condition` holds for ``subscriberCount``, re-checking it whenever the count
+    /// changes; false after `timeout`. Blocks the calling thread: for tests and tools.
+    public func waitForSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
+        hub.waitForSubscribers(timeout: timeout, until: condition)
+    }
+
     /// Every route of the HTTP API, with problem details for 404, 405 and refused requests.
     public func router() -> Router {
         var router = Router()

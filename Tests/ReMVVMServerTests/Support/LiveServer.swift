@@ -138,11 +138,6 @@ final class LiveServer: Sendable {
             wasChunked: false
         )
     }
-
-    /// Waits until `condition` holds, checking as events arrive; false at the deadline.
-    func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        HTTPTestSupport.waitUntil(timeout: .seconds(seconds), condition)
-    }
 }
 
 /// Hands one non-thread-safe client to exactly one thread of ``runOnThreads(_:_:)``.
