@@ -8,9 +8,10 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Linux only: MicroHTTP runs libmicrohttpd in epoll mode and uses Linux socket options (EPOLLRDHUP,
+// SO_SNDBUF semantics); ConcurrencyKit and the tests use Glibc. MicroHTTP stops the build elsewhere.
 let package = Package(
     name: "remvvm-server",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),

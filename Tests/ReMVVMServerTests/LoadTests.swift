@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Many clients at once: nothing lost, nothing doubled, every subscriber sees every version in order.
-@Suite struct LoadTests {
+@Suite(.tags(.load)) struct LoadTests {
     @Test func sixtyFourClientsPostingTenThousandActionsAreAllReducedAndStreamedInOrder() throws {
         let live = try LiveServer()
         let subscriberCount = 4

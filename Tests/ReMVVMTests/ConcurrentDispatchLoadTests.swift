@@ -6,7 +6,7 @@ import ReMVVM
 import Testing
 
 /// Rule 13 of docs/store-semantics.md: dispatches from many threads are serialized; nothing lost or doubled.
-@Suite struct ConcurrencyTests {
+@Suite(.tags(.load)) struct ConcurrentDispatchLoadTests {
     @Test func rule13_dispatchesFromManyThreadsAreSerializedWithNoActionLostOrAppliedTwice() throws {
         let dispatchers = 4
         let perThread = 25_000
