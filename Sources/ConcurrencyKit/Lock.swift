@@ -94,9 +94,19 @@ package final class Lock<State>: @unchecked Sendable {
         return try body(&state, ready)
     }
 
-    /// Waits until `isReady` holds or `timeout` passes; returns whether it holds.
+    /// Waits until `isReady` holds or `timeout` passes; returns whether it holds. Only reads the
+    /// state (no `inout` access), so it suits locks that guard nothing but a condition, `Lock(())`.
     package func wait(timeout: Duration, until isReady: (State) -> Bool) -> Bool {
-        withLock(waitingUntil: isReady, timeout: timeout) { _, ready in ready }
+        var deadline = Self.monotonicDeadline(after: timeout)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var ready = isReady(state)
+        while !ready {
+            let timedOut = pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT
+            ready = isReady(state)
+            if timedOut { break }
+        }
+        return ready
     }
 
     /// Wakes every waiter so it checks its condition again. Change the state first (under the

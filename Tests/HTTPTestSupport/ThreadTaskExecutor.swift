@@ -21,9 +21,7 @@ public final class ThreadTaskExecutor: TaskExecutor {
 
     /// Starts the thread.
     public init() {
-        let context = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        precondition(pthread_create(&handle, nil, threadTaskExecutorMain, context.toOpaque()) == 0, "no thread")
+        guard let handle = startThread({ [self] in run() }) else { preconditionFailure("no thread") }
         pthread_detach(handle)
     }
 
@@ -39,19 +37,11 @@ public final class ThreadTaskExecutor: TaskExecutor {
         queue.notifyAll()
     }
 
-    fileprivate func run() {
+    private func run() {
         while let job = queue.withLock(waitingUntil: { !$0.jobs.isEmpty || $0.stopped }, { $0.jobs.popFirst() }) {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
-}
-
-private func threadTaskExecutorMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    let executor = Unmanaged<ThreadTaskExecutor>.fromOpaque(context)
-    executor.takeUnretainedValue().run()
-    executor.release()
-    return nil
 }
 
 /// Runs `body`, and the child tasks it starts, on a thread of its own (see ``ThreadTaskExecutor``).

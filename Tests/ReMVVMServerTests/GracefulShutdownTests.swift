@@ -1,7 +1,5 @@
 import Foundation
 import HTTPTestSupport
-import Logging
-import ServiceLifecycle
 import Testing
 
 private struct VersionAnswer: Decodable {
@@ -16,50 +14,68 @@ private struct ReceivedStream: Sendable {
 
 /// How a test stops the server.
 enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
-    /// `ReMVVMServer.shutdown(timeout:)`, called by hand.
+    /// `ReMVVMServer.shutdown(timeout:)`, called by hand in this process.
     case shutdownCall
-    /// A graceful shutdown of the `ServiceGroup` running the server (what SIGTERM does).
-    case serviceGroup
+    /// SIGTERM to the `remvvm-server` executable: its `ServiceGroup`'s graceful shutdown. In a
+    /// process of its own, because swift-service-lifecycle finishes a graceful shutdown on Swift's
+    /// cooperative pool, which this test process's blocking tests keep busy.
+    case sigterm
 
     var testDescription: String { rawValue }
+}
+
+/// A server to stop: the example app in process, or the executable.
+private final class ServerUnderTest: Sendable {
+    private let live: LiveServer?
+    private let process: HandedOver<ServerProcess>?
+    let port: Int
+
+    init(_ path: StopPath) throws {
+        switch path {
+        case .shutdownCall:
+            let live = try LiveServer()
+            self.live = live
+            process = nil
+            port = live.port
+        case .sigterm:
+            let process = try ServerProcess()
+            self.process = HandedOver(process)
+            live = nil
+            port = process.port
+        }
+    }
+
+    func stop() -> String? {
+        if let live {
+            live.server.shutdown(timeout: .seconds(10))
+            return nil
+        }
+        guard let process = process?.value else { return nil }
+        guard let exit = process.stop(with: SIGTERM, timeout: 15) else { return "still running 15 s after SIGTERM" }
+        return exit.status == 0 ? nil : "exit status \(exit.status): \(process.standardError)"
+    }
 }
 
 /// The shutdown order: what a client was told is done reaches every subscriber before its stream ends.
 @Suite struct GracefulShutdownTests {
     @Test(arguments: StopPath.allCases)
     func everyVersionAcknowledgedWith200ReachesEverySubscriberBeforeItsStreamEnds(stopPath: StopPath) throws {
-        let live = try LiveServer()
-        let group = ServiceGroup(services: [live.server], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let groupEnded = Mailbox<String>()
-        let executor = ThreadTaskExecutor()
-        defer { executor.stop() }
-        if stopPath == .serviceGroup {
-            // On a thread of its own: this test blocks a thread of the cooperative pool.
-            Task(executorPreference: executor) {
-                do {
-                    try await group.run()
-                    groupEnded.post("returned")
-                } catch {
-                    groupEnded.post("threw \(error)")
-                }
-            }
-        }
+        let server = try ServerUnderTest(stopPath)
         let subscriberCount = 8
         let writerCount = 16
-        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
+        let subscribers = try (0..<subscriberCount).map { _ in
+            HandedOver(try SSEClient(port: server.port, path: "/events"))
+        }
         for subscriber in subscribers {
             #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
         }
         // Mailboxes, not Mutex: ThreadSanitizer cannot see Synchronization.Mutex on Linux.
         let acknowledged = Mailbox<UInt64>()
+        let acknowledgements = Mailbox<UInt64>()  // taken by the thread that stops the server
         let refusals = Mailbox<Int>()
         let received = Mailbox<ReceivedStream>()
-        let reached500 = Mailbox<UInt64>()
-        live.store.addPublicationHandler { publication in
-            if publication.version == 500 { reached500.post(publication.version) }
-        }
 
-        // Threads 0..<8 read, 8..<24 write until refused, the last one shuts down mid-load.
+        // Threads 0..<8 read, 8..<24 write until refused, the last one stops the server mid-load.
         let errors = runOnThreads(subscriberCount + writerCount + 1) { index in
             if index < subscriberCount {
                 var ids: [UInt64] = []
@@ -70,11 +86,14 @@ enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
                 let end = client.streamEnd ?? .aborted
                 received.post(ReceivedStream(index: index, ids: ids, end: end))
             } else if index < subscriberCount + writerCount {
-                let client = live.client()
+                let client = TestHTTPClient(port: server.port)
                 while true {
                     let response: TestHTTPResponse
                     do {
-                        response = try live.post(#"{"type":"increase"}"#, client: client)
+                        response = try client.send(
+                            method: "POST", path: "/actions", headers: [("Content-Type", "application/json")],
+                            body: Array(#"{"type":"increase"}"#.utf8)
+                        )
                     } catch {
                         return  // refused at connect, or closed: the server has stopped taking requests
                     }
@@ -87,15 +106,12 @@ enum StopPath: String, Sendable, CaseIterable, CustomTestStringConvertible {
                     }
                     let version = try response.decoded(VersionAnswer.self).version
                     acknowledged.post(version)
+                    acknowledgements.post(version)
                 }
             } else {
-                #expect(reached500.next(timeout: .seconds(10)) == 500)
-                switch stopPath {
-                case .shutdownCall:
-                    live.server.shutdown(timeout: .seconds(10))
-                case .serviceGroup:
-                    Task(executorPreference: executor) { await group.triggerGracefulShutdown() }
-                    #expect(groupEnded.next(timeout: .seconds(20)) == "returned")
+                #expect(acknowledgements.next(500, timeout: .seconds(20)).count == 500)
+                if let failure = server.stop() {
+                    Issue.record("the server did not stop cleanly: \(failure)")
                 }
             }
         }

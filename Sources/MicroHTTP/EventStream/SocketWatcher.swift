@@ -65,10 +65,7 @@ final class SocketWatcher: Sendable {
             return false
         }
         descriptors.store(Int64(epoll) << 32 | Int64(wake), ordering: .releasing)
-        let context = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        guard pthread_create(&handle, nil, socketWatcherThreadMain, context.toOpaque()) == 0 else {
-            context.release()
+        guard let handle = startThread({ [self] in run() }) else {
             closeDescriptors()
             return false
         }
@@ -151,7 +148,7 @@ final class SocketWatcher: Sendable {
         close(Int32(truncatingIfNeeded: packed))
     }
 
-    fileprivate func run() {
+    private func run() {
         guard let (epoll, _) = currentDescriptors else { return }
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
@@ -166,13 +163,4 @@ final class SocketWatcher: Sendable {
             }
         }
     }
-}
-
-/// The watcher thread's entry point; `context` is the retained ``SocketWatcher``.
-private func socketWatcherThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    let watcher = Unmanaged<SocketWatcher>.fromOpaque(context)
-    watcher.takeUnretainedValue().run()
-    watcher.release()
-    return nil
 }

@@ -26,12 +26,7 @@ final class PeriodicThread: Sendable {
 
     /// Starts the thread; returns `false` if the system refused to create it.
     func start() -> Bool {
-        let context = Unmanaged.passRetained(self)
-        var handle = pthread_t()
-        guard pthread_create(&handle, nil, periodicThreadMain, context.toOpaque()) == 0 else {
-            context.release()
-            return false
-        }
+        guard let handle = startThread({ [self] in run() }) else { return false }
         control.withLock { $0.thread = handle }
         return true
     }
@@ -52,18 +47,9 @@ final class PeriodicThread: Sendable {
         }
     }
 
-    fileprivate func run() {
+    private func run() {
         while !control.wait(timeout: interval, until: \.stopRequested) {
             task()
         }
     }
-}
-
-/// The thread's entry point; `context` is the retained ``PeriodicThread``.
-private func periodicThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    let periodic = Unmanaged<PeriodicThread>.fromOpaque(context)
-    periodic.takeUnretainedValue().run()
-    periodic.release()
-    return nil
 }
