@@ -4,6 +4,8 @@
 #
 #   scripts/bench.sh            # everything (about 5-6 minutes on 2 cores, build included)
 #   QUICK=1 scripts/bench.sh    # 3-second runs, for checking the script itself
+#   BASELINE=<rev> scripts/bench.sh   # also measures remvvm-server built at <rev> (a commit, tag or
+#                                     # branch) in the same HTTP rounds, for before/after ratios
 #
 # Every server it starts is stopped by its PID on exit. Ratios compare figures of this one run.
 set -euo pipefail
@@ -22,6 +24,17 @@ echo "== building (release, benchmarks enabled)"
 export REMVVM_BENCHMARKS=1
 swift build -c release --scratch-path "$BUILD" 2>&1 | grep -E "error|warning:|Compiling|Build complete" | tail -3
 BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+BASELINE_BIN=""
+if [ -n "${BASELINE:-}" ]; then
+    echo "== building the baseline $BASELINE (release)"
+    BASELINE_SRC=.build-baseline-src
+    git worktree remove --force "$BASELINE_SRC" 2>/dev/null || rm -rf "$BASELINE_SRC"
+    git worktree add --detach -f "$BASELINE_SRC" "$BASELINE" >/dev/null
+    (cd "$BASELINE_SRC" && swift build -c release --scratch-path ../.build-baseline --product remvvm-server 2>&1 \
+        | grep -E "error|Build complete" | tail -1)
+    BASELINE_BIN=$(cd "$BASELINE_SRC" && swift build -c release --scratch-path ../.build-baseline --show-bin-path)
+    BASELINE_COMMIT=$(git rev-parse --short "$BASELINE")
+fi
 cc -O2 -o "$BIN/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
 cc -O2 -pthread -o "$BIN/stalled-subscribers" Benchmarks/stalled-subscribers/stalled-subscribers.c
 
@@ -106,8 +119,15 @@ echo "== HTTP throughput (wrk -t2 -c64 -d${DURATION}s, 3 rounds)"
 # three samples. On a shared machine one sample can be far off either way, and interleaving gives
 # both sides of each ratio the same chances.
 max_of() { printf "%s\n" "$@" | sort -n | tail -1; }
-baselines=() states=() viewmodels=() posts=()
+baselines=() states=() viewmodels=() posts=() before_states=() before_posts=()
 for round in 1 2 3; do
+    if [ -n "$BASELINE_BIN" ]; then
+        start remvvm-server-before $SERVER_PORT "$BASELINE_BIN/remvvm-server" --port $SERVER_PORT --log-level warning
+        before_pid=$SERVER_PID
+        before_states+=("$(wrk_rps "before-state-$round" "http://127.0.0.1:$SERVER_PORT/state")")
+        before_posts+=("$(wrk_rps "before-post-$round" "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)")
+        stop "$before_pid"
+    fi
     start mhd-hello $HELLO_PORT "$BIN/mhd-hello" $HELLO_PORT
     hello_pid=$SERVER_PID
     baselines+=("$(wrk_rps "baseline-$round" "http://127.0.0.1:$HELLO_PORT/")")
@@ -188,6 +208,14 @@ printf "  %-34s %9s     %-10s   %-9s %s\n" "baseline: C libmicrohttpd hello" "$b
 printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /state" "$state_rps" "$(ratio "$state_rps" "$baseline")" ">= 0.85" "(rounds: ${states[*]})"
 printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /viewmodels/counter" "$viewmodel_rps" "$(ratio "$viewmodel_rps" "$baseline")" ">= 0.70" "(rounds: ${viewmodels[*]})"
 printf "  %-34s %9s     %-10s   %-9s %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60" "(rounds: ${posts[*]})"
+if [ -n "$BASELINE_BIN" ]; then
+    before_state_rps=$(max_of "${before_states[@]}")
+    before_post_rps=$(max_of "${before_posts[@]}")
+    echo
+    echo "Before/after, same rounds: remvvm-server at $BASELINE_COMMIT vs this tree     req/s (best of 3)   after/before"
+    printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state" "$before_state_rps" "$state_rps" "$(ratio "$state_rps" "$before_state_rps")" "(before: ${before_states[*]})"
+    printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions" "$before_post_rps" "$post_rps" "$(ratio "$post_rps" "$before_post_rps")" "(before: ${before_posts[*]})"
+fi
 echo
 echo "Event fan-out (${DURATION} s of posting)"
 printf "  %-12s %-6s %-16s %-10s %-8s %-9s %-9s %-9s %-13s %-14s %-16s %-16s %s\n" subscribers rate connected expected lost "p50 ms" "p99 ms" "max ms" "RSS idle MB" "server CPU s" "encodes/version" "POST RTT avg ms" "direct writes"
@@ -231,6 +259,9 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
     echo "           \"rounds\": {\"baseline\": [$(IFS=,; echo "${baselines[*]}")], \"state\": [$(IFS=,; echo "${states[*]}")], \"viewmodel\": [$(IFS=,; echo "${viewmodels[*]}")], \"post\": [$(IFS=,; echo "${posts[*]}")]},"
     echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline")},"
+    if [ -n "$BASELINE_BIN" ]; then
+        echo "  \"before\": {\"commit\": \"$BASELINE_COMMIT\", \"state_rps\": $before_state_rps, \"post_rps\": $before_post_rps, \"state_after_over_before\": $(ratio "$state_rps" "$before_state_rps"), \"post_after_over_before\": $(ratio "$post_rps" "$before_post_rps")},"
+    fi
     for f in "${FANOUT_RUNS[@]}" fanout-large stalled; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
