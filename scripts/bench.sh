@@ -31,7 +31,7 @@ if [ -n "${BASELINE:-}" ]; then
     git worktree remove --force "$BASELINE_SRC" 2>/dev/null || rm -rf "$BASELINE_SRC"
     git worktree add --detach -f "$BASELINE_SRC" "$BASELINE" >/dev/null
     (cd "$BASELINE_SRC" && swift build -c release --scratch-path ../.build-baseline --product remvvm-server 2>&1 \
-        | grep -E "error|Build complete" | tail -1)
+        | grep -E "error|complete" | tail -1)
     BASELINE_BIN=$(cd "$BASELINE_SRC" && swift build -c release --scratch-path ../.build-baseline --show-bin-path)
     BASELINE_COMMIT=$(git rev-parse --short "$BASELINE")
 fi
