@@ -7,10 +7,10 @@
 # Swift standard library (and Foundation) linked statically.
 FROM swift:6.3-bookworm AS build
 
-# libmicrohttpd headers + pkg-config for the CMicroHTTPD system library target.
+# libmicrohttpd and SQLite headers + pkg-config for the CMicroHTTPD and CSQLite system library targets.
 RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /build

@@ -51,6 +51,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The C boundary for SQLite, imported by SQLiteJournal only.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The journal: records, the storage protocol, group commit on one thread; no SQL, no HTTP.
+        .target(
+            name: "Journal",
+            dependencies: [
+                "ConcurrencyKit",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The embedded journal backend: one SQLite file per data directory.
+        .target(
+            name: "SQLiteJournal",
+            dependencies: ["CSQLite", "Journal", "ConcurrencyKit"],
+            swiftSettings: strictSettings
+        ),
         // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
         .target(
             name: "ReMVVM",
@@ -106,6 +127,16 @@ let package = Package(
         .testTarget(
             name: "ConcurrencyKitTests",
             dependencies: ["ConcurrencyKit", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JournalTests",
+            dependencies: ["Journal", "ConcurrencyKit", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SQLiteJournalTests",
+            dependencies: ["SQLiteJournal", "Journal"],
             swiftSettings: strictSettings
         ),
         .testTarget(

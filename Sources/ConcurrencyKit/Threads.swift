@@ -17,14 +17,19 @@ package func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
     return handle
 }
 
+/// Starts a plain pthread running `body` that nobody joins; false when the system refuses.
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    guard let handle = startThread(body) else { return false }
+    pthread_detach(handle)
+    return true
+}
+
 /// Runs blocking work (joining threads, waiting on conditions: a graceful stop) on a thread of its
 /// own and suspends the caller until it is done.
 package func runOnOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
         let run: @Sendable () -> Void = { continuation.resume(returning: work()) }
-        if let handle = startThread(run) {
-            pthread_detach(handle)
-        } else {
+        if !startDetachedThread(run) {
             run()  // no thread to be had: run it here rather than not at all
         }
     }

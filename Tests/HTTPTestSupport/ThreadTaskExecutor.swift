@@ -21,8 +21,7 @@ public final class ThreadTaskExecutor: TaskExecutor {
 
     /// Starts the thread.
     public init() {
-        guard let handle = startThread({ [self] in run() }) else { preconditionFailure("no thread") }
-        pthread_detach(handle)
+        precondition(startDetachedThread({ [self] in run() }), "no thread")
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -1,0 +1,27 @@
+/// Why a journal cannot be opened, read or written. The message names the file and what to do.
+public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// Another process holds the data directory.
+        case locked
+        /// The directory or file cannot be created, opened or written (permissions, not a directory).
+        case unusable
+        /// Written by a newer server: its format is unknown here.
+        case newerFormat
+        /// A record or snapshot cannot be read, or versions have a gap.
+        case corrupt
+        /// A commit failed (disk full, I/O error); what it held is not durable.
+        case writeFailed
+        /// The journal was closed.
+        case closed
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

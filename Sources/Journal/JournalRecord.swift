@@ -1,0 +1,59 @@
+/// One reduce as the journal keeps it: what `GET /actions` lists and what a restart replays.
+public struct JournalRecord: Sendable, Equatable {
+    /// The store version this action produced.
+    public var version: UInt64
+    /// The action's wire name (`"increase"`).
+    public var type: String
+    /// The action's payload as JSON (an object), or empty for an action without one.
+    public var payload: [UInt8]
+    /// When it was reduced, in milliseconds since 1970-01-01 UTC.
+    public var time: Int64
+
+    public init(version: UInt64, type: String, payload: [UInt8], time: Int64) {
+        self.version = version
+        self.type = type
+        self.payload = payload
+        self.time = time
+    }
+}
+
+/// The state at one version, encoded as JSON: a restart starts from the newest one.
+public struct JournalSnapshot: Sendable, Equatable {
+    public var version: UInt64
+    public var state: [UInt8]
+    /// When it was taken, in milliseconds since 1970-01-01 UTC.
+    public var time: Int64
+
+    public init(version: UInt64, state: [UInt8], time: Int64) {
+        self.version = version
+        self.state = state
+        self.time = time
+    }
+}
+
+/// What a journal holds when it is opened.
+public struct JournalRecovery: Sendable, Equatable {
+    /// The newest snapshot, if any.
+    public var snapshot: JournalSnapshot?
+    /// The version of the newest record (or of the snapshot, if no record is newer); 0 when empty.
+    public var lastVersion: UInt64
+    /// The version of the oldest record kept, if any.
+    public var earliestVersion: UInt64?
+
+    public init(snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?) {
+        self.snapshot = snapshot
+        self.lastVersion = lastVersion
+        self.earliestVersion = earliestVersion
+    }
+}
+
+/// How hard a commit pushes records to the disk before it counts as done.
+public enum JournalSync: String, Sendable, CaseIterable {
+    /// fsync before a commit returns: an acknowledged action survives a power loss. The default.
+    case full
+    /// fsync at checkpoints only: survives a crash of the process, may lose the last commits on
+    /// a power loss.
+    case normal
+    /// No fsync: for tests and throwaway data.
+    case off
+}

@@ -1,0 +1,25 @@
+/// Where a journal keeps its records and snapshots: SQLite in a data directory (`SQLiteJournal`),
+/// later a shared PostgreSQL log. ``GroupCommitJournal`` calls ``append(_:)`` and
+/// ``saveSnapshot(_:)`` from its one thread; the read calls may come from any thread.
+public protocol JournalStorage: Sendable {
+    /// Reads what is stored and checks it: the newest snapshot, and that records run without a
+    /// gap up to the last one.
+    func recover() throws(JournalError) -> JournalRecovery
+
+    /// Stores `records` (consecutive versions, oldest first) in one transaction; when it returns,
+    /// they are as durable as the storage's sync mode makes them. On a throw nothing of them is
+    /// stored.
+    func append(_ records: [JournalRecord]) throws(JournalError)
+
+    /// Stores a snapshot (keeping the previous one too, in case this one is found unusable).
+    func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError)
+
+    /// Up to `limit` records with a version greater than `version`, oldest first.
+    func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
+
+    /// Removes records up to and including `version` (retention), never past the newest snapshot.
+    func removeRecords(through version: UInt64) throws(JournalError)
+
+    /// Closes the storage; later calls throw ``JournalError/Code/closed``.
+    func close()
+}

@@ -1,0 +1,92 @@
+import ConcurrencyKit
+
+/// A journal kept in memory: for tests, with injectable commit failures (disk full) and a
+/// simulated crash that keeps only what was committed.
+public final class MemoryJournalStorage: JournalStorage {
+    private struct State {
+        var records: [JournalRecord] = []
+        var snapshots: [JournalSnapshot] = []
+        var appendFailure: JournalError?
+        var closed = false
+        var appendCalls = 0
+    }
+
+    private let state = Lock(State())
+
+    public init() {}
+
+    /// Makes every later ``append(_:)`` throw `error` (nil: succeed again).
+    public func failAppends(with error: JournalError?) {
+        state.withLock { $0.appendFailure = error }
+    }
+
+    /// Every record committed so far.
+    public var committedRecords: [JournalRecord] {
+        state.withLock { $0.records }
+    }
+
+    /// How many times ``append(_:)`` was called (commits attempted).
+    public var appendCalls: Int {
+        state.withLock { $0.appendCalls }
+    }
+
+    /// A new storage holding what this one committed: the state after a crash.
+    public func survivorOfCrash() -> MemoryJournalStorage {
+        let survivor = MemoryJournalStorage()
+        let (records, snapshots) = state.withLock { ($0.records, $0.snapshots) }
+        survivor.state.withLock { state in
+            state.records = records
+            state.snapshots = snapshots
+        }
+        return survivor
+    }
+
+    public func recover() throws(JournalError) -> JournalRecovery {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            let snapshot = state.snapshots.max { $0.version < $1.version }
+            let last = max(state.records.last?.version ?? 0, snapshot?.version ?? 0)
+            return JournalRecovery(snapshot: snapshot, lastVersion: last, earliestVersion: state.records.first?.version)
+        }
+    }
+
+    public func append(_ records: [JournalRecord]) throws(JournalError) {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            state.appendCalls += 1
+            if let failure = state.appendFailure { throw failure }
+            state.records += records
+        }
+    }
+
+    public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            state.snapshots.append(snapshot)
+            state.snapshots = Array(state.snapshots.sorted { $0.version < $1.version }.suffix(2))
+        }
+    }
+
+    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            return Array(state.records.lazy.filter { $0.version > version }.prefix(max(0, limit)))
+        }
+    }
+
+    public func removeRecords(through version: UInt64) throws(JournalError) {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            let limit = min(version, state.snapshots.last?.version ?? 0)
+            state.records.removeAll { $0.version <= limit }
+        }
+    }
+
+    public func close() {
+        state.withLock { $0.closed = true }
+    }
+
+    private static func checkOpen(_ state: State) throws(JournalError) {
+        if state.closed { throw JournalError(code: .closed, message: "the journal is closed") }
+    }
+}

@@ -1,0 +1,170 @@
+internal import CSQLite
+
+/// An SQLite result code that is not success, with SQLite's message and the statement.
+struct SQLiteError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+    let sql: String?
+
+    var description: String {
+        "SQLite error \(code) (\(message))" + (sql.map { " in \"\($0)\"" } ?? "")
+    }
+
+    /// Disk full, I/O error, read-only: the commit could not be made durable.
+    var isWriteFailure: Bool {
+        let primary = code & 0xff
+        return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_READONLY
+            || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM
+    }
+
+    /// Another connection holds a lock.
+    var isBusy: Bool {
+        let primary = code & 0xff
+        return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+    }
+}
+
+/// One SQLite connection. Not thread-safe: its owner serializes every call.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+    let path: String
+
+    /// Opens (creating if asked) the database at `path`.
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: status, message: message, sql: nil)
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text, sql: sql)
+        }
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE` … `COMMIT`); rolls back if it throws.
+    func transaction(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A prepared statement, kept for reuse.
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw SQLiteError(code: status, message: lastMessage, sql: sql)
+        }
+        return SQLiteStatement(statement: statement, database: self, sql: sql)
+    }
+
+    /// The message of the last failed call.
+    var lastMessage: String {
+        String(cString: sqlite3_errmsg(handle))
+    }
+
+    /// Checks a status from a call on this connection.
+    func check(_ status: Int32, _ sql: String?) throws(SQLiteError) {
+        guard status == SQLITE_OK || status == SQLITE_DONE || status == SQLITE_ROW else {
+            throw SQLiteError(code: status, message: lastMessage, sql: sql)
+        }
+    }
+}
+
+/// A prepared statement of a ``SQLiteDatabase``; reset before each use.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private let database: SQLiteDatabase
+    let sql: String
+
+    fileprivate init(statement: OpaquePointer, database: SQLiteDatabase, sql: String) {
+        self.statement = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+    }
+
+    /// Clears the previous run's state and bindings.
+    func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        try database.check(sqlite3_bind_int64(statement, index, value), sql)
+    }
+
+    func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
+        try database.check(sqlite3_bind_text(statement, index, value, -1, remvvm_sqlite_transient()), sql)
+    }
+
+    func bind(_ index: Int32, _ bytes: [UInt8]) throws(SQLiteError) {
+        let status = bytes.withUnsafeBytes { buffer in
+            // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+            sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), remvvm_sqlite_transient())
+        }
+        try database.check(status, sql)
+    }
+
+    /// Advances; true while there is a row to read.
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(statement)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw SQLiteError(code: status, message: database.lastMessage, sql: sql)
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws(SQLiteError) {
+        while try step() {}
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement, column)
+    }
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

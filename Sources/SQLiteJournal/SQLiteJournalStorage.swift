@@ -1,0 +1,273 @@
+import ConcurrencyKit
+public import Journal
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A journal in one SQLite file (`journal.sqlite`, WAL mode) inside a data directory that one
+/// server process holds (a `flock` on `journal.lock`).
+///
+/// Tables: `meta` (the format), `actions` (one row per version), `snapshots` (the newest two).
+/// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
+/// SQLite rolls the torn transaction back when the file is next opened.
+public final class SQLiteJournalStorage: JournalStorage {
+    /// The format this code writes; a file with a higher one is refused.
+    public static let format = 1
+    /// The journal file's name inside the data directory.
+    public static let fileName = "journal.sqlite"
+    /// The lock file's name inside the data directory.
+    public static let lockFileName = "journal.lock"
+
+    private struct Writer {
+        let database: SQLiteDatabase
+        let insertAction: SQLiteStatement
+        let insertSnapshot: SQLiteStatement
+        let pruneSnapshots: SQLiteStatement
+        let removeActions: SQLiteStatement
+    }
+
+    private struct Reader {
+        let database: SQLiteDatabase
+        let selectActions: SQLiteStatement
+    }
+
+    /// The data directory's path.
+    public let directory: String
+    /// The journal file's path.
+    public let path: String
+    private let lockDescriptor: Int32
+    // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
+    private let writer: Lock<Writer?>
+    private let reader: Lock<Reader?>
+
+    /// Opens the journal in `directory` (which must exist), creating the file if needed; throws if
+    /// another process holds it, if it cannot be used, or if a newer server wrote it.
+    public init(directory: String, sync: JournalSync) throws(JournalError) {
+        self.directory = directory
+        path = directory + "/" + Self.fileName
+        lockDescriptor = try Self.lockDirectory(directory)
+        do {
+            let database = try SQLiteDatabase(path: path, create: true)
+            try database.execute("PRAGMA journal_mode=WAL")
+            try database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))")
+            try database.execute("PRAGMA busy_timeout=0")
+            try Self.createOrCheckSchema(database, path: path)
+            writer = Lock(Writer(
+                database: database,
+                insertAction: try database.prepare("INSERT INTO actions(version, type, payload, time) VALUES (?1, ?2, ?3, ?4)"),
+                insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(version, state, time) VALUES (?1, ?2, ?3)"),
+                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE version NOT IN (SELECT version FROM snapshots ORDER BY version DESC LIMIT 2)"),
+                removeActions: try database.prepare("DELETE FROM actions WHERE version <= ?1")
+            ))
+            let readDatabase = try SQLiteDatabase(path: path, create: false, readOnly: true)
+            reader = Lock(Reader(
+                database: readDatabase,
+                selectActions: try readDatabase.prepare("SELECT version, type, payload, time FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2")
+            ))
+        } catch let error as SQLiteError {
+            Glibc.close(lockDescriptor)
+            throw JournalError(code: error.isBusy ? .locked : .unusable, message: "cannot open the journal \(path): \(error)")
+        } catch let error as JournalError {
+            Glibc.close(lockDescriptor)
+            throw error
+        } catch {
+            Glibc.close(lockDescriptor)
+            throw JournalError(code: .unusable, message: "cannot open the journal \(path): \(error)")
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    public func recover() throws(JournalError) -> JournalRecovery {
+        try withWriter { writer throws(SQLiteError) -> JournalRecovery in
+            let bounds = try writer.database.prepare("SELECT COUNT(*), MIN(version), MAX(version) FROM actions")
+            _ = try bounds.step()
+            let count = UInt64(bounds.int64(0))
+            let earliest: UInt64? = bounds.isNull(1) ? nil : UInt64(bounds.int64(1))
+            let latest: UInt64? = bounds.isNull(2) ? nil : UInt64(bounds.int64(2))
+            if let earliest, let latest, latest - earliest + 1 != count {
+                let gap = try writer.database.prepare(
+                    "SELECT a.version FROM actions a WHERE a.version < ?1 AND NOT EXISTS (SELECT 1 FROM actions b WHERE b.version = a.version + 1) ORDER BY a.version LIMIT 1"
+                )
+                try gap.bind(1, Int64(latest))
+                let before = try gap.step() ? gap.int64(0) : 0
+                throw SQLiteError(code: -1, message: "versions are missing after \(before) (records \(earliest)...\(latest), \(count) of them); the file is damaged", sql: nil)
+            }
+            let newest = try writer.database.prepare("SELECT version, state, time FROM snapshots ORDER BY version DESC LIMIT 1")
+            var snapshot: JournalSnapshot?
+            if try newest.step() {
+                snapshot = JournalSnapshot(version: UInt64(newest.int64(0)), state: newest.blob(1), time: newest.int64(2))
+            }
+            if let snapshot, let earliest, earliest > snapshot.version + 1 {
+                throw SQLiteError(code: -1, message: "records start at \(earliest) but the newest snapshot is at \(snapshot.version); versions in between are lost", sql: nil)
+            }
+            if snapshot == nil, let earliest, earliest != 1 {
+                throw SQLiteError(code: -1, message: "records start at \(earliest) and there is no snapshot to start from", sql: nil)
+            }
+            let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
+            return JournalRecovery(snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest)
+        } describing: { "cannot read the journal \(path): \($0)" }
+    }
+
+    public func append(_ records: [JournalRecord]) throws(JournalError) {
+        guard !records.isEmpty else { return }
+        try withWriter { writer throws(SQLiteError) in
+            try writer.database.transaction { () throws(SQLiteError) in
+                for record in records {
+                    writer.insertAction.reset()
+                    try writer.insertAction.bind(1, Int64(record.version))
+                    try writer.insertAction.bind(2, record.type)
+                    try writer.insertAction.bind(3, record.payload)
+                    try writer.insertAction.bind(4, record.time)
+                    try writer.insertAction.run()
+                }
+            }
+        } describing: { "journal commit of versions \(records[0].version)...\(records[records.count - 1].version) to \(path) failed: \($0)" }
+    }
+
+    public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            try writer.database.transaction { () throws(SQLiteError) in
+                writer.insertSnapshot.reset()
+                try writer.insertSnapshot.bind(1, Int64(snapshot.version))
+                try writer.insertSnapshot.bind(2, snapshot.state)
+                try writer.insertSnapshot.bind(3, snapshot.time)
+                try writer.insertSnapshot.run()
+                writer.pruneSnapshots.reset()
+                try writer.pruneSnapshots.run()
+            }
+        } describing: { "snapshot of version \(snapshot.version) to \(path) failed: \($0)" }
+    }
+
+    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        let outcome: Result<[JournalRecord], SQLiteError>? = reader.withLock { reader -> Result<[JournalRecord], SQLiteError>? in
+            guard let reader else { return nil }
+            do throws(SQLiteError) {
+                let select = reader.selectActions
+                select.reset()
+                try select.bind(1, Int64(clamping: version))
+                try select.bind(2, Int64(max(0, limit)))
+                var records: [JournalRecord] = []
+                while try select.step() {
+                    records.append(JournalRecord(
+                        version: UInt64(select.int64(0)), type: select.text(1), payload: select.blob(2), time: select.int64(3)
+                    ))
+                }
+                select.reset()
+                return .success(records)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .none: throw JournalError(code: .closed, message: "the journal \(path) is closed")
+        case .success(let records): return records
+        case .failure(let error): throw JournalError(code: .corrupt, message: "cannot read the journal \(path): \(error)")
+        }
+    }
+
+    public func removeRecords(through version: UInt64) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            let newest = try writer.database.prepare("SELECT COALESCE(MAX(version), 0) FROM snapshots")
+            _ = try newest.step()
+            let limit = min(version, UInt64(newest.int64(0)))
+            writer.removeActions.reset()
+            try writer.removeActions.bind(1, Int64(limit))
+            try writer.removeActions.run()
+        } describing: { "removing journal records through \(version) from \(path) failed: \($0)" }
+    }
+
+    public func close() {
+        let wasOpen = writer.withLock { writer in
+            defer { writer = nil }
+            return writer != nil
+        }
+        reader.withLock { $0 = nil }
+        if wasOpen {
+            // Closing the descriptor releases the flock.
+            Glibc.close(lockDescriptor)
+        }
+    }
+
+    /// Runs `body` with the writer connection, turning SQLite errors into journal errors.
+    private func withWriter<Result>(
+        _ body: (Writer) throws(SQLiteError) -> Result,
+        describing describe: (SQLiteError) -> String
+    ) throws(JournalError) -> Result {
+        let outcome: Swift.Result<Result, SQLiteError>? = writer.withLock { writer -> Swift.Result<Result, SQLiteError>? in
+            guard let writer else { return nil }
+            do throws(SQLiteError) {
+                return .success(try body(writer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .none:
+            throw JournalError(code: .closed, message: "the journal \(path) is closed")
+        case .success(let value):
+            return value
+        case .failure(let error):
+            let code: JournalError.Code = error.code == -1 ? .corrupt : (error.isWriteFailure ? .writeFailed : .corrupt)
+            throw JournalError(code: code, message: describe(error))
+        }
+    }
+
+    private static func pragma(for sync: JournalSync) -> String {
+        switch sync {
+        case .full: "FULL"
+        case .normal: "NORMAL"
+        case .off: "OFF"
+        }
+    }
+
+    /// Takes the data directory's lock file; throws if another process holds it.
+    private static func lockDirectory(_ directory: String) throws(JournalError) -> Int32 {
+        let lockPath = directory + "/" + lockFileName
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw JournalError(code: .unusable, message: "cannot use the data directory \(directory): \(lockPath): \(reason); check that it exists and this user may write to it")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            Glibc.close(descriptor)
+            throw JournalError(
+                code: busy ? .locked : .unusable,
+                message: busy
+                    ? "the data directory \(directory) is in use by another server process (\(lockPath) is locked); stop it or use another directory"
+                    : "cannot lock \(lockPath): \(reason)"
+            )
+        }
+        return descriptor
+    }
+
+    /// Creates the tables of a new file, or checks an existing file's format.
+    private static func createOrCheckSchema(_ database: SQLiteDatabase, path: String) throws -> Void {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT OR IGNORE INTO meta(key, value) VALUES ('format', '\(format)');
+            """)
+        let select = try database.prepare("SELECT value FROM meta WHERE key = 'format'")
+        guard try select.step(), let found = Int(select.text(0)) else {
+            throw JournalError(code: .corrupt, message: "the journal \(path) has no readable format entry; it was not written by remvvm-server")
+        }
+        guard found <= format else {
+            throw JournalError(
+                code: .newerFormat,
+                message: "the journal \(path) has format \(found), newer than this server's \(format); run a newer remvvm-server, or move the data directory aside to start empty"
+            )
+        }
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS actions(
+                version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS snapshots(
+                version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL);
+            """)
+    }
+}

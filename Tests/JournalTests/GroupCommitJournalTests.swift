@@ -1,0 +1,151 @@
+import ConcurrencyKit
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// ``GroupCommitJournal``: order, group commit, failures that drop nothing, gaps, stop, crashes.
+@Suite struct GroupCommitJournalTests {
+    private func record(_ version: UInt64) -> JournalRecord {
+        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
+    }
+
+    /// A storage whose first commit waits at a gate the test opens.
+    final class GatedStorage: JournalStorage {
+        let inner = MemoryJournalStorage()
+        private let gate = Lock((closed: true, waiting: false))
+
+        func waitUntilACommitWaits() -> Bool {
+            gate.wait(timeout: .seconds(5)) { $0.waiting }
+        }
+
+        func open() {
+            gate.withLock { $0.closed = false }
+            gate.notifyAll()
+        }
+
+        /// Makes the next commit wait again.
+        func shut() {
+            gate.withLock { $0 = (closed: true, waiting: false) }
+        }
+
+        func recover() throws(JournalError) -> JournalRecovery { try inner.recover() }
+        func append(_ records: [JournalRecord]) throws(JournalError) {
+            gate.withLock { $0.waiting = true }
+            gate.notifyAll()
+            gate.withLock(waitingUntil: { !$0.closed }) { _ in }
+            try inner.append(records)
+        }
+        func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) { try inner.saveSnapshot(snapshot) }
+        func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+            try inner.records(after: version, limit: limit)
+        }
+        func removeRecords(through version: UInt64) throws(JournalError) { try inner.removeRecords(through: version) }
+        func close() { inner.close() }
+    }
+
+    @Test func recordsBecomeDurableInOrderAndWaitersAreReleased() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        for version: UInt64 in 1...50 {
+            journal.append(record(version))
+        }
+        #expect(try journal.waitUntilDurable(50, timeout: .seconds(5))?.get() == 50)
+        #expect(journal.durableVersion == 50)
+        #expect(storage.committedRecords.map(\.version) == Array(1...50))
+        #expect(try journal.waitUntilDurable(10, timeout: .zero)?.get() == 50, "an older version is durable at once")
+    }
+
+    @Test func recordsQueuedDuringACommitGoTogetherInTheNextOne() throws {
+        let storage = GatedStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))
+        #expect(storage.waitUntilACommitWaits(), "the first commit is under way")
+        for version: UInt64 in 2...101 {
+            journal.append(record(version))
+        }
+        storage.open()
+        #expect(try journal.waitUntilDurable(101, timeout: .seconds(5))?.get() == 101)
+        #expect(storage.inner.appendCalls == 2, "one commit for version 1, one for the 100 queued meanwhile")
+        #expect(journal.statistics.commits == 2)
+        #expect(journal.statistics.records == 101)
+    }
+
+    @Test func aFailedCommitFailsItsWaitersKeepsItsRecordsAndIsRetried() throws {
+        let storage = MemoryJournalStorage()
+        let full = JournalError(code: .writeFailed, message: "disk full")
+        storage.failAppends(with: full)
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))
+        journal.append(record(2))
+        let outcome = journal.waitUntilDurable(2, timeout: .seconds(5))
+        #expect(outcome.map { if case .failure(let error) = $0 { error.code == .writeFailed } else { false } } == true)
+        #expect(journal.failure?.code == .writeFailed)
+        #expect(journal.durableVersion == 0, "nothing acknowledged that is not durable")
+
+        storage.failAppends(with: nil)  // the disk has room again
+        #expect(try journal.waitUntilDurable(2, timeout: .seconds(10))?.get() == 2)
+        #expect(storage.committedRecords.map(\.version) == [1, 2], "the records were kept and retried")
+        #expect(journal.failure == nil)
+    }
+
+    @Test func aRecordThatWouldLeaveAGapBreaksTheJournalForGood() {
+        let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))
+        journal.append(record(3))
+        #expect(journal.failure?.code == .corrupt)
+        journal.append(record(2))
+        let outcome = journal.waitUntilDurable(2, timeout: .seconds(5))
+        #expect(outcome.map { if case .failure = $0 { true } else { false } } == true)
+    }
+
+    @Test func stopCommitsWhatIsQueuedAndLaterWaitersAreToldItStopped() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 7)
+        #expect(journal.start())
+        for version: UInt64 in 8...20 {
+            journal.append(record(version))
+        }
+        journal.stop()
+        #expect(storage.committedRecords.map(\.version) == Array(8...20))
+        let late = journal.waitUntilDurable(21, timeout: .seconds(1))
+        #expect(late.map { if case .failure(let error) = $0 { error.code == .closed } else { false } } == true)
+    }
+
+    /// The journal-layer crash test: writes not yet committed are lost, and every version whose
+    /// durability was confirmed survives.
+    @Test func aCrashLosesOnlyWhatWasNeverConfirmedDurable() throws {
+        let storage = GatedStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer {
+            storage.open()
+            journal.stop()
+        }
+        let confirmed = Mailbox<UInt64>()
+        for version: UInt64 in 1...10 {
+            journal.append(record(version))
+            journal.whenDurable(version) { if case .success = $0 { confirmed.post(version) } }
+        }
+        storage.open()
+        #expect(confirmed.next(10, timeout: .seconds(5)).count == 10)
+        // Versions 11...15 wait behind a commit that never finishes: the process dies here.
+        storage.shut()
+        for version: UInt64 in 11...15 {
+            journal.append(record(version))
+            journal.whenDurable(version) { if case .success = $0 { confirmed.post(version) } }
+        }
+        #expect(storage.waitUntilACommitWaits())
+        let survivor = storage.inner.survivorOfCrash()
+        #expect(try survivor.recover().lastVersion == 10)
+        #expect(try survivor.records(after: 0, limit: 100).map(\.version) == Array(1...10))
+        #expect(confirmed.snapshot.isEmpty, "nothing of 11...15 was confirmed")
+    }
+}
