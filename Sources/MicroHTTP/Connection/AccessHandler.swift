@@ -61,13 +61,24 @@ func accessHandler(
         return receive(uploadData, uploadDataSize, into: body, limit: limit)
 
     case .headersSeen:
-        return respond(connection, url, method, version, body: [], server)
+        return respond(connection, url, method, version, body: [], slot: slot, server)
+
+    case .body(let body) where body.pending != nil:
+        // Resumed: the pending response is complete.
+        guard let response = body.pending?.completedResponse else { return .YES }
+        return ResponseWriter.queue(
+            response,
+            on: connection,
+            isHead: RequestReader.method(method) == .HEAD,
+            isHTTP11: RequestReader.isHTTP11(version),
+            server: server
+        )
 
     case .body(let body):
         if body.isTooLarge {
             return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
         }
-        return respond(connection, url, method, version, body: body.takeBytes(), server)
+        return respond(connection, url, method, version, body: body.takeBytes(), slot: slot, server)
     }
 }
 
@@ -100,6 +111,7 @@ private func respond(
     _ method: UnsafePointer<CChar>,
     _ version: UnsafePointer<CChar>?,
     body: [UInt8],
+    slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
     _ server: ServerCore
 ) -> MHD_Result {
     guard server.enterResponder() else {
@@ -113,7 +125,22 @@ private func respond(
         headers: RequestReader.headers(of: connection),
         body: body
     )
-    let response = server.responder.respond(to: request)
+    var response = server.responder.respond(to: request)
+    if case .pending(let pending) = response.body {
+        guard let ready = pending.responseOrSuspend(connection, server: server) else {
+            // Suspended: the slot keeps the pending response for the call after the resume.
+            let holder: RequestBody
+            if case .body(let body) = RequestSlot(slot.pointee) {
+                holder = body
+            } else {
+                holder = RequestBody(expectedLength: nil, limit: 0)
+                RequestSlot.store(holder, in: slot)
+            }
+            holder.pending = pending
+            return .YES
+        }
+        response = ready
+    }
     return ResponseWriter.queue(
         response,
         on: connection,

@@ -9,6 +9,8 @@ final class RequestBody {
     private(set) var received = 0
     /// Whether the body passed the limit; from then on pieces are counted and dropped.
     private(set) var isTooLarge = false
+    /// The response the suspended connection waits for, once the responder deferred it.
+    var pending: PendingResponse?
 
     init(expectedLength: UInt64?, limit: Int) {
         if let expectedLength {

@@ -40,6 +40,11 @@ enum ResponseWriter {
             head.body = .bytes([])
             return queue(head, on: connection, server: server)
 
+        case .pending:
+            // The access handler resolves pending responses before they get here.
+            server.logger.error("A pending response reached the writer; sending 500")
+            return queue(.text("Internal Server Error\n", status: 500), on: connection, server: server)
+
         case .stream(let stream):
             // libmicrohttpd frames an unknown-length body as chunks for HTTP/1.1 requests,
             // unless the status has no body.

@@ -6,6 +6,9 @@ public struct Response: Sendable {
         case bytes([UInt8])
         /// An open-ended body fed by an ``EventStream`` (sent chunked), e.g. server-sent events.
         case stream(EventStream)
+        /// The whole response comes later (``Response/init(pending:)``); status and headers of
+        /// this one are ignored.
+        case pending(PendingResponse)
     }
 
     /// The status code, e.g. `200`; values outside 200...999 are replaced by 500 when sent.

@@ -236,10 +236,16 @@ public final class HTTPServer: Sendable {
             for stream in streams {
                 stream.abandonUnfinishedWrite()
             }
+            // Requests waiting for a pending response that never came get a 503 now, and a
+            // moment to send it.
+            var unavailable = Response.text("Service Unavailable: the server is stopping\n", status: 503)
+            unavailable.headers.add(name: "Retry-After", value: "1")
+            core.pendingResponses.completeAll(with: unavailable)
+            _ = core.waitUntilIdle(timeout: .milliseconds(500))
         }
         // No connection is suspended any more: every stream has ended (ended streams never
-        // suspend), the unfinished direct writes were given up, and streams attached from now
-        // on end at once.
+        // suspend), the unfinished direct writes were given up, pending responses were completed,
+        // and streams attached from now on end at once.
         // MHD_stop_daemon closes the listening socket itself (it owns it, as the daemon was not
         // quiesced). Closing it again here would close whatever descriptor reused the number
         // meanwhile — another server's epoll or eventfd in the same process.

@@ -30,6 +30,8 @@ final class ServerCore: Sendable {
     /// direct write.
     let socketWatcher = SocketWatcher()
     let writeCounters = StreamWriteCounters()
+    /// Responses that suspended connections wait for.
+    let pendingResponses = PendingResponseRegistry()
 
     /// Requests that reached the access handler and have not completed.
     private let inFlight = Atomic<Int>(0)

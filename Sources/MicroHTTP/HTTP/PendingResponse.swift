@@ -1,0 +1,95 @@
+internal import CMicroHTTPD
+import ConcurrencyKit
+
+/// A response that is not ready when the responder returns: the responder answers
+/// `Response(pending:)` at once and calls ``complete(_:)`` later, from any thread (e.g. once an
+/// action is durable). Meanwhile the connection waits suspended and holds no worker thread, so a
+/// few workers can keep thousands of such requests waiting at once.
+///
+/// Only the first ``complete(_:)`` counts. A pending response must be completed: the request
+/// stays open until it is, and a server that stops completes what is left with `503`.
+public final class PendingResponse: Sendable {
+    private struct State: @unchecked Sendable {
+        // @unchecked: `connection` is a libmicrohttpd handle, only passed to its resume call
+        // (thread-safe with MHD_ALLOW_SUSPEND_RESUME) while the connection is suspended.
+        var response: Response?
+        var connection: OpaquePointer?
+        var server: ServerCore?
+    }
+
+    private let state = Lock(State())
+
+    /// A response to complete later.
+    public init() {}
+
+    /// Completes the request with `response`; later calls do nothing.
+    public func complete(_ response: Response) {
+        let resumed = state.withLock { state -> (OpaquePointer, ServerCore)? in
+            guard state.response == nil else { return nil }
+            state.response = response
+            guard let connection = state.connection, let server = state.server else { return nil }
+            state.connection = nil
+            state.server = nil
+            return (connection, server)
+        }
+        if let (connection, server) = resumed {
+            server.pendingResponses.remove(self)
+            MHD_resume_connection(connection)
+        }
+    }
+
+    /// Whether ``complete(_:)`` was called.
+    public var isComplete: Bool {
+        state.withLock { $0.response != nil }
+    }
+
+    /// In the access handler: the response if it is complete already; otherwise suspends the
+    /// connection until ``complete(_:)`` and returns nil.
+    func responseOrSuspend(_ connection: OpaquePointer, server: ServerCore) -> Response? {
+        state.withLock { state -> Response? in
+            if let response = state.response { return response }
+            state.connection = connection
+            state.server = server
+            server.pendingResponses.insert(self)
+            // Under the lock, so that a concurrent `complete` resumes only after this.
+            MHD_suspend_connection(connection)
+            return nil
+        }
+    }
+
+    /// In the access handler, after the resume: the completed response.
+    var completedResponse: Response? {
+        state.withLock { $0.response }
+    }
+}
+
+/// The pending responses of suspended connections, for shutdown.
+final class PendingResponseRegistry: Sendable {
+    private let pending = Lock<[ObjectIdentifier: PendingResponse]>([:])
+
+    func insert(_ response: PendingResponse) {
+        pending.withLock { $0[ObjectIdentifier(response)] = response }
+    }
+
+    func remove(_ response: PendingResponse) {
+        _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(response)) }
+    }
+
+    /// Completes every pending response with `response` (shutdown after its grace period).
+    func completeAll(with response: Response) {
+        let all = pending.withLock { pending in
+            defer { pending = [:] }
+            return Array(pending.values)
+        }
+        for pendingResponse in all {
+            pendingResponse.complete(response)
+        }
+    }
+}
+
+extension Response {
+    /// A response whose status, headers and body come later, through `pending`.
+    public init(pending: PendingResponse) {
+        self.init(status: 200, body: .pending(pending))
+    }
+}
