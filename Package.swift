@@ -187,6 +187,13 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
             path: "Benchmarks/large-state-server",
             swiftSettings: strictSettings
         ),
+        // Group commit through the SQLite journal: acknowledged records/s by client count.
+        .executableTarget(
+            name: "journal-bench",
+            dependencies: ["Journal", "SQLiteJournal", "ConcurrencyKit"],
+            path: "Benchmarks/journal-bench",
+            swiftSettings: strictSettings
+        ),
         // In-process dispatch throughput of the store core.
         .executableTarget(
             name: "dispatch-bench",

@@ -103,6 +103,11 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         }
     }
 
+    /// Replaces state and version at once (restoring from a journal).
+    func replaceSnapshot(_ snapshot: StoreSnapshot<State>) {
+        current.withLock { $0.snapshot = snapshot }
+    }
+
     func reduce(_ state: State, with action: any StoreAction) -> State {
         reducer(state, action)
     }

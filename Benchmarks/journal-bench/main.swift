@@ -1,0 +1,56 @@
+// Group commit through the SQLite journal: N clients each append one record and wait until it is
+// durable, again and again, for a few seconds (a closed loop, like wrk's connections on
+// POST /actions). Prints acknowledged records/s, commits/s and records per commit.
+//
+//   journal-bench <directory> <sync: full|normal|off> <clients> <seconds>
+import ConcurrencyKit
+import Foundation
+import Journal
+import SQLiteJournal
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
+      let clients = Int(arguments[3]), let seconds = Double(arguments[4]) else {
+    print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds>")
+    exit(2)
+}
+let directory = arguments[1]
+try? FileManager.default.removeItem(atPath: directory)
+try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+precondition(journal.start())
+
+// Versions are handed out in order, as the store's processing thread does.
+let nextVersion = Lock<UInt64>(0)
+let payload = Array(#"{"amount":1}"#.utf8)
+let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+let acknowledged = Lock(0)
+let done = Lock(0)
+for _ in 0..<clients {
+    Thread {
+        var count = 0
+        while ContinuousClock.now < deadline {
+            let version = nextVersion.withLock { version -> UInt64 in
+                version += 1
+                journal.append(JournalRecord(version: version, type: "increase", payload: payload, time: 1_700_000_000_000))
+                return version
+            }
+            guard case .success = journal.waitUntilDurable(version, timeout: .seconds(10)) else { fatalError("not durable") }
+            count += 1
+        }
+        acknowledged.withLock { $0 += count }
+        done.withLock { $0 += 1 }
+        done.notifyAll()
+    }.start()
+}
+_ = done.wait(timeout: .seconds(seconds + 30)) { $0 == clients }
+let statistics = journal.statistics
+journal.stop()
+storage.close()
+let total = acknowledged.withLock { $0 }
+print(String(
+    format: "sync=%@ clients=%d: %.0f acknowledged records/s, %.0f commits/s, %.1f records/commit",
+    sync.rawValue, clients, Double(total) / seconds, Double(statistics.commits) / seconds,
+    Double(statistics.records) / Double(max(1, statistics.commits))
+))

@@ -1,0 +1,23 @@
+extension Store {
+    /// Sets the state and version a journal restores (its newest snapshot) before the store serves.
+    /// Call it before any dispatch; later versions continue from `version`.
+    public func restore(state: State, version: UInt64) {
+        processor.runAndWait { [self] in
+            replaceSnapshot(StoreSnapshot(version: version, state: state))
+        }
+    }
+
+    /// Applies one journaled action through the reducer only — no middleware, no observers
+    /// (`docs/store-semantics.md`, rule 20) — and returns the new version. Publication handlers do
+    /// see it, in order, like any reduce.
+    @discardableResult
+    public func replay(_ action: any StoreAction) -> UInt64 {
+        processor.runAndWait { [self] in
+            let (publication, handlers) = commit(reduce(state, with: action), action: action)
+            for handler in handlers {
+                handler(publication)
+            }
+            return publication.version
+        }
+    }
+}
