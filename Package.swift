@@ -88,8 +88,10 @@ let package = Package(
                 "ReMVVM",
                 "MicroHTTP",
                 "ConcurrencyKit",
+                "Journal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),
@@ -157,6 +159,7 @@ let package = Package(
             name: "ReMVVMServerTests",
             dependencies: [
                 "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
+                "Journal", "SQLiteJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),

@@ -10,6 +10,10 @@ public enum DispatchOutcome: Sendable, Equatable {
     /// A middleware refused the action at `index` with ``Interceptor/reject(reason:)``; later actions
     /// of the batch were not dispatched, earlier ones were.
     case rejected(reason: String, index: Int)
+    /// A check added with ``Store/addReduceCheck(_:)`` refused the action at `index` (or one it led
+    /// to) just before the reducer: a fault of the server's setup, not of the client (e.g. an action
+    /// that cannot be journaled). Later actions of the batch were not dispatched.
+    case refused(reason: String, index: Int)
 }
 
 /// Per-action bookkeeping that middleware can write to from any thread.
@@ -23,6 +27,7 @@ final class DispatchContext: Sendable {
     }
 
     private let rejectionReason = AtomicLazyReference<Reason>()
+    private let refusalReason = AtomicLazyReference<Reason>()
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
@@ -32,6 +37,16 @@ final class DispatchContext: Sendable {
     /// The first rejection reason, if any.
     var rejection: String? {
         rejectionReason.load()?.text
+    }
+
+    /// Records the first refusal by a reduce check.
+    func refuse(_ reason: String) {
+        _ = refusalReason.storeIfNil(Reason(reason))
+    }
+
+    /// The first refusal reason, if any.
+    var refusal: String? {
+        refusalReason.load()?.text
     }
 }
 

@@ -21,6 +21,9 @@ extension Store {
             for (index, action) in actions.enumerated() {
                 let context = DispatchContext()
                 self.process(action, from: 0, context: context, completions: nil)
+                if let reason = context.refusal {
+                    return .refused(reason: reason, index: index)
+                }
                 if let reason = context.rejection {
                     return .rejected(reason: reason, index: index)
                 }
@@ -44,7 +47,11 @@ extension Store {
     ) {
         let middleware = middlewareItems
         guard index < middleware.count else {
-            reduceAndNotify(action, completions: completions)
+            if let reason = refusal(of: action) {
+                context.refuse(reason)
+            } else {
+                reduceAndNotify(action, completions: completions)
+            }
             return
         }
         let interceptor = Interceptor<any StoreAction, State>(

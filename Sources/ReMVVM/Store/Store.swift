@@ -1,4 +1,5 @@
 import ConcurrencyKit
+import Synchronization
 
 /// Holds the application state; the state changes only by dispatching actions through middleware to
 /// the reducer. Safe to use from any number of threads at once.
@@ -12,6 +13,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     private struct Current {
         var snapshot: StoreSnapshot<State>
         var publicationHandlers: [@Sendable (StatePublication<State>) -> Void] = []
+        var reduceChecks: [@Sendable (any StoreAction) -> String?] = []
     }
 
     /// Middleware are only called from inside the processor's exclusive work items.
@@ -23,6 +25,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     let mappings: StateMappings<State>
     let observers = ObserverRegistry<State>()
     private let current: Lock<Current>
+    private let hasReduceChecks = Atomic<Bool>(false)
     private let reducer: @Sendable (State, any StoreAction) -> State
     private let middleware: MiddlewareStack
 
@@ -89,6 +92,25 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
             current.publicationHandlers.append(handler)
             return current.snapshot
         }
+    }
+
+    /// Adds a check that runs on the processing thread just before every reduce; a non-nil reason
+    /// refuses the action: it is not reduced, observers are not called, and ``dispatchAndWait(_:)``
+    /// reports ``DispatchOutcome/refused(reason:index:)``. For setup faults the server detects
+    /// (an action it could not journal), not for validating client input (use middleware).
+    public func addReduceCheck(_ check: @escaping @Sendable (any StoreAction) -> String?) {
+        current.withLock { $0.reduceChecks.append(check) }
+        hasReduceChecks.store(true, ordering: .releasing)
+    }
+
+    /// The first reason a reduce check gives to refuse `action`, if any.
+    func refusal(of action: any StoreAction) -> String? {
+        // Most stores have none: no lock on the way to every reduce then.
+        guard hasReduceChecks.load(ordering: .acquiring) else { return nil }
+        for check in current.withLock({ $0.reduceChecks }) {
+            if let reason = check(action) { return reason }
+        }
+        return nil
     }
 
     /// Stores the reduced state and bumps the version; returns the handlers to publish to.

@@ -4,6 +4,12 @@ public struct StoreSnapshot<State: Sendable>: Sendable {
     public let version: UInt64
     /// The state at that version.
     public let state: State
+
+    /// A state and its version (e.g. restored from a journal).
+    public init(version: UInt64, state: State) {
+        self.version = version
+        self.state = state
+    }
 }
 
 /// One reduce, as published to the store's publication handlers, in version order.

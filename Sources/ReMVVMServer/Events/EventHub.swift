@@ -62,7 +62,6 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         var frame: [UInt8]?
     }
 
-    private let store: Store<State>
     private let actionEncoder: ActionWireEncoder
     private let stateCache: EncodedStateCache<State>
     private let backlogBytes: Int
@@ -88,7 +87,6 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private var statistics = EventStatistics()
 
     init(
-        store: Store<State>,
         actions: ActionRegistry,
         stateCache: EncodedStateCache<State>,
         backlogBytes: Int,
@@ -97,7 +95,6 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         versionTags: VersionTags,
         logger: Logger
     ) {
-        self.store = store
         self.actionEncoder = ActionWireEncoder(registry: actions)
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
@@ -126,9 +123,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
     }
 
-    /// Hooks into the store and starts the publisher thread; does nothing if it was started (or
+    /// Hooks into `source` (the store, or the commit gate) and starts the publisher thread; does nothing if it was started (or
     /// stopped) before. Throws if the current state cannot be encoded.
-    func start() throws {
+    func start(source: any StatePublisher<State>) throws {
         let claimed = inbox.withLock { inbox -> Bool in
             guard !inbox.started, !inbox.stopped else { return false }
             inbox.started = true
@@ -136,7 +133,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
         guard claimed else { return }
         do {
-            let start = store.addPublicationHandler { [weak self] publication in
+            let start = source.addPublicationHandler { [weak self] publication in
                 self?.publish(publication)
             }
             latest = Latest(

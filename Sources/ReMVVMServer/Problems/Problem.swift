@@ -115,6 +115,19 @@ extension Problem {
         }
     }
 
+    /// The journal cannot make actions durable right now (disk full, I/O error, stopping): the
+    /// action is not acknowledged; the client may retry (with an `Idempotency-Key` to be safe).
+    static var journalUnavailable: Problem {
+        var problem = Problem(
+            type: type("journal-unavailable"),
+            title: "Service Unavailable",
+            status: 503,
+            detail: "the journal cannot make actions durable right now; nothing was acknowledged, retry later"
+        )
+        problem.headers["Retry-After"] = "1"
+        return problem
+    }
+
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
         Problem(
             title: "Unsupported Media Type",

@@ -1,3 +1,4 @@
+public import Journal
 public import Logging
 public import MicroHTTP
 public import ReMVVM
@@ -26,13 +27,15 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     private let host: String
     private let logger: Logger
 
-    /// Creates a server; nothing listens until ``start()`` or ``run()``.
+    /// Creates a server; nothing listens until ``start()`` or ``run()``. With a `journal`, start
+    /// restores the store from it and every reduced action is durable before anyone sees it.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
         viewModels: ViewModelRegistry<State>,
         http configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         service serviceConfiguration: ServiceConfiguration = ServiceConfiguration(),
+        journal: (any JournalStorage)? = nil,
         logger: Logger = Logger(label: "remvvm.server")
     ) {
         let service = ReMVVMService(
@@ -40,6 +43,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
             actions: actions,
             viewModels: viewModels,
             configuration: serviceConfiguration,
+            journal: journal,
             logger: logger
         )
         self.service = service

@@ -14,9 +14,36 @@ extension ReMVVMService {
             logger.debug("refused actions: \(error.message)")
             return error.problem.response
         }
+        let durable = durable
+        if let failure = durable?.journal.failure {
+            // Nothing is acknowledged that is not durable: refuse before dispatching.
+            logger.error("refusing actions while the journal fails: \(failure)")
+            return Problem.journalUnavailable.response
+        }
         switch store.dispatchAndWait(actions) {
         case .reduced(let version):
-            return JSONCoding.response(Array("{\"version\":\(version)}".utf8))
+            guard let durable else {
+                return JSONCoding.response(Array("{\"version\":\(version)}".utf8))
+            }
+            let pending = PendingResponse()
+            durable.journal.whenDurable(version) { [logger] result in
+                switch result {
+                case .success:
+                    pending.complete(JSONCoding.response(Array("{\"version\":\(version)}".utf8)))
+                case .failure(let error):
+                    logger.error("version \(version) is not durable: \(error)")
+                    pending.complete(Problem.journalUnavailable.response)
+                }
+            }
+            return Response(pending: pending)
+        case .refused(let reason, _):
+            logger.error("actions refused before the reducer: \(reason)")
+            return Problem(
+                type: Problem.type("action-not-journaled"),
+                title: "Action cannot be journaled",
+                status: 500,
+                detail: reason
+            ).response
         case .accepted:
             return JSONCoding.response(Array("{\"accepted\":true}".utf8), status: 202)
         case .rejected(let reason, let index):

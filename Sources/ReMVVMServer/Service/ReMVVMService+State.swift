@@ -4,7 +4,7 @@ import ReMVVM
 extension ReMVVMService {
     /// `GET /state`: the state as JSON with the version as `ETag` (see ``VersionTags``); 304 when `If-None-Match` matches.
     func getState(_ request: Request) -> Response {
-        let snapshot = store.snapshot
+        let snapshot = publisher.snapshot
         let etag = configuration.versionTags.etag(snapshot.version)
         if let condition = request.headers["If-None-Match"], Self.matches(etag, condition) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", etag)]))
@@ -20,7 +20,7 @@ extension ReMVVMService {
 
     /// `GET /healthz`: `{"status":"ok","version":N}`.
     func getHealth() -> Response {
-        JSONCoding.response(Array("{\"status\":\"ok\",\"version\":\(store.version)}".utf8), headers: [("Cache-Control", "no-cache")])
+        JSONCoding.response(Array("{\"status\":\"ok\",\"version\":\(publisher.snapshot.version)}".utf8), headers: [("Cache-Control", "no-cache")])
     }
 
     /// Whether an `If-None-Match` value (`*`, or a list of strong or weak tags) matches `etag`.

@@ -19,7 +19,7 @@ extension ReMVVMService {
                 known: viewModels.names
             ).response
         }
-        let snapshot = store.snapshot
+        let snapshot = publisher.snapshot
         if let cached = viewModelCache.entry(name: name, key: key, version: snapshot.version) {
             return response(for: cached, name: name, key: key)
         }

@@ -1,8 +1,10 @@
+public import Journal
 public import Logging
 public import MicroHTTP
 public import ReMVVM
 public import ServiceLifecycle
 import ConcurrencyKit
+import Synchronization
 
 /// Serves a store over HTTP as `docs/http-api.md` describes: actions in, state, view models and
 /// live events out, and a problem detail for every error.
@@ -19,22 +21,32 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let stateCache = EncodedStateCache<State>()
     let viewModelCache = ViewModelCache()
     let hub: EventHub<State>
+    let codec: ActionJournalCodec
+    private let journalStorage: (any JournalStorage)?
+    /// Set once by ``start()`` when the service has a journal.
+    private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
 
     /// Creates the service; call ``start()`` (or run it as a `Service`) before serving requests.
+    ///
+    /// - Parameter journal: where to keep every reduced action (`docs/http-api.md`, "Durability");
+    ///   nil keeps the store in memory only. With a journal, ``start()`` first restores the store
+    ///   from it, and nothing can see a version before the journal made it durable.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
         viewModels: ViewModelRegistry<State>,
         configuration: ServiceConfiguration = ServiceConfiguration(),
+        journal: (any JournalStorage)? = nil,
         logger: Logger = Logger(label: "remvvm.service")
     ) {
         self.store = store
+        codec = ActionJournalCodec(registry: actions)
+        journalStorage = journal
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
         self.logger = logger
         self.hub = EventHub(
-            store: store,
             actions: actions,
             stateCache: stateCache,
             backlogBytes: configuration.subscriberBacklogBytes,
@@ -47,15 +59,38 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
 
     /// Starts publishing state changes to event subscribers; idempotent. Throws
     /// ``ServiceConfigurationError`` for a configuration outside ``ServiceConfiguration/Allowed``.
+    /// With a journal, restores the store from it first and throws ``Journal/JournalError`` when
+    /// the journal cannot be read (the server must not start then).
     public func start() throws {
         try configuration.validate()
-        try hub.start()
+        if let journalStorage, durableRuntime.load() == nil {
+            let runtime = try DurableRuntime(
+                store: store,
+                storage: journalStorage,
+                codec: codec,
+                snapshotEvery: configuration.snapshotEvery,
+                logger: logger
+            )
+            _ = durableRuntime.storeIfNil(runtime)
+        }
+        try hub.start(source: publisher)
     }
 
-    /// Publishes every state change reduced so far to every event stream, ends the streams and
-    /// stops publishing; idempotent.
+    /// Commits what the journal holds, publishes every durable state change to every event stream,
+    /// ends the streams and stops publishing; idempotent.
     public func stop() {
+        durableRuntime.load()?.stop()
         hub.stop()
+    }
+
+    /// The journal's runtime, once started with one.
+    var durable: DurableRuntime<State>? {
+        durableRuntime.load()
+    }
+
+    /// Where reads and events get states: only what is durable when there is a journal.
+    var publisher: any StatePublisher<State> {
+        durableRuntime.load()?.gate ?? store
     }
 
     /// The number of connected `GET /events` subscribers.

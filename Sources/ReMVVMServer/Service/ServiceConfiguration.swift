@@ -18,6 +18,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// process (see ``VersionTags``).
     public var versionTags: VersionTags = .randomInstance()
 
+    /// With a journal: versions between snapshots (a restart replays at most about this many
+    /// actions). Default 10,000.
+    public var snapshotEvery: UInt64 = 10_000
+
     /// Creates the default settings.
     public init() {}
 }
@@ -29,6 +33,7 @@ extension ServiceConfiguration {
         public static let subscriberBacklogBytes = 1_024...(1 << 30)
         public static let eventLagBudgetBytes = 0...(1 << 40)
         public static let reconnectDelay = Duration.zero ... .seconds(3_600)
+        public static let snapshotEvery: ClosedRange<UInt64> = 1...1_000_000_000
     }
 
     /// Throws ``ServiceConfigurationError`` for the first value outside ``Allowed``.
@@ -44,6 +49,7 @@ extension ServiceConfiguration {
         try check("subscriberBacklogBytes", subscriberBacklogBytes, Allowed.subscriberBacklogBytes)
         try check("eventLagBudgetBytes", eventLagBudgetBytes, Allowed.eventLagBudgetBytes)
         try check("reconnectDelay", reconnectDelay, Allowed.reconnectDelay)
+        try check("snapshotEvery", snapshotEvery, Allowed.snapshotEvery)
     }
 }
 

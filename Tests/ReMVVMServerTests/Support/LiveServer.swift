@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import HTTPTestSupport
+import Journal
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -37,6 +38,8 @@ final class LiveServer: Sendable {
         maxBodyBytes: Int = 1 << 20,
         heartbeat: Duration = .seconds(15),
         subscriberBacklogBytes: Int = 1 << 20,
+        journal: (any JournalStorage)? = nil,
+        snapshotEvery: UInt64 = 10_000,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -48,6 +51,10 @@ final class LiveServer: Sendable {
         http.directStreamWrites = writes.directStreamWrites
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
+        service.snapshotEvery = snapshotEvery
+        if journal != nil {
+            service.versionTags = .plain  // versions survive restarts
+        }
         versionTags = service.versionTags
         server = ReMVVMServer(
             store: store,
@@ -55,6 +62,7 @@ final class LiveServer: Sendable {
             viewModels: ExampleApp.viewModels,
             http: http,
             service: service,
+            journal: journal,
             logger: logger
         )
         self.transport = transport

@@ -1,0 +1,65 @@
+import Foundation
+import Journal
+import ReMVVM
+
+/// Turns reduced actions into journal records and back, through the action registry's wire names.
+struct ActionJournalCodec: Sendable {
+    let registry: ActionRegistry
+    private let decoder: ActionBatchDecoder
+
+    init(registry: ActionRegistry) {
+        self.registry = registry
+        decoder = ActionBatchDecoder(registry: registry)
+    }
+
+    /// Why `action` cannot be journaled (its type has no wire name), or nil.
+    func refusal(of action: any StoreAction) -> String? {
+        guard registry.name(of: action) == nil else { return nil }
+        return "the action type \(String(reflecting: type(of: action))) has no wire name, so it cannot be journaled; register it in the ActionRegistry"
+    }
+
+    /// The record of a reduce, or nil when its action has no wire name.
+    func record(for publication: StatePublication<some Sendable>, time: Int64) -> JournalRecord? {
+        guard let name = registry.name(of: publication.action), let entry = registry.entry(named: name) else { return nil }
+        let payload = (try? JSONCoding.encode(PayloadEncoding(action: publication.action, encode: entry.encodePayload))) ?? Array("{}".utf8)
+        return JournalRecord(version: publication.version, type: name, payload: payload, time: time)
+    }
+
+    /// The action a record holds; throws when its type is no longer registered or its payload
+    /// does not decode.
+    func action(from record: JournalRecord) throws -> any StoreAction {
+        var envelope = Array(#"{"type":"#.utf8) + ((try? JSONCoding.encode(record.type)) ?? Array("\"\"".utf8))
+        if !record.payload.isEmpty {
+            envelope += Array(#","payload":"#.utf8) + record.payload
+        }
+        envelope.append(UInt8(ascii: "}"))
+        do {
+            guard let action = try decoder.decode(envelope).first else {
+                throw ActionJournalCodecError(message: "no action")
+            }
+            return action
+        } catch let error as ActionDecodingError {
+            throw ActionJournalCodecError(message: error.message)
+        }
+    }
+
+    /// Milliseconds since 1970 now.
+    static func now() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+struct ActionJournalCodecError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Encodes an action's payload through its registry entry.
+private struct PayloadEncoding: Encodable {
+    let action: any StoreAction
+    let encode: @Sendable (any StoreAction, any Encoder) throws -> Void
+
+    func encode(to encoder: any Encoder) throws {
+        try encode(action, encoder)
+    }
+}

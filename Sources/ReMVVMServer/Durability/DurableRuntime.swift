@@ -1,0 +1,114 @@
+import ConcurrencyKit
+import Foundation
+import Journal
+import Logging
+import ReMVVM
+
+/// A store made durable: restored from its journal at start, every reduce journaled (group
+/// commit) before anything can see it, a snapshot every `snapshotEvery` versions and at stop.
+final class DurableRuntime<State: StoreState & Codable>: Sendable {
+    let journal: GroupCommitJournal
+    let gate: CommitGate<State>
+    private let storage: any JournalStorage
+    private let snapshotEvery: UInt64
+    private let logger: Logger
+    /// Whether a snapshot is being written (at most one at a time), and the newest written.
+    private let snapshots: Lock<(writing: Bool, newest: UInt64)>
+
+    /// Restores `store` from `storage` (newest snapshot, then every record after it through the
+    /// reducers only), then starts journaling. Throws ``JournalError`` when the journal cannot be
+    /// read or holds an action this server no longer knows: never start empty over data.
+    init(
+        store: Store<State>,
+        storage: any JournalStorage,
+        codec: ActionJournalCodec,
+        snapshotEvery: UInt64,
+        logger: Logger
+    ) throws(JournalError) {
+        let recovery = try storage.recover()
+        var restoredVersion: UInt64 = 0
+        if let snapshot = recovery.snapshot {
+            do {
+                let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
+                store.restore(state: state, version: snapshot.version)
+                restoredVersion = snapshot.version
+            } catch {
+                throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
+            }
+        }
+        while true {
+            let records = try storage.records(after: restoredVersion, limit: 10_000)
+            guard !records.isEmpty else { break }
+            for record in records {
+                guard record.version == restoredVersion + 1 else {
+                    throw JournalError(code: .corrupt, message: "the journal has version \(record.version) after \(restoredVersion): versions in between are missing")
+                }
+                let action: any StoreAction
+                do {
+                    action = try codec.action(from: record)
+                } catch {
+                    throw JournalError(
+                        code: .corrupt,
+                        message: "version \(record.version) holds an action \"\(record.type)\" this server cannot read (\(error)); register its type again, or move the data directory aside"
+                    )
+                }
+                restoredVersion = store.replay(action)
+            }
+        }
+        if restoredVersion > 0 {
+            logger.notice("restored version \(restoredVersion) from the journal (snapshot \(recovery.snapshot?.version ?? 0), then \(restoredVersion - (recovery.snapshot?.version ?? 0)) replayed)")
+        }
+        journal = GroupCommitJournal(storage: storage, lastVersion: restoredVersion)
+        gate = CommitGate(store: store, journal: journal, codec: codec, logger: logger)
+        self.storage = storage
+        self.snapshotEvery = max(1, snapshotEvery)
+        self.logger = logger
+        snapshots = Lock((writing: false, newest: recovery.snapshot?.version ?? 0))
+        store.addReduceCheck { action in codec.refusal(of: action) }
+        journal.onDurable { [self] version in
+            scheduleSnapshotIfDue(at: version)
+        }
+        guard journal.start() else {
+            throw JournalError(code: .unusable, message: "could not start the journal thread")
+        }
+    }
+
+    /// Commits what is queued, writes a snapshot of the newest durable state and closes the journal.
+    func stop() {
+        journal.stop()
+        _ = snapshots.wait(timeout: .seconds(30)) { !$0.writing }
+        writeSnapshot(gate.snapshot)
+        storage.close()
+    }
+
+    private func scheduleSnapshotIfDue(at version: UInt64) {
+        let due = snapshots.withLock { state -> Bool in
+            guard !state.writing, version >= state.newest + snapshotEvery else { return false }
+            state.writing = true
+            return true
+        }
+        guard due else { return }
+        let snapshot = gate.snapshot
+        // Off the journal thread: encoding a large state must not hold up acknowledgements.
+        let started = startDetachedThread { [self] in
+            writeSnapshot(snapshot)
+            snapshots.withLock { $0.writing = false }
+            snapshots.notifyAll()
+        }
+        if !started {
+            snapshots.withLock { $0.writing = false }
+        }
+    }
+
+    private func writeSnapshot(_ snapshot: StoreSnapshot<State>) {
+        guard snapshot.version > snapshots.withLock({ $0.newest }) else { return }
+        do {
+            let state = try JSONCoding.encode(snapshot.state)
+            try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
+            snapshots.withLock { $0.newest = max($0.newest, snapshot.version) }
+            logger.debug("snapshot of version \(snapshot.version) written")
+        } catch {
+            logger.error("snapshot of version \(snapshot.version) failed: \(error)")
+        }
+    }
+}

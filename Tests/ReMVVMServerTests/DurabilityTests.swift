@@ -1,0 +1,190 @@
+import ConcurrencyKit
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Journal
+import ReMVVM
+import SQLiteJournal
+import Testing
+
+private struct VersionAnswer: Decodable {
+    var version: UInt64
+}
+
+/// A store with a journal (docs/http-api.md, "Durability"): nothing is seen before it is durable,
+/// a restart gives the same state and next version, failures refuse instead of losing.
+@Suite struct DurabilityTests {
+    /// A fresh data directory, removed when the test ends.
+    final class DataDirectory: Sendable {
+        let path: String
+
+        init() throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-durable-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+
+        func storage() throws -> SQLiteJournalStorage {
+            try SQLiteJournalStorage(directory: path, sync: .full)
+        }
+    }
+
+    @Test func actionsAreAnsweredOnceDurableAndSurviveARestartWithTheSameStateAndNextVersion() throws {
+        let directory = try DataDirectory()
+        do {
+            let live = try LiveServer(journal: try directory.storage())
+            #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 1)
+            #expect(try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}]"#)
+                .decoded(VersionAnswer.self).version == 3)
+            let state = try live.get("/state")
+            #expect(state.headers["ETag"] == "\"3\"", "a durable store tags plain versions")
+            live.server.shutdown()
+        }
+        let restarted = try LiveServer(journal: try directory.storage())
+        let state = try restarted.get("/state")
+        #expect(state.headers["ETag"] == "\"3\"")
+        #expect(state.bodyString == #"{"counter":2,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        #expect(try restarted.post(#"{"type":"decrease"}"#).decoded(VersionAnswer.self).version == 4, "versions continue")
+        let subscriber = try restarted.subscribe()
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 4)
+    }
+
+    @Test func aRestartFromASnapshotReplaysOnlyWhatCameAfterIt() throws {
+        let directory = try DataDirectory()
+        do {
+            let live = try LiveServer(journal: try directory.storage(), snapshotEvery: 5)
+            for _ in 0..<12 {
+                _ = try live.post(#"{"type":"increase"}"#)
+            }
+            live.server.shutdown()  // writes a snapshot of version 12 as well
+        }
+        let storage = try directory.storage()
+        let recovery = try storage.recover()
+        #expect(recovery.snapshot?.version == 12)
+        storage.close()
+        let restarted = try LiveServer(journal: try directory.storage())
+        #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
+        #expect(try restarted.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 13)
+    }
+
+    @Test func aJournalHoldingAnActionThisServerDoesNotKnowRefusesToStart() throws {
+        let directory = try DataDirectory()
+        let storage = try directory.storage()
+        try storage.append([
+            JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1),
+            JournalRecord(version: 2, type: "teleport", payload: Array("{}".utf8), time: 2),
+        ])
+        #expect {
+            _ = try LiveServer(journal: storage)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("teleport")
+        }
+    }
+
+    @Test func whileCommitsFailActionsGet503AndReadsGoOnThenTheyRecover() throws {
+        let storage = MemoryJournalStorage()
+        let live = try LiveServer(journal: storage)
+        #expect(try live.post(#"{"type":"increase"}"#).status == 200)
+        storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full (test)"))
+        let failed = try live.post(#"{"type":"increase"}"#)
+        #expect(failed.status == 503)
+        #expect(failed.headers["Content-Type"] == "application/problem+json")
+        #expect(failed.problem?.type == "urn:remvvm:problem:journal-unavailable")
+        let refusedAtOnce = try live.post(#"{"type":"increase"}"#)
+        #expect(refusedAtOnce.status == 503, "refused before dispatch while the journal fails")
+        let state = try live.get("/state")
+        #expect(state.status == 200)
+        #expect(state.headers["ETag"] == "\"1\"", "reads show only what is durable")
+
+        storage.failAppends(with: nil)  // the disk has room again
+        #expect(waitUntil(timeout: .seconds(10)) { storage.committedRecords.count == 2 }, "the unacknowledged action was kept and committed")
+        #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 3)
+        #expect(storage.committedRecords.map(\.version) == [1, 2, 3])
+    }
+
+    @Test func anActionWithoutAWireNameIsRefusedBeforeTheReducerWith500() throws {
+        struct Unregistered: StoreAction {}
+        /// Turns every login into an action the registry does not know.
+        struct ReplacingMiddleware: AnyMiddleware {
+            func onNext<State>(
+                for state: State,
+                action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>,
+                dispatcher: any Dispatcher
+            ) {
+                if action is Login { interceptor.next(action: Unregistered()) } else { interceptor.next() }
+            }
+        }
+        let storage = MemoryJournalStorage()
+        let live = try LiveServer(middleware: [ReplacingMiddleware()], journal: storage)
+        let response = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        #expect(response.status == 500)
+        #expect(response.problem?.type == "urn:remvvm:problem:action-not-journaled")
+        #expect(response.problem?.detail.contains("Unregistered") == true)
+        #expect(live.store.version == 0, "nothing reduced, so no gap in the journal")
+        #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 1)
+    }
+
+    @Test func nothingIsSeenBeforeItIsDurable() throws {
+        let storage = HeldStorage()
+        let live = try LiveServer(journal: storage)
+        let subscriber = HandedOver(try live.subscribe())
+        #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
+        storage.hold()
+        let answer = Mailbox<TestHTTPResponse>()
+        let errors = runOnThreads(2) { index in
+            if index == 0 {
+                answer.post(try live.post(#"{"type":"increase"}"#))
+            } else {
+                guard storage.waitUntilACommitIsHeld() else {
+                    storage.release()
+                    Issue.record("no commit was held")
+                    return
+                }
+                // Released in any case: a thread that stopped here would leave the commit held.
+                defer { storage.release() }
+                #expect(live.store.version == 1, "reduced in memory")
+                #expect(answer.snapshot.isEmpty, "not answered before the commit")
+                #expect(try live.get("/state").headers["ETag"] == "\"0\"", "GET /state shows the durable version")
+                let early = #expect(throws: TestHTTPError.self, "no event before the commit") {
+                    try subscriber.value.nextEvent(timeout: .milliseconds(200))
+                }
+                #expect(early?.code == .timeout)
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(try answer.next(timeout: .seconds(5))?.decoded(VersionAnswer.self).version == 1)
+        #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 1)
+    }
+}
+
+/// A memory journal whose commits can be held back.
+final class HeldStorage: JournalStorage {
+    private let inner = MemoryJournalStorage()
+    private let gate = Lock((held: false, waiting: false))
+
+    func hold() { gate.withLock { $0 = (held: true, waiting: false) } }
+    func release() {
+        gate.withLock { $0.held = false }
+        gate.notifyAll()
+    }
+    func waitUntilACommitIsHeld() -> Bool { gate.wait(timeout: .seconds(5)) { $0.waiting } }
+
+    func recover() throws(JournalError) -> JournalRecovery { try inner.recover() }
+    func append(_ records: [JournalRecord]) throws(JournalError) {
+        gate.withLock { if $0.held { $0.waiting = true } }
+        gate.notifyAll()
+        gate.withLock(waitingUntil: { !$0.held }) { _ in }
+        try inner.append(records)
+    }
+    func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) { try inner.saveSnapshot(snapshot) }
+    func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try inner.records(after: version, limit: limit)
+    }
+    func removeRecords(through version: UInt64) throws(JournalError) { try inner.removeRecords(through: version) }
+    func close() { inner.close() }
+}
