@@ -1,7 +1,7 @@
 import ConcurrencyKit
 
-/// A journal kept in memory: for tests, with injectable commit failures (disk full) and a
-/// simulated crash that keeps only what was committed.
+/// A journal kept in memory: for tests, with injectable commit failures (disk full), commits that
+/// can be held back (a slow disk), and a simulated crash that keeps only what was committed.
 public final class MemoryJournalStorage: JournalStorage {
     private struct State {
         var records: [JournalRecord] = []
@@ -9,6 +9,8 @@ public final class MemoryJournalStorage: JournalStorage {
         var appendFailure: JournalError?
         var closed = false
         var appendCalls = 0
+        var holdingCommits = false
+        var commitsHeld = 0
     }
 
     private let state = Lock(State())
@@ -18,6 +20,25 @@ public final class MemoryJournalStorage: JournalStorage {
     /// Makes every later ``append(_:)`` throw `error` (nil: succeed again).
     public func failAppends(with error: JournalError?) {
         state.withLock { $0.appendFailure = error }
+    }
+
+    /// Makes every later ``append(_:)`` wait until ``releaseCommits()``.
+    public func holdCommits() {
+        state.withLock { state in
+            state.holdingCommits = true
+            state.commitsHeld = 0
+        }
+    }
+
+    /// Lets held and later commits go on.
+    public func releaseCommits() {
+        state.withLock { $0.holdingCommits = false }
+        state.notifyAll()
+    }
+
+    /// Waits until a commit is held back; false after `timeout`.
+    public func waitUntilACommitIsHeld(timeout: Duration) -> Bool {
+        state.wait(timeout: timeout) { $0.commitsHeld > 0 }
     }
 
     /// Every record committed so far.
@@ -51,6 +72,14 @@ public final class MemoryJournalStorage: JournalStorage {
     }
 
     public func append(_ records: [JournalRecord]) throws(JournalError) {
+        let held = state.withLock { state -> Bool in
+            if state.holdingCommits { state.commitsHeld += 1 }
+            return state.holdingCommits
+        }
+        if held {
+            state.notifyAll()
+            state.withLock(waitingUntil: { !$0.holdingCommits }) { _ in }
+        }
         try state.withLock { state throws(JournalError) in
             try Self.checkOpen(state)
             state.appendCalls += 1

@@ -9,40 +9,6 @@ import Testing
         JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
     }
 
-    /// A storage whose first commit waits at a gate the test opens.
-    final class GatedStorage: JournalStorage {
-        let inner = MemoryJournalStorage()
-        private let gate = Lock((closed: true, waiting: false))
-
-        func waitUntilACommitWaits() -> Bool {
-            gate.wait(timeout: .seconds(5)) { $0.waiting }
-        }
-
-        func open() {
-            gate.withLock { $0.closed = false }
-            gate.notifyAll()
-        }
-
-        /// Makes the next commit wait again.
-        func shut() {
-            gate.withLock { $0 = (closed: true, waiting: false) }
-        }
-
-        func recover() throws(JournalError) -> JournalRecovery { try inner.recover() }
-        func append(_ records: [JournalRecord]) throws(JournalError) {
-            gate.withLock { $0.waiting = true }
-            gate.notifyAll()
-            gate.withLock(waitingUntil: { !$0.closed }) { _ in }
-            try inner.append(records)
-        }
-        func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) { try inner.saveSnapshot(snapshot) }
-        func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-            try inner.records(after: version, limit: limit)
-        }
-        func removeRecords(through version: UInt64) throws(JournalError) { try inner.removeRecords(through: version) }
-        func close() { inner.close() }
-    }
-
     @Test func recordsBecomeDurableInOrderAndWaitersAreReleased() throws {
         let storage = MemoryJournalStorage()
         let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
@@ -58,18 +24,19 @@ import Testing
     }
 
     @Test func recordsQueuedDuringACommitGoTogetherInTheNextOne() throws {
-        let storage = GatedStorage()
+        let storage = MemoryJournalStorage()
+        storage.holdCommits()
         let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
         #expect(journal.start())
         defer { journal.stop() }
         journal.append(record(1))
-        #expect(storage.waitUntilACommitWaits(), "the first commit is under way")
+        #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)), "the first commit is under way")
         for version: UInt64 in 2...101 {
             journal.append(record(version))
         }
-        storage.open()
+        storage.releaseCommits()
         #expect(try journal.waitUntilDurable(101, timeout: .seconds(5))?.get() == 101)
-        #expect(storage.inner.appendCalls == 2, "one commit for version 1, one for the 100 queued meanwhile")
+        #expect(storage.appendCalls == 2, "one commit for version 1, one for the 100 queued meanwhile")
         #expect(journal.statistics.commits == 2)
         #expect(journal.statistics.records == 101)
     }
@@ -122,11 +89,12 @@ import Testing
     /// The journal-layer crash test: writes not yet committed are lost, and every version whose
     /// durability was confirmed survives.
     @Test func aCrashLosesOnlyWhatWasNeverConfirmedDurable() throws {
-        let storage = GatedStorage()
+        let storage = MemoryJournalStorage()
+        storage.holdCommits()
         let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
         #expect(journal.start())
         defer {
-            storage.open()
+            storage.releaseCommits()
             journal.stop()
         }
         let confirmed = Mailbox<UInt64>()
@@ -134,16 +102,16 @@ import Testing
             journal.append(record(version))
             journal.whenDurable(version) { if case .success = $0 { confirmed.post(version) } }
         }
-        storage.open()
+        storage.releaseCommits()
         #expect(confirmed.next(10, timeout: .seconds(5)).count == 10)
         // Versions 11...15 wait behind a commit that never finishes: the process dies here.
-        storage.shut()
+        storage.holdCommits()
         for version: UInt64 in 11...15 {
             journal.append(record(version))
             journal.whenDurable(version) { if case .success = $0 { confirmed.post(version) } }
         }
-        #expect(storage.waitUntilACommitWaits())
-        let survivor = storage.inner.survivorOfCrash()
+        #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)))
+        let survivor = storage.survivorOfCrash()
         #expect(try survivor.recover().lastVersion == 10)
         #expect(try survivor.records(after: 0, limit: 100).map(\.version) == Array(1...10))
         #expect(confirmed.snapshot.isEmpty, "nothing of 11...15 was confirmed")

@@ -130,23 +130,23 @@ private struct VersionAnswer: Decodable {
     }
 
     @Test func nothingIsSeenBeforeItIsDurable() throws {
-        let storage = HeldStorage()
+        let storage = MemoryJournalStorage()
         let live = try LiveServer(journal: storage)
         let subscriber = HandedOver(try live.subscribe())
         #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
-        storage.hold()
+        storage.holdCommits()
         let answer = Mailbox<TestHTTPResponse>()
         let errors = runOnThreads(2) { index in
             if index == 0 {
                 answer.post(try live.post(#"{"type":"increase"}"#))
             } else {
-                guard storage.waitUntilACommitIsHeld() else {
-                    storage.release()
+                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
+                    storage.releaseCommits()
                     Issue.record("no commit was held")
                     return
                 }
                 // Released in any case: a thread that stopped here would leave the commit held.
-                defer { storage.release() }
+                defer { storage.releaseCommits() }
                 #expect(live.store.version == 1, "reduced in memory")
                 #expect(answer.snapshot.isEmpty, "not answered before the commit")
                 #expect(try live.get("/state").headers["ETag"] == "\"0\"", "GET /state shows the durable version")
@@ -160,31 +160,4 @@ private struct VersionAnswer: Decodable {
         #expect(try answer.next(timeout: .seconds(5))?.decoded(VersionAnswer.self).version == 1)
         #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 1)
     }
-}
-
-/// A memory journal whose commits can be held back.
-final class HeldStorage: JournalStorage {
-    private let inner = MemoryJournalStorage()
-    private let gate = Lock((held: false, waiting: false))
-
-    func hold() { gate.withLock { $0 = (held: true, waiting: false) } }
-    func release() {
-        gate.withLock { $0.held = false }
-        gate.notifyAll()
-    }
-    func waitUntilACommitIsHeld() -> Bool { gate.wait(timeout: .seconds(5)) { $0.waiting } }
-
-    func recover() throws(JournalError) -> JournalRecovery { try inner.recover() }
-    func append(_ records: [JournalRecord]) throws(JournalError) {
-        gate.withLock { if $0.held { $0.waiting = true } }
-        gate.notifyAll()
-        gate.withLock(waitingUntil: { !$0.held }) { _ in }
-        try inner.append(records)
-    }
-    func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) { try inner.saveSnapshot(snapshot) }
-    func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try inner.records(after: version, limit: limit)
-    }
-    func removeRecords(through version: UInt64) throws(JournalError) { try inner.removeRecords(through: version) }
-    func close() { inner.close() }
 }
