@@ -29,13 +29,13 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
 # Run stage: only the runtime libraries.
 FROM debian:bookworm-slim
 
-# libmicrohttpd12: the HTTP server library (everything else the binary links,
-# libc, libstdc++ and libgcc_s, is already in the base image; check with
-# `ldd /usr/local/bin/remvvm-server`).
+# libmicrohttpd12: the HTTP server library; libsqlite3-0: the journal (everything
+# else the binary links, libc, libstdc++ and libgcc_s, is already in the base
+# image; check with `ldd /usr/local/bin/remvvm-server`).
 # curl: the HEALTHCHECK's HTTP client.
 RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd12 curl \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 curl \
     && rm -rf /var/lib/apt/lists/*
 
 # Unprivileged user with a fixed numeric id (so `runAsNonRoot` can verify it).
@@ -47,6 +47,10 @@ WORKDIR /app
 COPY --from=build /staging/remvvm-server /usr/local/bin/remvvm-server
 # Read-only defaults; the server reads Config/remvvm-server.json relative to /app.
 COPY Config/ ./Config/
+# The journal and snapshots (dataDir ./data): owned by the server's user, and a
+# volume, so that data outlives the container (`-v remvvm-data:/app/data`).
+RUN mkdir -p /app/data && chown 10001:10001 /app/data
+VOLUME /app/data
 
 USER 10001:10001
 

@@ -112,6 +112,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "Journal",
+                "SQLiteJournal",
             ],
             swiftSettings: strictSettings
         ),

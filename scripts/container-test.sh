@@ -29,6 +29,7 @@ LOG_DIR="${LOG_DIR:-/tmp/remvvm-container-test}"
 SKIP_BUILD="${SKIP_BUILD:-0}"
 STOP_LIMIT_S=10
 NAME="remvvm-container-test-$$"
+VOLUME="remvvm-container-test-data-$$"
 BASE="http://127.0.0.1:${PORT}"
 
 # This machine: the default OCI runtime (crun) and default ulimits fail, and
@@ -50,6 +51,7 @@ cleanup() {
     local pid c
     for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null; done
     for c in "${started_containers[@]}"; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
+    pm volume rm -f "$VOLUME" >/dev/null 2>&1
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -152,7 +154,8 @@ fi
 
 # ----------------------------------------------------------------- run -----
 log "podman run $IMAGE on $BASE"
-if ! pm run -d --name "$NAME" "${RUN_OPTS[@]}" \
+pm volume create "$VOLUME" >/dev/null
+if ! pm run -d --name "$NAME" "${RUN_OPTS[@]}" -v "$VOLUME":/app/data \
         -e REMVVM_PORT="$PORT" -e REMVVM_HOST=127.0.0.1 "$IMAGE" >"$LOG_DIR/run.log" 2>&1; then
     cat "$LOG_DIR/run.log"
     abort "container starts"
@@ -224,7 +227,7 @@ else
     fail "GET /state shows the action (counter 0 -> 1) (got: $state1)"
 fi
 
-# An SSE block with `event: state`, `id: <version>-<instance>` (the in-memory store's tag) and
+# An SSE block with `event: state`, `id: <version>` (the durable default; in memory: <version>-<instance>) and
 # data with counter 1.
 sse_has_new_state() {
     awk -v want="${version:-1}" '
@@ -265,6 +268,31 @@ if [ "$exit_code" = 0 ] && [ "$stop_ms" -lt $((STOP_LIMIT_S * 1000)) ]; then
 else
     tail -n 20 "$LOG_DIR/server.log"
     fail "podman stop (SIGTERM) exits 0 in < ${STOP_LIMIT_S} s (exit code ${exit_code:-?} after ${stop_ms} ms)"
+fi
+
+# ------------------------------------------------------ data survives -----
+# The store lives in the named volume: a new container on it has the same state and version.
+state_before="$(grep -o '"counter"[^,}]*' "$events" | tail -1)"
+pm rm -f "$NAME" >/dev/null 2>&1
+if pm run -d --name "$NAME-2" "${RUN_OPTS[@]}" -v "$VOLUME":/app/data \
+        -e REMVVM_PORT="$PORT" -e REMVVM_HOST=127.0.0.1 "$IMAGE" >"$LOG_DIR/run2.log" 2>&1; then
+    started_containers+=("$NAME-2")
+    restored=""
+    for _ in $(seq 1 60); do
+        if restored="$(curl -fsS -D "$LOG_DIR/state2.head" --max-time 2 "$BASE/state" 2>/dev/null)"; then break; fi
+        sleep 0.5
+    done
+    etag="$(grep -i '^etag:' "$LOG_DIR/state2.head" 2>/dev/null | tr -d '\r' | sed 's/^[^:]*: *//')"
+    if counter_is 1 "$restored" && [ "$etag" = "\"${version:-1}\"" ]; then
+        pass "a new container on the volume has the same state after podman rm (counter 1, ETag $etag)"
+    else
+        pm logs "$NAME-2" 2>&1 | tail -n 20
+        fail "a new container on the volume has the same state (got: ${restored:-nothing}, ETag ${etag:-none}; before: $state_before)"
+    fi
+    pm stop -t "$STOP_LIMIT_S" "$NAME-2" >/dev/null 2>&1
+else
+    cat "$LOG_DIR/run2.log"
+    fail "a second container starts on the same volume"
 fi
 
 summary

@@ -5,6 +5,8 @@ import Logging
 import ReMVVM
 import ReMVVMServer
 import Foundation
+import Journal
+import SQLiteJournal
 import ServiceLifecycle
 
 /// `remvvm-server`: serves the example store over HTTP until SIGINT or SIGTERM.
@@ -74,6 +76,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical. (default: \(ServerSettings.defaultText(.logLevel)))")
     var logLevel: String?
 
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp(
+        "The directory of the journal and snapshots; created if missing. One server at a time may use it. (default: \(ServerSettings.defaultText(.dataDir)))",
+        valueName: "path"
+    ))
+    var dataDir: String?
+
+    @Flag(name: .customLong("in-memory"), help: "Keep the store in memory only: no journal, nothing survives a restart.")
+    var inMemory = false
+
+    @Option(help: "full (fsync before acknowledging), normal (survives a crash of the process, not of the machine) or off. (default: \(ServerSettings.defaultText(.journalSync)))")
+    var journalSync: String?
+
+    @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
+    var snapshotEvery: Int?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -87,12 +104,27 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "remvvm-server")
+        var service = settings.service
+        var journal: (any JournalStorage)?
+        if settings.inMemory {
+            logger.notice("in memory: no journal, nothing survives a restart")
+        } else {
+            do {
+                journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync)
+            } catch {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode.failure
+            }
+            service.versionTags = .plain  // versions survive restarts
+            logger.info("journal: \(settings.dataDir)/\(SQLiteJournalStorage.fileName) (journalSync \(settings.journalSync.rawValue))")
+        }
         let server = ReMVVMServer(
             store: try Store.example(),
             actions: ExampleApp.actions,
             viewModels: ExampleApp.viewModels,
             http: settings.http,
-            service: settings.service,
+            service: service,
+            journal: journal,
             logger: logger
         )
         let group = ServiceGroup(
@@ -107,6 +139,16 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.info("stopped")
+    }
+
+    /// Creates the data directory if missing and opens its journal.
+    private static func openJournal(in directory: String, sync: JournalSync) throws -> SQLiteJournalStorage {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw JournalError(code: .unusable, message: "cannot create the data directory \(directory): \(error.localizedDescription)")
+        }
+        return try SQLiteJournalStorage(directory: directory, sync: sync)
     }
 
     private func loadSettings() async throws -> ServerSettings {
@@ -129,6 +171,10 @@ struct ServeCommand: AsyncParsableCommand {
         set(.directStreamWrites, directStreamWrites.map { .bool($0) })
         set(.reconnectDelayMilliseconds, reconnectDelayMilliseconds.map { .int($0) })
         set(.logLevel, logLevel.map { .string($0) })
+        set(.dataDir, dataDir.map { .string($0) })
+        set(.inMemory, inMemory ? .bool(true) : nil)
+        set(.journalSync, journalSync.map { .string($0) })
+        set(.snapshotEvery, snapshotEvery.map { .int($0) })
 
         return try await ServerSettings.load(
             flags: flags,

@@ -1,4 +1,5 @@
 import Configuration
+import Journal
 import Logging
 import MicroHTTP
 import ReMVVMServer
@@ -127,6 +128,28 @@ extension ServerSettings {
                 settings.logLevel = parsed
             },
             value: { .string($0.logLevel.rawValue) }
+        ),
+        .string(.dataDir, \.dataDir),
+        .bool(.inMemory, \.inMemory),
+        Setting(
+            key: .journalSync,
+            read: { config, settings throws(SettingsError) in
+                let text = try Setting.readString(config, .journalSync)
+                guard let sync = JournalSync(rawValue: text.lowercased()) else {
+                    throw SettingsError(key: .journalSync, message: "\"\(text)\" is not a sync mode; use one of "
+                        + JournalSync.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                settings.journalSync = sync
+            },
+            value: { .string($0.journalSync.rawValue) }
+        ),
+        Setting(
+            key: .snapshotEvery,
+            read: { config, settings throws(SettingsError) in
+                let range = Int(Service.snapshotEvery.lowerBound)...Int(Service.snapshotEvery.upperBound)
+                settings.service.snapshotEvery = UInt64(try Setting.readInt(config, .snapshotEvery, in: range))
+            },
+            value: { .int(Int($0.service.snapshotEvery)) }
         ),
     ]
 }

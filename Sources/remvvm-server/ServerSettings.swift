@@ -1,4 +1,5 @@
 import Configuration
+import Journal
 import Logging
 import MicroHTTP
 import ReMVVMServer
@@ -16,6 +17,12 @@ struct ServerSettings {
     /// The service layer's settings.
     var service = ServiceConfiguration()
     var logLevel = Logger.Level.info
+    /// Where the journal and snapshots live (created if missing), unless ``inMemory``.
+    var dataDir = "./data"
+    /// Keep the store in memory only: no journal, nothing survives a restart.
+    var inMemory = false
+    /// How hard a commit pushes to the disk before an action is acknowledged.
+    var journalSync = JournalSync.full
 
     /// The configuration keys, as in the JSON file; environment variables are `REMVVM_` + the key in
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
@@ -24,6 +31,7 @@ struct ServerSettings {
         case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
+        case dataDir, inMemory, journalSync, snapshotEvery
     }
 
     /// The built-in defaults.

@@ -87,6 +87,13 @@ import Testing
         }
     }
 
+    @Test func inMemoryIsABooleanLikeEveryOtherSetting() async throws {
+        for (text, expected) in [("true", true), ("1", true), ("false", false), ("0", false)] {
+            let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IN_MEMORY": text], configPath: nil)
+            #expect(settings.inMemory == expected, "REMVVM_IN_MEMORY=\(text)")
+        }
+    }
+
     @Test func missingExplicitConfigFileIsAnError() async throws {
         await #expect(throws: (any Error).self) {
             _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: "/nonexistent/remvvm.json")

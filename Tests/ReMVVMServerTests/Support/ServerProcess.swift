@@ -5,11 +5,29 @@ import Foundation
 final class ServerProcess {
     let process = Process()
     let port: Int
+    /// The data directory it was given (a fresh temporary one unless the arguments name one or
+    /// ask for `--in-memory`); removed at deinit when the test did not bring its own.
+    let dataDirectory: String?
+    private let ownsDataDirectory: Bool
     private let errorPipe = Pipe()
     private let errorText = ErrorText()
 
     /// Starts the binary with `arguments` (plus `--port 0`) and waits for its "listening on" line.
-    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(arguments: [String] = [], environment: [String: String] = [:], dataDirectory: String? = nil) throws {
+        var arguments = arguments
+        if arguments.contains("--in-memory") || arguments.contains("--data-dir") {
+            self.dataDirectory = nil
+            ownsDataDirectory = false
+        } else if let dataDirectory {
+            self.dataDirectory = dataDirectory
+            ownsDataDirectory = false
+            arguments += ["--data-dir", dataDirectory]
+        } else {
+            let fresh = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-process-\(UUID().uuidString)").path
+            self.dataDirectory = fresh
+            ownsDataDirectory = true
+            arguments += ["--data-dir", fresh]
+        }
         process.executableURL = Self.executableURL
         process.arguments = ["--port", "0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -35,6 +53,11 @@ final class ServerProcess {
     }
 
     deinit {
+        defer {
+            if ownsDataDirectory, let dataDirectory {
+                try? FileManager.default.removeItem(atPath: dataDirectory)
+            }
+        }
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()

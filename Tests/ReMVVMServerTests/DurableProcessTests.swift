@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// The executable keeps its store in `--data-dir` by default (docs/http-api.md, "Durability").
+@Suite struct DurableProcessTests {
+    private func post(_ json: String, port: Int) throws -> TestHTTPResponse {
+        try TestHTTPClient(port: port).send(
+            method: "POST", path: "/actions", headers: [("Content-Type", "application/json")], body: Array(json.utf8)
+        )
+    }
+
+    private func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-restart-\(UUID().uuidString)").path
+    }
+
+    @Test func stateAndVersionsSurviveARestartOfTheExecutable() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let server = try ServerProcess(dataDirectory: directory)
+            #expect(try post(#"[{"type":"increase"},{"type":"increase"}]"#, port: server.port).bodyString == #"{"version":2}"#)
+            #expect(try post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#, port: server.port).status == 200)
+            let exit = try #require(server.stop(with: SIGTERM, timeout: 10))
+            #expect(exit.status == 0, "\(server.standardError)")
+        }
+        #expect(FileManager.default.fileExists(atPath: directory + "/journal.sqlite"), "the data directory was created")
+        let restarted = try ServerProcess(dataDirectory: directory)
+        let state = try TestHTTPClient(port: restarted.port).send(path: "/state")
+        #expect(state.headers["ETag"] == "\"3\"")
+        #expect(state.bodyString == #"{"counter":2,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        #expect(try post(#"{"type":"decrease"}"#, port: restarted.port).bodyString == #"{"version":4}"#)
+        #expect(restarted.standardError.contains("restored version 3"), "\(restarted.standardError)")
+    }
+
+    @Test func aSecondServerOnTheSameDataDirectoryRefusesToStart() throws {
+        let first = try ServerProcess()
+        let directory = try #require(first.dataDirectory)
+        #expect {
+            _ = try ServerProcess(dataDirectory: directory)
+        } throws: { error in
+            "\(error)".contains("in use by another server process") && "\(error)".contains(directory)
+        }
+        #expect(try TestHTTPClient(port: first.port).send(path: "/healthz").status == 200, "the first one serves on")
+    }
+
+    @Test func inMemoryKeepsNothingAcrossARestart() throws {
+        do {
+            let server = try ServerProcess(arguments: ["--in-memory"])
+            #expect(try post(#"{"type":"increase"}"#, port: server.port).status == 200)
+            #expect(try TestHTTPClient(port: server.port).send(path: "/state").headers["ETag"]?.hasPrefix("\"1-") == true,
+                    "in memory, tags carry the instance token")
+        }
+        let again = try ServerProcess(arguments: ["--in-memory"])
+        #expect(try TestHTTPClient(port: again.port).send(path: "/state").bodyString == #"{"counter":0,"user":null}"#)
+    }
+
+    @Test func anUnknownJournalSyncModeIsAClearStartupError() throws {
+        #expect {
+            _ = try ServerProcess(environment: ["REMVVM_JOURNAL_SYNC": "sometimes"])
+        } throws: { error in
+            "\(error)".contains("journalSync") && "\(error)".contains("full, normal, off")
+        }
+    }
+}
