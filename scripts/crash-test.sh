@@ -12,6 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+scripts/install-deps.sh python3 curl
+
 CYCLES=${CRASH_CYCLES:-20}
 PORT=${CRASH_PORT:-18290}
 CLIENTS=32
