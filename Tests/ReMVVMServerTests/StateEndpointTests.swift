@@ -80,9 +80,9 @@ import Testing
         #expect(onState.status == 405)
         #expect(onState.headers["Allow"] == "GET, HEAD")
         #expect(onState.problem?.status == 405)
-        let onActions = try live.get("/actions")
+        let onActions = try live.send(method: "DELETE", path: "/actions")
         #expect(onActions.status == 405)
-        #expect(onActions.headers["Allow"] == "POST")
+        #expect(onActions.headers["Allow"] == "GET, HEAD, POST")
         #expect(live.store.version == 0)
     }
 

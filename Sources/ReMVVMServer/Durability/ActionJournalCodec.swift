@@ -20,9 +20,14 @@ struct ActionJournalCodec: Sendable {
 
     /// The record of a reduce, or nil when its action has no wire name.
     func record(for publication: StatePublication<some Sendable>, time: Int64) -> JournalRecord? {
-        guard let name = registry.name(of: publication.action), let entry = registry.entry(named: name) else { return nil }
-        let payload = (try? JSONCoding.encode(PayloadEncoding(action: publication.action, encode: entry.encodePayload))) ?? Array("{}".utf8)
-        return JournalRecord(version: publication.version, type: name, payload: payload, time: time)
+        record(of: publication.action, version: publication.version, time: time)
+    }
+
+    /// The record of `action` reduced as `version`, or nil when it has no wire name.
+    func record(of action: any StoreAction, version: UInt64, time: Int64) -> JournalRecord? {
+        guard let name = registry.name(of: action), let entry = registry.entry(named: name) else { return nil }
+        let payload = (try? JSONCoding.encode(PayloadEncoding(action: action, encode: entry.encodePayload))) ?? Array("{}".utf8)
+        return JournalRecord(version: version, type: name, payload: payload, time: time)
     }
 
     /// The action a record holds; throws when its type is no longer registered or its payload

@@ -9,7 +9,7 @@ import ReMVVM
 final class DurableRuntime<State: StoreState & Codable>: Sendable {
     let journal: GroupCommitJournal
     let gate: CommitGate<State>
-    private let storage: any JournalStorage
+    let storage: any JournalStorage
     private let snapshotEvery: UInt64
     private let logger: Logger
     /// Whether a snapshot is being written (at most one at a time), and the newest written.

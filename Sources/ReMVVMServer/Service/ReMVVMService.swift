@@ -22,6 +22,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let viewModelCache = ViewModelCache()
     let hub: EventHub<State>
     let codec: ActionJournalCodec
+    /// The action log without a journal (nil with one).
+    let recentActions: RecentActions?
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
@@ -41,6 +43,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     ) {
         self.store = store
         codec = ActionJournalCodec(registry: actions)
+        recentActions = journal == nil ? RecentActions(store: store, codec: codec) : nil
         journalStorage = journal
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
@@ -108,6 +111,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     public func router() -> Router {
         var router = Router()
         router.add(.POST, "/actions") { [self] request, _ in postActions(request) }
+        router.add(.GET, "/actions") { [self] request, _ in getActions(request) }
         router.add(.GET, "/state") { [self] request, _ in getState(request) }
         router.add(.GET, "/viewmodels") { [self] _, _ in listViewModels() }
         router.add(.GET, "/viewmodels/:name") { [self] request, parameters in

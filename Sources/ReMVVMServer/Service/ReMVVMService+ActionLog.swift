@@ -1,0 +1,77 @@
+import Foundation
+import Journal
+import MicroHTTP
+import ReMVVM
+
+extension ReMVVMService {
+    /// The largest `limit` of `GET /actions`.
+    static var actionLogMaxLimit: Int { 1_000 }
+
+    /// `GET /actions?since=N&limit=M`: the reduced actions after version N, oldest first
+    /// (`docs/http-api.md`, "Action log"): from the journal, or in memory from the newest 1,000.
+    func getActions(_ request: Request) -> Response {
+        let since: UInt64
+        let limit: Int
+        do {
+            since = try Self.number(request.query["since"], name: "since", default: 0, in: 0...UInt64.max)
+            limit = Int(try Self.number(request.query["limit"], name: "limit", default: 100, in: 1...UInt64(Self.actionLogMaxLimit)))
+        } catch {
+            return error.problem.response
+        }
+        let latest = publisher.snapshot.version
+        let records: [JournalRecord]
+        let earliest: UInt64?
+        if let durable {
+            do {
+                records = try durable.storage.records(after: since, limit: limit).filter { $0.version <= latest }
+                earliest = try durable.storage.records(after: 0, limit: 1).first?.version
+            } catch {
+                logger.error("the action log cannot be read: \(error)")
+                return Problem(title: "Internal Server Error", status: 500, detail: "the action log cannot be read").response
+            }
+        } else if let recentActions {
+            (records, earliest) = recentActions.records(after: since, limit: limit)
+        } else {
+            (records, earliest) = ([], nil)
+        }
+        var body = Array("{\"earliest\":".utf8) + Array((earliest.map(String.init) ?? "null").utf8)
+        body += Array(",\"latest\":\(latest),\"actions\":[".utf8)
+        for (index, record) in records.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += Array("{\"version\":\(record.version),\"type\":".utf8)
+            body += (try? JSONCoding.encode(record.type)) ?? Array("\"\"".utf8)
+            body += Array(",\"payload\":".utf8) + (record.payload.isEmpty ? Array("{}".utf8) : record.payload)
+            body += Array(",\"time\":\"".utf8) + Array(Self.rfc3339(milliseconds: record.time).utf8) + [UInt8(ascii: "\"")]
+            body.append(UInt8(ascii: "}"))
+        }
+        body += Array("]}".utf8)
+        return JSONCoding.response(body, headers: [("Cache-Control", "no-cache")])
+    }
+
+    /// `2026-11-23T15:04:05.123Z`.
+    static func rfc3339(milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            .formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// A whole number query parameter within `range`, or `fallback` when absent.
+    private static func number(
+        _ text: String?, name: String, default fallback: UInt64, in range: ClosedRange<UInt64>
+    ) throws(QueryProblem) -> UInt64 {
+        guard let text else { return fallback }
+        guard let value = UInt64(text), range.contains(value) else {
+            throw QueryProblem(problem: Problem(
+                title: "Bad Request",
+                status: 400,
+                detail: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"",
+                field: name
+            ))
+        }
+        return value
+    }
+}
+
+/// A query parameter out of its range.
+struct QueryProblem: Error {
+    let problem: Problem
+}

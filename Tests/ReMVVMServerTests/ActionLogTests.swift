@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTestSupport
+import Journal
+import Testing
+
+private struct ActionLog: Decodable {
+    struct Action: Decodable {
+        var version: UInt64
+        var type: String
+        var payload: [String: String]
+        var time: String
+    }
+
+    var earliest: UInt64?
+    var latest: UInt64
+    var actions: [Action]
+}
+
+/// `GET /actions?since=&limit=` (docs/http-api.md, "Action log"), with a journal and in memory.
+@Suite struct ActionLogTests {
+    private func postHistory(_ live: LiveServer) throws {
+        _ = try live.post(#"{"type":"increase"}"#)
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        _ = try live.post(#"[{"type":"decrease"},{"type":"logout"},{"type":"increase"}]"#)
+    }
+
+    @Test(arguments: [true, false])
+    func theLogListsEveryReducedActionOldestFirstWithItsPayloadAndTime(journaled: Bool) throws {
+        let live = try LiveServer(journal: journaled ? MemoryJournalStorage() : nil)
+        try postHistory(live)
+        let log = try live.get("/actions").decoded(ActionLog.self)
+        #expect(log.earliest == 1)
+        #expect(log.latest == 5)
+        #expect(log.actions.map(\.version) == [1, 2, 3, 4, 5])
+        #expect(log.actions.map(\.type) == ["increase", "login", "decrease", "logout", "increase"])
+        #expect(log.actions[1].payload == ["firstName": "Ada", "lastName": "Lovelace"])
+        #expect(log.actions[0].payload.isEmpty)
+        let time = log.actions[0].time
+        #expect(time.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "RFC 3339: \(time)")
+
+        let page = try live.get("/actions?since=2&limit=2").decoded(ActionLog.self)
+        #expect(page.actions.map(\.version) == [3, 4])
+        #expect(try live.get("/actions?since=5").decoded(ActionLog.self).actions.isEmpty)
+    }
+
+    @Test func badParametersAre400ProblemsNamingTheParameter() throws {
+        let live = try LiveServer()
+        for (query, field) in [("since=-1", "since"), ("since=abc", "since"), ("limit=0", "limit"), ("limit=1001", "limit")] {
+            let response = try live.get("/actions?\(query)")
+            #expect(response.status == 400, "\(query)")
+            #expect(response.problem?.field == field, "\(query)")
+        }
+    }
+
+    @Test func inMemoryTheLogKeepsTheNewestThousand() throws {
+        let live = try LiveServer()
+        let batch = "[" + Array(repeating: #"{"type":"increase"}"#, count: 1_100).joined(separator: ",") + "]"
+        #expect(try live.post(batch).status == 200)
+        let log = try live.get("/actions?limit=1000").decoded(ActionLog.self)
+        #expect(log.earliest == 101)
+        #expect(log.latest == 1_100)
+        #expect(log.actions.first?.version == 101, "since older than what is kept starts at the earliest")
+        #expect(log.actions.count == 1_000)
+    }
+}
