@@ -14,6 +14,9 @@ public enum DispatchOutcome: Sendable, Equatable {
     /// to) just before the reducer: a fault of the server's setup, not of the client (e.g. an action
     /// that cannot be journaled). Later actions of the batch were not dispatched.
     case refused(reason: String, index: Int)
+    /// The condition given to ``Store/dispatchAndWait(_:if:)`` did not hold for the version the
+    /// store had: nothing was dispatched.
+    case preconditionFailed(currentVersion: UInt64)
 }
 
 /// Per-action bookkeeping that middleware can write to from any thread.

@@ -16,8 +16,22 @@ extension Store {
     /// Stops at the first action a middleware rejects. Do not call this from a thread that middleware
     /// or observers of this store wait on (it would wait for them while they wait for it).
     public func dispatchAndWait(_ actions: [any StoreAction]) -> DispatchOutcome {
+        dispatchAndWait(actions, if: { _ in true })
+    }
+
+    /// As ``dispatchAndWait(_:)``, but only when `condition` holds for the store's version at that
+    /// moment (checked in the same exclusive step as the dispatch: no other action comes between);
+    /// otherwise nothing is dispatched and the outcome is
+    /// ``DispatchOutcome/preconditionFailed(currentVersion:)``. For `If-Match`.
+    public func dispatchAndWait(
+        _ actions: [any StoreAction],
+        if condition: @escaping @Sendable (UInt64) -> Bool
+    ) -> DispatchOutcome {
         processor.runAndWait {
             let versionBefore = self.version
+            guard condition(versionBefore) else {
+                return .preconditionFailed(currentVersion: versionBefore)
+            }
             for (index, action) in actions.enumerated() {
                 let context = DispatchContext()
                 self.process(action, from: 0, context: context, completions: nil)

@@ -32,6 +32,17 @@ public struct VersionTags: Sendable, Equatable {
         return "\(version)-\(instance)"
     }
 
+    /// The version a strong entity tag of this instance names (`"5"`, or `"5-3f9a2c1b"` with
+    /// this instance's token), or nil: a weak tag, another instance's, or not a tag at all.
+    public func version(ofETag etag: Substring) -> UInt64? {
+        guard etag.count >= 2, etag.first == "\"", etag.last == "\"" else { return nil }
+        let text = etag.dropFirst().dropLast()
+        guard let instance else { return UInt64(text) }
+        let suffix = "-" + instance
+        guard text.hasSuffix(suffix) else { return nil }
+        return UInt64(text.dropLast(suffix.count))
+    }
+
     /// The `ETag` header value of `version` (a strong tag): `"5"` or `"5-3f9a2c1b"`.
     public func etag(_ version: UInt64) -> String {
         "\"\(tag(version))\""

@@ -20,6 +20,8 @@ public struct Problem: Error, Sendable, Equatable {
     public var field: String?
     /// The position of the offending action in a batch.
     public var index: Int?
+    /// The store's version when a precondition (`If-Match`) failed.
+    public var currentVersion: UInt64?
     /// Extra header fields to send with the problem (e.g. `Allow`); not part of the body.
     public var headers: [String: String] = [:]
 
@@ -69,6 +71,9 @@ extension Problem {
         }
         if let index {
             body += Array(",\"index\":\(index)".utf8)
+        }
+        if let currentVersion {
+            body += Array(",\"currentVersion\":\(currentVersion)".utf8)
         }
         body.append(UInt8(ascii: "}"))
         return body

@@ -1,3 +1,4 @@
+import Foundation
 import MicroHTTP
 import ReMVVM
 
@@ -20,7 +21,23 @@ extension ReMVVMService {
             logger.error("refusing actions while the journal fails: \(failure)")
             return Problem.journalUnavailable.response
         }
-        switch store.dispatchAndWait(actions) {
+        let condition: @Sendable (UInt64) -> Bool
+        if let ifMatch = request.headers["If-Match"] {
+            condition = Self.condition(ifMatch: ifMatch, tags: configuration.versionTags)
+        } else {
+            condition = { _ in true }
+        }
+        switch store.dispatchAndWait(actions, if: condition) {
+        case .preconditionFailed(let current):
+            var problem = Problem(
+                type: Problem.type("version-mismatch"),
+                title: "Precondition Failed",
+                status: 412,
+                detail: "If-Match names a version other than the current one, \(current); nothing was applied"
+            )
+            problem.currentVersion = current
+            problem.headers["ETag"] = configuration.versionTags.etag(current)
+            return problem.response
         case .reduced(let version):
             guard let durable else {
                 return JSONCoding.response(Array("{\"version\":\(version)}".utf8))
@@ -57,6 +74,21 @@ extension ReMVVMService {
                 index: actions.count > 1 ? index : nil
             ).response
         }
+    }
+
+    /// What `If-Match` accepts: `*` any version; otherwise the versions its strong tags of this
+    /// instance name (weak tags never match: strong comparison, RFC 9110 §13.1.1).
+    static func condition(ifMatch: String, tags: VersionTags) -> @Sendable (UInt64) -> Bool {
+        var versions = Set<UInt64>()
+        for candidate in ifMatch.split(separator: ",") {
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return { _ in true } }
+            if let version = tags.version(ofETag: Substring(tag)) {
+                versions.insert(version)
+            }
+        }
+        let accepted = versions
+        return { accepted.contains($0) }
     }
 
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any

@@ -11,6 +11,7 @@ struct ProblemBody: Decodable, Equatable {
     var known: [String]?
     var field: String?
     var index: Int?
+    var currentVersion: UInt64?
 }
 
 /// One `data:` payload of a state event.

@@ -1,0 +1,46 @@
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// `If-Match` on `POST /actions` (docs/http-api.md, "Conditional and idempotent dispatch").
+@Suite struct ConditionalDispatchTests {
+    private func post(_ live: LiveServer, ifMatch: String) throws -> TestHTTPResponse {
+        try live.send(
+            method: "POST", path: "/actions",
+            headers: [("Content-Type", "application/json"), ("If-Match", ifMatch)],
+            body: Array(#"{"type":"increase"}"#.utf8)
+        )
+    }
+
+    @Test(arguments: Transport.allCases, [true, false])
+    func theCurrentTagApplies(transport: Transport, journaled: Bool) throws {
+        let live = try LiveServer(transport: transport, journal: journaled ? MemoryJournalStorage() : nil)
+        #expect(try post(live, ifMatch: live.etag(0)).status == 200)
+        #expect(try post(live, ifMatch: "\(live.etag(0)), \(live.etag(1))").status == 200, "a list with the current tag")
+        #expect(try post(live, ifMatch: "*").status == 200)
+        #expect(live.store.version == 3)
+    }
+
+    @Test(arguments: Transport.allCases, [true, false])
+    func aStaleOrWeakTagIs412WithTheCurrentVersionAndNothingApplies(transport: Transport, journaled: Bool) throws {
+        let live = try LiveServer(transport: transport, journal: journaled ? MemoryJournalStorage() : nil)
+        _ = try live.post(#"{"type":"increase"}"#)
+        for ifMatch in [live.etag(0), "W/" + live.etag(1), "\"banana\""] {
+            let response = try post(live, ifMatch: ifMatch)
+            #expect(response.status == 412, "\(ifMatch)")
+            #expect(response.headers["ETag"] == live.etag(1))
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            let problem = try #require(response.problem)
+            #expect(problem.type == "urn:remvvm:problem:version-mismatch")
+            #expect(problem.currentVersion == 1)
+        }
+        #expect(live.store.version == 1, "nothing applied")
+    }
+
+    @Test func inMemoryATagOfAnotherInstanceNeverMatches() throws {
+        let live = try LiveServer()
+        let otherInstance = "\"0-00000000\""
+        #expect(live.etag(0) != otherInstance)
+        #expect(try post(live, ifMatch: otherInstance).status == 412)
+    }
+}
