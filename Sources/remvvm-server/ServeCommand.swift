@@ -91,6 +91,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
 
+    @Option(help: "The most recent versions kept for event streams that resume with Last-Event-ID. (default: \(ServerSettings.defaultText(.replayRingEvents)))")
+    var replayRingEvents: Int?
+
+    @Option(help: "The bytes those versions may take, estimated from recent events; fewer are kept of a large state. (default: \(ServerSettings.defaultText(.replayRingBytes)))")
+    var replayRingBytes: Int?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -175,6 +181,8 @@ struct ServeCommand: AsyncParsableCommand {
         set(.inMemory, inMemory ? .bool(true) : nil)
         set(.journalSync, journalSync.map { .string($0) })
         set(.snapshotEvery, snapshotEvery.map { .int($0) })
+        set(.replayRingEvents, replayRingEvents.map { .int($0) })
+        set(.replayRingBytes, replayRingBytes.map { .int($0) })
 
         return try await ServerSettings.load(
             flags: flags,

@@ -151,5 +151,7 @@ extension ServerSettings {
             },
             value: { .int(Int($0.service.snapshotEvery)) }
         ),
+        .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
+        .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
     ]
 }

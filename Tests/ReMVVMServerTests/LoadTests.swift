@@ -1,4 +1,6 @@
+import ConcurrencyKit
 import ExampleApp
+import Journal
 import HTTPTestSupport
 import Synchronization
 import Testing
@@ -75,5 +77,66 @@ import Testing
             }
         }
         #expect(readErrors.isEmpty, "\(readErrors)")
+    }
+}
+
+/// Resuming event streams under load (issue 11): an `EventSource`-like client drops and resumes
+/// with its `Last-Event-ID` 1,000 times while 8 clients post. The writers stay less than 5,000
+/// versions ahead of the reader (a signalled wait, no sleep), within the 10,000 versions kept for
+/// resuming, so no resume may fall back to a reset.
+@Suite(.tags(.load)) struct ResumeLoadTests {
+    private struct Progress {
+        var readerAt: UInt64 = 0
+        var done = false
+    }
+
+    @Test func aThousandResumesWhileEightClientsPostReceiveEveryVersionExactlyOnceInOrder() throws {
+        let live = try LiveServer(journal: MemoryJournalStorage())
+        let progress = Lock(Progress())
+        let received = Mailbox<(versions: [UInt64], resets: Int)>()
+        let errors = runOnThreads(9) { index in
+            if index < 8 {
+                let client = live.client()
+                while true {
+                    let goOn = progress.withLock(waitingUntil: { $0.done || live.store.version < $0.readerAt + 5_000 }) { !$0.done }
+                    guard goOn else { return }
+                    #expect(try live.post(#"{"type":"increase"}"#, client: client).status == 200)
+                }
+            }
+            var versions: [UInt64] = []
+            var resets = 0
+            var generator = SystemRandomNumberGenerator()
+            func connect() throws -> SSEClient {
+                var headers = [("Accept", "text/event-stream")]
+                if let last = versions.last {
+                    headers.append(("Last-Event-ID", live.versionTags.tag(last)))
+                }
+                let stream = try SSEClient(port: live.port, path: "/events", headers: headers)
+                if stream.headers["ReMVVM-Replay"] == "reset" { resets += 1 }
+                return stream
+            }
+            // 1,001 connections: the first, then 1,000 resumes, each reading a few events.
+            for _ in 0...1_000 {
+                let stream = try connect()
+                for _ in 0..<Int.random(in: 1...16, using: &generator) {
+                    guard let version = try stream.nextEvent(timeout: .seconds(10))?.version else { break }
+                    versions.append(version)
+                }
+                stream.close()
+                let at = versions.last ?? 0
+                progress.withLock { $0.readerAt = at }
+                progress.notifyAll()
+            }
+            progress.withLock { $0.done = true }
+            progress.notifyAll()
+            received.post((versions, resets))
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let outcome = try #require(received.next(timeout: .seconds(5)))
+        #expect(outcome.resets == 0, "every resume was served from the versions kept")
+        let first = try #require(outcome.versions.first)
+        let last = try #require(outcome.versions.last)
+        #expect(outcome.versions == Array(first...last), "every version once, in order")
+        #expect(outcome.versions.count >= 1_001)
     }
 }

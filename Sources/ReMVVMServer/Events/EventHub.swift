@@ -1,5 +1,6 @@
 import Foundation
 import ConcurrencyKit
+import DequeModule
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -27,7 +28,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     // alone (and by `start()` before it exists); everything shared lives in `inbox`'s lock.
     private enum Item {
         case publication(StatePublication<State>)
-        case subscribe(EventStream)
+        case subscribe(EventStream, Resume)
         case unsubscribe(ObjectIdentifier)
     }
 
@@ -38,6 +39,11 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         var pendingSubscribes = 0
         var listening = false
         var aside: StatePublication<State>?
+        /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
+        /// bounded by ``historyLimit``.
+        var history: Deque<StatePublication<State>> = []
+        /// The newest version published (or the start version).
+        var newestVersion: UInt64 = 0
         var dropSubscribers = false
         var started = false
         var stopped = false
@@ -73,11 +79,19 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let retryField: [UInt8]
     private let versionTags: VersionTags
     private let logger: Logger
+    /// The most versions kept for resuming streams, and the bytes they may take (estimated from
+    /// the size of recent frames).
+    private let replayEvents: Int
+    private let replayBytes: Int
 
     private let inbox = Lock(Inbox())
 
     // Publisher thread only (see the @unchecked note above):
     private var subscribers = SubscriberSet()
+    /// Streams resumed at the newest version: nothing to replay, so they join at the next
+    /// broadcast, which they get with `retry:` in front (never a block without data: some
+    /// clients turn one into an empty event).
+    private var awaitingFirstEvent: [ObjectIdentifier: EventStream] = [:]
     private let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
     private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
@@ -93,8 +107,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         lagBudgetBytes: Int,
         reconnectDelay: Duration,
         versionTags: VersionTags,
+        replayEvents: Int,
+        replayBytes: Int,
         logger: Logger
     ) {
+        self.replayEvents = max(0, replayEvents)
+        self.replayBytes = max(0, replayBytes)
         self.actionEncoder = ActionWireEncoder(registry: actions)
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
@@ -136,6 +154,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             let start = source.addPublicationHandler { [weak self] publication in
                 self?.publish(publication)
             }
+            inbox.withLock { $0.newestVersion = start.version }
             latest = Latest(
                 version: start.version,
                 frame: EventFrame.state(
@@ -145,6 +164,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                     state: try stateCache.json(for: start)
                 )
             )
+            // The size estimate that bounds the resume history (and the lag budget) before any
+            // later version is encoded.
+            lastFrameBytes.store(latest.frame?.count ?? 256, ordering: .relaxed)
         } catch {
             inbox.withLock { inbox in
                 inbox.stopped = true
@@ -159,8 +181,31 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         thread.start()
     }
 
-    /// A new subscriber's stream; its first event is the newest state, then every later version.
-    func subscribe() -> EventStream {
+    /// How a new stream begins.
+    enum Resume {
+        /// With the newest state (no `Last-Event-ID`).
+        case current
+        /// With every version after the client's last one (possibly none), then live.
+        case replay([StatePublication<State>])
+        /// With the newest state marked `"reset": true`: the client's last version cannot be
+        /// served (not a version of this store, newer than the current one, or no longer kept).
+        case reset
+    }
+
+    /// What a stream resuming after `lastEventId` gets, decided against the versions kept now.
+    private func resume(after lastEventId: String?, inbox: Inbox) -> Resume {
+        guard let lastEventId else { return .current }
+        guard let version = versionTags.version(ofEventId: Substring(lastEventId)),
+              version <= inbox.newestVersion else { return .reset }
+        if version == inbox.newestVersion { return .replay([]) }
+        guard let first = inbox.history.first, first.version <= version + 1 else { return .reset }
+        return .replay(inbox.history.filter { $0.version > version })
+    }
+
+    /// A new subscriber's stream: the newest state first, then every later version; or, resuming
+    /// after `lastEventId`, every version after it, then every later one (see ``Resume``).
+    /// Returns whether the stream starts with a reset.
+    func subscribe(resumingAfter lastEventId: String? = nil) -> (stream: EventStream, isReset: Bool) {
         let stream = EventStream(maxPendingBytes: backlogBytes)
         let id = ObjectIdentifier(stream)
         let logger = logger
@@ -176,10 +221,29 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             self?.post(.unsubscribe(id))
         }
-        if !post(.subscribe(stream)) {
+        let resume = postSubscription(stream, resumingAfter: lastEventId)
+        if let resume {
+            if case .reset = resume { return (stream, true) }
+        } else {
             stream.close()
         }
-        return stream
+        return (stream, false)
+    }
+
+    /// Queues a new subscriber with how it resumes, decided under the inbox lock so that the
+    /// versions it replays and the ones that reach it live meet without gap or repeat. Nil once
+    /// stopped.
+    private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?) -> Resume? {
+        let (resume, wakePublisher) = inbox.withLock { inbox -> (Resume?, Bool) in
+            guard !inbox.stopped else { return (nil, false) }
+            let resume = self.resume(after: lastEventId, inbox: inbox)
+            inbox.listening = true
+            inbox.pendingSubscribes += 1
+            inbox.items.append(.subscribe(stream, resume))
+            return (resume, inbox.items.count == 1)
+        }
+        if wakePublisher { inbox.notifyAll() }
+        return resume
     }
 
     /// Delivers what is queued, ends every stream, and stops the thread.
@@ -197,8 +261,14 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     /// The publication hook: on the store's processing thread, so it only touches the inbox.
     private func publish(_ publication: StatePublication<State>) {
         let limit = maxPendingPublications
+        let historyLimit = self.historyLimit
         let wakePublisher = inbox.withLock { inbox -> Bool in
             guard !inbox.stopped else { return false }
+            inbox.newestVersion = publication.version
+            if historyLimit > 0 {
+                inbox.history.append(publication)
+                while inbox.history.count > historyLimit { inbox.history.removeFirst() }
+            }
             guard inbox.listening else {
                 inbox.aside = publication
                 return false
@@ -215,6 +285,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         if wakePublisher { inbox.notifyAll() }
     }
 
+    /// How many versions are kept for resuming streams: the count limit, and the byte budget over
+    /// the size of a recent frame.
+    private var historyLimit: Int {
+        min(replayEvents, replayBytes / max(256, lastFrameBytes.load(ordering: .relaxed)))
+    }
+
     /// How many versions may wait: the lag budget over the size of a recent frame.
     private var maxPendingPublications: Int {
         max(64, lagBudgetBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))
@@ -224,10 +300,6 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func post(_ item: Item) -> Bool {
         let (accepted, wakePublisher) = inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopped else { return (false, false) }
-            if case .subscribe = item {
-                inbox.listening = true
-                inbox.pendingSubscribes += 1
-            }
             inbox.items.append(item)
             return (true, inbox.items.count == 1)
         }
@@ -262,9 +334,10 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
         }
         fanOut.stop()
-        for stream in subscribers.removeAll() {
+        for stream in subscribers.removeAll() + Array(awaitingFirstEvent.values) {
             stream.close()
         }
+        awaitingFirstEvent.removeAll()
         updateSubscriberTotal(0)
         logger.notice("event publishing stopped: \(statistics)")
         inbox.withLock { $0.finished = true }
@@ -277,7 +350,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             switch item {
             case .publication(let publication):
                 statistics.versions += 1
-                if subscribers.isEmpty {
+                if !hasListeners {
                     remember(publication)
                 } else if let frame = frame(for: publication) {
                     latest = Latest(version: publication.version, frame: frame)
@@ -286,38 +359,76 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                         broadcast(&pending)
                     }
                 }
-            case .subscribe(let stream):
+            case .subscribe(let stream, let resume):
                 broadcast(&pending)
-                guard let frame = latestFrame() else {
-                    stream.close()  // the newest state cannot be encoded (logged): nothing to stream
-                    continue
-                }
-                // `retry:` in the first event's block, without copying the frame.
-                if stream.send(retryField, frame) {
+                if case .replay(let publications) = resume, publications.isEmpty {
+                    // A comment line alone (like the heartbeat), so that the response head goes out
+                    // now: libmicrohttpd sends it with the first body bytes.
+                    if stream.send(Self.resumedComment) {
+                        awaitingFirstEvent[ObjectIdentifier(stream)] = stream
+                    }
+                } else if start(stream, resume) {
                     subscribers.insert(stream)
                 }
             case .unsubscribe(let id):
                 subscribers.remove(id)
+                awaitingFirstEvent[id] = nil
             }
         }
         broadcast(&pending)
-        updateSubscriberTotal(subscribers.count)
+        updateSubscriberTotal(subscribers.count + awaitingFirstEvent.count)
+    }
+
+    /// Whether any stream wants the next versions: subscribers, and streams awaiting their first.
+    private var hasListeners: Bool {
+        !subscribers.isEmpty || !awaitingFirstEvent.isEmpty
+    }
+
+    /// The first bytes of a stream resumed at the newest version.
+    private static var resumedComment: [UInt8] { Array(": resumed\n".utf8) }
+
+    /// Sends a new stream its first events; false if it cannot be served.
+    private func start(_ stream: EventStream, _ resume: Resume) -> Bool {
+        switch resume {
+        case .current, .reset:
+            guard var frame = latestFrame() else {
+                stream.close()  // the newest state cannot be encoded (logged): nothing to stream
+                return false
+            }
+            if case .reset = resume {
+                frame = EventFrame.markedAsReset(frame)
+            }
+            // `retry:` in the first event's block, without copying the frame.
+            return stream.send(retryField, frame)
+        case .replay(let publications):
+            var frames: [UInt8] = []
+            for publication in publications {
+                guard let frame = frame(for: publication) else {
+                    stream.close()
+                    return false
+                }
+                frames += frame
+            }
+            statistics.replayedVersions += publications.count
+            return stream.send(retryField, frames)
+        }
     }
 
     /// Stops sending to subscribers that can no longer be caught up (see the type's documentation).
     private func disconnectLaggingSubscribers() {
-        guard !subscribers.isEmpty else { return }
+        guard hasListeners else { return }
         logger.warning(
             "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(subscribers.count) subscribers so they restart from the current state"
         )
-        for stream in subscribers.removeAll() {
+        for stream in subscribers.removeAll() + Array(awaitingFirstEvent.values) {
             stream.close()
         }
+        awaitingFirstEvent.removeAll()
     }
 
     /// With no subscriber left and none arriving, publications go aside again.
     private func updateListening() {
-        guard subscribers.isEmpty else { return }
+        guard !hasListeners else { return }
         inbox.withLock { inbox in
             if inbox.pendingSubscribes == 0 && inbox.items.isEmpty {
                 inbox.listening = false
@@ -345,6 +456,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func broadcast(_ pending: inout [UInt8]) {
         guard !pending.isEmpty else { return }
         fanOut.send(pending, to: subscribers.streams())
+        // Then the streams waiting for their first event: joined after the send, so they get
+        // this buffer once, with `retry:` in front.
+        for stream in awaitingFirstEvent.values where stream.send(retryField, pending) {
+            subscribers.insert(stream)
+        }
+        awaitingFirstEvent.removeAll(keepingCapacity: true)
         statistics.broadcasts += 1
         statistics.deliveries += subscribers.count
         pending = []

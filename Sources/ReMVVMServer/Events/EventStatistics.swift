@@ -9,8 +9,10 @@ struct EventStatistics: CustomStringConvertible {
     var broadcasts = 0
     /// Buffers handed to individual subscribers.
     var deliveries = 0
+    /// Versions sent again to streams that resumed with `Last-Event-ID`.
+    var replayedVersions = 0
 
     var description: String {
-        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries"
+        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed"
     }
 }

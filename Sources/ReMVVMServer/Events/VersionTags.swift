@@ -43,6 +43,16 @@ public struct VersionTags: Sendable, Equatable {
         return UInt64(text.dropLast(suffix.count))
     }
 
+    /// The version an event id of this instance names (`5`, or `5-3f9a2c1b` with this
+    /// instance's token), or nil.
+    public func version(ofEventId id: Substring) -> UInt64? {
+        let text = id.trimmingPrefix(" ")
+        guard let instance else { return UInt64(text) }
+        let suffix = "-" + instance
+        guard text.hasSuffix(suffix) else { return nil }
+        return UInt64(text.dropLast(suffix.count))
+    }
+
     /// The `ETag` header value of `version` (a strong tag): `"5"` or `"5-3f9a2c1b"`.
     public func etag(_ version: UInt64) -> String {
         "\"\(tag(version))\""

@@ -56,6 +56,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             lagBudgetBytes: configuration.eventLagBudgetBytes,
             reconnectDelay: configuration.reconnectDelay,
             versionTags: configuration.versionTags,
+            replayEvents: configuration.replayRingEvents,
+            replayBytes: configuration.replayRingBytes,
             logger: logger
         )
     }
@@ -117,7 +119,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         router.add(.GET, "/viewmodels/:name") { [self] request, parameters in
             getViewModel(named: parameters["name"] ?? "", key: request.query["key"])
         }
-        router.add(.GET, "/events") { [self] _, _ in getEvents() }
+        router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
         router.notFound = { Problem.notFound(path: $0.path).response }
         router.methodNotAllowed = { request, allowed in

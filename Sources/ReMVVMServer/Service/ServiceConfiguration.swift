@@ -22,6 +22,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// actions). Default 10,000.
     public var snapshotEvery: UInt64 = 10_000
 
+    /// The most recent versions kept for event streams that resume with `Last-Event-ID`.
+    /// Default 10,000.
+    public var replayRingEvents: Int = 10_000
+    /// The bytes those versions may take, estimated from the size of recent events (fewer are
+    /// kept of a large state). Default 64 MiB.
+    public var replayRingBytes: Int = 64 << 20
+
     /// Creates the default settings.
     public init() {}
 }
@@ -34,6 +41,8 @@ extension ServiceConfiguration {
         public static let eventLagBudgetBytes = 0...(1 << 40)
         public static let reconnectDelay = Duration.zero ... .seconds(3_600)
         public static let snapshotEvery: ClosedRange<UInt64> = 1...1_000_000_000
+        public static let replayRingEvents = 0...10_000_000
+        public static let replayRingBytes = 0...(1 << 40)
     }
 
     /// Throws ``ServiceConfigurationError`` for the first value outside ``Allowed``.
@@ -50,6 +59,8 @@ extension ServiceConfiguration {
         try check("eventLagBudgetBytes", eventLagBudgetBytes, Allowed.eventLagBudgetBytes)
         try check("reconnectDelay", reconnectDelay, Allowed.reconnectDelay)
         try check("snapshotEvery", snapshotEvery, Allowed.snapshotEvery)
+        try check("replayRingEvents", replayRingEvents, Allowed.replayRingEvents)
+        try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
     }
 }
 

@@ -40,6 +40,7 @@ final class LiveServer: Sendable {
         subscriberBacklogBytes: Int = 1 << 20,
         journal: (any JournalStorage)? = nil,
         snapshotEvery: UInt64 = 10_000,
+        replayRingEvents: Int = 10_000,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -52,6 +53,7 @@ final class LiveServer: Sendable {
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
         service.snapshotEvery = snapshotEvery
+        service.replayRingEvents = replayRingEvents
         if journal != nil {
             service.versionTags = .plain  // versions survive restarts
         }

@@ -1,0 +1,74 @@
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// `GET /events` with `Last-Event-ID` (docs/http-api.md, "Resuming event streams").
+@Suite struct ResumableEventsTests {
+    private func increase(_ live: LiveServer, times: Int) throws {
+        for _ in 0..<times {
+            #expect(try live.post(#"{"type":"increase"}"#).status == 200)
+        }
+    }
+
+    private func resume(_ live: LiveServer, header: String? = nil, query: String? = nil) throws -> SSEClient {
+        var headers = [("Accept", "text/event-stream")]
+        if let header { headers.append(("Last-Event-ID", header)) }
+        let path = query.map { "/events?lastEventId=\($0)" } ?? "/events"
+        return try SSEClient(port: live.port, path: path, headers: headers)
+    }
+
+    @Test(arguments: [true, false])
+    func aStreamResumedAfterAVersionGetsEveryLaterOneThenGoesLive(journaled: Bool) throws {
+        let live = try LiveServer(journal: journaled ? MemoryJournalStorage() : nil)
+        try increase(live, times: 5)
+        let client = try resume(live, header: live.versionTags.tag(2))
+        #expect(client.headers["ReMVVM-Replay"] == nil)
+        for version: UInt64 in 3...5 {
+            #expect(try client.nextEvent(timeout: .seconds(5))?.version == version)
+        }
+        try increase(live, times: 1)
+        #expect(try client.nextEvent(timeout: .seconds(5))?.version == 6, "then live, no gap, no repeat")
+        #expect(client.retry?.milliseconds == 1000, "the first block carries retry:")
+    }
+
+    @Test func theHeaderWinsOverTheQueryParameter() throws {
+        let live = try LiveServer()
+        try increase(live, times: 4)
+        let byQuery = try resume(live, query: live.versionTags.tag(3))
+        #expect(try byQuery.nextEvent(timeout: .seconds(5))?.version == 4)
+        let both = try resume(live, header: live.versionTags.tag(1), query: live.versionTags.tag(3))
+        #expect(try both.nextEvent(timeout: .seconds(5))?.version == 2)
+    }
+
+    @Test func resumingAtTheCurrentVersionWaitsForTheNextChange() throws {
+        let live = try LiveServer()
+        try increase(live, times: 2)
+        let client = try resume(live, header: live.versionTags.tag(2))
+        try increase(live, times: 1)
+        #expect(try client.nextEvent(timeout: .seconds(5))?.version == 3)
+    }
+
+    @Test func anIdThatCannotBeServedGetsTheCurrentStateMarkedAsAReset() throws {
+        let live = try LiveServer()
+        try increase(live, times: 2)
+        for id in [live.versionTags.tag(9), "banana", "2-00000000", "-1"] {
+            let client = try resume(live, header: id)
+            #expect(client.status == 200, "never a 4xx or 204: those stop EventSource")
+            #expect(client.headers["ReMVVM-Replay"] == "reset", "\(id)")
+            let event = try #require(try client.nextEvent(timeout: .seconds(5)))
+            #expect(event.version == 2)
+            #expect(event.data.contains(#""reset":true"#), "\(id): \(event.data)")
+        }
+    }
+
+    @Test func aVersionOlderThanWhatIsKeptIsAReset() throws {
+        let live = try LiveServer(replayRingEvents: 3)
+        try increase(live, times: 10)
+        let stale = try resume(live, header: live.versionTags.tag(2))
+        #expect(stale.headers["ReMVVM-Replay"] == "reset")
+        #expect(try stale.nextEvent(timeout: .seconds(5))?.version == 10)
+        let kept = try resume(live, header: live.versionTags.tag(7))
+        #expect(kept.headers["ReMVVM-Replay"] == nil)
+        #expect(try kept.nextEvent(timeout: .seconds(5))?.version == 8)
+    }
+}
