@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh wrk
+scripts/install-deps.sh wrk python3 curl
 
 OUT=bench-results
 BUILD=.build-bench
@@ -197,6 +197,42 @@ large_pid=$SERVER_PID
     || { cat "$OUT/fanout-large.txt" >&2; exit 1; }
 stop "$large_pid"
 
+echo "== durable store (journalSync full, data directories under $OUT/durable)"
+DURABLE=$OUT/durable
+rm -rf "$DURABLE"
+mkdir -p "$DURABLE"
+for clients in 1 8 64; do
+    "$BIN/journal-bench" "$DURABLE/journal-bench" full "$clients" "$DURATION" >>"$OUT/journal-bench.txt"
+done
+start durable $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/server" --log-level warning
+durable_pid=$SERVER_PID
+durable_post_rps=$(wrk_rps durable-post "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)
+durable_post_p99=$(awk '$1 == "99%" { print $2 }' "$OUT/wrk-durable-post.txt")
+wrk -t1 -c1 -d"${DURATION}s" --latency -s Benchmarks/wrk/post-action.lua "http://127.0.0.1:$SERVER_PORT/actions" >"$OUT/wrk-durable-sequential.txt" 2>&1
+durable_sequential_rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-durable-sequential.txt")
+stop "$durable_pid"
+start durable-replay $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/replay" --log-level warning
+replay_pid=$SERVER_PID
+python3 Benchmarks/replay/replay-measure.py $SERVER_PORT 10000 >"$OUT/replay.txt"
+stop "$replay_pid"
+"$BIN/journal-bench" fill "$DURABLE/restart" 1000000 >"$OUT/restart.txt"
+# restart_ms: milliseconds from starting the server on the 1,000,000-record journal to /healthz.
+restart_ms() {
+    local t0 pid
+    t0=$(date +%s%N)
+    "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/restart" --log-level notice >>"$OUT/restart.log" 2>&1 &
+    pid=$!
+    PIDS+=("$pid")
+    until curl -fsS -o /dev/null "http://127.0.0.1:$SERVER_PORT/healthz" 2>/dev/null; do
+        kill -0 "$pid" 2>/dev/null || { tail "$OUT/restart.log" >&2; exit 1; }
+        sleep 0.01
+    done
+    echo $(( ($(date +%s%N) - t0) / 1000000 ))
+    stop "$pid" >/dev/null
+}
+restart_cold_ms=$(restart_ms)     # no snapshot yet: replays 1,000,000 actions; its stop writes one
+restart_snapshot_ms=$(restart_ms)  # from that snapshot
+
 echo "== in-process dispatch"
 "$BIN/dispatch-bench" 1000000 >"$OUT/dispatch.txt"
 dispatch() { awk -v m="$1" -v t="$2" -v a="$3" '$1 == m && $2 == t && $3 == a { print $4 }' "$OUT/dispatch.txt"; }
@@ -247,6 +283,13 @@ j="$OUT/fanout-large.json"
 printf "  %-40s p50 %s ms, p99 %s ms, lost %s of %s\n" "event latency, 100 subscribers, 20/s" \
     "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" lost)" "$(json_get "$j" expected)"
 echo
+echo "Durable store (journalSync full: fsync before every acknowledgement)"
+printf "  %-44s %s\n" "POST /actions, wrk -c64, acknowledged/s" "$durable_post_rps (p99 $durable_post_p99; target >= 50,000, p99 <= 5 ms; in memory above: $post_rps)"
+printf "  %-44s %s\n" "POST /actions, one sequential client, /s" "$durable_sequential_rps (target >= 3,000)"
+sed 's/^/  journal alone: /' "$OUT/journal-bench.txt"
+sed -n 's/^replay: /  resume with Last-Event-ID 0 after 10,000 versions: /p' "$OUT/replay.txt" | head -3
+printf "  %-44s %s ms without a snapshot, %s ms from one (target <= 1,000 with one)\n" "restart from 1,000,000 journaled actions" "$restart_cold_ms" "$restart_snapshot_ms"
+echo
 echo "In-process dispatch (trivial reducer), actions/s"
 printf "  %-36s %s\n" "0 middleware, 1 thread, dispatch" "$(dispatch 0 1 dispatch)"
 printf "  %-36s %s\n" "3 middleware, 1 thread, dispatch" "$(dispatch 3 1 dispatch)"
@@ -267,6 +310,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
+    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"sequential_rps\": $durable_sequential_rps, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"
 } >"$OUT/results.json"

@@ -3,12 +3,31 @@
 // POST /actions). Prints acknowledged records/s, commits/s and records per commit.
 //
 //   journal-bench <directory> <sync: full|normal|off> <clients> <seconds>
+//   journal-bench fill <directory> <count>    # count {"type":"increase"} records, for restart timing
 import ConcurrencyKit
 import Foundation
 import Journal
 import SQLiteJournal
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]) {
+    let directory = arguments[2]
+    try? FileManager.default.removeItem(atPath: directory)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let storage = try SQLiteJournalStorage(directory: directory, sync: .off)
+    var version: UInt64 = 0
+    let started = ContinuousClock.now
+    while version < count {
+        let batch = (1...min(10_000, count - version)).map { offset in
+            JournalRecord(version: version + offset, type: "increase", payload: Array("{}".utf8), time: 1_700_000_000_000)
+        }
+        try storage.append(batch)
+        version += UInt64(batch.count)
+    }
+    storage.close()
+    print("filled \(count) records in \(ContinuousClock.now - started)")
+    exit(0)
+}
 guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
       let clients = Int(arguments[3]), let seconds = Double(arguments[4]) else {
     print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds>")
