@@ -186,7 +186,7 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
         .executableTarget(
             name: "large-state-server",
             dependencies: [
-                "ReMVVM", "ReMVVMServer", "MicroHTTP",
+                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/large-state-server",
@@ -202,7 +202,7 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
         // In-process dispatch throughput of the store core.
         .executableTarget(
             name: "dispatch-bench",
-            dependencies: ["ReMVVM", "ExampleApp"],
+            dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit"],
             path: "Benchmarks/dispatch-bench",
             swiftSettings: strictSettings
         ),

@@ -34,6 +34,9 @@ if [ -n "${BASELINE:-}" ]; then
         | grep -E "error|complete" | tail -1)
     BASELINE_BIN=$(cd "$BASELINE_SRC" && swift build -c release --scratch-path ../.build-baseline --show-bin-path)
     BASELINE_COMMIT=$(git rev-parse --short "$BASELINE")
+    # Builds with a journal by default get --in-memory, like this tree's in-memory rows.
+    BASELINE_FLAGS=()
+    if "$BASELINE_BIN/remvvm-server" --help 2>&1 | grep -q -- --in-memory; then BASELINE_FLAGS=(--in-memory); fi
 fi
 cc -O2 -o "$BIN/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
 cc -O2 -pthread -o "$BIN/stalled-subscribers" Benchmarks/stalled-subscribers/stalled-subscribers.c
@@ -122,7 +125,7 @@ max_of() { printf "%s\n" "$@" | sort -n | tail -1; }
 baselines=() states=() viewmodels=() posts=() before_states=() before_posts=()
 for round in 1 2 3; do
     if [ -n "$BASELINE_BIN" ]; then
-        start remvvm-server-before $SERVER_PORT "$BASELINE_BIN/remvvm-server" --port $SERVER_PORT --log-level warning
+        start remvvm-server-before $SERVER_PORT "$BASELINE_BIN/remvvm-server" --port $SERVER_PORT ${BASELINE_FLAGS[@]+"${BASELINE_FLAGS[@]}"} --log-level warning
         before_pid=$SERVER_PID
         before_states+=("$(wrk_rps "before-state-$round" "http://127.0.0.1:$SERVER_PORT/state")")
         before_posts+=("$(wrk_rps "before-post-$round" "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)")
@@ -133,7 +136,7 @@ for round in 1 2 3; do
     baselines+=("$(wrk_rps "baseline-$round" "http://127.0.0.1:$HELLO_PORT/")")
     stop "$hello_pid"
 
-    start remvvm-server $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level warning
+    start remvvm-server $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level warning
     server_pid=$SERVER_PID
     states+=("$(wrk_rps "state-$round" "http://127.0.0.1:$SERVER_PORT/state")")
     viewmodels+=("$(wrk_rps "viewmodel-$round" "http://127.0.0.1:$SERVER_PORT/viewmodels/counter")")
@@ -151,7 +154,7 @@ FANOUT_RUNS=()
 fanout() {
     local subscribers=$1 rate=$2 name="fanout-$1-$2${3:+-r$3}"
     FANOUT_RUNS+=("$name")
-    start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level notice \
+    start "$name" $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level notice \
         --connection-limit 20000
     local pid=$SERVER_PID
     "$BIN/sse-fanout" --port $SERVER_PORT --subscribers "$subscribers" --rate "$rate" \
@@ -175,7 +178,7 @@ stream_writes() {
 }
 
 echo "== stalled subscribers (2,000 that never read, 4 KB receive buffers, 50,000 actions from 8 clients)"
-start stalled $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --log-level error --connection-limit 5000
+start stalled $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level error --connection-limit 5000
 stalled_pid=$SERVER_PID
 "$BIN/stalled-subscribers" --port $SERVER_PORT --stalled 2000 --healthy 20 --actions 50000 --posters 8 \
     --server-pid "$stalled_pid" --json "$OUT/stalled.json" >"$OUT/stalled.txt" 2>&1 \

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Dispatch
 import ExampleApp
 import Foundation
@@ -19,10 +20,9 @@ struct PassThrough: AnyMiddleware {
 func measure(middleware: Int, threads: Int, count: Int, waiting: Bool) throws -> Double {
     let store = try Store.example(middleware: Array(repeating: PassThrough(), count: middleware))
     let perThread = count / threads
-    let group = DispatchGroup()
+    let finished = Lock(0)
     let start = DispatchTime.now().uptimeNanoseconds
     for _ in 0..<threads {
-        group.enter()
         Thread {
             for _ in 0..<perThread {
                 if waiting {
@@ -31,10 +31,11 @@ func measure(middleware: Int, threads: Int, count: Int, waiting: Bool) throws ->
                     store.dispatch(action: Increase())
                 }
             }
-            group.leave()
+            finished.withLock { $0 += 1 }
+            finished.notifyAll()
         }.start()
     }
-    group.wait()
+    finished.withLock(waitingUntil: { $0 == threads }) { _ in }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     precondition(store.state.counter == perThread * threads, "lost actions")
     return Double(perThread * threads) / seconds

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -9,15 +10,18 @@ import Glibc
 /// `@MainActor` in Swift 6, and a signal handler closure written there would inherit that isolation
 /// and trap when libdispatch runs it on another thread.
 func waitForTerminationSignal() {
-    let stop = DispatchSemaphore(value: 0)
+    let stop = Lock(false)
     let queue = DispatchQueue(label: "signals")
     let sources = [SIGINT, SIGTERM].map { number in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler { stop.signal() }
+        source.setEventHandler {
+            stop.withLock { $0 = true }
+            stop.notifyAll()
+        }
         source.resume()
         return source
     }
-    stop.wait()
+    stop.withLock(waitingUntil: { $0 }) { _ in }
     sources.forEach { $0.cancel() }
 }
