@@ -27,6 +27,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
+    /// Serializes ``start()``: restoring the store from the journal must happen once.
+    private let starting = Lock(())
 
     /// Creates the service; call ``start()`` (or run it as a `Service`) before serving requests.
     ///
@@ -68,17 +70,19 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// the journal cannot be read (the server must not start then).
     public func start() throws {
         try configuration.validate()
-        if let journalStorage, durableRuntime.load() == nil {
-            let runtime = try DurableRuntime(
-                store: store,
-                storage: journalStorage,
-                codec: codec,
-                snapshotEvery: configuration.snapshotEvery,
-                logger: logger
-            )
-            _ = durableRuntime.storeIfNil(runtime)
+        try starting.withLock { _ in
+            if let journalStorage, durableRuntime.load() == nil {
+                let runtime = try DurableRuntime(
+                    store: store,
+                    storage: journalStorage,
+                    codec: codec,
+                    snapshotEvery: configuration.snapshotEvery,
+                    logger: logger
+                )
+                _ = durableRuntime.storeIfNil(runtime)
+            }
+            try hub.start(source: publisher)
         }
-        try hub.start(source: publisher)
     }
 
     /// Commits what the journal holds, publishes every durable state change to every event stream,
