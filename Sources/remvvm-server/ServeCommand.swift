@@ -91,6 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
 
+    @Option(help: "Versions before the newest snapshot whose actions stay in the journal (GET /actions); older ones are removed after each snapshot. (default: \(ServerSettings.defaultText(.journalRetention)))")
+    var journalRetention: Int?
+
     @Option(help: "The most recent versions kept for event streams that resume with Last-Event-ID. (default: \(ServerSettings.defaultText(.replayRingEvents)))")
     var replayRingEvents: Int?
 
@@ -181,6 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.inMemory, inMemory ? .bool(true) : nil)
         set(.journalSync, journalSync.map { .string($0) })
         set(.snapshotEvery, snapshotEvery.map { .int($0) })
+        set(.journalRetention, journalRetention.map { .int($0) })
         set(.replayRingEvents, replayRingEvents.map { .int($0) })
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
 

@@ -151,6 +151,14 @@ extension ServerSettings {
             },
             value: { .int(Int($0.service.snapshotEvery)) }
         ),
+        Setting(
+            key: .journalRetention,
+            read: { config, settings throws(SettingsError) in
+                let range = Int(Service.journalRetention.lowerBound)...Int(Service.journalRetention.upperBound)
+                settings.service.journalRetention = UInt64(try Setting.readInt(config, .journalRetention, in: range))
+            },
+            value: { .int(Int($0.service.journalRetention)) }
+        ),
         .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
     ]

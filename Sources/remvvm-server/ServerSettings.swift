@@ -31,7 +31,7 @@ struct ServerSettings {
         case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
-        case dataDir, inMemory, journalSync, snapshotEvery, replayRingEvents, replayRingBytes
+        case dataDir, inMemory, journalSync, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
     }
 
     /// The built-in defaults.

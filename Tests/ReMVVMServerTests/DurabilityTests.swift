@@ -70,6 +70,25 @@ private struct VersionAnswer: Decodable {
         #expect(try restarted.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 13)
     }
 
+    @Test func recordsOlderThanTheRetentionBeforeTheNewestSnapshotAreRemoved() throws {
+        let directory = try DataDirectory()
+        do {
+            let live = try LiveServer(journal: try directory.storage(), snapshotEvery: 1_000, journalRetention: 3)
+            for _ in 0..<12 {
+                _ = try live.post(#"{"type":"increase"}"#)
+            }
+            live.server.shutdown()  // a snapshot of version 12, then records through 9 are removed
+        }
+        let storage = try directory.storage()
+        let recovery = try storage.recover()
+        storage.close()
+        #expect(recovery.snapshot?.version == 12)
+        #expect(recovery.earliestVersion == 10)
+        let restarted = try LiveServer(journal: try directory.storage())
+        #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
+        #expect(try restarted.get("/actions").bodyString.hasPrefix(#"{"earliest":10,"latest":12,"#))
+    }
+
     @Test func aJournalHoldingAnActionThisServerDoesNotKnowRefusesToStart() throws {
         let directory = try DataDirectory()
         let storage = try directory.storage()

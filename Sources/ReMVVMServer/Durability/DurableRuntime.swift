@@ -11,6 +11,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
     let gate: CommitGate<State>
     let storage: any JournalStorage
     private let snapshotEvery: UInt64
+    private let retention: UInt64
     private let logger: Logger
     /// Whether a snapshot is being written (at most one at a time), and the newest written.
     private let snapshots: Lock<(writing: Bool, newest: UInt64)>
@@ -23,6 +24,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         storage: any JournalStorage,
         codec: ActionJournalCodec,
         snapshotEvery: UInt64,
+        retention: UInt64,
         logger: Logger
     ) throws(JournalError) {
         let recovery = try storage.recover()
@@ -62,6 +64,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         gate = CommitGate(store: store, journal: journal, codec: codec, logger: logger)
         self.storage = storage
         self.snapshotEvery = max(1, snapshotEvery)
+        self.retention = retention
         self.logger = logger
         snapshots = Lock((writing: false, newest: recovery.snapshot?.version ?? 0))
         store.addReduceCheck { action in codec.refusal(of: action) }
@@ -107,6 +110,10 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
             snapshots.withLock { $0.newest = max($0.newest, snapshot.version) }
             logger.debug("snapshot of version \(snapshot.version) written")
+            if snapshot.version > retention {
+                // Records older than the retention before this snapshot are no longer needed.
+                try storage.removeRecords(through: snapshot.version - retention)
+            }
         } catch {
             logger.error("snapshot of version \(snapshot.version) failed: \(error)")
         }

@@ -77,6 +77,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     storage: journalStorage,
                     codec: codec,
                     snapshotEvery: configuration.snapshotEvery,
+                    retention: configuration.journalRetention,
                     logger: logger
                 )
                 _ = durableRuntime.storeIfNil(runtime)

@@ -22,6 +22,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// actions). Default 10,000.
     public var snapshotEvery: UInt64 = 10_000
 
+    /// With a journal: how many versions before the newest snapshot keep their records (for
+    /// `GET /actions`); older ones are removed after each snapshot. Default 1,000,000.
+    public var journalRetention: UInt64 = 1_000_000
+
     /// The most recent versions kept for event streams that resume with `Last-Event-ID`.
     /// Default 10,000.
     public var replayRingEvents: Int = 10_000
@@ -41,6 +45,7 @@ extension ServiceConfiguration {
         public static let eventLagBudgetBytes = 0...(1 << 40)
         public static let reconnectDelay = Duration.zero ... .seconds(3_600)
         public static let snapshotEvery: ClosedRange<UInt64> = 1...1_000_000_000
+        public static let journalRetention: ClosedRange<UInt64> = 0...(1 << 53)
         public static let replayRingEvents = 0...10_000_000
         public static let replayRingBytes = 0...(1 << 40)
     }
@@ -59,6 +64,7 @@ extension ServiceConfiguration {
         try check("eventLagBudgetBytes", eventLagBudgetBytes, Allowed.eventLagBudgetBytes)
         try check("reconnectDelay", reconnectDelay, Allowed.reconnectDelay)
         try check("snapshotEvery", snapshotEvery, Allowed.snapshotEvery)
+        try check("journalRetention", journalRetention, Allowed.journalRetention)
         try check("replayRingEvents", replayRingEvents, Allowed.replayRingEvents)
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
     }

@@ -41,6 +41,7 @@ final class LiveServer: Sendable {
         journal: (any JournalStorage)? = nil,
         snapshotEvery: UInt64 = 10_000,
         replayRingEvents: Int = 10_000,
+        journalRetention: UInt64 = 1_000_000,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -54,6 +55,7 @@ final class LiveServer: Sendable {
         service.subscriberBacklogBytes = subscriberBacklogBytes
         service.snapshotEvery = snapshotEvery
         service.replayRingEvents = replayRingEvents
+        service.journalRetention = journalRetention
         if journal != nil {
             service.versionTags = .plain  // versions survive restarts
         }
