@@ -85,12 +85,7 @@ package final class Lock<State>: @unchecked Sendable {
         var deadline = Self.monotonicDeadline(after: timeout)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        var ready = isReady(state)
-        while !ready {
-            let timedOut = pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT
-            ready = isReady(state)
-            if timedOut { break }
-        }
+        let ready = waitLocked(until: isReady, deadline: &deadline)
         return try body(&state, ready)
     }
 
@@ -100,6 +95,12 @@ package final class Lock<State>: @unchecked Sendable {
         var deadline = Self.monotonicDeadline(after: timeout)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
+        return waitLocked(until: isReady, deadline: &deadline)
+    }
+
+    /// With the mutex held: waits until `isReady` holds or `deadline` passes, reading the state
+    /// only; returns whether it holds.
+    private func waitLocked(until isReady: (State) -> Bool, deadline: inout timespec) -> Bool {
         var ready = isReady(state)
         while !ready {
             let timedOut = pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT

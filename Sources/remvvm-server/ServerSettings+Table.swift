@@ -43,6 +43,22 @@ struct Setting: Sendable {
         )
     }
 
+    /// A whole number stored as `UInt64`.
+    static func uint64(
+        _ key: ServerSettings.Key,
+        _ field: any WritableKeyPath<ServerSettings, UInt64> & Sendable,
+        in range: ClosedRange<UInt64>
+    ) -> Setting {
+        let bounds = Int(range.lowerBound)...Int(range.upperBound)
+        return Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in
+                settings[keyPath: field] = UInt64(try readInt(config, key, in: bounds))
+            },
+            value: { .int(Int($0[keyPath: field])) }
+        )
+    }
+
     static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
         Setting(
             key: key,
@@ -143,22 +159,8 @@ extension ServerSettings {
             },
             value: { .string($0.journalSync.rawValue) }
         ),
-        Setting(
-            key: .snapshotEvery,
-            read: { config, settings throws(SettingsError) in
-                let range = Int(Service.snapshotEvery.lowerBound)...Int(Service.snapshotEvery.upperBound)
-                settings.service.snapshotEvery = UInt64(try Setting.readInt(config, .snapshotEvery, in: range))
-            },
-            value: { .int(Int($0.service.snapshotEvery)) }
-        ),
-        Setting(
-            key: .journalRetention,
-            read: { config, settings throws(SettingsError) in
-                let range = Int(Service.journalRetention.lowerBound)...Int(Service.journalRetention.upperBound)
-                settings.service.journalRetention = UInt64(try Setting.readInt(config, .journalRetention, in: range))
-            },
-            value: { .int(Int($0.service.journalRetention)) }
-        ),
+        .uint64(.snapshotEvery, \.service.snapshotEvery, in: Service.snapshotEvery),
+        .uint64(.journalRetention, \.service.journalRetention, in: Service.journalRetention),
         .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
     ]
