@@ -55,7 +55,10 @@ for _ in 0..<clients {
                 journal.append(JournalRecord(version: version, type: "increase", payload: payload, time: 1_700_000_000_000))
                 return version
             }
-            guard case .success = journal.waitUntilDurable(version, timeout: .seconds(10)) else { fatalError("not durable") }
+            guard case .success = journal.waitUntilDurable(version, timeout: .seconds(10)) else {
+                print("journal-bench: version \(version) did not become durable within 10 s")
+                exit(1)
+            }
             count += 1
         }
         acknowledged.withLock { $0 += count }

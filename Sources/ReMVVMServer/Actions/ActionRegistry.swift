@@ -18,6 +18,12 @@ public struct ActionRegistry: Sendable {
         let decodeWithoutPayload: @Sendable () throws -> any StoreAction
         /// Encodes the action as its payload.
         let encodePayload: @Sendable (any StoreAction, any Encoder) throws -> Void
+
+        /// The action's payload as JSON (`{}` for an action without fields), or nil if it does
+        /// not encode.
+        func payloadJSON(of action: any StoreAction) -> [UInt8]? {
+            try? JSONCoding.encode(PayloadBox(action: action, encode: encodePayload))
+        }
     }
 
     private var byName: [String: Entry] = [:]
@@ -72,4 +78,14 @@ public struct ActionRegistry: Sendable {
 /// The keys of an action envelope: `{"type": …, "payload": …}`.
 enum ActionEnvelopeKey: String, CodingKey {
     case type, payload
+}
+
+/// Encodes an action's payload through its registry entry.
+private struct PayloadBox: Encodable {
+    let action: any StoreAction
+    let encode: @Sendable (any StoreAction, any Encoder) throws -> Void
+
+    func encode(to encoder: any Encoder) throws {
+        try encode(action, encoder)
+    }
 }

@@ -26,18 +26,14 @@ struct ActionJournalCodec: Sendable {
     /// The record of `action` reduced as `version`, or nil when it has no wire name.
     func record(of action: any StoreAction, version: UInt64, time: Int64) -> JournalRecord? {
         guard let name = registry.name(of: action), let entry = registry.entry(named: name) else { return nil }
-        let payload = (try? JSONCoding.encode(PayloadEncoding(action: action, encode: entry.encodePayload))) ?? Array("{}".utf8)
+        let payload = entry.payloadJSON(of: action) ?? Array("{}".utf8)
         return JournalRecord(version: version, type: name, payload: payload, time: time)
     }
 
     /// The action a record holds; throws when its type is no longer registered or its payload
     /// does not decode.
     func action(from record: JournalRecord) throws -> any StoreAction {
-        var envelope = Array(#"{"type":"#.utf8) + ((try? JSONCoding.encode(record.type)) ?? Array("\"\"".utf8))
-        if !record.payload.isEmpty {
-            envelope += Array(#","payload":"#.utf8) + record.payload
-        }
-        envelope.append(UInt8(ascii: "}"))
+        let envelope = ActionWireEncoder.envelope(type: record.type, payload: record.payload)
         do {
             guard let action = try decoder.decode(envelope).first else {
                 throw ActionJournalCodecError(message: "no action")
@@ -57,14 +53,4 @@ struct ActionJournalCodec: Sendable {
 struct ActionJournalCodecError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
-}
-
-/// Encodes an action's payload through its registry entry.
-private struct PayloadEncoding: Encodable {
-    let action: any StoreAction
-    let encode: @Sendable (any StoreAction, any Encoder) throws -> Void
-
-    func encode(to encoder: any Encoder) throws {
-        try encode(action, encoder)
-    }
 }

@@ -9,11 +9,15 @@ struct ActionWireEncoder: Sendable {
 
     func encode(_ action: any StoreAction) -> [UInt8] {
         guard let name = registry.name(of: action), let entry = registry.entry(named: name) else {
-            return Array(#"{"type":"#.utf8) + Self.jsonString(String(describing: type(of: action))) + [UInt8(ascii: "}")]
+            return Self.envelope(type: String(describing: type(of: action)), payload: nil)
         }
-        var bytes = Array(#"{"type":"#.utf8) + Self.jsonString(name)
-        if let payload = try? JSONCoding.encode(PayloadBox(action: action, encode: entry.encodePayload)),
-           payload != Array("{}".utf8) {
+        return Self.envelope(type: name, payload: entry.payloadJSON(of: action))
+    }
+
+    /// `{"type":<type>,"payload":<payload>}`, the payload left out when it is nil, empty or `{}`.
+    static func envelope(type: String, payload: [UInt8]?) -> [UInt8] {
+        var bytes = Array(#"{"type":"#.utf8) + jsonString(type)
+        if let payload, !payload.isEmpty, payload != Array("{}".utf8) {
             bytes += Array(#","payload":"#.utf8) + payload
         }
         bytes.append(UInt8(ascii: "}"))
@@ -22,15 +26,5 @@ struct ActionWireEncoder: Sendable {
 
     private static func jsonString(_ text: String) -> [UInt8] {
         (try? JSONCoding.encode(text)) ?? Array("\"\"".utf8)
-    }
-}
-
-/// Encodes an action's payload through its registry entry.
-private struct PayloadBox: Encodable {
-    let action: any StoreAction
-    let encode: @Sendable (any StoreAction, any Encoder) throws -> Void
-
-    func encode(to encoder: any Encoder) throws {
-        try encode(action, encoder)
     }
 }

@@ -10,7 +10,8 @@ enum EventFrame {
     static func state(version: UInt64, id: String, action: [UInt8]?, state: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(64 + (action?.count ?? 4) + state.count)
-        frame += Array("id: \(id)\nevent: state\ndata: {\"version\":\(version),\"action\":".utf8)
+        frame += head(version: version, id: id)
+        frame += Array(",\"action\":".utf8)
         frame += action ?? Array("null".utf8)
         frame += Array(",\"state\":".utf8)
         frame += state
@@ -18,24 +19,18 @@ enum EventFrame {
         return frame
     }
 
-    /// `frame` with `"reset":true` after its version in `data`: the first event of a stream whose
+    /// The frame ``state(version:id:action:state:)`` made for `version` and `id`, with
+    /// `"reset":true` after the version in `data`: the first event of a stream whose
     /// `Last-Event-ID` could not be served.
-    static func markedAsReset(_ frame: [UInt8]) -> [UInt8] {
-        let marker = Array("data: {\"version\":".utf8)
-        guard let start = firstIndex(of: marker, in: frame) else { return frame }
-        var end = start + marker.count
-        while end < frame.count, frame[end] >= UInt8(ascii: "0"), frame[end] <= UInt8(ascii: "9") { end += 1 }
+    static func markedAsReset(_ frame: [UInt8], version: UInt64, id: String) -> [UInt8] {
         var marked = frame
-        marked.insert(contentsOf: Array(",\"reset\":true".utf8), at: end)
+        marked.insert(contentsOf: Array(",\"reset\":true".utf8), at: head(version: version, id: id).count)
         return marked
     }
 
-    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index] == needle[0] {
-            if Array(haystack[index..<(index + needle.count)]) == needle { return index }
-        }
-        return nil
+    /// Everything a state frame holds before its action: `id`, `event` and `data` up to the version.
+    private static func head(version: UInt64, id: String) -> [UInt8] {
+        Array("id: \(id)\nevent: state\ndata: {\"version\":\(version)".utf8)
     }
 
     /// The `retry:` field: how long a client waits before it reconnects, in milliseconds.

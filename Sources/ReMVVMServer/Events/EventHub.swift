@@ -396,7 +396,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 return false
             }
             if case .reset = resume {
-                frame = EventFrame.markedAsReset(frame)
+                frame = EventFrame.markedAsReset(frame, version: latest.version, id: versionTags.tag(latest.version))
             }
             // `retry:` in the first event's block, without copying the frame.
             return stream.send(retryField, frame)

@@ -36,17 +36,17 @@ public struct VersionTags: Sendable, Equatable {
     /// this instance's token), or nil: a weak tag, another instance's, or not a tag at all.
     public func version(ofETag etag: Substring) -> UInt64? {
         guard etag.count >= 2, etag.first == "\"", etag.last == "\"" else { return nil }
-        let text = etag.dropFirst().dropLast()
-        guard let instance else { return UInt64(text) }
-        let suffix = "-" + instance
-        guard text.hasSuffix(suffix) else { return nil }
-        return UInt64(text.dropLast(suffix.count))
+        return version(ofTag: etag.dropFirst().dropLast())
     }
 
     /// The version an event id of this instance names (`5`, or `5-3f9a2c1b` with this
     /// instance's token), or nil.
     public func version(ofEventId id: Substring) -> UInt64? {
-        let text = id.trimmingPrefix(" ")
+        version(ofTag: id.trimmingPrefix(" "))
+    }
+
+    /// The version `tag(_:)` wrote as `text`, or nil (another instance's token, not a number).
+    private func version(ofTag text: Substring) -> UInt64? {
         guard let instance else { return UInt64(text) }
         let suffix = "-" + instance
         guard text.hasSuffix(suffix) else { return nil }
