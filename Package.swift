@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteJournalTests",
-            dependencies: ["SQLiteJournal", "Journal"],
+            dependencies: ["SQLiteJournal", "Journal", "HTTPTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -14,28 +14,10 @@ private struct VersionAnswer: Decodable {
 /// A store with a journal (docs/http-api.md, "Durability"): nothing is seen before it is durable,
 /// a restart gives the same state and next version, failures refuse instead of losing.
 @Suite struct DurabilityTests {
-    /// A fresh data directory, removed when the test ends.
-    final class DataDirectory: Sendable {
-        let path: String
-
-        init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-durable-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(atPath: path)
-        }
-
-        func storage() throws -> SQLiteJournalStorage {
-            try SQLiteJournalStorage(directory: path, sync: .full)
-        }
-    }
-
     @Test func actionsAreAnsweredOnceDurableAndSurviveARestartWithTheSameStateAndNextVersion() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         do {
-            let live = try LiveServer(journal: try directory.storage())
+            let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
             #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 1)
             #expect(try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}]"#)
                 .decoded(VersionAnswer.self).version == 3)
@@ -43,7 +25,7 @@ private struct VersionAnswer: Decodable {
             #expect(state.headers["ETag"] == "\"3\"", "a durable store tags plain versions")
             live.server.shutdown()
         }
-        let restarted = try LiveServer(journal: try directory.storage())
+        let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         let state = try restarted.get("/state")
         #expect(state.headers["ETag"] == "\"3\"")
         #expect(state.bodyString == #"{"counter":2,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
@@ -53,45 +35,45 @@ private struct VersionAnswer: Decodable {
     }
 
     @Test func aRestartFromASnapshotReplaysOnlyWhatCameAfterIt() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         do {
-            let live = try LiveServer(journal: try directory.storage(), snapshotEvery: 5)
+            let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full), snapshotEvery: 5)
             for _ in 0..<12 {
                 _ = try live.post(#"{"type":"increase"}"#)
             }
             live.server.shutdown()  // writes a snapshot of version 12 as well
         }
-        let storage = try directory.storage()
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         let recovery = try storage.recover()
         #expect(recovery.snapshot?.version == 12)
         storage.close()
-        let restarted = try LiveServer(journal: try directory.storage())
+        let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
         #expect(try restarted.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 13)
     }
 
     @Test func recordsOlderThanTheRetentionBeforeTheNewestSnapshotAreRemoved() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         do {
-            let live = try LiveServer(journal: try directory.storage(), snapshotEvery: 1_000, journalRetention: 3)
+            let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full), snapshotEvery: 1_000, journalRetention: 3)
             for _ in 0..<12 {
                 _ = try live.post(#"{"type":"increase"}"#)
             }
             live.server.shutdown()  // a snapshot of version 12, then records through 9 are removed
         }
-        let storage = try directory.storage()
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         let recovery = try storage.recover()
         storage.close()
         #expect(recovery.snapshot?.version == 12)
         #expect(recovery.earliestVersion == 10)
-        let restarted = try LiveServer(journal: try directory.storage())
+        let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
         #expect(try restarted.get("/actions").bodyString.hasPrefix(#"{"earliest":10,"latest":12,"#))
     }
 
     @Test func aJournalHoldingAnActionThisServerDoesNotKnowRefusesToStart() throws {
-        let directory = try DataDirectory()
-        let storage = try directory.storage()
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         try storage.append([
             JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1),
             JournalRecord(version: 2, type: "teleport", payload: Array("{}".utf8), time: 2),

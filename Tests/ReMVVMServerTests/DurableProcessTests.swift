@@ -10,13 +10,10 @@ import Testing
         )
     }
 
-    private func temporaryDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-restart-\(UUID().uuidString)").path
-    }
-
     @Test func stateAndVersionsSurviveARestartOfTheExecutable() throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The executable creates the data directory: start from a path that does not exist yet.
+        let parent = try TemporaryDirectory(prefix: "remvvm-restart")
+        let directory = parent.path + "/data"
         do {
             let server = try ServerProcess(dataDirectory: directory)
             #expect(try post(#"[{"type":"increase"},{"type":"increase"}]"#, port: server.port).bodyString == #"{"version":2}"#)

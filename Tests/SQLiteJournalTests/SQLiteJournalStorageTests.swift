@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Journal
 @testable import SQLiteJournal
 import Testing
@@ -6,26 +7,12 @@ import Testing
 /// ``SQLiteJournalStorage``: one file per store, a lock per data directory, refusals that name
 /// the file and the version.
 @Suite struct SQLiteJournalStorageTests {
-    /// A fresh data directory, removed when the test ends.
-    final class DataDirectory {
-        let path: String
-
-        init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-journal-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(atPath: path)
-        }
-    }
-
     private func record(_ version: UInt64, type: String = "increase", payload: String = "") -> JournalRecord {
         JournalRecord(version: version, type: type, payload: Array(payload.utf8), time: 1_700_000_000_000 + Int64(version))
     }
 
     @Test func recordsSurviveClosingAndReopening() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         do {
             let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
             #expect(try storage.recover() == JournalRecovery(snapshot: nil, lastVersion: 0, earliestVersion: nil))
@@ -43,7 +30,7 @@ import Testing
     }
 
     @Test func aSecondOpenOfTheSameDirectoryIsRefusedUntilTheFirstCloses() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let first = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         let error = try #require(throws: JournalError.self) {
             _ = try SQLiteJournalStorage(directory: directory.path, sync: .full)
@@ -56,7 +43,7 @@ import Testing
     }
 
     @Test func aJournalFromANewerFormatIsRefusedNamingTheFile() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         do {
             let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
             storage.close()
@@ -71,7 +58,7 @@ import Testing
     }
 
     @Test func aMissingRecordInTheMiddleIsCorruptionNamingTheVersion() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         try storage.append((1...10).map { record($0) })
         storage.close()
@@ -85,7 +72,7 @@ import Testing
     }
 
     @Test func snapshotsKeepTheNewestTwoAndRetentionNeverPassesTheNewest() throws {
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .normal)
         defer { storage.close() }
         try storage.append((1...30).map { record($0) })
@@ -114,7 +101,7 @@ import Testing
 
     @Test func aTransactionCutShortLeavesThePreviousCommitWhole() throws {
         // A duplicate version makes the second statement of the batch fail: nothing of it stays.
-        let directory = try DataDirectory()
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         defer { storage.close() }
         try storage.append([record(1), record(2)])
