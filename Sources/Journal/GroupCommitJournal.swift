@@ -13,6 +13,10 @@ import DequeModule
 /// (never dropped: the store already holds them in memory) and the thread retries with a growing
 /// pause; ``failure`` tells the server to refuse new actions meanwhile. A record whose version
 /// does not follow the previous one would leave a gap: the journal then refuses everything.
+///
+/// A *group* (``beginGroup()`` … ``endGroup(keeping:)``) is the records of one request and the
+/// answer kept for its `Idempotency-Key`: they always go in the same transaction, so a crash never
+/// leaves the actions durable without the answer that stops a retry from dispatching them again.
 public final class GroupCommitJournal: Sendable {
     /// Called once a version (and every one before it) is durable, or with the error that kept it
     /// from being so.
@@ -23,8 +27,31 @@ public final class GroupCommitJournal: Sendable {
         let completion: Completion
     }
 
+    /// An answer waiting for its commit, and the newest version queued when it was kept: it goes
+    /// in the transaction that holds that version (or in any later one).
+    private struct PendingAnswer {
+        let answer: KeptAnswer
+        let through: UInt64
+    }
+
+    /// The versions of a closed group still queued: never split between two transactions.
+    private struct GroupSpan {
+        let first: UInt64
+        let last: UInt64
+    }
+
+    private struct Batch {
+        var records: [JournalRecord]
+        var answers: [KeptAnswer]
+        var isEmpty: Bool { records.isEmpty && answers.isEmpty }
+    }
+
     private struct State {
         var pending: Deque<JournalRecord> = []
+        var pendingAnswers: Deque<PendingAnswer> = []
+        var groups: Deque<GroupSpan> = []
+        /// The first version of the open group, and how deeply groups are nested.
+        var openGroup: (first: UInt64, depth: Int)?
         var lastQueuedVersion: UInt64
         var durableVersion: UInt64
         var waiters: [Waiter] = []
@@ -50,6 +77,11 @@ public final class GroupCommitJournal: Sendable {
     private let maxGroup: Int
     private let state: Lock<State>
     private let durableListeners = Lock<[@Sendable (UInt64) -> Void]>([])
+    private let answerListeners = Lock<[AnswerListener]>([])
+
+    /// Told of kept answers once their commit succeeded, or with the error of one that failed
+    /// (they stay queued and go in a later commit).
+    public typealias AnswerListener = @Sendable ([KeptAnswer], Result<Void, JournalError>) -> Void
 
     /// - Parameters:
     ///   - storage: where records go.
@@ -79,6 +111,45 @@ public final class GroupCommitJournal: Sendable {
     /// Add listeners before ``start()``.
     public func onDurable(_ listener: @escaping @Sendable (UInt64) -> Void) {
         durableListeners.withLock { $0.append(listener) }
+    }
+
+    /// Calls `listener` on the journal thread after every commit that held kept answers, and after
+    /// every failed commit that should have. Add listeners before ``start()``.
+    public func onAnswers(_ listener: @escaping AnswerListener) {
+        answerListeners.withLock { $0.append(listener) }
+    }
+
+    /// Opens a group: the records appended until the matching ``endGroup(keeping:)`` go in one
+    /// transaction, with the answer kept then. Call it where no other thread can append meanwhile
+    /// (inside the store's exclusive step); groups may nest, the outermost one counts.
+    public func beginGroup() {
+        state.withLock { state in
+            if let open = state.openGroup {
+                state.openGroup = (open.first, open.depth + 1)
+            } else {
+                state.openGroup = (state.lastQueuedVersion + 1, 1)
+            }
+        }
+    }
+
+    /// Closes the group opened by ``beginGroup()``, keeping `answer` (if any) in the same commit as
+    /// its records; listeners added with ``onAnswers(_:)`` hear when it is durable.
+    public func endGroup(keeping answer: KeptAnswer?) {
+        state.withLock { state in
+            guard let open = state.openGroup else { return }
+            if let answer {
+                state.pendingAnswers.append(PendingAnswer(answer: answer, through: state.lastQueuedVersion))
+            }
+            if open.depth > 1 {
+                state.openGroup = (open.first, open.depth - 1)
+                return
+            }
+            state.openGroup = nil
+            if state.lastQueuedVersion >= open.first {
+                state.groups.append(GroupSpan(first: open.first, last: state.lastQueuedVersion))
+            }
+        }
+        state.notifyAll()
     }
 
     /// Starts the journal thread; false if the system refused it.
@@ -160,17 +231,25 @@ public final class GroupCommitJournal: Sendable {
     private func run() {
         var pause: Duration = .milliseconds(10)
         while true {
-            let (batch, stopping) = state.withLock(waitingUntil: { !$0.pending.isEmpty || $0.stopping }) { state in
-                let count = min(state.pending.count, maxGroup)
-                let batch = Array(state.pending.prefix(count))
-                state.pending.removeFirst(count)
+            let maxGroup = maxGroup
+            let (batch, stopping) = state.withLock(waitingUntil: { state in
+                let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
+                return state.stopping || size.records > 0 || size.answers > 0
+            }) { state in
+                let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
+                let batch = Batch(
+                    records: Array(state.pending.prefix(size.records)),
+                    answers: state.pendingAnswers.prefix(size.answers).map(\.answer)
+                )
+                state.pending.removeFirst(size.records)
+                state.pendingAnswers.removeFirst(size.answers)
                 return (batch, state.stopping)
             }
             if batch.isEmpty {
                 break  // stopping, nothing left
             }
             do {
-                try storage.append(batch)
+                try storage.append(batch.records, answers: batch.answers)
                 pause = .milliseconds(10)
                 finishCommit(of: batch)
             } catch {
@@ -193,13 +272,46 @@ public final class GroupCommitJournal: Sendable {
         }
     }
 
-    private func finishCommit(of batch: [JournalRecord]) {
-        guard let last = batch.last?.version else { return }
+    /// How much of the queue the next transaction takes: up to `maxGroup` records (more when a
+    /// group would be split), none of an open group's (unless stopping), and the answers kept
+    /// through them. Counts only: the wait predicate calls it on every wake-up.
+    private static func nextBatchSize(of state: State, maxGroup: Int) -> (records: Int, answers: Int) {
+        var cut = state.durableVersion
+        var records = 0
+        if let first = state.pending.first?.version, let last = state.pending.last?.version {
+            var limit = last
+            if let open = state.openGroup, !state.stopping {
+                limit = min(limit, open.first - 1)
+            }
+            if first <= limit {
+                cut = min(limit, first + UInt64(maxGroup) - 1)
+                for group in state.groups where group.first <= cut && group.last > cut {
+                    cut = group.last
+                }
+                records = Int(cut - first + 1)
+            } else {
+                cut = first - 1
+            }
+        }
+        var answers = 0
+        for pending in state.pendingAnswers {
+            guard pending.through <= cut else { break }
+            answers += 1
+        }
+        return (records, answers)
+    }
+
+    private func finishCommit(of batch: Batch) {
+        let last = batch.records.last?.version
         let released = state.withLock { state -> [Waiter] in
-            state.durableVersion = last
             state.failure = nil
             state.commits += 1
-            state.committedRecords += UInt64(batch.count)
+            guard let last else { return [] }
+            state.durableVersion = last
+            state.committedRecords += UInt64(batch.records.count)
+            while let group = state.groups.first, group.last <= last {
+                state.groups.removeFirst()
+            }
             var released: [Waiter] = []
             state.waiters.removeAll { waiter in
                 guard waiter.version <= last else { return false }
@@ -208,28 +320,42 @@ public final class GroupCommitJournal: Sendable {
             }
             return released
         }
-        for listener in durableListeners.withLock({ $0 }) {
-            listener(last)
+        if let last {
+            for listener in durableListeners.withLock({ $0 }) {
+                listener(last)
+            }
+        }
+        if !batch.answers.isEmpty {
+            for listener in answerListeners.withLock({ $0 }) {
+                listener(batch.answers, .success(()))
+            }
         }
         for waiter in released {
-            waiter.completion(.success(last))
+            waiter.completion(.success(last ?? 0))
         }
     }
 
-    private func failCommit(of batch: [JournalRecord], _ error: any Error) {
+    private func failCommit(of batch: Batch, _ error: any Error) {
         let journalError = error as? JournalError
             ?? JournalError(code: .writeFailed, message: "journal commit failed: \(error)")
         let failed = state.withLock { state -> [Waiter] in
             state.failure = journalError
             // Back to the front of the queue, in order: nothing the store holds is dropped.
-            state.pending.insert(contentsOf: batch, at: 0)
+            state.pending.insert(contentsOf: batch.records, at: 0)
+            let through = batch.records.last?.version ?? state.durableVersion
+            state.pendingAnswers.insert(contentsOf: batch.answers.map { PendingAnswer(answer: $0, through: through) }, at: 0)
             var failed: [Waiter] = []
             state.waiters.removeAll { waiter in
-                guard waiter.version <= batch.last?.version ?? 0 else { return false }
+                guard waiter.version <= batch.records.last?.version ?? 0 else { return false }
                 failed.append(waiter)
                 return true
             }
             return failed
+        }
+        if !batch.answers.isEmpty {
+            for listener in answerListeners.withLock({ $0 }) {
+                listener(batch.answers, .failure(journalError))
+            }
         }
         for waiter in failed {
             waiter.completion(.failure(journalError))

@@ -6,13 +6,22 @@ public protocol JournalStorage: Sendable {
     /// gap up to the last one.
     func recover() throws(JournalError) -> JournalRecovery
 
-    /// Stores `records` (consecutive versions, oldest first) in one transaction; when it returns,
-    /// they are as durable as the storage's sync mode makes them. On a throw nothing of them is
-    /// stored.
-    func append(_ records: [JournalRecord]) throws(JournalError)
+    /// Stores `records` (consecutive versions, oldest first) and `answers` in one transaction; when
+    /// it returns, they are as durable as the storage's sync mode makes them. On a throw nothing of
+    /// them is stored. An answer whose key is already kept replaces it.
+    func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError)
 
     /// Stores a snapshot (keeping the previous one too, in case this one is found unusable).
     func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError)
+
+    /// The newest snapshot whose version is at most `version`, if one is kept.
+    func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot?
+
+    /// The answer kept for `key`, if any (expired ones too, until removed).
+    func answer(forKey key: String) throws(JournalError) -> KeptAnswer?
+
+    /// Removes the answers kept before `time` (milliseconds since 1970).
+    func removeAnswers(keptBefore time: Int64) throws(JournalError)
 
     /// Up to `limit` records with a version greater than `version`, oldest first.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
@@ -22,4 +31,11 @@ public protocol JournalStorage: Sendable {
 
     /// Closes the storage; later calls throw ``JournalError/Code/closed``.
     func close()
+}
+
+extension JournalStorage {
+    /// Stores `records` in one transaction, with no kept answers.
+    public func append(_ records: [JournalRecord]) throws(JournalError) {
+        try append(records, answers: [])
+    }
 }

@@ -3,9 +3,22 @@ import ConcurrencyKit
 /// A journal kept in memory: for tests, with injectable commit failures (disk full), commits that
 /// can be held back (a slow disk), and a simulated crash that keeps only what was committed.
 public final class MemoryJournalStorage: JournalStorage {
+    /// What one successful ``append(_:answers:)`` stored: the transaction's contents.
+    public struct Commit: Sendable, Equatable {
+        public var versions: [UInt64]
+        public var answerKeys: [String]
+
+        public init(versions: [UInt64], answerKeys: [String]) {
+            self.versions = versions
+            self.answerKeys = answerKeys
+        }
+    }
+
     private struct State {
+        var commits: [Commit] = []
         var records: [JournalRecord] = []
         var snapshots: [JournalSnapshot] = []
+        var answers: [String: KeptAnswer] = [:]
         var appendFailure: JournalError?
         var closed = false
         var appendCalls = 0
@@ -46,6 +59,16 @@ public final class MemoryJournalStorage: JournalStorage {
         state.withLock { $0.records }
     }
 
+    /// Every successful commit so far, oldest first.
+    public var commits: [Commit] {
+        state.withLock { $0.commits }
+    }
+
+    /// Every answer kept so far, by key.
+    public var keptAnswers: [String: KeptAnswer] {
+        state.withLock { $0.answers }
+    }
+
     /// How many times ``append(_:)`` was called (commits attempted).
     public var appendCalls: Int {
         state.withLock { $0.appendCalls }
@@ -54,10 +77,11 @@ public final class MemoryJournalStorage: JournalStorage {
     /// A new storage holding what this one committed: the state after a crash.
     public func survivorOfCrash() -> MemoryJournalStorage {
         let survivor = MemoryJournalStorage()
-        let (records, snapshots) = state.withLock { ($0.records, $0.snapshots) }
+        let (records, snapshots, answers) = state.withLock { ($0.records, $0.snapshots, $0.answers) }
         survivor.state.withLock { state in
             state.records = records
             state.snapshots = snapshots
+            state.answers = answers
         }
         return survivor
     }
@@ -71,7 +95,7 @@ public final class MemoryJournalStorage: JournalStorage {
         }
     }
 
-    public func append(_ records: [JournalRecord]) throws(JournalError) {
+    public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
         let held = state.withLock { state -> Bool in
             if state.holdingCommits { state.commitsHeld += 1 }
             return state.holdingCommits
@@ -85,6 +109,10 @@ public final class MemoryJournalStorage: JournalStorage {
             state.appendCalls += 1
             if let failure = state.appendFailure { throw failure }
             state.records += records
+            state.commits.append(Commit(versions: records.map(\.version), answerKeys: answers.map(\.key)))
+            for answer in answers {
+                state.answers[answer.key] = answer
+            }
         }
     }
 
@@ -93,6 +121,27 @@ public final class MemoryJournalStorage: JournalStorage {
             try Self.checkOpen(state)
             state.snapshots.append(snapshot)
             state.snapshots = Array(state.snapshots.sorted { $0.version < $1.version }.suffix(2))
+        }
+    }
+
+    public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            return state.snapshots.filter { $0.version <= version }.max { $0.version < $1.version }
+        }
+    }
+
+    public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            return state.answers[key]
+        }
+    }
+
+    public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            state.answers = state.answers.filter { $0.value.time >= time }
         }
     }
 

@@ -9,7 +9,8 @@ import Musl
 /// A journal in one SQLite file (`journal.sqlite`, WAL mode) inside a data directory that one
 /// server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables: `meta` (the format), `actions` (one row per version), `snapshots` (the newest two).
+/// Tables: `meta` (the format), `actions` (one row per version), `snapshots` (the newest two),
+/// `answers` (answers kept for idempotency keys, written in the same transaction as their actions).
 /// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
 /// SQLite rolls the torn transaction back when the file is next opened.
 public final class SQLiteJournalStorage: JournalStorage {
@@ -26,11 +27,15 @@ public final class SQLiteJournalStorage: JournalStorage {
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
         let removeActions: SQLiteStatement
+        let insertAnswer: SQLiteStatement
+        let removeAnswers: SQLiteStatement
     }
 
     private struct Reader {
         let database: SQLiteDatabase
         let selectActions: SQLiteStatement
+        let selectSnapshot: SQLiteStatement
+        let selectAnswer: SQLiteStatement
     }
 
     /// The data directory's path.
@@ -59,12 +64,16 @@ public final class SQLiteJournalStorage: JournalStorage {
                 insertAction: try database.prepare("INSERT INTO actions(version, type, payload, time) VALUES (?1, ?2, ?3, ?4)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(version, state, time) VALUES (?1, ?2, ?3)"),
                 pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE version NOT IN (SELECT version FROM snapshots ORDER BY version DESC LIMIT 2)"),
-                removeActions: try database.prepare("DELETE FROM actions WHERE version <= ?1")
+                removeActions: try database.prepare("DELETE FROM actions WHERE version <= ?1"),
+                insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5)"),
+                removeAnswers: try database.prepare("DELETE FROM answers WHERE time < ?1")
             ))
             let readDatabase = try SQLiteDatabase(path: path, create: false, readOnly: true)
             reader = Lock(Reader(
                 database: readDatabase,
-                selectActions: try readDatabase.prepare("SELECT version, type, payload, time FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2")
+                selectActions: try readDatabase.prepare("SELECT version, type, payload, time FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2"),
+                selectSnapshot: try readDatabase.prepare("SELECT version, state, time FROM snapshots WHERE version <= ?1 ORDER BY version DESC LIMIT 1"),
+                selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE key = ?1")
             ))
         } catch let error as SQLiteError {
             Glibc.close(lockDescriptor)
@@ -113,8 +122,8 @@ public final class SQLiteJournalStorage: JournalStorage {
         } describing: { "cannot read the journal \(path): \($0)" }
     }
 
-    public func append(_ records: [JournalRecord]) throws(JournalError) {
-        guard !records.isEmpty else { return }
+    public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
+        guard !records.isEmpty || !answers.isEmpty else { return }
         try withWriter { writer throws(SQLiteError) in
             try writer.database.transaction { () throws(SQLiteError) in
                 for record in records {
@@ -125,8 +134,57 @@ public final class SQLiteJournalStorage: JournalStorage {
                     try writer.insertAction.bind(4, record.time)
                     try writer.insertAction.run()
                 }
+                for answer in answers {
+                    writer.insertAnswer.reset()
+                    try writer.insertAnswer.bind(1, answer.key)
+                    try writer.insertAnswer.bind(2, answer.fingerprint)
+                    try writer.insertAnswer.bind(3, Int64(answer.status))
+                    try writer.insertAnswer.bind(4, answer.body)
+                    try writer.insertAnswer.bind(5, answer.time)
+                    try writer.insertAnswer.run()
+                }
             }
-        } describing: { "journal commit of versions \(records[0].version)...\(records[records.count - 1].version) to \(path) failed: \($0)" }
+        } describing: { "journal commit of \(Self.describe(records, answers)) to \(path) failed: \($0)" }
+    }
+
+    private static func describe(_ records: [JournalRecord], _ answers: [KeptAnswer]) -> String {
+        guard let first = records.first?.version, let last = records.last?.version else {
+            return "\(answers.count) kept answer(s)"
+        }
+        return "versions \(first)...\(last)"
+    }
+
+    public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
+        try withReader { reader throws(SQLiteError) -> JournalSnapshot? in
+            let select = reader.selectSnapshot
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, Int64(clamping: version))
+            guard try select.step() else { return nil }
+            return JournalSnapshot(version: UInt64(select.int64(0)), state: select.blob(1), time: select.int64(2))
+        }
+    }
+
+    public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
+        try withReader { reader throws(SQLiteError) -> KeptAnswer? in
+            let select = reader.selectAnswer
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, key)
+            guard try select.step() else { return nil }
+            return KeptAnswer(
+                key: select.text(0), fingerprint: select.blob(1), status: Int(select.int64(2)),
+                body: select.blob(3), time: select.int64(4)
+            )
+        }
+    }
+
+    public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            writer.removeAnswers.reset()
+            try writer.removeAnswers.bind(1, time)
+            try writer.removeAnswers.run()
+        } describing: { "removing expired idempotency answers from \(path) failed: \($0)" }
     }
 
     public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
@@ -144,28 +202,35 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        let outcome: Result<[JournalRecord], SQLiteError>? = reader.withLock { reader -> Result<[JournalRecord], SQLiteError>? in
+        try withReader { reader throws(SQLiteError) -> [JournalRecord] in
+            let select = reader.selectActions
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, Int64(clamping: version))
+            try select.bind(2, Int64(max(0, limit)))
+            var records: [JournalRecord] = []
+            while try select.step() {
+                records.append(JournalRecord(
+                    version: UInt64(select.int64(0)), type: select.text(1), payload: select.blob(2), time: select.int64(3)
+                ))
+            }
+            return records
+        }
+    }
+
+    /// Runs `body` with the reader connection, turning SQLite errors into journal errors.
+    private func withReader<Result>(_ body: (Reader) throws(SQLiteError) -> Result) throws(JournalError) -> Result {
+        let outcome: Swift.Result<Result, SQLiteError>? = reader.withLock { reader -> Swift.Result<Result, SQLiteError>? in
             guard let reader else { return nil }
             do throws(SQLiteError) {
-                let select = reader.selectActions
-                select.reset()
-                try select.bind(1, Int64(clamping: version))
-                try select.bind(2, Int64(max(0, limit)))
-                var records: [JournalRecord] = []
-                while try select.step() {
-                    records.append(JournalRecord(
-                        version: UInt64(select.int64(0)), type: select.text(1), payload: select.blob(2), time: select.int64(3)
-                    ))
-                }
-                select.reset()
-                return .success(records)
+                return .success(try body(reader))
             } catch {
                 return .failure(error)
             }
         }
         switch outcome {
         case .none: throw JournalError(code: .closed, message: "the journal \(path) is closed")
-        case .success(let records): return records
+        case .success(let value): return value
         case .failure(let error): throw JournalError(code: .corrupt, message: "cannot read the journal \(path): \(error)")
         }
     }
@@ -268,6 +333,10 @@ public final class SQLiteJournalStorage: JournalStorage {
                 version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS snapshots(
                 version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS answers(
+                key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
+                body BLOB NOT NULL, time INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS answers_by_time ON answers(time);
             """)
     }
 }

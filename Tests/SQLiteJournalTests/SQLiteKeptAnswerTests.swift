@@ -1,0 +1,55 @@
+import HTTPTestSupport
+import Journal
+import SQLiteJournal
+import Testing
+
+/// Kept answers and older snapshots in ``SQLiteJournalStorage``.
+@Suite struct SQLiteKeptAnswerTests {
+    private func record(_ version: UInt64) -> JournalRecord {
+        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
+    }
+
+    private func answer(_ key: String, time: Int64, status: Int = 200) -> KeptAnswer {
+        KeptAnswer(key: key, fingerprint: Array(key.utf8.reversed()), status: status, body: Array("{\"version\":2}".utf8), time: time)
+    }
+
+    @Test func answersAreCommittedWithTheirRecordsAndSurviveReopening() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-answers")
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            try storage.append([record(1), record(2)], answers: [answer("order-17", time: 5_000)])
+            try storage.append([], answers: [answer("accepted-1", time: 6_000, status: 202)])
+            #expect(try storage.answer(forKey: "order-17") == answer("order-17", time: 5_000))
+            storage.close()
+        }
+        let reopened = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { reopened.close() }
+        #expect(try reopened.answer(forKey: "order-17") == answer("order-17", time: 5_000))
+        #expect(try reopened.answer(forKey: "accepted-1") == answer("accepted-1", time: 6_000, status: 202))
+        #expect(try reopened.answer(forKey: "unknown") == nil)
+        #expect(try reopened.recover().lastVersion == 2)
+    }
+
+    @Test func expiredAnswersAreRemovedAndLaterOnesKept() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-answers")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        try storage.append([record(1)], answers: [answer("old", time: 1_000), answer("new", time: 9_000)])
+        try storage.removeAnswers(keptBefore: 5_000)
+        #expect(try storage.answer(forKey: "old") == nil)
+        #expect(try storage.answer(forKey: "new") != nil)
+    }
+
+    @Test func theNewestSnapshotAtOrBeforeAVersionIsFound() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-answers")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        try storage.append((1...30).map(record))
+        try storage.saveSnapshot(JournalSnapshot(version: 10, state: Array("{\"n\":10}".utf8), time: 1))
+        try storage.saveSnapshot(JournalSnapshot(version: 20, state: Array("{\"n\":20}".utf8), time: 2))
+        #expect(try storage.snapshot(atOrBefore: 9) == nil)
+        #expect(try storage.snapshot(atOrBefore: 15)?.version == 10)
+        #expect(try storage.snapshot(atOrBefore: 20)?.version == 20)
+        #expect(try storage.snapshot(atOrBefore: 1_000)?.state == Array("{\"n\":20}".utf8))
+    }
+}
