@@ -100,6 +100,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The bytes those versions may take, estimated from recent events; fewer are kept of a large state. (default: \(ServerSettings.defaultText(.replayRingBytes)))")
     var replayRingBytes: Int?
 
+    @Option(help: "How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h). (default: \(ServerSettings.defaultText(.idempotencyRetention)))")
+    var idempotencyRetention: String?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -187,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.journalRetention, journalRetention.map { .int($0) })
         set(.replayRingEvents, replayRingEvents.map { .int($0) })
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
+        set(.idempotencyRetention, idempotencyRetention.map { .string($0) })
 
         return try await ServerSettings.load(
             flags: flags,

@@ -59,6 +59,39 @@ struct Setting: Sendable {
         )
     }
 
+    /// A duration written with a unit (`24h`, `90m`, `7d`) or as a number of seconds.
+    static func durationText(
+        _ key: ServerSettings.Key,
+        _ field: any WritableKeyPath<ServerSettings, Duration> & Sendable,
+        in range: ClosedRange<Duration>
+    ) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in
+                let text = try readText(config, key)
+                guard let duration = DurationText.parse(text) else {
+                    throw SettingsError(key: key, message: "\"\(text)\" is not a duration; write a whole number with s, m, h or d (e.g. 24h), or seconds")
+                }
+                guard range.contains(duration) else {
+                    throw SettingsError(key: key, message: "\(text) is out of range; use \(DurationText.format(range.lowerBound))...\(DurationText.format(range.upperBound))")
+                }
+                settings[keyPath: field] = duration
+            },
+            value: { .string(DurationText.format($0[keyPath: field])) }
+        )
+    }
+
+    /// Text or a number, as text (a config file may write `86400` or `"24h"`).
+    static func readText(_ config: ConfigReader, _ key: ServerSettings.Key) throws(SettingsError) -> String {
+        if let text = try? config.requiredString(forKey: ConfigKey(key.rawValue)) {
+            return text
+        }
+        if let number = try? config.requiredInt(forKey: ConfigKey(key.rawValue)) {
+            return String(number)
+        }
+        throw SettingsError(key: key, message: "expected text or a number")
+    }
+
     static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
         Setting(
             key: key,
@@ -163,5 +196,6 @@ extension ServerSettings {
         .uint64(.journalRetention, \.service.journalRetention, in: Service.journalRetention),
         .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
+        .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),
     ]
 }

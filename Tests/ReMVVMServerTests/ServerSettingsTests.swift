@@ -87,6 +87,20 @@ import Testing
         }
     }
 
+    @Test func idempotencyRetentionIsADurationWithAUnit() async throws {
+        for (text, seconds) in [("24h", 86_400), ("90m", 5_400), ("7d", 604_800), ("3600", 3_600), ("45s", 45)] {
+            let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IDEMPOTENCY_RETENTION": text], configPath: nil)
+            #expect(settings.service.idempotencyRetention == .seconds(seconds), "\(text)")
+        }
+        let file = try await ServerSettings.load(flags: [:], environment: [:], configPath: try writeConfig(#"{"idempotencyRetention": 600}"#))
+        #expect(file.service.idempotencyRetention == .seconds(600), "a number in a config file is seconds")
+        #expect(ServerSettings.defaultText(.idempotencyRetention) == "1d")
+        for bad in ["soon", "-5m", "12w", "0s", "400d", ""] {
+            await #expect("\(bad)") { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IDEMPOTENCY_RETENTION": bad], configPath: nil) }
+                throws: { "\($0)".contains("idempotencyRetention") }
+        }
+    }
+
     @Test func inMemoryIsABooleanLikeEveryOtherSetting() async throws {
         for (text, expected) in [("true", true), ("1", true), ("false", false), ("0", false)] {
             let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IN_MEMORY": text], configPath: nil)

@@ -47,6 +47,14 @@ extension Store {
         }
     }
 
+    /// Runs `body` with the store to itself: no other thread's action is processed until it
+    /// returns, and a ``dispatchAndWait(_:if:)`` inside it runs at once, on this thread. For work
+    /// that must bracket a dispatch (the journal groups one request's records with the answer
+    /// kept for its `Idempotency-Key`). The same caution as ``dispatchAndWait(_:)`` applies.
+    public func exclusively<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
+        processor.runAndWait(body)
+    }
+
     /// Dispatches one action and waits; see ``dispatchAndWait(_:)``.
     public func dispatchAndWait(action: any StoreAction) -> DispatchOutcome {
         dispatchAndWait([action])

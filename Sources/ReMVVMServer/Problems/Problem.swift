@@ -133,6 +133,38 @@ extension Problem {
         return problem
     }
 
+    /// 400: an `Idempotency-Key` header that is not 1–255 visible ASCII characters.
+    static var invalidIdempotencyKey: Problem {
+        Problem(
+            type: type("invalid-idempotency-key"),
+            title: "Bad Request",
+            status: 400,
+            detail: "Idempotency-Key must be 1 to \(IdempotencyKey.maxLength) visible ASCII characters (no spaces); nothing was applied"
+        )
+    }
+
+    /// 422: an `Idempotency-Key` already used for a request with another body.
+    static var idempotencyKeyReused: Problem {
+        Problem(
+            type: type("idempotency-key-reused"),
+            title: "Unprocessable Content",
+            status: 422,
+            detail: "this Idempotency-Key was used for a different request (another path or body); use a new key for a new request; nothing was applied"
+        )
+    }
+
+    /// 409: a retry while the request that first used its key is still being processed.
+    static var idempotencyKeyInFlight: Problem {
+        var problem = Problem(
+            type: type("idempotency-key-in-flight"),
+            title: "Conflict",
+            status: 409,
+            detail: "a request with this Idempotency-Key is still being processed; retry later to get its answer"
+        )
+        problem.headers["Retry-After"] = "1"
+        return problem
+    }
+
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
         Problem(
             title: "Unsupported Media Type",

@@ -1,9 +1,13 @@
 import Foundation
+import Journal
+import Logging
 import MicroHTTP
 import ReMVVM
 
 extension ReMVVMService {
-    /// `POST /actions`: one action or a batch; 200 with the version, 202, or a problem.
+    /// `POST /actions`: one action or a batch; 200 with the version, 202, or a problem. With
+    /// `If-Match`, only at that version (else 412); with `Idempotency-Key`, at most once (a retry
+    /// gets the kept answer with `Idempotent-Replayed: true`).
     func postActions(_ request: Request) -> Response {
         guard Self.isJSON(request.headers["Content-Type"]) else {
             return Problem.unsupportedMediaType(request.headers["Content-Type"]).response
@@ -15,7 +19,13 @@ extension ReMVVMService {
             logger.debug("refused actions: \(error.message)")
             return error.problem.response
         }
-        let durable = durable
+        var key: IdempotencyKey?
+        if let header = request.headers["Idempotency-Key"] {
+            guard let valid = IdempotencyKey(header: header, method: "POST", path: "/actions", body: request.body) else {
+                return Problem.invalidIdempotencyKey.response
+            }
+            key = valid
+        }
         if let failure = durable?.journal.failure {
             // Nothing is acknowledged that is not durable: refuse before dispatching.
             logger.error("refusing actions while the journal fails: \(failure)")
@@ -27,6 +37,60 @@ extension ReMVVMService {
         } else {
             condition = { _ in true }
         }
+        guard let key else {
+            return answerWhenDurable(dispatch(actions, if: condition))
+        }
+        return dispatchOnce(actions, if: condition, key: key)
+    }
+
+    /// Dispatches a request that carries an idempotency key: replays the kept answer of an earlier
+    /// one, or dispatches and keeps the answer in the same journal commit as the actions.
+    private func dispatchOnce(_ actions: [any StoreAction], if condition: @escaping @Sendable (UInt64) -> Bool, key: IdempotencyKey) -> Response {
+        switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
+        case .replay(let kept):
+            return DispatchAnswer(kept: kept).response(replayed: true)
+        case .reusedForAnotherRequest:
+            return Problem.idempotencyKeyReused.response
+        case .inFlight:
+            return Problem.idempotencyKeyInFlight.response
+        case .unavailable(let error):
+            logger.error("cannot look up an idempotency key: \(error)")
+            return Problem.journalUnavailable.response
+        case .fresh:
+            break
+        }
+        guard let journal = durable?.journal else {
+            let answer = dispatch(actions, if: condition)
+            if answer.isKept {
+                idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
+            } else {
+                idempotencyKeys.release(key)
+            }
+            return answer.response()
+        }
+        let pending = PendingResponse()
+        let keys = idempotencyKeys
+        let logger = logger
+        store.exclusively { [self] in
+            journal.beginGroup()
+            let answer = dispatch(actions, if: condition)
+            guard answer.isKept else {
+                journal.endGroup(keeping: nil)
+                keys.release(key)
+                answerWhenDurable(answer, pending)
+                return
+            }
+            let kept = answer.kept(for: key, time: ActionJournalCodec.now())
+            keys.keep(kept) { result in
+                Self.complete(pending, with: answer, once: result, logger: logger, what: "the answer kept for an idempotency key")
+            }
+            journal.endGroup(keeping: kept)
+        }
+        return Response(pending: pending)
+    }
+
+    /// Dispatches `actions` if `condition` holds, and says what the client gets.
+    private func dispatch(_ actions: [any StoreAction], if condition: @escaping @Sendable (UInt64) -> Bool) -> DispatchAnswer {
         switch store.dispatchAndWait(actions, if: condition) {
         case .preconditionFailed(let current):
             var problem = Problem(
@@ -37,42 +101,63 @@ extension ReMVVMService {
             )
             problem.currentVersion = current
             problem.headers["ETag"] = configuration.versionTags.etag(current)
-            return problem.response
+            return DispatchAnswer(problem: problem, isKept: false)
         case .reduced(let version):
-            guard let durable else {
-                return JSONCoding.response(Array("{\"version\":\(version)}".utf8))
-            }
-            let pending = PendingResponse()
-            durable.journal.whenDurable(version) { [logger] result in
-                switch result {
-                case .success:
-                    pending.complete(JSONCoding.response(Array("{\"version\":\(version)}".utf8)))
-                case .failure(let error):
-                    logger.error("version \(version) is not durable: \(error)")
-                    pending.complete(Problem.journalUnavailable.response)
-                }
-            }
-            return Response(pending: pending)
+            return .applied(version)
         case .refused(let reason, _):
             logger.error("actions refused before the reducer: \(reason)")
-            return Problem(
+            return DispatchAnswer(problem: Problem(
                 type: Problem.type("action-not-journaled"),
                 title: "Action cannot be journaled",
                 status: 500,
                 detail: reason
-            ).response
+            ), isKept: false)
         case .accepted:
-            return JSONCoding.response(Array("{\"accepted\":true}".utf8), status: 202)
+            return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
         case .rejected(let reason, let index):
             let position = actions.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
             let applied = actions.count > 1 && index > 0 ? "; the actions before it were applied" : ""
-            return Problem(
+            return DispatchAnswer(problem: Problem(
                 type: Problem.type("action-rejected"),
                 title: "Action rejected",
                 status: 422,
                 detail: position + reason + applied,
                 index: actions.count > 1 ? index : nil
-            ).response
+            ), isKept: true)
+        }
+    }
+
+    /// The response for `answer`: at once in memory-only mode; with a journal, once the version it
+    /// names is durable (503 if its commit fails).
+    private func answerWhenDurable(_ answer: DispatchAnswer) -> Response {
+        guard durable != nil, answer.version != nil else { return answer.response() }
+        let pending = PendingResponse()
+        answerWhenDurable(answer, pending)
+        return Response(pending: pending)
+    }
+
+    private func answerWhenDurable(_ answer: DispatchAnswer, _ pending: PendingResponse) {
+        guard let journal = durable?.journal, let version = answer.version else {
+            pending.complete(answer.response())
+            return
+        }
+        journal.whenDurable(version) { [logger] result in
+            Self.complete(pending, with: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
+        }
+    }
+
+    /// Sends `answer` once its commit succeeded; 503 when it failed (nothing acknowledged that is
+    /// not durable).
+    private static func complete(
+        _ pending: PendingResponse, with answer: DispatchAnswer, once result: Result<Void, JournalError>,
+        logger: Logger, what: String
+    ) {
+        switch result {
+        case .success:
+            pending.complete(answer.response())
+        case .failure(let error):
+            logger.error("\(what) is not durable: \(error)")
+            pending.complete(Problem.journalUnavailable.response)
         }
     }
 

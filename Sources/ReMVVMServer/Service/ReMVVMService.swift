@@ -24,6 +24,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let codec: ActionJournalCodec
     /// The action log without a journal (nil with one).
     let recentActions: RecentActions?
+    let idempotencyKeys: IdempotencyKeys
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
@@ -47,6 +48,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         codec = ActionJournalCodec(registry: actions)
         recentActions = journal == nil ? RecentActions(store: store, codec: codec) : nil
         journalStorage = journal
+        idempotencyKeys = IdempotencyKeys(
+            backing: journal.map { .journal($0) } ?? .memory(limit: configuration.idempotencyMemoryLimit),
+            retention: configuration.idempotencyRetention,
+            logger: logger
+        )
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
@@ -80,7 +86,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     retention: configuration.journalRetention,
                     logger: logger
                 )
-                _ = durableRuntime.storeIfNil(runtime)
+                if durableRuntime.storeIfNil(runtime) === runtime {
+                    runtime.journal.onAnswers { [idempotencyKeys] answers, result in
+                        idempotencyKeys.journalCommitted(answers, result)
+                    }
+                }
             }
             try hub.start(source: publisher)
         }

@@ -34,6 +34,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var replayRingBytes: Int = 64 << 20
 
     /// Creates the default settings.
+    /// How long the answer to a request with an `Idempotency-Key` is kept: a retry within it gets
+    /// the same answer and dispatches nothing; after it, the key may be used again.
+    public var idempotencyRetention: Duration = .seconds(24 * 3_600)
+
+    /// In-memory mode only: the most answers kept for idempotency keys (the oldest go first).
+    public var idempotencyMemoryLimit: Int = 100_000
+
     public init() {}
 }
 
@@ -48,6 +55,8 @@ extension ServiceConfiguration {
         public static let journalRetention: ClosedRange<UInt64> = 0...(1 << 53)
         public static let replayRingEvents = 0...10_000_000
         public static let replayRingBytes = 0...(1 << 40)
+        public static let idempotencyRetention = Duration.seconds(1) ... .seconds(365 * 24 * 3_600)
+        public static let idempotencyMemoryLimit = 1...100_000_000
     }
 
     /// Throws ``ServiceConfigurationError`` for the first value outside ``Allowed``.
@@ -67,6 +76,8 @@ extension ServiceConfiguration {
         try check("journalRetention", journalRetention, Allowed.journalRetention)
         try check("replayRingEvents", replayRingEvents, Allowed.replayRingEvents)
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
+        try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)
+        try check("idempotencyMemoryLimit", idempotencyMemoryLimit, Allowed.idempotencyMemoryLimit)
     }
 }
 

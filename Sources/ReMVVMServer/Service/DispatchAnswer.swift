@@ -1,0 +1,62 @@
+import Journal
+import MicroHTTP
+
+/// The answer to a dispatch (`POST /actions`): what the client gets, and what is kept for its
+/// `Idempotency-Key` when the store decided it.
+struct DispatchAnswer: Sendable {
+    var status: Int
+    var body: [UInt8]
+    var headers: [(String, String)] = []
+    /// The store version the answer names (`200 {"version": N}`): it is sent once N is durable.
+    var version: UInt64?
+    /// Whether the store decided this answer (applied, accepted or rejected the actions): only
+    /// those are kept for an idempotency key. Answers given before the store saw the actions
+    /// (a failed `If-Match`, a server fault) are not: a retry is processed anew.
+    var isKept: Bool
+
+    init(status: Int, body: [UInt8], headers: [(String, String)] = [], isKept: Bool) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+        self.isKept = isKept
+    }
+
+    init(problem: Problem, isKept: Bool) {
+        self.init(
+            status: problem.status,
+            body: (try? problem.jsonBody()) ?? [],
+            headers: problem.headers.sorted { $0.key < $1.key },
+            isKept: isKept
+        )
+    }
+
+    /// `200 {"version": N}`.
+    static func applied(_ version: UInt64) -> DispatchAnswer {
+        var answer = DispatchAnswer(status: 200, body: Array("{\"version\":\(version)}".utf8), isKept: true)
+        answer.version = version
+        return answer
+    }
+
+    /// The HTTP response; `replayed` marks an answer sent again for a retried key.
+    func response(replayed: Bool = false) -> Response {
+        var extra = headers
+        if replayed {
+            extra.append(("Idempotent-Replayed", "true"))
+        }
+        var response = JSONCoding.response(body, status: status, headers: extra)
+        if status >= 400 {
+            response.headers.replaceOrAdd(name: "Content-Type", value: "application/problem+json")
+        }
+        return response
+    }
+
+    /// What is kept for `key`.
+    func kept(for key: IdempotencyKey, time: Int64) -> KeptAnswer {
+        KeptAnswer(key: key.value, fingerprint: key.fingerprint, status: status, body: body, time: time)
+    }
+
+    /// A kept answer sent again.
+    init(kept: KeptAnswer) {
+        self.init(status: kept.status, body: kept.body, isKept: true)
+    }
+}
