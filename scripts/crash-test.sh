@@ -4,6 +4,10 @@
 # that every version acknowledged with 200 survived: the restored version is at least the newest
 # acknowledged one, the state equals a replay (every action is an increase: counter == version),
 # and versions continue. Repeats for CRASH_CYCLES cycles (default 20; 200 on demand).
+# Every other cycle the clients send an Idempotency-Key with each request and retry a request
+# that got no 200 with the same key; after the restart the requests still unanswered are retried
+# once more (scripts/crash-retry.py), and then every key must have been applied exactly once: the
+# version is the version before the cycle plus the number of keys.
 #
 #   scripts/crash-test.sh                  # 20 cycles (what CI runs)
 #   CRASH_CYCLES=200 scripts/crash-test.sh
@@ -49,8 +53,13 @@ state_counter() { curl -fsS "http://127.0.0.1:$PORT/state" | sed -n 's/.*"counte
 
 start_server
 total_acknowledged=0
+total_keys=0
+base=$(state_version)
 for cycle in $(seq 1 "$CYCLES"); do
-    python3 scripts/crash-client.py "$PORT" "$CLIENTS" 4 "$WORK/client-$cycle.json" &
+    keyed=$((cycle % 2 == 0))
+    prefix=()
+    [ "$keyed" = 1 ] && prefix=("cycle$cycle")
+    python3 scripts/crash-client.py "$PORT" "$CLIENTS" 4 "$WORK/client-$cycle.json" "${prefix[@]}" &
     CLIENT_PID=$!
     # Kill at a random moment 0.3-2.3 s into the posting.
     sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.3 + (r % 2000) / 1000 }')"
@@ -74,16 +83,31 @@ for cycle in $(seq 1 "$CYCLES"); do
         echo "FAIL cycle $cycle: state is not a replay of the journal (counter $counter, version $version)" >&2
         exit 1
     fi
+    detail=""
+    restored=$version
+    if [ "$keyed" = 1 ]; then
+        read -r replayed fresh < <(python3 scripts/crash-retry.py "$PORT" "$WORK/client-$cycle.json") \
+            || { echo "FAIL cycle $cycle: a retry with its Idempotency-Key was not answered 200" >&2; exit 1; }
+        keys=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["keys"]))' "$WORK/client-$cycle.json")
+        version=$(state_version)
+        if [ "$version" != "$((base + keys))" ]; then
+            echo "FAIL cycle $cycle: $keys keyed requests moved the version from $base to $version, not to $((base + keys))" >&2
+            exit 1
+        fi
+        total_keys=$((total_keys + keys))
+        detail=", $keys keys each applied once ($replayed unanswered retries replayed, $fresh processed after the restart; version $version)"
+    fi
     next=$(curl -fsS -X POST -H 'Content-Type: application/json' -d '{"type":"increase"}' "http://127.0.0.1:$PORT/actions" \
         | sed -n 's/.*"version":\([0-9]*\).*/\1/p')
     if [ "$next" != "$((version + 1))" ]; then
         echo "FAIL cycle $cycle: the next version is ${next:-?}, not $((version + 1))" >&2
         exit 1
     fi
-    echo "cycle $cycle: $acked acknowledged (newest $newest), restored $version, counter $counter, next $next"
+    echo "cycle $cycle: $acked acknowledged (newest $newest), restored $restored, counter $counter$detail, next $next"
+    base=$next
 done
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID" || { echo "FAIL: the server did not stop cleanly" >&2; exit 1; }
 SERVER_PID=""
-echo "PASS: $CYCLES kill -9 cycles, $total_acknowledged actions acknowledged, none lost"
+echo "PASS: $CYCLES kill -9 cycles, $total_acknowledged actions acknowledged, none lost; $total_keys idempotency keys, each applied exactly once"
 rm -rf "$WORK"
