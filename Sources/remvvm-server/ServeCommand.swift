@@ -103,6 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h). (default: \(ServerSettings.defaultText(.idempotencyRetention)))")
     var idempotencyRetention: String?
 
+    @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")
+    var corsAllowedOrigins: String?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -191,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.replayRingEvents, replayRingEvents.map { .int($0) })
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
         set(.idempotencyRetention, idempotencyRetention.map { .string($0) })
+        set(.corsAllowedOrigins, corsAllowedOrigins.map { .string($0) })
 
         return try await ServerSettings.load(
             flags: flags,

@@ -1,3 +1,4 @@
+import Foundation
 import Configuration
 import Journal
 import Logging
@@ -90,6 +91,22 @@ struct Setting: Sendable {
             return String(number)
         }
         throw SettingsError(key: key, message: "expected text or a number")
+    }
+
+    /// A list: comma-separated text (`a,b`), or an array in a config file.
+    static func list(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, [String]> & Sendable) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in
+                if let items = try? config.requiredStringArray(forKey: ConfigKey(key.rawValue)) {
+                    settings[keyPath: field] = items
+                    return
+                }
+                let text = try readString(config, key)
+                settings[keyPath: field] = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            },
+            value: { .string($0[keyPath: field].joined(separator: ",")) }
+        )
     }
 
     static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
@@ -197,5 +214,6 @@ extension ServerSettings {
         .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
         .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),
+        .list(.corsAllowedOrigins, \.service.corsAllowedOrigins),
     ]
 }

@@ -32,7 +32,7 @@ struct ServerSettings {
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
-        case idempotencyRetention
+        case idempotencyRetention, corsAllowedOrigins
     }
 
     /// The built-in defaults.

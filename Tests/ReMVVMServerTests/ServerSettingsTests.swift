@@ -101,6 +101,18 @@ import Testing
         }
     }
 
+    @Test func corsAllowedOriginsIsACommaSeparatedListOrAnArray() async throws {
+        let environment = try await ServerSettings.load(
+            flags: [:], environment: ["REMVVM_CORS_ALLOWED_ORIGINS": "https://a.example, http://localhost:3000"], configPath: nil
+        )
+        #expect(environment.service.corsAllowedOrigins == ["https://a.example", "http://localhost:3000"])
+        let file = try await ServerSettings.load(
+            flags: [:], environment: [:], configPath: try writeConfig(#"{"corsAllowedOrigins": ["*"]}"#)
+        )
+        #expect(file.service.corsAllowedOrigins == ["*"])
+        #expect(try await ServerSettings.load(flags: [:], environment: [:], configPath: nil).service.corsAllowedOrigins == [])
+    }
+
     @Test func inMemoryIsABooleanLikeEveryOtherSetting() async throws {
         for (text, expected) in [("true", true), ("1", true), ("false", false), ("0", false)] {
             let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IN_MEMORY": text], configPath: nil)

@@ -65,7 +65,8 @@ func accessHandler(
 
     case .body(let body) where body.pending != nil:
         // Resumed: the pending response is complete.
-        guard let response = body.pending?.completedResponse else { return .YES }
+        guard var response = body.pending?.completedResponse else { return .YES }
+        response.headers.addMissing(body.pendingHeaders)
         return ResponseWriter.queue(
             response,
             on: connection,
@@ -137,9 +138,12 @@ private func respond(
                 RequestSlot.store(holder, in: slot)
             }
             holder.pending = pending
+            holder.pendingHeaders = response.headers
             return .YES
         }
+        let outer = response.headers
         response = ready
+        response.headers.addMissing(outer)
     }
     return ResponseWriter.queue(
         response,

@@ -11,6 +11,9 @@ final class RequestBody {
     private(set) var isTooLarge = false
     /// The response the suspended connection waits for, once the responder deferred it.
     var pending: PendingResponse?
+    /// Headers the responder set on the pending response itself (e.g. CORS): added to the
+    /// completed response.
+    var pendingHeaders = HTTPHeaders()
 
     init(expectedLength: UInt64?, limit: Int) {
         if let expectedLength {

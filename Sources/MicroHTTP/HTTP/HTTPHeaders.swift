@@ -46,6 +46,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     }
 
     /// Replaces the first field named `name` (case-insensitively) and removes the others, or appends one.
+    /// Adds each header of `other` whose name this one does not have yet (a pending response's
+    /// own headers join the response it completes with).
+    public mutating func addMissing(_ other: HTTPHeaders) {
+        let missing = other.filter { !contains($0.name) }
+        fields += missing
+    }
+
     public mutating func replaceOrAdd(name: String, value: String) {
         guard let first = fields.firstIndex(where: { $0.name.equalsCaseInsensitively(name) }) else {
             fields.append((name: name, value: value))

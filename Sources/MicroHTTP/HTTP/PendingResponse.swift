@@ -88,7 +88,8 @@ final class PendingResponseRegistry: Sendable {
 }
 
 extension Response {
-    /// A response whose status, headers and body come later, through `pending`.
+    /// A response whose status, headers and body come later, through `pending`. Headers set on
+    /// this response are added to the completed one where it has none of that name.
     public init(pending: PendingResponse) {
         self.init(status: 200, body: .pending(pending))
     }

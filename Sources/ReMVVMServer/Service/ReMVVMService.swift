@@ -9,7 +9,7 @@ import Synchronization
 /// Serves a store over HTTP as `docs/http-api.md` describes: actions in, state, view models and
 /// live events out, and a problem detail for every error.
 ///
-/// Its ``router()`` is a ``MicroHTTP/Responder``: ``ReMVVMServer`` runs it on an
+/// Its ``responder()`` is a ``MicroHTTP/Responder``: ``ReMVVMServer`` runs it on an
 /// ``MicroHTTP/HTTPServer``, and tests can call it directly, without a socket. As a `Service` it
 /// runs the event publisher until graceful shutdown.
 public final class ReMVVMService<State: StoreState & Codable>: Sendable {
@@ -122,6 +122,14 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// changes; false after `timeout`. Blocks the calling thread: for tests and tools.
     public func waitForSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
         hub.waitForSubscribers(timeout: timeout, until: condition)
+    }
+
+    /// What answers every request: CORS, then the routes of ``router()``.
+    public func responder() -> ServiceResponder {
+        ServiceResponder(
+            router: router(),
+            cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off
+        )
     }
 
     /// Every route of the HTTP API, with problem details for 404, 405 and refused requests.

@@ -41,6 +41,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// In-memory mode only: the most answers kept for idempotency keys (the oldest go first).
     public var idempotencyMemoryLimit: Int = 100_000
 
+    /// Browser origins whose pages may call the API (CORS): `scheme://host[:port]` each, or `*`
+    /// alone (any origin, without credentials). Empty: CORS off.
+    public var corsAllowedOrigins: [String] = []
+
     public init() {}
 }
 
@@ -78,6 +82,7 @@ extension ServiceConfiguration {
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
         try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)
         try check("idempotencyMemoryLimit", idempotencyMemoryLimit, Allowed.idempotencyMemoryLimit)
+        _ = try CORSPolicy(allowedOrigins: corsAllowedOrigins)
     }
 }
 

@@ -29,7 +29,7 @@ final class LiveServer: Sendable {
     var port: Int { server.port }
 
     let transport: Transport
-    private let router: Router
+    private let router: ServiceResponder
 
     init(
         transport: Transport = .live,
@@ -42,6 +42,7 @@ final class LiveServer: Sendable {
         snapshotEvery: UInt64 = 10_000,
         replayRingEvents: Int = 10_000,
         journalRetention: UInt64 = 1_000_000,
+        corsAllowedOrigins: [String] = [],
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -56,6 +57,7 @@ final class LiveServer: Sendable {
         service.snapshotEvery = snapshotEvery
         service.replayRingEvents = replayRingEvents
         service.journalRetention = journalRetention
+        service.corsAllowedOrigins = corsAllowedOrigins
         if journal != nil {
             service.versionTags = .plain  // versions survive restarts
         }
@@ -70,7 +72,7 @@ final class LiveServer: Sendable {
             logger: logger
         )
         self.transport = transport
-        router = server.service.router()
+        router = server.service.responder()
         if transport == .live {
             try server.start()
         }
