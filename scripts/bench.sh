@@ -218,6 +218,11 @@ start durable-replay $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --dat
 replay_pid=$SERVER_PID
 python3 Benchmarks/replay/replay-measure.py $SERVER_PORT 10000 >"$OUT/replay.txt"
 stop "$replay_pid"
+# The same 10,000 versions after a restart: the ring is empty, every one comes from the journal.
+start durable-replay-journal $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/replay" --log-level warning
+replay_pid=$SERVER_PID
+python3 Benchmarks/replay/replay-measure.py $SERVER_PORT 10000 --resume-only >"$OUT/replay-journal.txt"
+stop "$replay_pid"
 "$BIN/journal-bench" fill "$DURABLE/restart" 1000000 >"$OUT/restart.txt"
 # restart_ms: milliseconds from starting the server on the 1,000,000-record journal to /healthz.
 restart_ms() {
@@ -291,6 +296,7 @@ printf "  %-44s %s\n" "POST /actions, wrk -c64, acknowledged/s" "$durable_post_r
 printf "  %-44s %s\n" "POST /actions, one sequential client, /s" "$durable_sequential_rps (target >= 3,000)"
 sed 's/^/  journal alone: /' "$OUT/journal-bench.txt"
 sed -n 's/^replay: /  resume with Last-Event-ID 0 after 10,000 versions: /p' "$OUT/replay.txt" | head -3
+sed -n 's/^replay: /  the same after a restart, from the journal: /p' "$OUT/replay-journal.txt" | head -3
 printf "  %-44s %s ms without a snapshot, %s ms from one (target <= 1,000 with one)\n" "restart from 1,000,000 journaled actions" "$restart_cold_ms" "$restart_snapshot_ms"
 echo
 echo "In-process dispatch (trivial reducer), actions/s"

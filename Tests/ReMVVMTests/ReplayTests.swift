@@ -75,4 +75,18 @@ import Testing
         #expect(restored.state == original.state)
         #expect(published.withLock { $0 } == [4, 5, 6], "replayed reduces are published in order")
     }
+
+    @Test func rule20_reducedGivesTheStateAReplayWouldAndLeavesTheStoreAlone() throws {
+        let (original, reduced) = try recordedHistory()
+        let store = try Store.example()
+        let published = Lock(0)
+        store.addPublicationHandler { _ in published.withLock { $0 += 1 } }
+        var state = store.state
+        for action in reduced {
+            state = store.reduced(state, with: action)
+        }
+        #expect(state == original.state)
+        #expect(store.version == 0 && store.state == AppState(), "the store's own state and version are untouched")
+        #expect(published.withLock { $0 } == 0, "nothing is published")
+    }
 }

@@ -33,52 +33,61 @@ extension EventStream: SocketReadinessHandler {
     /// The content reader: fills `buffer` from the backlog, ends the response, or suspends
     /// the connection until the next send. Runs on the connection's thread.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        state.withLock { state in
-            assert(state.unfinishedChunk == nil, "resumed before a direct write finished its chunk")
-            if state.isBroken {
-                return cmhd_content_reader_end_with_error()
-            }
-            if !state.backlog.isEmpty {
-                state.server?.writeCounters.countThroughLibmicrohttpd()
-                let taken = state.backlog.dequeue(into: buffer)
-                state.deliveredBytes += taken
-                return taken
-            }
-            switch state.termination {
-            case nil:
-                break
-            case .overflow, .stalled:
-                // Also when the overflow came before the stream was attached.
-                state.connection?.abort()
-                return cmhd_content_reader_end_with_error()
-            case .closed, .serverShutdown, .clientGone:
-                // A clean end of the chunked body. (Not an error end: libmicrohttpd would
-                // close the socket, and with MHD_USE_TURBO that close can wait for the
-                // worker's next wake-up, leaving the client hanging.)
-                return cmhd_content_reader_end_of_stream()
-            }
-            guard let connection = state.connection else {
-                return cmhd_content_reader_end_with_error()
-            }
-            if state.allowsDirectWrites, !state.isSocketPrepared {
-                state.isSocketPrepared = true
-                connection.disableSendDelays()
-            }
-            // Returning 0 without suspending would make libmicrohttpd call again at once.
-            // From here until it is resumed, libmicrohttpd has nothing buffered for this
-            // connection and leaves its socket alone: sends may write to it directly.
-            state.isSuspended = true
-            MHD_suspend_connection(connection.pointer)
-            state.watchWhileSuspended(owner: self)
-            return 0
+        let (result, roomWaiter) = state.withLock { state in
+            let result = read(into: buffer, state: &state)
+            return (result, state.takeRoomWaiter())
         }
+        roomWaiter?()
+        return result
+    }
+
+    /// ``read(into:)`` with the lock held.
+    private func read(into buffer: UnsafeMutableRawBufferPointer, state: inout StreamState) -> Int {
+        assert(state.unfinishedChunk == nil, "resumed before a direct write finished its chunk")
+        if state.isBroken {
+            return cmhd_content_reader_end_with_error()
+        }
+        if !state.backlog.isEmpty {
+            state.server?.writeCounters.countThroughLibmicrohttpd()
+            let taken = state.backlog.dequeue(into: buffer)
+            state.deliveredBytes += taken
+            return taken
+        }
+        switch state.termination {
+        case nil:
+            break
+        case .overflow, .stalled:
+            // Also when the overflow came before the stream was attached.
+            state.connection?.abort()
+            return cmhd_content_reader_end_with_error()
+        case .closed, .serverShutdown, .clientGone:
+            // A clean end of the chunked body. (Not an error end: libmicrohttpd would
+            // close the socket, and with MHD_USE_TURBO that close can wait for the
+            // worker's next wake-up, leaving the client hanging.)
+            return cmhd_content_reader_end_of_stream()
+        }
+        guard let connection = state.connection else {
+            return cmhd_content_reader_end_with_error()
+        }
+        if state.allowsDirectWrites, !state.isSocketPrepared {
+            state.isSocketPrepared = true
+            connection.disableSendDelays()
+        }
+        // Returning 0 without suspending would make libmicrohttpd call again at once.
+        // From here until it is resumed, libmicrohttpd has nothing buffered for this
+        // connection and leaves its socket alone: sends may write to it directly.
+        state.isSuspended = true
+        MHD_suspend_connection(connection.pointer)
+        state.watchWhileSuspended(owner: self)
+        return 0
     }
 
     /// The ``SocketWatcher`` saw the suspended connection's socket ready: the client hung up
     /// (the stream ends at once), or there is room for the rest of an unfinished chunk.
     func socketReady(_ readiness: SocketInterest) {
-        let handlers = state.withLock { $0.socketReady(readiness, owner: self) }
+        let (handlers, roomWaiter) = state.withLock { ($0.socketReady(readiness, owner: self), $0.takeRoomWaiter()) }
         handlers.forEach { $0(.clientGone) }
+        roomWaiter?()
     }
 
     /// Cuts the stream off (``Termination/stalled``) if bytes have been waiting since the

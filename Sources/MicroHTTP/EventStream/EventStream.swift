@@ -88,6 +88,23 @@ public final class EventStream: Sendable {
         state.withLock { $0.pendingByteCount }
     }
 
+    /// Calls `handler` once, as soon as at most `threshold` bytes are pending or the stream has
+    /// ended: at once, on the calling thread, if that holds already; otherwise on the thread that
+    /// takes bytes from the backlog (the connection's, or the socket watcher's) or ends the stream.
+    ///
+    /// For a producer with more to send than the backlog holds (a replay of many versions): it
+    /// sends while ``pendingBytes`` leaves room and waits for this otherwise, so the backlog rule
+    /// never cuts off a client that keeps reading. The handler must be cheap (hand the work to
+    /// another thread) and must not call back into this stream. One waiter at a time: a new one
+    /// replaces the previous, which is dropped without being called.
+    public func whenPending(atMost threshold: Int, _ handler: @escaping @Sendable () -> Void) {
+        let ready = state.withLock { state -> (@Sendable () -> Void)? in
+            state.roomWaiter = RoomWaiter(threshold: threshold, handler: handler)
+            return state.takeRoomWaiter()
+        }
+        ready?()
+    }
+
     /// Called exactly once when the stream ends, with why (a ``Termination``). Set it before
     /// returning the Response. Called on whatever thread ends the stream; must be cheap.
     ///

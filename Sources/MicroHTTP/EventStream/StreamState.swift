@@ -30,6 +30,12 @@ struct ConnectionHandle: @unchecked Sendable {
     }
 }
 
+/// Who waits for room in a stream's backlog, and how little must be pending.
+struct RoomWaiter: Sendable {
+    let threshold: Int
+    let handler: @Sendable () -> Void
+}
+
 /// The mutable part of an ``EventStream``, guarded by its mutex.
 ///
 /// Bytes reach the socket one of two ways. While the connection is suspended (libmicrohttpd
@@ -71,6 +77,8 @@ struct StreamState: Sendable {
     var deliveredBytes = 0
     /// `deliveredBytes` at the previous stall check.
     var deliveredAtLastCheck = 0
+    /// A producer waiting for the backlog to shrink (``EventStream/whenPending(atMost:_:)``).
+    var roomWaiter: RoomWaiter?
 
     /// Bytes accepted and not yet on the socket.
     var pendingByteCount: Int {
@@ -96,7 +104,17 @@ struct StreamState: Sendable {
         // Let the reader run once more: it flushes what is left and ends the response.
         resumeIfSuspended()
         defer { terminationHandlers = [] }
-        return terminationHandlers
+        guard let waiter = takeRoomWaiter() else { return terminationHandlers }
+        // A producer waiting for room learns of the end too (and sends nothing more).
+        return terminationHandlers + [{ _ in waiter() }]
+    }
+
+    /// The room waiter's handler, taken (to call unlocked) if the backlog has shrunk to its
+    /// threshold or the stream has ended; nil otherwise, and whenever nobody waits.
+    mutating func takeRoomWaiter() -> (@Sendable () -> Void)? {
+        guard let waiter = roomWaiter, termination != nil || pendingByteCount <= waiter.threshold else { return nil }
+        roomWaiter = nil
+        return waiter.handler
     }
 
     /// Called by the reader right after it suspended the connection: watch the socket for the

@@ -21,3 +21,14 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The state the root reducer makes of `state` and `action` — the reduce a dispatch or
+    /// ``replay(_:)`` would do, and nothing else: no middleware, no observers, no publication,
+    /// the store's own state and version untouched. Reducers are pure (`docs/store-semantics.md`,
+    /// rule 20), so this may run on any thread, beside the store's own processing: for rebuilding
+    /// past versions from a journal.
+    public func reduced(_ state: State, with action: any StoreAction) -> State {
+        reduce(state, with: action)
+    }
+}

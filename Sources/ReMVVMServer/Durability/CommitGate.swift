@@ -15,10 +15,19 @@ final class CommitGate<State: StoreState>: StatePublisher {
     }
 
     private let gate: Lock<Gate>
+    /// The journal's versions, rebuilt for event streams that resume beyond the event hub's ring.
+    let history: (any VersionHistory<State>)?
 
     /// Starts at the store's current (restored, hence durable) state.
-    init(store: Store<State>, journal: GroupCommitJournal, codec: ActionJournalCodec, logger: Logger) {
+    init(
+        store: Store<State>,
+        journal: GroupCommitJournal,
+        codec: ActionJournalCodec,
+        history: (any VersionHistory<State>)?,
+        logger: Logger
+    ) {
         gate = Lock(Gate(committed: store.snapshot))
+        self.history = history
         journal.onDurable { [gate] version in
             let (released, handlers) = gate.withLock { gate -> ([StatePublication<State>], [@Sendable (StatePublication<State>) -> Void]) in
                 var released: [StatePublication<State>] = []

@@ -27,6 +27,9 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         retention: UInt64,
         logger: Logger
     ) throws(JournalError) {
+        // The state before any reduce: where the journal's versions start when no snapshot
+        // precedes them.
+        let initial = store.snapshot
         let recovery = try storage.recover()
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
@@ -61,7 +64,14 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             logger.notice("restored version \(restoredVersion) from the journal (snapshot \(recovery.snapshot?.version ?? 0), then \(restoredVersion - (recovery.snapshot?.version ?? 0)) replayed)")
         }
         journal = GroupCommitJournal(storage: storage, lastVersion: restoredVersion)
-        gate = CommitGate(store: store, journal: journal, codec: codec, logger: logger)
+        let history = JournalHistory(
+            storage: storage,
+            codec: codec,
+            store: store,
+            initial: initial.version == 0 ? initial : nil,
+            logger: logger
+        )
+        gate = CommitGate(store: store, journal: journal, codec: codec, history: history, logger: logger)
         self.storage = storage
         self.snapshotEvery = max(1, snapshotEvery)
         self.retention = retention

@@ -11,6 +11,15 @@ protocol StatePublisher<State>: Sendable {
     /// Receives every later state in version order, starting after the returned snapshot.
     @discardableResult
     func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State>
+
+    /// Where versions older than those published since start can be rebuilt (the journal), or
+    /// nil: then only the event hub's ring serves streams that resume.
+    var history: (any VersionHistory<State>)? { get }
+}
+
+extension StatePublisher {
+    /// No history: a store in memory keeps no versions but the ones the event hub's ring holds.
+    var history: (any VersionHistory<State>)? { nil }
 }
 
 extension Store: StatePublisher {}

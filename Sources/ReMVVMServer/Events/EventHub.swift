@@ -23,6 +23,11 @@ import Synchronization
 /// The inbox is bounded: when the thread falls so far behind that the versions waiting would take
 /// more than `lagBudgetBytes` to send, they are dropped and the current subscribers disconnected;
 /// they reconnect and start again from the newest state. Memory never grows without limit.
+///
+/// With a journal behind it (the source has a ``VersionHistory``), a stream resuming after a
+/// version older than the ring is rebuilt from the journal by ``JournalReplay`` on threads of its
+/// own, and joins here through ``continueReplay(of:after:ringLimit:)`` (`docs/event-delivery.md`,
+/// "Resuming from the journal").
 final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     // @unchecked: the fields under "Publisher thread only" are touched by the publisher thread
     // alone (and by `start()` before it exists); everything shared lives in `inbox`'s lock.
@@ -45,6 +50,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         /// The newest version published (or the start version).
         var newestVersion: UInt64 = 0
         var dropSubscribers = false
+        /// Rebuilds versions older than `history` from the journal; nil without one.
+        var journal: JournalReplay<State>?
         var started = false
         var stopped = false
         /// Set by the publisher thread when it has ended every stream and exits.
@@ -68,7 +75,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         var frame: [UInt8]?
     }
 
-    private let actionEncoder: ActionWireEncoder
+    private let frames: StateFrameEncoder
     private let stateCache: EncodedStateCache<State>
     private let backlogBytes: Int
     private let lagBudgetBytes: Int
@@ -113,7 +120,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     ) {
         self.replayEvents = max(0, replayEvents)
         self.replayBytes = max(0, replayBytes)
-        self.actionEncoder = ActionWireEncoder(registry: actions)
+        frames = StateFrameEncoder(actions: ActionWireEncoder(registry: actions), versionTags: versionTags)
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
         self.lagBudgetBytes = lagBudgetBytes
@@ -150,11 +157,26 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             return true
         }
         guard claimed else { return }
+        let journal = source.history.map { history in
+            JournalReplay(
+                history: history,
+                frames: frames,
+                chunkBytes: broadcastLimitBytes,
+                retryField: retryField,
+                logger: logger,
+                continuation: { [weak self] stream, version, ringLimit in
+                    self?.continueReplay(of: stream, after: version, ringLimit: ringLimit) ?? .stopped
+                }
+            )
+        }
         do {
             let start = source.addPublicationHandler { [weak self] publication in
                 self?.publish(publication)
             }
-            inbox.withLock { $0.newestVersion = start.version }
+            inbox.withLock { inbox in
+                inbox.newestVersion = start.version
+                inbox.journal = journal
+            }
             latest = Latest(
                 version: start.version,
                 frame: EventFrame.state(
@@ -190,16 +212,31 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         /// With the newest state marked `"reset": true`: the client's last version cannot be
         /// served (not a version of this store, newer than the current one, or no longer kept).
         case reset
+        /// Already started by ``JournalReplay`` (`retry:` and every version before these): these
+        /// versions, then live.
+        case handover([StatePublication<State>])
+    }
+
+    /// How a new stream opens: at the hub, or rebuilt from the journal first.
+    private enum Opening {
+        /// Queued at the hub, starting as the ``Resume`` says.
+        case hub(Resume)
+        /// Not queued: the ring no longer holds the version after this one, the journal may.
+        case journal(JournalReplay<State>, after: UInt64)
+        /// Not queued: the hub has stopped.
+        case stopped
     }
 
     /// What a stream resuming after `lastEventId` gets, decided against the versions kept now.
-    private func resume(after lastEventId: String?, inbox: Inbox) -> Resume {
-        guard let lastEventId else { return .current }
+    private func opening(after lastEventId: String?, inbox: Inbox) -> Opening {
+        guard let lastEventId else { return .hub(.current) }
         guard let version = versionTags.version(ofEventId: Substring(lastEventId)),
-              version <= inbox.newestVersion else { return .reset }
-        if version == inbox.newestVersion { return .replay([]) }
-        guard let first = inbox.history.first, first.version <= version + 1 else { return .reset }
-        return .replay(inbox.history.filter { $0.version > version })
+              version <= inbox.newestVersion else { return .hub(.reset) }
+        if version == inbox.newestVersion { return .hub(.replay([])) }
+        guard let first = inbox.history.first, first.version <= version + 1 else {
+            return inbox.journal.map { .journal($0, after: version) } ?? .hub(.reset)
+        }
+        return .hub(.replay(inbox.history.filter { $0.version > version }))
     }
 
     /// A new subscriber's stream: the newest state first, then every later version; or, resuming
@@ -221,33 +258,79 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             self?.post(.unsubscribe(id))
         }
-        let resume = postSubscription(stream, resumingAfter: lastEventId)
-        if let resume {
-            if case .reset = resume { return (stream, true) }
-        } else {
+        switch postSubscription(stream, resumingAfter: lastEventId) {
+        case .hub(.reset):
+            return (stream, true)
+        case .hub:
+            return (stream, false)
+        case .journal(let journal, let version):
+            // Reads the journal on this (HTTP worker) thread: whether it can serve decides the
+            // response's `ReMVVM-Replay` header.
+            if journal.start(stream, after: version) {
+                return (stream, false)
+            }
+            guard post(.subscribe(stream, .reset), subscribing: true) else {
+                stream.close()
+                return (stream, false)
+            }
+            return (stream, true)
+        case .stopped:
             stream.close()
+            return (stream, false)
         }
-        return (stream, false)
     }
 
     /// Queues a new subscriber with how it resumes, decided under the inbox lock so that the
-    /// versions it replays and the ones that reach it live meet without gap or repeat. Nil once
-    /// stopped.
-    private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?) -> Resume? {
-        let (resume, wakePublisher) = inbox.withLock { inbox -> (Resume?, Bool) in
-            guard !inbox.stopped else { return (nil, false) }
-            let resume = self.resume(after: lastEventId, inbox: inbox)
+    /// versions it replays and the ones that reach it live meet without gap or repeat; or, when
+    /// only the journal may hold its next version, returns that without queuing it.
+    private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?) -> Opening {
+        let (opening, wakePublisher) = inbox.withLock { inbox -> (Opening, Bool) in
+            guard !inbox.stopped else { return (.stopped, false) }
+            let opening = self.opening(after: lastEventId, inbox: inbox)
+            guard case .hub(let resume) = opening else { return (opening, false) }
             inbox.listening = true
             inbox.pendingSubscribes += 1
             inbox.items.append(.subscribe(stream, resume))
-            return (resume, inbox.items.count == 1)
+            return (opening, inbox.items.count == 1)
         }
         if wakePublisher { inbox.notifyAll() }
-        return resume
+        return opening
+    }
+
+    /// For a stream ``JournalReplay`` has sent every version through `version` (at most the
+    /// newest published): when the ring holds the rest and it is short, queues the stream to
+    /// join with it, under the inbox lock, like a new subscriber — so the versions it was sent
+    /// and the ones that reach it from here meet without gap or repeat. Otherwise says where the
+    /// next versions are: up to `ringLimit` of them from the ring, or the journal.
+    func continueReplay(of stream: EventStream, after version: UInt64, ringLimit: Int) -> ReplayContinuation<State> {
+        let handoverLimit = UInt64(max(1, min(64, broadcastLimitBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))))
+        let (continuation, wakePublisher) = inbox.withLock { inbox -> (ReplayContinuation<State>, Bool) in
+            guard !inbox.stopped else { return (.stopped, false) }
+            var rest: [StatePublication<State>] = []
+            if version < inbox.newestVersion {
+                guard let first = inbox.history.first, first.version <= version + 1 else {
+                    return (.journal(through: inbox.newestVersion), false)
+                }
+                let start = Int(version + 1 - first.version)
+                guard inbox.newestVersion - version <= handoverLimit else {
+                    let end = min(inbox.history.count, start + max(1, ringLimit))
+                    return (.ring(Array(inbox.history[start..<end])), false)
+                }
+                rest = Array(inbox.history[start...])
+            }
+            inbox.listening = true
+            inbox.pendingSubscribes += 1
+            inbox.items.append(.subscribe(stream, .handover(rest)))
+            return (.handedOver, inbox.items.count == 1)
+        }
+        if wakePublisher { inbox.notifyAll() }
+        return continuation
     }
 
     /// Delivers what is queued, ends every stream, and stops the thread.
     func stop() {
+        // First the journal replays: a stream still replaying ends where it is.
+        inbox.withLock { $0.journal }?.stop()
         let wasStarted = inbox.withLock { inbox in
             inbox.stopped = true
             return inbox.started
@@ -297,9 +380,13 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     }
 
     @discardableResult
-    private func post(_ item: Item) -> Bool {
+    private func post(_ item: Item, subscribing: Bool = false) -> Bool {
         let (accepted, wakePublisher) = inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.stopped else { return (false, false) }
+            if subscribing {
+                inbox.listening = true
+                inbox.pendingSubscribes += 1
+            }
             inbox.items.append(item)
             return (true, inbox.items.count == 1)
         }
@@ -411,6 +498,19 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             statistics.replayedVersions += publications.count
             return stream.send(retryField, frames)
+        case .handover(let publications):
+            var frames: [UInt8] = []
+            for publication in publications {
+                guard let frame = frame(for: publication) else {
+                    stream.close()
+                    return false
+                }
+                frames += frame
+            }
+            statistics.replayedVersions += publications.count
+            // A stream that ended while it was replayed is not taken in (its departure may
+            // have been processed already).
+            return frames.isEmpty ? !stream.isClosed : stream.send(frames)
         }
     }
 
@@ -469,15 +569,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
 
     private func frame(for publication: StatePublication<State>) -> [UInt8]? {
         do {
-            let state = try JSONCoding.encode(publication.state)
+            let (frame, state) = try frames.frame(for: publication)
             statistics.statesEncoded += 1
             stateCache.remember(state, version: publication.version)
-            let frame = EventFrame.state(
-                version: publication.version,
-                id: versionTags.tag(publication.version),
-                action: actionEncoder.encode(publication.action),
-                state: state
-            )
             lastFrameBytes.store(frame.count, ordering: .relaxed)
             return frame
         } catch {
