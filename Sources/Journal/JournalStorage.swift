@@ -26,6 +26,9 @@ public protocol JournalStorage: Sendable {
     /// Up to `limit` records with a version greater than `version`, oldest first.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
 
+    /// The newest version whose record was reduced before `time` (milliseconds since 1970), if any.
+    func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64?
+
     /// Removes records up to and including `version` (retention), never past the newest snapshot.
     func removeRecords(through version: UInt64) throws(JournalError)
 

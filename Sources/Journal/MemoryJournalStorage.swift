@@ -152,6 +152,13 @@ public final class MemoryJournalStorage: JournalStorage {
         }
     }
 
+    public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
+        try state.withLock { state throws(JournalError) in
+            try Self.checkOpen(state)
+            return state.records.last { $0.time < time }?.version
+        }
+    }
+
     public func removeRecords(through version: UInt64) throws(JournalError) {
         try state.withLock { state throws(JournalError) in
             try Self.checkOpen(state)

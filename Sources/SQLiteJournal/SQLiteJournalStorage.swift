@@ -235,6 +235,21 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
+    public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
+        try withReader { reader throws(SQLiteError) -> UInt64? in
+            // Times follow versions (one clock, one writer): the records before `time` are the
+            // ones before the first at or after it, found by a scan in version order that stops
+            // there (it reads only the records old enough to be removed).
+            let first = try reader.database.prepare("SELECT version FROM actions WHERE time >= ?1 ORDER BY version LIMIT 1")
+            try first.bind(1, time)
+            let bound: Int64 = try first.step() ? first.int64(0) : Int64.max
+            let newest = try reader.database.prepare("SELECT MAX(version) FROM actions WHERE version < ?1")
+            try newest.bind(1, bound)
+            guard try newest.step(), !newest.isNull(0) else { return nil }
+            return UInt64(newest.int64(0))
+        }
+    }
+
     public func removeRecords(through version: UInt64) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
             let newest = try writer.database.prepare("SELECT COALESCE(MAX(version), 0) FROM snapshots")

@@ -91,10 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
 
-    @Option(help: "Versions before the newest snapshot whose actions stay in the journal (GET /actions); older ones are removed after each snapshot. (default: \(ServerSettings.defaultText(.journalRetention)))")
-    var journalRetention: Int?
+    @Option(help: "How much of the journal before the newest snapshot stays (GET /actions, resuming streams): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot. (default: \(ServerSettings.defaultText(.journalRetention)))")
+    var journalRetention: String?
 
-    @Option(help: "The most recent versions kept for event streams that resume with Last-Event-ID. (default: \(ServerSettings.defaultText(.replayRingEvents)))")
+    @Option(help: "The most recent versions kept in memory for event streams that resume with Last-Event-ID (older ones come from the journal). (default: \(ServerSettings.defaultText(.replayRingEvents)))")
     var replayRingEvents: Int?
 
     @Option(help: "The bytes those versions may take, estimated from recent events; fewer are kept of a large state. (default: \(ServerSettings.defaultText(.replayRingBytes)))")
@@ -190,7 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.inMemory, inMemory ? .bool(true) : nil)
         set(.journalSync, journalSync.map { .string($0) })
         set(.snapshotEvery, snapshotEvery.map { .int($0) })
-        set(.journalRetention, journalRetention.map { .int($0) })
+        set(.journalRetention, journalRetention.map { .string($0) })
         set(.replayRingEvents, replayRingEvents.map { .int($0) })
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
         set(.idempotencyRetention, idempotencyRetention.map { .string($0) })

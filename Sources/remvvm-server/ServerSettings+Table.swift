@@ -210,7 +210,26 @@ extension ServerSettings {
             value: { .string($0.journalSync.rawValue) }
         ),
         .uint64(.snapshotEvery, \.service.snapshotEvery, in: Service.snapshotEvery),
-        .uint64(.journalRetention, \.service.journalRetention, in: Service.journalRetention),
+        // A number of versions (`1000000`), or an age with a unit (`30d`, `12h`).
+        Setting(
+            key: .journalRetention,
+            read: { config, settings throws(SettingsError) in
+                let text = try Setting.readText(config, .journalRetention)
+                if let versions = UInt64(text), Service.journalRetention.contains(versions) {
+                    settings.service.journalRetention = .versions(versions)
+                } else if text.last?.isLetter == true, let age = DurationText.parse(text), Service.journalRetentionAge.contains(age) {
+                    settings.service.journalRetention = .age(age)
+                } else {
+                    throw SettingsError(key: .journalRetention, message: "\"\(text)\" is neither a number of versions (0...\(Service.journalRetention.upperBound)) nor an age such as 30d or 12h")
+                }
+            },
+            value: { settings in
+                switch settings.service.journalRetention {
+                case .versions(let count): .int(Int(count))
+                case .age(let age): .string(DurationText.format(age))
+                }
+            }
+        ),
         .int(.replayRingEvents, \.service.replayRingEvents, in: Service.replayRingEvents),
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
         .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),

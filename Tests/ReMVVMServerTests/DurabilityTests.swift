@@ -5,6 +5,7 @@ import HTTPTestSupport
 import Journal
 import ReMVVM
 import SQLiteJournal
+@testable import ReMVVMServer
 import Testing
 
 private struct VersionAnswer: Decodable {
@@ -69,6 +70,57 @@ private struct VersionAnswer: Decodable {
         let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
         #expect(try restarted.get("/actions").bodyString.hasPrefix(#"{"earliest":10,"latest":12,"#))
+    }
+
+    @Test func withAnAgeRetentionRecordsOlderThanItBeforeTheNewestSnapshotAreRemoved() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        do {
+            // Versions 1...10 reduced in 2001, long before the retention of 30 days.
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+            try storage.append((1...10).map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 1_000_000_000_000 + Int64($0)) })
+            storage.close()
+        }
+        do {
+            let live = try LiveServer(
+                journal: try SQLiteJournalStorage(directory: directory.path, sync: .full),
+                snapshotEvery: 1_000, journalRetention: .age(.seconds(30 * 86_400))
+            )
+            for _ in 0..<3 {
+                _ = try live.post(#"{"type":"increase"}"#)
+            }
+            live.server.shutdown()  // a snapshot of version 13, then the records of 2001 are removed
+        }
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        let recovery = try storage.recover()
+        storage.close()
+        #expect(recovery.snapshot?.version == 13)
+        #expect(recovery.earliestVersion == 11, "this month's records stay")
+    }
+
+    @Test func theNewestVersionBeforeATimeIsFoundInTheJournal() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        #expect(try storage.newestVersion(recordedBefore: 5_000) == nil, "empty")
+        try storage.append((1...10).map { JournalRecord(version: $0, type: "increase", payload: [], time: Int64($0) * 1_000) })
+        #expect(try storage.newestVersion(recordedBefore: 500) == nil)
+        #expect(try storage.newestVersion(recordedBefore: 5_000) == 4)
+        #expect(try storage.newestVersion(recordedBefore: 5_001) == 5)
+        #expect(try storage.newestVersion(recordedBefore: 99_000) == 10)
+        let memory = MemoryJournalStorage()
+        try memory.append((1...10).map { JournalRecord(version: $0, type: "increase", payload: [], time: Int64($0) * 1_000) })
+        #expect(try memory.newestVersion(recordedBefore: 5_000) == 4)
+    }
+
+    @Test func retentionByVersionsOrAgeSaysWhatMayBeRemoved() {
+        let none: (Int64) -> UInt64? = { _ in nil }
+        #expect(JournalRetention.versions(3).removableThrough(snapshotVersion: 12, now: 0, newestBefore: none) == 9)
+        #expect(JournalRetention.versions(30).removableThrough(snapshotVersion: 12, now: 0, newestBefore: none) == nil)
+        let age = JournalRetention.age(.seconds(60))
+        #expect(age.removableThrough(snapshotVersion: 12, now: 100_000, newestBefore: { $0 == 40_000 ? 20 : nil }) == 12,
+                "never past the snapshot")
+        #expect(age.removableThrough(snapshotVersion: 12, now: 100_000, newestBefore: { $0 == 40_000 ? 7 : nil }) == 7)
+        #expect(age.removableThrough(snapshotVersion: 12, now: 100_000, newestBefore: none) == nil)
     }
 
     @Test func aJournalHoldingAnActionThisServerDoesNotKnowRefusesToStart() throws {

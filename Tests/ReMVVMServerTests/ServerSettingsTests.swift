@@ -101,6 +101,18 @@ import Testing
         }
     }
 
+    @Test func journalRetentionIsVersionsOrAnAge() async throws {
+        for (text, expected) in [("500", JournalRetention.versions(500)), ("30d", .age(.seconds(30 * 86_400))), ("12h", .age(.seconds(43_200)))] {
+            let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_JOURNAL_RETENTION": text], configPath: nil)
+            #expect(settings.service.journalRetention == expected, "\(text)")
+        }
+        #expect(ServerSettings.defaultText(.journalRetention) == "1000000")
+        for bad in ["soon", "-1", "12w", ""] {
+            await #expect("\(bad)") { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_JOURNAL_RETENTION": bad], configPath: nil) }
+                throws: { "\($0)".contains("journalRetention") }
+        }
+    }
+
     @Test func corsAllowedOriginsIsACommaSeparatedListOrAnArray() async throws {
         let environment = try await ServerSettings.load(
             flags: [:], environment: ["REMVVM_CORS_ALLOWED_ORIGINS": "https://a.example, http://localhost:3000"], configPath: nil

@@ -11,7 +11,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
     let gate: CommitGate<State>
     let storage: any JournalStorage
     private let snapshotEvery: UInt64
-    private let retention: UInt64
+    private let retention: JournalRetention
     private let logger: Logger
     /// Whether a snapshot is being written (at most one at a time), and the newest written.
     private let snapshots: Lock<(writing: Bool, newest: UInt64)>
@@ -24,7 +24,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         storage: any JournalStorage,
         codec: ActionJournalCodec,
         snapshotEvery: UInt64,
-        retention: UInt64,
+        retention: JournalRetention,
         logger: Logger
     ) throws(JournalError) {
         // The state before any reduce: where the journal's versions start when no snapshot
@@ -120,9 +120,13 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
             snapshots.withLock { $0.newest = max($0.newest, snapshot.version) }
             logger.debug("snapshot of version \(snapshot.version) written")
-            if snapshot.version > retention {
-                // Records older than the retention before this snapshot are no longer needed.
-                try storage.removeRecords(through: snapshot.version - retention)
+            // Records older than the retention before this snapshot are no longer needed.
+            if let removable = try retention.removableThrough(
+                snapshotVersion: snapshot.version,
+                now: ActionJournalCodec.now(),
+                newestBefore: { time in try storage.newestVersion(recordedBefore: time) }
+            ) {
+                try storage.removeRecords(through: removable)
             }
         } catch {
             logger.error("snapshot of version \(snapshot.version) failed: \(error)")

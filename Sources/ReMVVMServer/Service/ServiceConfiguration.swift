@@ -22,12 +22,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// actions). Default 10,000.
     public var snapshotEvery: UInt64 = 10_000
 
-    /// With a journal: how many versions before the newest snapshot keep their records (for
-    /// `GET /actions`); older ones are removed after each snapshot. Default 1,000,000.
-    public var journalRetention: UInt64 = 1_000_000
+    /// With a journal: how much before the newest snapshot keeps its records (for `GET /actions`
+    /// and resuming streams) — a number of versions, or an age; older ones are removed after each
+    /// snapshot. Default 1,000,000 versions.
+    public var journalRetention: JournalRetention = .versions(1_000_000)
 
-    /// The most recent versions kept for event streams that resume with `Last-Event-ID`.
-    /// Default 10,000.
+    /// The most recent versions kept in memory for event streams that resume with
+    /// `Last-Event-ID` (with a journal, older versions are rebuilt from it). Default 10,000.
     public var replayRingEvents: Int = 10_000
     /// The bytes those versions may take, estimated from the size of recent events (fewer are
     /// kept of a large state). Default 64 MiB.
@@ -57,6 +58,7 @@ extension ServiceConfiguration {
         public static let reconnectDelay = Duration.zero ... .seconds(3_600)
         public static let snapshotEvery: ClosedRange<UInt64> = 1...1_000_000_000
         public static let journalRetention: ClosedRange<UInt64> = 0...(1 << 53)
+        public static let journalRetentionAge = Duration.zero ... .seconds(100 * 365 * 86_400)
         public static let replayRingEvents = 0...10_000_000
         public static let replayRingBytes = 0...(1 << 40)
         public static let idempotencyRetention = Duration.seconds(1) ... .seconds(365 * 24 * 3_600)
@@ -77,7 +79,12 @@ extension ServiceConfiguration {
         try check("eventLagBudgetBytes", eventLagBudgetBytes, Allowed.eventLagBudgetBytes)
         try check("reconnectDelay", reconnectDelay, Allowed.reconnectDelay)
         try check("snapshotEvery", snapshotEvery, Allowed.snapshotEvery)
-        try check("journalRetention", journalRetention, Allowed.journalRetention)
+        switch journalRetention {
+        case .versions(let count):
+            try check("journalRetention", count, Allowed.journalRetention)
+        case .age(let age):
+            try check("journalRetention", age, Allowed.journalRetentionAge)
+        }
         try check("replayRingEvents", replayRingEvents, Allowed.replayRingEvents)
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
         try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)

@@ -41,7 +41,7 @@ final class LiveServer: Sendable {
         journal: (any JournalStorage)? = nil,
         snapshotEvery: UInt64 = 10_000,
         replayRingEvents: Int = 10_000,
-        journalRetention: UInt64 = 1_000_000,
+        journalRetention: JournalRetention = 1_000_000,
         corsAllowedOrigins: [String] = [],
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {

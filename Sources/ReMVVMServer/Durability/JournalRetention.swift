@@ -1,0 +1,38 @@
+/// How much of the journal is kept before the newest snapshot (records after it are always kept:
+/// a restart needs them): a number of versions, or an age.
+public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// Records more than this many versions before the newest snapshot are removed.
+    case versions(UInt64)
+    /// Records older than this (by the time they were reduced) are removed, up to the newest snapshot.
+    case age(Duration)
+
+    public init(integerLiteral value: UInt64) {
+        self = .versions(value)
+    }
+
+    public var description: String {
+        switch self {
+        case .versions(let count): "\(count) versions"
+        case .age(let age): "\(age)"
+        }
+    }
+
+    /// The newest version whose record may be removed after a snapshot of `snapshotVersion`
+    /// taken at `now` (milliseconds since 1970), or nil when none may; `newestBefore` finds the
+    /// newest version reduced before a time.
+    func removableThrough(
+        snapshotVersion: UInt64,
+        now: Int64,
+        newestBefore: (Int64) throws -> UInt64?
+    ) rethrows -> UInt64? {
+        switch self {
+        case .versions(let count):
+            return snapshotVersion > count ? snapshotVersion - count : nil
+        case .age(let age):
+            let (seconds, attoseconds) = age.components
+            let cutoff = now - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+            guard let newest = try newestBefore(cutoff) else { return nil }
+            return min(newest, snapshotVersion)
+        }
+    }
+}
