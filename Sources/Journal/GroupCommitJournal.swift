@@ -78,6 +78,7 @@ public final class GroupCommitJournal: Sendable {
     private let state: Lock<State>
     private let durableListeners = Lock<[@Sendable (UInt64) -> Void]>([])
     private let answerListeners = Lock<[AnswerListener]>([])
+    private let commitListeners = Lock<[@Sendable (Int, Duration) -> Void]>([])
 
     /// Told of kept answers once their commit succeeded, or with the error of one that failed
     /// (they stay queued and go in a later commit).
@@ -117,6 +118,12 @@ public final class GroupCommitJournal: Sendable {
     /// every failed commit that should have. Add listeners before ``start()``.
     public func onAnswers(_ listener: @escaping AnswerListener) {
         answerListeners.withLock { $0.append(listener) }
+    }
+
+    /// Calls `listener` on the journal thread after every successful commit, with the records it
+    /// held and how long the storage took (for metrics). Add listeners before ``start()``.
+    public func onCommit(_ listener: @escaping @Sendable (_ records: Int, _ duration: Duration) -> Void) {
+        commitListeners.withLock { $0.append(listener) }
     }
 
     /// Opens a group: the records appended until the matching ``endGroup(keeping:)`` go in one
@@ -249,8 +256,13 @@ public final class GroupCommitJournal: Sendable {
                 break  // stopping, nothing left
             }
             do {
+                let started = ContinuousClock.now
                 try storage.append(batch.records, answers: batch.answers)
+                let duration = ContinuousClock.now - started
                 pause = .milliseconds(10)
+                for listener in commitListeners.withLock({ $0 }) {
+                    listener(batch.records.count, duration)
+                }
                 finishCommit(of: batch)
             } catch {
                 failCommit(of: batch, error)

@@ -106,6 +106,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")
     var corsAllowedOrigins: String?
 
+    @Option(help: ArgumentHelp(
+        "Measure requests, actions, the journal and streams for GET /metrics: true or false. (default: \(ServerSettings.defaultText(.metricsEnabled)))",
+        valueName: "bool"
+    ))
+    var metricsEnabled: Bool?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -195,6 +201,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
         set(.idempotencyRetention, idempotencyRetention.map { .string($0) })
         set(.corsAllowedOrigins, corsAllowedOrigins.map { .string($0) })
+        set(.metricsEnabled, metricsEnabled.map { .bool($0) })
 
         return try await ServerSettings.load(
             flags: flags,

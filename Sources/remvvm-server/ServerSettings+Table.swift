@@ -234,5 +234,6 @@ extension ServerSettings {
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
         .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),
         .list(.corsAllowedOrigins, \.service.corsAllowedOrigins),
+        .bool(.metricsEnabled, \.service.metricsEnabled),
     ]
 }

@@ -32,7 +32,7 @@ struct ServerSettings {
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
-        case idempotencyRetention, corsAllowedOrigins
+        case idempotencyRetention, corsAllowedOrigins, metricsEnabled
     }
 
     /// The built-in defaults.

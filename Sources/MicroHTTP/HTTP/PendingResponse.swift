@@ -15,6 +15,7 @@ public final class PendingResponse: Sendable {
         var response: Response?
         var connection: OpaquePointer?
         var server: ServerCore?
+        var observers: [@Sendable (Response) -> Void] = []
     }
 
     private let state = Lock(State())
@@ -22,15 +23,31 @@ public final class PendingResponse: Sendable {
     /// A response to complete later.
     public init() {}
 
+    /// Calls `observer` with the response once the request is completed (at once if it is); for
+    /// measurements such as metrics, which must not change the response.
+    public func whenCompleted(_ observer: @escaping @Sendable (Response) -> Void) {
+        let completed = state.withLock { state -> Response? in
+            if let response = state.response { return response }
+            state.observers.append(observer)
+            return nil
+        }
+        if let completed { observer(completed) }
+    }
+
     /// Completes the request with `response`; later calls do nothing.
     public func complete(_ response: Response) {
-        let resumed = state.withLock { state -> (OpaquePointer, ServerCore)? in
-            guard state.response == nil else { return nil }
+        let (resumed, observers) = state.withLock { state -> ((OpaquePointer, ServerCore)?, [@Sendable (Response) -> Void]) in
+            guard state.response == nil else { return (nil, []) }
             state.response = response
-            guard let connection = state.connection, let server = state.server else { return nil }
+            let observers = state.observers
+            state.observers = []
+            guard let connection = state.connection, let server = state.server else { return (nil, observers) }
             state.connection = nil
             state.server = nil
-            return (connection, server)
+            return ((connection, server), observers)
+        }
+        for observer in observers {
+            observer(response)
         }
         if let (connection, server) = resumed {
             server.pendingResponses.remove(self)

@@ -62,22 +62,48 @@ public struct Router: Responder {
 
     /// Routes `request` to its handler, or answers 404 / 405.
     public func respond(to request: Request) -> Response {
+        respondRouted(to: request).response
+    }
+
+    /// The route patterns with their methods, in the order they were added (literal ones first).
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        var routes: [(method: HTTPMethod, pattern: String)] = []
+        for route in literalRoutes.values.sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
+            for method in route.handlers.keys.sorted(by: HTTPMethod.canonicalOrder) {
+                routes.append((method, route.pattern.text))
+            }
+        }
+        return routes
+    }
+
+    /// The pattern of the route whose path matches `path` (any method), or nil.
+    public func pattern(matching path: String) -> String? {
+        if let route = literalRoutes[path] { return route.pattern.text }
+        return parameterRoutes.first { $0.pattern.match(path) != nil }?.pattern.text
+    }
+
+    /// The response, and the pattern of the route that gave it (`/viewmodels/:name`), or nil when
+    /// no route matched the path (404) — a bounded label for metrics, never the raw path.
+    public func respondRouted(to request: Request) -> (response: Response, route: String?) {
         var allowed: Set<HTTPMethod> = []
+        var matched: String?
         if let route = literalRoutes[request.path] {
             if let handler = Self.handler(in: route, for: request.method) {
-                return handler(request, RouteParameters())
+                return (handler(request, RouteParameters()), route.pattern.text)
             }
             allowed.formUnion(route.handlers.keys)
+            matched = route.pattern.text
         }
         for route in parameterRoutes {
             guard let parameters = route.pattern.match(request.path) else { continue }
             if let handler = Self.handler(in: route, for: request.method) {
-                return handler(request, parameters)
+                return (handler(request, parameters), route.pattern.text)
             }
             allowed.formUnion(route.handlers.keys)
+            matched = matched ?? route.pattern.text
         }
         guard !allowed.isEmpty else {
-            return notFound(request)
+            return (notFound(request), nil)
         }
         if allowed.contains(.GET) {
             allowed.insert(.HEAD)
@@ -85,10 +111,9 @@ public struct Router: Responder {
         let methods = allowed.sorted(by: HTTPMethod.canonicalOrder)
         var response = methodNotAllowed(request, methods)
         response.headers.replaceOrAdd(name: "Allow", value: methods.map(\.rawValue).joined(separator: ", "))
-        return response
+        return (response, matched)
     }
 
-    /// Answers a refused request with ``failure``.
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String) -> Response {
         self.failure(failure, method, path)
     }

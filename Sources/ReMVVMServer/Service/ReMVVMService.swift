@@ -25,6 +25,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// The action log without a journal (nil with one).
     let recentActions: RecentActions?
     let idempotencyKeys: IdempotencyKeys
+    let metrics: ServiceMetrics?
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
@@ -53,6 +54,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             retention: configuration.idempotencyRetention,
             logger: logger
         )
+        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.names) : nil
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
@@ -90,6 +92,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     runtime.journal.onAnswers { [idempotencyKeys] answers, result in
                         idempotencyKeys.journalCommitted(answers, result)
                     }
+                    if let metrics {
+                        runtime.journal.onCommit { records, duration in
+                            metrics.journalCommitted(actions: records, duration: duration)
+                        }
+                    }
                 }
             }
             try hub.start(source: publisher)
@@ -126,9 +133,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
 
     /// What answers every request: CORS, then the routes of ``router()``.
     public func responder() -> ServiceResponder {
-        ServiceResponder(
-            router: router(),
-            cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off
+        let router = router()
+        return ServiceResponder(
+            router: router,
+            cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off,
+            metrics: metrics?.httpMetrics(for: router)
         )
     }
 
@@ -144,6 +153,15 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         }
         router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
+        if let metrics {
+            router.add(.GET, "/metrics") { [self] _, _ in
+                Response(
+                    status: 200,
+                    headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+                    body: .bytes(metrics.render(storeVersion: publisher.snapshot.version, subscribers: hub.subscriberCount))
+                )
+            }
+        }
         router.notFound = { Problem.notFound(path: $0.path).response }
         router.methodNotAllowed = { request, allowed in
             Problem.methodNotAllowed(

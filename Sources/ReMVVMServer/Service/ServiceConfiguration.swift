@@ -46,6 +46,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// alone (any origin, without credentials). Empty: CORS off.
     public var corsAllowedOrigins: [String] = []
 
+    /// Whether requests, actions, the journal and streams are measured for `GET /metrics`
+    /// (off: the route answers 404 and nothing is measured).
+    public var metricsEnabled = true
+
     public init() {}
 }
 

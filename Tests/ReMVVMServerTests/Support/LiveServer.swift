@@ -43,6 +43,7 @@ final class LiveServer: Sendable {
         replayRingEvents: Int = 10_000,
         journalRetention: JournalRetention = 1_000_000,
         corsAllowedOrigins: [String] = [],
+        metricsEnabled: Bool = true,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -58,6 +59,7 @@ final class LiveServer: Sendable {
         service.replayRingEvents = replayRingEvents
         service.journalRetention = journalRetention
         service.corsAllowedOrigins = corsAllowedOrigins
+        service.metricsEnabled = metricsEnabled
         if journal != nil {
             service.versionTags = .plain  // versions survive restarts
         }

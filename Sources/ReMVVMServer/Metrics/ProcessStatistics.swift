@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the kernel says about this process, read from `/proc/self` when metrics are scraped.
+struct ProcessStatistics: Equatable {
+    var residentMemoryBytes: Double
+    var virtualMemoryBytes: Double
+    var openDescriptors: Double
+    var cpuSeconds: Double
+    var startTimeSeconds: Double
+
+    /// The current figures; nil where `/proc` cannot be read.
+    static func current() -> ProcessStatistics? {
+        guard let stat = readFile("/proc/self/stat"), let uptime = readFile("/proc/uptime") else { return nil }
+        // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state); utime 14, stime 15, starttime 22, vsize 23, rss 24.
+        guard fields.count > 21,
+              let utime = Double(fields[11]), let stime = Double(fields[12]),
+              let start = Double(fields[19]), let virtual = Double(fields[20]), let resident = Double(fields[21]),
+              let uptimeSeconds = Double(uptime.split(separator: " ").first ?? "") else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let bootTime = Double(now.tv_sec) - uptimeSeconds
+        return ProcessStatistics(
+            residentMemoryBytes: resident * pageSize,
+            virtualMemoryBytes: virtual,
+            openDescriptors: Double(countDescriptors()),
+            cpuSeconds: (utime + stime) / ticks,
+            startTimeSeconds: (bootTime + start / ticks).rounded()
+        )
+    }
+
+    private static func readFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func countDescriptors() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in name.first == UInt8(ascii: ".") }
+            if !isDot { count += 1 }
+        }
+        return count - 1  // the directory stream's own descriptor
+    }
+}

@@ -1,0 +1,138 @@
+import CoreMetrics
+import Journal
+import MicroHTTP
+import Prometheus
+import ReMVVM
+
+/// The service's metrics, through the swift-metrics API into a swift-prometheus registry of its
+/// own (not the process-wide `MetricsSystem`, so that several services — tests — do not mix),
+/// rendered by `GET /metrics` in the Prometheus text format.
+///
+/// Hot-path handles (per route, per action type) are made up front and found without a lock;
+/// figures that are cheap to read when scraped (store version, subscribers, process memory) are
+/// read then instead of being kept up to date.
+final class ServiceMetrics: Sendable {
+    /// How an action ended, the `outcome` label of `remvvm_actions_total`.
+    enum ActionOutcome: String, CaseIterable, Sendable {
+        case applied, accepted, rejected, refused
+        case preconditionFailed = "precondition_failed"
+    }
+
+    let registry = PrometheusCollectorRegistry()
+    let factory: PrometheusMetricsFactory
+    private let actionCounters: [String: [ActionOutcome: CoreMetrics.Counter]]
+    private let journalCommitDuration: CoreMetrics.Timer
+    private let journalBatchActions: CoreMetrics.Recorder
+    private let storeVersion: CoreMetrics.Gauge
+    private let subscribers: CoreMetrics.Gauge
+    private let disconnects: [String: CoreMetrics.Counter]
+    private let residentMemory: CoreMetrics.Gauge
+    private let virtualMemory: CoreMetrics.Gauge
+    private let openDescriptors: CoreMetrics.Gauge
+    private let cpuSeconds: CoreMetrics.Gauge
+    private let startTime: CoreMetrics.Gauge
+
+    /// Reasons an event subscriber ends, the `reason` label of `remvvm_sse_disconnects_total`.
+    static let disconnectReasons = ["closed", "overflow", "stalled", "shutdown", "other"]
+
+    /// Buckets of `http_request_duration_seconds` and `remvvm_journal_commit_duration_seconds`.
+    static let durationBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+    ]
+    /// Buckets of `remvvm_journal_batch_actions`.
+    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 4_096, 8_192]
+
+    init(actionTypes: [String]) {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.durationBuckets
+        factory.valueHistogramBuckets["remvvm_journal_batch_actions"] = Self.batchBuckets
+        self.factory = factory
+        var actionCounters: [String: [ActionOutcome: CoreMetrics.Counter]] = [:]
+        for type in actionTypes {
+            var byOutcome: [ActionOutcome: CoreMetrics.Counter] = [:]
+            for outcome in ActionOutcome.allCases {
+                byOutcome[outcome] = CoreMetrics.Counter(
+                    label: "remvvm_actions_total", dimensions: [("type", type), ("outcome", outcome.rawValue)], factory: factory
+                )
+            }
+            actionCounters[type] = byOutcome
+        }
+        self.actionCounters = actionCounters
+        journalCommitDuration = CoreMetrics.Timer(label: "remvvm_journal_commit_duration_seconds", factory: factory)
+        journalBatchActions = CoreMetrics.Recorder(label: "remvvm_journal_batch_actions", aggregate: true, factory: factory)
+        storeVersion = CoreMetrics.Gauge(label: "remvvm_store_version", factory: factory)
+        subscribers = CoreMetrics.Gauge(label: "remvvm_sse_subscribers", dimensions: [("stream", "events")], factory: factory)
+        var disconnects: [String: CoreMetrics.Counter] = [:]
+        for reason in Self.disconnectReasons {
+            disconnects[reason] = CoreMetrics.Counter(
+                label: "remvvm_sse_disconnects_total", dimensions: [("reason", reason)], factory: factory
+            )
+        }
+        self.disconnects = disconnects
+        residentMemory = CoreMetrics.Gauge(label: "process_resident_memory_bytes", factory: factory)
+        virtualMemory = CoreMetrics.Gauge(label: "process_virtual_memory_bytes", factory: factory)
+        openDescriptors = CoreMetrics.Gauge(label: "process_open_fds", factory: factory)
+        cpuSeconds = CoreMetrics.Gauge(label: "process_cpu_seconds_total", factory: factory)
+        startTime = CoreMetrics.Gauge(label: "process_start_time_seconds", factory: factory)
+    }
+
+    /// Handles for the routes of `router`.
+    func httpMetrics(for router: Router) -> HTTPMetrics {
+        HTTPMetrics(routes: router.routes, factory: factory)
+    }
+
+    /// Counts actions of one request by outcome: `types[i]` is the wire type of action `i`.
+    func countActions(_ types: [String], outcome: DispatchOutcome) {
+        func count(_ range: Range<Int>, _ outcome: ActionOutcome) {
+            for index in range where index < types.count {
+                actionCounters[types[index]]?[outcome]?.increment()
+            }
+        }
+        switch outcome {
+        case .reduced:
+            count(0..<types.count, .applied)
+        case .accepted:
+            count(0..<types.count, .accepted)
+        case .preconditionFailed:
+            count(0..<types.count, .preconditionFailed)
+        case .rejected(_, let index):
+            count(0..<index, .applied)
+            count(index..<index + 1, .rejected)
+        case .refused(_, let index):
+            count(0..<index, .applied)
+            count(index..<index + 1, .refused)
+        }
+    }
+
+    /// Records one journal commit.
+    func journalCommitted(actions: Int, duration: Duration) {
+        journalCommitDuration.recordNanoseconds(Self.nanoseconds(duration))
+        journalBatchActions.record(actions)
+    }
+
+    /// Counts an event subscriber that ended for `reason`.
+    func subscriberDisconnected(reason: String) {
+        (disconnects[reason] ?? disconnects["other"])?.increment()
+    }
+
+    /// The Prometheus text of every metric, with the figures read at scrape time updated first.
+    func render(storeVersion version: UInt64, subscribers count: Int) -> [UInt8] {
+        storeVersion.record(Double(version))
+        subscribers.record(Double(count))
+        if let process = ProcessStatistics.current() {
+            residentMemory.record(process.residentMemoryBytes)
+            virtualMemory.record(process.virtualMemoryBytes)
+            openDescriptors.record(process.openDescriptors)
+            cpuSeconds.record(process.cpuSeconds)
+            startTime.record(process.startTimeSeconds)
+        }
+        return registry.emitToBuffer()
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,97 @@
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// `GET /metrics` (docs/http-api.md, "Observability"): Prometheus text with the contract's names,
+/// routes labelled by pattern (bounded), answers counted when they are sent.
+@Suite struct MetricsTests {
+    /// The value of the sample `name{labels}` (labels in any order), or nil when absent.
+    private func sample(_ text: String, _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let series = line[..<space]
+            let seriesName = series.split(separator: "{", maxSplits: 1).first.map(String.init) ?? ""
+            guard seriesName == name else { continue }
+            let labelText = series.contains("{") ? String(series.drop { $0 != "{" }.dropFirst().dropLast()) : ""
+            var found: [String: String] = [:]
+            for pair in labelText.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { found[String(parts[0])] = String(parts[1].dropFirst().dropLast()) }
+            }
+            if found == labels { return Double(line[line.index(after: space)...]) }
+        }
+        return nil
+    }
+
+    private func scrape(_ live: LiveServer) throws -> String {
+        let response = try live.get("/metrics")
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        return response.bodyString
+    }
+
+    @Test(arguments: Transport.allCases)
+    func requestsAreCountedByMethodRoutePatternAndCode(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        for _ in 0..<3 { _ = try live.post(#"{"type":"increase"}"#) }
+        _ = try live.post(#"{"type":"nope"}"#)
+        for _ in 0..<5 { _ = try live.get("/viewmodels/counter") }
+        for index in 0..<20 { _ = try live.get("/nowhere/\(index)") }
+        _ = try live.send(method: "DELETE", path: "/state")
+        let text = try scrape(live)
+        #expect(sample(text, "http_requests_total", ["method": "POST", "route": "/actions", "code": "200"]) == 3)
+        #expect(sample(text, "http_requests_total", ["method": "POST", "route": "/actions", "code": "422"]) == 1)
+        #expect(sample(text, "http_requests_total", ["method": "GET", "route": "/viewmodels/:name", "code": "200"]) == 5,
+                "the route pattern, never the raw path")
+        #expect(sample(text, "http_requests_total", ["method": "GET", "route": "unmatched", "code": "404"]) == 20,
+                "unknown paths share one series")
+        #expect(sample(text, "http_requests_total", ["method": "DELETE", "route": "unmatched", "code": "405"]) == 1)
+        #expect(!text.contains("/nowhere"))
+        #expect(sample(text, "http_request_duration_seconds_count", ["method": "POST", "route": "/actions"]) == 4)
+        #expect(sample(text, "http_request_duration_seconds_bucket", ["method": "POST", "route": "/actions", "le": "+Inf"]) == 4)
+        #expect(sample(text, "remvvm_store_version") == 3)
+        #expect(sample(text, "remvvm_actions_total", ["type": "increase", "outcome": "applied"]) == 3)
+        #expect((sample(text, "process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect((sample(text, "process_open_fds") ?? 0) > 2)
+        #expect((sample(text, "process_start_time_seconds") ?? 0) > 1_700_000_000)
+    }
+
+    @Test func rejectedAndPreconditionFailedActionsAreCountedByOutcome() throws {
+        let live = try LiveServer(middleware: [RejectSecondLogin()])
+        let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
+        _ = try live.post(login)
+        _ = try live.post(login)
+        _ = try live.send(method: "POST", path: "/actions",
+                          headers: [("Content-Type", "application/json"), ("If-Match", live.etag(0))],
+                          body: Array(#"{"type":"increase"}"#.utf8))
+        let text = try scrape(live)
+        #expect(sample(text, "remvvm_actions_total", ["type": "login", "outcome": "applied"]) == 1)
+        #expect(sample(text, "remvvm_actions_total", ["type": "login", "outcome": "rejected"]) == 1)
+        #expect(sample(text, "remvvm_actions_total", ["type": "increase", "outcome": "precondition_failed"]) == 1)
+    }
+
+    @Test func answersThatWaitForTheJournalAreCountedAndTheJournalIsMeasured() throws {
+        let live = try LiveServer(journal: MemoryJournalStorage())
+        for _ in 0..<4 { _ = try live.post(#"{"type":"increase"}"#) }
+        let text = try scrape(live)
+        #expect(sample(text, "http_requests_total", ["method": "POST", "route": "/actions", "code": "200"]) == 4)
+        #expect((sample(text, "remvvm_journal_commit_duration_seconds_count") ?? 0) >= 1)
+        #expect(sample(text, "remvvm_journal_batch_actions_sum") == 4, "every action went through a commit")
+    }
+
+    @Test func subscribersAreAGaugeReadWhenScraped() throws {
+        let live = try LiveServer()
+        let subscriber = try live.subscribe()
+        #expect(try subscriber.nextEvent(timeout: .seconds(5)) != nil)
+        #expect(sample(try scrape(live), "remvvm_sse_subscribers", ["stream": "events"]) == 1)
+        #expect(sample(try scrape(live), "http_requests_total", ["method": "GET", "route": "/events", "code": "200"]) == 1)
+        subscriber.close()
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 0 })
+        #expect(sample(try scrape(live), "remvvm_sse_subscribers", ["stream": "events"]) == 0)
+    }
+
+    @Test func withMetricsOffThereIsNoMetricsRoute() throws {
+        let live = try LiveServer(metricsEnabled: false)
+        #expect(try live.get("/metrics").status == 404)
+    }
+}
