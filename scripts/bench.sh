@@ -122,7 +122,7 @@ echo "== HTTP throughput (wrk -t2 -c64 -d${DURATION}s, 3 rounds)"
 # three samples. On a shared machine one sample can be far off either way, and interleaving gives
 # both sides of each ratio the same chances.
 max_of() { printf "%s\n" "$@" | sort -n | tail -1; }
-baselines=() states=() viewmodels=() posts=() before_states=() before_posts=()
+baselines=() states=() viewmodels=() posts=() before_states=() before_posts=() plain_states=() plain_posts=()
 for round in 1 2 3; do
     if [ -n "$BASELINE_BIN" ]; then
         start remvvm-server-before $SERVER_PORT "$BASELINE_BIN/remvvm-server" --port $SERVER_PORT ${BASELINE_FLAGS[@]+"${BASELINE_FLAGS[@]}"} --log-level warning
@@ -142,7 +142,16 @@ for round in 1 2 3; do
     viewmodels+=("$(wrk_rps "viewmodel-$round" "http://127.0.0.1:$SERVER_PORT/viewmodels/counter")")
     posts+=("$(wrk_rps "post-$round" "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)")
     stop "$server_pid"
+
+    # The same build with metrics off: what measuring every request costs (target: within 3%).
+    start remvvm-server-no-metrics $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --metrics-enabled false --log-level warning
+    server_pid=$SERVER_PID
+    plain_states+=("$(wrk_rps "state-no-metrics-$round" "http://127.0.0.1:$SERVER_PORT/state")")
+    plain_posts+=("$(wrk_rps "post-no-metrics-$round" "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)")
+    stop "$server_pid"
 done
+plain_state_rps=$(max_of "${plain_states[@]}")
+plain_post_rps=$(max_of "${plain_posts[@]}")
 baseline=$(max_of "${baselines[@]}")
 state_rps=$(max_of "${states[@]}")
 viewmodel_rps=$(max_of "${viewmodels[@]}")
@@ -252,6 +261,8 @@ printf "  %-34s %9s     %-10s   %-9s %s\n" "baseline: C libmicrohttpd hello" "$b
 printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /state" "$state_rps" "$(ratio "$state_rps" "$baseline")" ">= 0.85" "(rounds: ${states[*]})"
 printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /viewmodels/counter" "$viewmodel_rps" "$(ratio "$viewmodel_rps" "$baseline")" ">= 0.70" "(rounds: ${viewmodels[*]})"
 printf "  %-34s %9s     %-10s   %-9s %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60" "(rounds: ${posts[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, metrics off -> on" "$plain_state_rps" "$state_rps" "$(ratio "$state_rps" "$plain_state_rps")" "(target >= 0.97; off: ${plain_states[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions, metrics off -> on" "$plain_post_rps" "$post_rps" "$(ratio "$post_rps" "$plain_post_rps")" "(target >= 0.97; off: ${plain_posts[*]})"
 if [ -n "$BASELINE_BIN" ]; then
     before_state_rps=$(max_of "${before_states[@]}")
     before_post_rps=$(max_of "${before_posts[@]}")
@@ -310,7 +321,8 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     echo "  \"duration_s\": $DURATION,"
     echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
     echo "           \"rounds\": {\"baseline\": [$(IFS=,; echo "${baselines[*]}")], \"state\": [$(IFS=,; echo "${states[*]}")], \"viewmodel\": [$(IFS=,; echo "${viewmodels[*]}")], \"post\": [$(IFS=,; echo "${posts[*]}")]},"
-    echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline")},"
+    echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline"),"
+    echo "           \"state_rps_metrics_off\": $plain_state_rps, \"post_rps_metrics_off\": $plain_post_rps, \"state_metrics_on_over_off\": $(ratio "$state_rps" "$plain_state_rps"), \"post_metrics_on_over_off\": $(ratio "$post_rps" "$plain_post_rps")},"
     if [ -n "$BASELINE_BIN" ]; then
         echo "  \"before\": {\"commit\": \"$BASELINE_COMMIT\", \"state_rps\": $before_state_rps, \"post_rps\": $before_post_rps, \"state_after_over_before\": $(ratio "$state_rps" "$before_state_rps"), \"post_after_over_before\": $(ratio "$post_rps" "$before_post_rps")},"
     fi
