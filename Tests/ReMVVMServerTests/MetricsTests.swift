@@ -87,7 +87,9 @@ import Testing
         #expect(sample(try scrape(live), "http_requests_total", ["method": "GET", "route": "/events", "code": "200"]) == 1)
         subscriber.close()
         #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 0 })
-        #expect(sample(try scrape(live), "remvvm_sse_subscribers", ["stream": "events"]) == 0)
+        let text = try scrape(live)
+        #expect(sample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 0)
+        #expect(sample(text, "remvvm_sse_disconnects_total", ["reason": "client_gone"]) == 1)
     }
 
     @Test func withMetricsOffThereIsNoMetricsRoute() throws {

@@ -86,6 +86,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let retryField: [UInt8]
     private let versionTags: VersionTags
     private let logger: Logger
+    /// Counts subscribers that end, by reason (nil: metrics off).
+    private let metrics: ServiceMetrics?
     /// The most versions kept for resuming streams, and the bytes they may take (estimated from
     /// the size of recent frames).
     private let replayEvents: Int
@@ -116,8 +118,10 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         versionTags: VersionTags,
         replayEvents: Int,
         replayBytes: Int,
+        metrics: ServiceMetrics? = nil,
         logger: Logger
     ) {
+        self.metrics = metrics
         self.replayEvents = max(0, replayEvents)
         self.replayBytes = max(0, replayBytes)
         frames = StateFrameEncoder(actions: ActionWireEncoder(registry: actions), versionTags: versionTags)
@@ -247,7 +251,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         let id = ObjectIdentifier(stream)
         let logger = logger
         let backlogBytes = backlogBytes
+        let metrics = metrics
         stream.onTermination { [weak self] reason in
+            metrics?.subscriberDisconnected(reason: ServiceMetrics.disconnectReason(reason))
             switch reason {
             case .overflow:
                 logger.warning("event subscriber disconnected: it fell more than \(backlogBytes) bytes behind")

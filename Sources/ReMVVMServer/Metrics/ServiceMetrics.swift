@@ -33,7 +33,18 @@ final class ServiceMetrics: Sendable {
     private let startTime: CoreMetrics.Gauge
 
     /// Reasons an event subscriber ends, the `reason` label of `remvvm_sse_disconnects_total`.
-    static let disconnectReasons = ["closed", "overflow", "stalled", "shutdown", "other"]
+    static let disconnectReasons = ["client_gone", "overflow", "stalled", "closed", "shutdown"]
+
+    /// The `reason` label of a stream's end.
+    static func disconnectReason(_ termination: EventStream.Termination) -> String {
+        switch termination {
+        case .clientGone: "client_gone"
+        case .overflow: "overflow"
+        case .stalled: "stalled"
+        case .closed: "closed"
+        case .serverShutdown: "shutdown"
+        }
+    }
 
     /// Buckets of `http_request_duration_seconds` and `remvvm_journal_commit_duration_seconds`.
     static let durationBuckets: [Duration] = [
@@ -114,7 +125,7 @@ final class ServiceMetrics: Sendable {
 
     /// Counts an event subscriber that ended for `reason`.
     func subscriberDisconnected(reason: String) {
-        (disconnects[reason] ?? disconnects["other"])?.increment()
+        disconnects[reason]?.increment()
     }
 
     /// The Prometheus text of every metric, with the figures read at scrape time updated first.

@@ -68,6 +68,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             versionTags: configuration.versionTags,
             replayEvents: configuration.replayRingEvents,
             replayBytes: configuration.replayRingBytes,
+            metrics: metrics,
             logger: logger
         )
     }
