@@ -18,6 +18,8 @@ public struct ActionRegistry: Sendable {
         let decodeWithoutPayload: @Sendable () throws -> any StoreAction
         /// Encodes the action as its payload.
         let encodePayload: @Sendable (any StoreAction, any Encoder) throws -> Void
+        /// The payload's type, for its schema in the OpenAPI document.
+        let payloadType: any (Decodable & Sendable).Type
 
         /// The action's payload as JSON (`{}` for an action without fields), or nil if it does
         /// not encode.
@@ -55,7 +57,8 @@ public struct ActionRegistry: Sendable {
             },
             encodePayload: { action, encoder in
                 try (action as? Action)?.encode(to: encoder)
-            }
+            },
+            payloadType: Action.self
         )
         nameByType[ObjectIdentifier(type)] = name
     }
@@ -63,6 +66,12 @@ public struct ActionRegistry: Sendable {
     /// The registered wire names, sorted.
     public var names: [String] {
         byName.keys.sorted()
+    }
+
+    /// The JSON Schema of `name`'s payload, inferred from its `Decodable` conformance; nil when
+    /// unknown or when the inference cannot follow it.
+    func payloadSchema(of name: String) -> JSONValue? {
+        byName[name].flatMap { SchemaInference.schema(of: $0.payloadType) }
     }
 
     func entry(named name: String) -> Entry? {

@@ -154,6 +154,13 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         }
         router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
+        let openAPI = (try? OpenAPIDocument(
+            actions: codec.registry,
+            viewModelNames: viewModels.names,
+            metricsEnabled: metrics != nil,
+            durable: journalStorage != nil
+        ).json()) ?? Array("{}".utf8)
+        router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
         if let metrics {
             router.add(.GET, "/metrics") { [self] _, _ in
                 Response(

@@ -1,0 +1,208 @@
+/// The OpenAPI 3.1 document of the service (`GET /openapi.json`), generated from its registries
+/// and configuration so that it never drifts from what the server does: every route, the
+/// registered action types with their payload schemas (inferred from their `Decodable`
+/// conformance), and the view-model names.
+struct OpenAPIDocument {
+    let actions: ActionRegistry
+    let viewModelNames: [String]
+    let metricsEnabled: Bool
+    let durable: Bool
+
+    /// The document as JSON.
+    func json() throws -> [UInt8] {
+        try JSONCoding.encode(document)
+    }
+
+    var document: JSONValue {
+        var paths: [String: JSONValue] = [
+            "/actions": ["post": postActions, "get": getActions],
+            "/state": ["get": getState],
+            "/viewmodels": ["get": listViewModels],
+            "/viewmodels/{name}": ["get": getViewModel],
+            "/events": ["get": getEvents],
+            "/healthz": ["get": getHealth],
+            "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
+        ]
+        if metricsEnabled {
+            paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
+                "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
+            ])]
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "ReMVVM Server",
+                "version": "1",
+                "description": "A ReMVVM store (Redux + MVVM) served over HTTP: dispatch actions, read the state and view models, stream every change.",
+            ],
+            "paths": .object(paths),
+            "components": ["schemas": schemas],
+        ]
+    }
+
+    // MARK: Operations
+
+    private var postActions: JSONValue {
+        var responses: [String: JSONValue] = [
+            "200": json(ref("VersionAnswer"), "Reduced: the store's version after the last action"),
+            "202": json(["type": "object", "properties": ["accepted": ["const": true]], "required": ["accepted"]], "Taken by middleware, not reduced (yet)"),
+            "400": problem("Malformed JSON or Idempotency-Key"),
+            "409": problem("A request with this Idempotency-Key is still being processed"),
+            "412": problem("If-Match names another version"),
+            "413": problem("Body over the limit"),
+            "415": problem("Not JSON"),
+            "422": problem("Unknown action type, a payload that does not decode, a middleware rejection, or an Idempotency-Key used for another request"),
+            "500": problem("An action that cannot be journaled"),
+        ]
+        if durable {
+            responses["503"] = problem("The journal cannot make actions durable right now")
+        }
+        return operation(
+            "dispatchActions", "Dispatch one action or a batch",
+            parameters: [
+                header("If-Match", "Apply only at this version (a strong ETag, or *)", ["type": "string"]),
+                header("Idempotency-Key", "Apply at most once; a retry gets the kept answer", ["type": "string", "pattern": "^[!-~]{1,255}$"]),
+            ],
+            requestBody: [
+                "required": true,
+                "content": ["application/json": ["schema": ["oneOf": [ref("Action"), ["type": "array", "items": ref("Action")]]]]],
+            ],
+            responses: .object(responses)
+        )
+    }
+
+    private var getActions: JSONValue {
+        operation(
+            "getActionLog", "The action log",
+            parameters: [
+                query("since", "Versions after this one", ["type": "integer", "minimum": 0]),
+                query("limit", "At most this many (default 100)", ["type": "integer", "minimum": 1, "maximum": 1_000]),
+            ],
+            responses: ["200": json(ref("ActionLog")), "400": problem("since or limit out of range")]
+        )
+    }
+
+    private var getState: JSONValue {
+        operation(
+            "getState", "The current state",
+            parameters: [header("If-None-Match", "The ETag of a state the client has", ["type": "string"])],
+            responses: [
+                "200": [
+                    "description": "The state",
+                    "headers": ["ETag": ["schema": ["type": "string"]]],
+                    "content": ["application/json": ["schema": [:]]],
+                ],
+                "304": ["description": "Not modified"],
+            ]
+        )
+    }
+
+    private var listViewModels: JSONValue {
+        operation("listViewModels", "The view-model names", responses: [
+            "200": json([
+                "type": "object",
+                "properties": ["viewModels": ["type": "array", "items": ["type": "string", "enum": .array(viewModelNames.map { .string($0) })]]],
+                "required": ["viewModels"],
+            ]),
+        ])
+    }
+
+    private var getViewModel: JSONValue {
+        operation(
+            "getViewModel", "A view model of the current state",
+            parameters: [
+                ["name": "name", "in": "path", "required": true, "schema": ["type": "string"]],
+                query("key", "Which instance, for view models made per key", ["type": "string"]),
+            ],
+            responses: ["200": json([:], "The view model"), "404": problem("Unknown view model, or none in the current state")]
+        )
+    }
+
+    private var getEvents: JSONValue {
+        operation(
+            "streamEvents", "Server-sent events: the state, then one event per reduce",
+            parameters: [
+                header("Last-Event-ID", "Resume after this version", ["type": "string"]),
+                query("lastEventId", "Resume after this version (the header wins)", ["type": "string"]),
+            ],
+            responses: ["200": ["description": "An endless event stream", "content": ["text/event-stream": ["schema": ["type": "string"]]]]]
+        )
+    }
+
+    private var getHealth: JSONValue {
+        operation("getHealth", "Liveness", responses: [
+            "200": json(["type": "object", "properties": ["status": ["type": "string"], "version": ["type": "integer"]], "required": ["status", "version"]]),
+            "503": problem("Not ready"),
+        ])
+    }
+
+    // MARK: Schemas
+
+    private var schemas: JSONValue {
+        let actionSchemas: [JSONValue] = actions.names.map { name in
+            var properties: [String: JSONValue] = ["type": ["const": .string(name)]]
+            properties["payload"] = actions.payloadSchema(of: name) ?? ["type": "object"]
+            return ["type": "object", "properties": .object(properties), "required": ["type"], "title": .string(name)]
+        }
+        return [
+            "Action": ["oneOf": .array(actionSchemas)],
+            "VersionAnswer": ["type": "object", "properties": ["version": ["type": "integer", "minimum": 0]], "required": ["version"]],
+            "ActionLog": [
+                "type": "object",
+                "properties": [
+                    "earliest": ["type": ["integer", "null"]],
+                    "latest": ["type": "integer"],
+                    "actions": ["type": "array", "items": [
+                        "type": "object",
+                        "properties": [
+                            "version": ["type": "integer"], "type": ["type": "string"],
+                            "payload": ["type": "object"], "time": ["type": "string", "format": "date-time"],
+                        ],
+                        "required": ["version", "type", "payload", "time"],
+                    ]],
+                ],
+                "required": ["earliest", "latest", "actions"],
+            ],
+            "Problem": [
+                "type": "object",
+                "properties": [
+                    "type": ["type": "string"], "title": ["type": "string"], "status": ["type": "integer"],
+                    "detail": ["type": "string"], "known": ["type": "array", "items": ["type": "string"]],
+                    "field": ["type": "string"], "index": ["type": "integer"], "currentVersion": ["type": "integer"],
+                ],
+                "required": ["type", "title", "status", "detail"],
+            ],
+        ]
+    }
+
+    // MARK: Helpers
+
+    private func operation(
+        _ id: String, _ summary: String, parameters: [JSONValue] = [], requestBody: JSONValue? = nil, responses: JSONValue
+    ) -> JSONValue {
+        var operation: [String: JSONValue] = ["operationId": .string(id), "summary": .string(summary), "responses": responses]
+        if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
+        if let requestBody { operation["requestBody"] = requestBody }
+        return .object(operation)
+    }
+
+    private func json(_ schema: JSONValue, _ description: String = "OK") -> JSONValue {
+        ["description": .string(description), "content": ["application/json": ["schema": schema]]]
+    }
+
+    private func problem(_ description: String) -> JSONValue {
+        ["description": .string(description), "content": ["application/problem+json": ["schema": ref("Problem")]]]
+    }
+
+    private func ref(_ name: String) -> JSONValue {
+        ["$ref": .string("#/components/schemas/\(name)")]
+    }
+
+    private func header(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+        ["name": .string(name), "in": "header", "required": false, "description": .string(description), "schema": schema]
+    }
+
+    private func query(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+        ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": schema]
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTestSupport
+@testable import ReMVVMServer
+import Testing
+
+/// `GET /openapi.json`: an OpenAPI 3.1 document generated from the registries, covering every
+/// route the router has (it cannot drift), with the action types and their payload schemas.
+@Suite struct OpenAPITests {
+    private func document(_ live: LiveServer) throws -> [String: Any] {
+        let response = try live.get("/openapi.json")
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/json")
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    @Test func everyRouteOfTheRouterIsInTheDocument() throws {
+        let live = try LiveServer(transport: .router)
+        let paths = try #require(try document(live)["paths"] as? [String: [String: Any]])
+        for route in live.server.service.router().routes where route.method != .HEAD {
+            let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                .joined(separator: "/")
+            let documented = paths["/" + path.drop { $0 == "/" }]
+            #expect(documented?[route.method.rawValue.lowercased()] != nil, "\(route.method) \(route.pattern)")
+        }
+    }
+
+    @Test func theActionTypesAndTheirPayloadSchemasComeFromTheRegistry() throws {
+        let live = try LiveServer(transport: .router)
+        let root = try document(live)
+        #expect(root["openapi"] as? String == "3.1.0")
+        let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let variants = try #require((schemas["Action"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        var byType: [String: [String: Any]] = [:]
+        for variant in variants {
+            let properties = try #require(variant["properties"] as? [String: Any])
+            let type = try #require((properties["type"] as? [String: Any])?["const"] as? String)
+            byType[type] = properties["payload"] as? [String: Any]
+        }
+        #expect(Set(byType.keys) == ["increase", "decrease", "login", "logout"])
+        let login = try #require(byType["login"])
+        #expect(login["type"] as? String == "object")
+        #expect(Set(login["required"] as? [String] ?? []) == ["firstName", "lastName"])
+        let loginProperties = try #require(login["properties"] as? [String: [String: Any]])
+        #expect(loginProperties["firstName"]?["type"] as? String == "string")
+        #expect(byType["increase"]?["type"] as? String == "object")
+    }
+
+    @Test func theViewModelNamesAreListed() throws {
+        let live = try LiveServer(transport: .router)
+        let paths = try #require(try document(live)["paths"] as? [String: Any])
+        let list = try #require(((paths["/viewmodels"] as? [String: Any])?["get"] as? [String: Any])?["responses"] as? [String: Any])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
+        #expect(text.contains("counter") && text.contains("greetings"))
+    }
+
+    @Test func schemaInferenceFollowsNestedOptionalAndArrayFields() throws {
+        struct Address: Decodable { var city: String; var zip: Int? }
+        struct Order: Decodable { var items: [String]; var total: Double; var paid: Bool; var address: Address; var note: String? }
+        let schema = try #require(SchemaInference.schema(of: Order.self))
+        #expect(schema["required"] == ["address", "items", "paid", "total"])
+        #expect(schema["properties"]?["items"] == ["type": "array", "items": ["type": "string"]])
+        #expect(schema["properties"]?["total"] == ["type": "number"])
+        #expect(schema["properties"]?["note"] == ["type": "string"])
+        #expect(schema["properties"]?["address"]?["required"] == ["city"])
+        #expect(schema["properties"]?["address"]?["properties"]?["zip"] == ["type": "integer"])
+    }
+
+    @Test func aTypeTheInferenceCannotFollowHasNoSchema() {
+        enum Color: String, Decodable { case red, green }
+        struct Paint: Decodable { var color: Color }
+        #expect(SchemaInference.schema(of: Paint.self) == nil, "a raw-value enum refuses the placeholder")
+    }
+}
