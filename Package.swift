@@ -86,6 +86,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Who may do what: static tokens (SHA-256), JWT verification (HS256/ES256/RS256), scopes and
+        // the Bearer challenge; knows nothing about HTTP servers or stores.
+        .target(
+            name: "AccessControl",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The service: a store served over MicroHTTP.
         .target(
             name: "ReMVVMServer",
@@ -154,6 +164,15 @@ let package = Package(
         .testTarget(
             name: "ReMVVMTests",
             dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AccessControlTests",
+            dependencies: [
+                "AccessControl",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,66 @@
+/// Static bearer tokens from configuration, each with its scopes, kept only as SHA-256 digests.
+///
+/// A lookup hashes the presented token once and compares that digest with every configured one
+/// in constant time, without stopping at a match: neither the position of a match nor the number
+/// of right leading characters shows in the time taken. There is no dictionary keyed by tokens.
+public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable {
+    /// One configured token: its digest and what it grants.
+    struct Entry: Sendable {
+        let digest: TokenDigest
+        let scopes: ScopeSet
+    }
+
+    let entries: [Entry]
+
+    /// No static tokens.
+    public static let none = StaticTokens(checkedEntries: [])
+
+    init(checkedEntries: [Entry]) {
+        entries = checkedEntries
+    }
+
+    /// Whether no token is configured.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// How many tokens are configured.
+    public var count: Int { entries.count }
+
+    /// How many tokens there are; never their digests.
+    public var description: String { "StaticTokens(\(entries.count))" }
+
+    /// A mirror without the digests: a digest of a short token is enough to guess it offline.
+    public var customMirror: Mirror { Mirror(self, children: ["count": entries.count]) }
+
+    /// The scopes of `token`, or nil when it is not a configured token.
+    public func scopes(for token: some StringProtocol) -> ScopeSet? {
+        // Without entries there is nothing to compare (and nothing to learn from the time).
+        guard !entries.isEmpty else { return nil }
+        let presented = TokenDigest(of: token)
+        var found: UInt64 = 0
+        var granted: UInt8 = 0
+        for entry in entries {
+            let mask = presented.equalityMask(entry.digest)
+            found |= mask
+            granted |= UInt8(truncatingIfNeeded: mask) & entry.scopes.rawValue
+        }
+        return found == 0 ? nil : ScopeSet(rawValue: granted)
+    }
+
+    /// Both sets of tokens (e.g. the environment's and a file's); a token in both is an error.
+    public func merged(with other: StaticTokens) throws(AccessControlError) -> StaticTokens {
+        let merged = entries + other.entries
+        try Self.checkDistinct(merged) { first, second in
+            "a static token is configured twice (entries \(first + 1) and \(second + 1) of the combined list)"
+        }
+        return StaticTokens(checkedEntries: merged)
+    }
+
+    /// Throws when two entries have the same digest; `describe` gets their positions.
+    static func checkDistinct(_ entries: [Entry], describe: (Int, Int) -> String) throws(AccessControlError) {
+        for second in entries.indices {
+            for first in entries.indices[..<second] where entries[first].digest == entries[second].digest {
+                throw AccessControlError(code: .invalidStaticTokens, message: describe(first, second))
+            }
+        }
+    }
+}

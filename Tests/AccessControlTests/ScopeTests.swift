@@ -1,0 +1,58 @@
+@testable import AccessControl
+import Testing
+
+/// ``ScopeSet`` parsing: strict for configuration, lenient for token claims.
+@Suite struct ScopeTests {
+    @Test func configurationFormNamesOneOrMoreScopesJoinedByPlus() throws {
+        #expect(try ScopeSet(configuration: "read") == .read)
+        #expect(try ScopeSet(configuration: "dispatch") == .dispatch)
+        #expect(try ScopeSet(configuration: "read+dispatch") == .all)
+        #expect(try ScopeSet(configuration: " dispatch + read ") == .all)
+        #expect(ScopeSet.all.description == "read+dispatch")
+        #expect(ScopeSet.all.scopes == [.read, .dispatch])
+    }
+
+    @Test func unknownScopesInConfigurationAreAnErrorNamingThem() {
+        #expect {
+            try ScopeSet(configuration: "read+write+Admin")
+        } throws: { error in
+            guard let error = error as? AccessControlError else { return false }
+            return error.code == .invalidScopes && error.message.contains("\"write\"") && error.message.contains("\"Admin\"")
+                && error.message.contains("known scopes: read, dispatch")
+        }
+    }
+
+    @Test func anUnknownScopeThatMayBeASecretIsNotNamed() {
+        #expect {
+            try ScopeSet(configuration: "s3cret-t0ken")
+        } throws: { error in
+            guard let error = error as? AccessControlError else { return false }
+            return error.code == .invalidScopes && !error.message.contains("s3cret") && error.message.contains("not shown")
+        }
+    }
+
+    @Test(arguments: ["", " ", "read+", "+read", "read++dispatch"])
+    func emptyScopeNamesInConfigurationAreAnError(text: String) {
+        #expect(throws: AccessControlError.self) { try ScopeSet(configuration: text) }
+    }
+
+    @Test func scopeNamesAreCaseSensitiveAsInOAuth() {
+        #expect(throws: AccessControlError.self) { try ScopeSet(configuration: "Read") }
+        #expect(ScopeSet(claim: "READ Dispatch") == [])
+    }
+
+    @Test func aClaimIsSpaceSeparatedAndIgnoresUnknownNames() {
+        #expect(ScopeSet(claim: "read") == .read)
+        #expect(ScopeSet(claim: "openid  dispatch profile read") == .all)
+        #expect(ScopeSet(claim: "admin write") == [])
+        #expect(ScopeSet(claim: "") == [])
+        #expect(ScopeSet(claim: "read+dispatch") == [], "a claim is not the configuration form")
+    }
+
+    @Test func aSetGrantsExactlyItsScopes() {
+        #expect(ScopeSet.read.grants(.read))
+        #expect(!ScopeSet.read.grants(.dispatch))
+        #expect(ScopeSet.all.grants(.dispatch))
+        #expect(ScopeSet([Scope.dispatch]) == .dispatch)
+    }
+}
