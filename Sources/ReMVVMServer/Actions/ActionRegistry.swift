@@ -23,8 +23,13 @@ public struct ActionRegistry: Sendable {
 
         /// The action's payload as JSON (`{}` for an action without fields), or nil if it does
         /// not encode.
+        /// The payload of a type without stored properties, encoded once: every value of such a
+        /// type encodes the same (the journal and the event stream skip the encoder for it).
+        let constantPayload: [UInt8]?
+
         func payloadJSON(of action: any StoreAction) -> [UInt8]? {
-            try? JSONCoding.encode(PayloadBox(action: action, encode: encodePayload))
+            if let constantPayload { return constantPayload }
+            return try? JSONCoding.encode(PayloadBox(action: action, encode: encodePayload))
         }
     }
 
@@ -36,6 +41,13 @@ public struct ActionRegistry: Sendable {
 
     /// Registers `type` under the wire name `name`; registering a name again replaces it.
     public mutating func register<Action: StoreAction & Codable>(_ type: Action.Type, as name: String) {
+        let encodePayload: @Sendable (any StoreAction, any Encoder) throws -> Void = { action, encoder in
+            try (action as? Action)?.encode(to: encoder)
+        }
+        var constantPayload: [UInt8]?
+        if MemoryLayout<Action>.size == 0, let sample = try? Action(from: EmptyPayloadDecoder(codingPath: [ActionEnvelopeKey.payload])) {
+            constantPayload = try? JSONCoding.encode(PayloadBox(action: sample, encode: encodePayload))
+        }
         byName[name] = Entry(
             name: name,
             decode: { container in
@@ -55,10 +67,9 @@ public struct ActionRegistry: Sendable {
             decodeWithoutPayload: {
                 try Action(from: EmptyPayloadDecoder(codingPath: [ActionEnvelopeKey.payload]))
             },
-            encodePayload: { action, encoder in
-                try (action as? Action)?.encode(to: encoder)
-            },
-            payloadType: Action.self
+            encodePayload: encodePayload,
+            payloadType: Action.self,
+            constantPayload: constantPayload
         )
         nameByType[ObjectIdentifier(type)] = name
     }
