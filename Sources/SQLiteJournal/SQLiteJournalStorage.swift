@@ -46,6 +46,14 @@ public final class SQLiteJournalStorage: JournalStorage {
     // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
     private let writer: Lock<Writer?>
     private let reader: Lock<Reader?>
+    /// Checkpoints off the journal thread; nil when its thread could not start.
+    private let checkpointer: WALCheckpointer?
+    /// Commits and records since the last checkpoint request.
+    private let sinceCheckpoint = Lock((commits: 0, records: 0))
+
+    /// A checkpoint is asked for after this many commits or records, whichever comes first.
+    static let checkpointEveryCommits = 256
+    static let checkpointEveryRecords = 4_096
 
     /// Opens the journal in `directory` (which must exist), creating the file if needed; throws if
     /// another process holds it, if it cannot be used, or if a newer server wrote it.
@@ -58,6 +66,11 @@ public final class SQLiteJournalStorage: JournalStorage {
             try database.execute("PRAGMA journal_mode=WAL")
             try database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))")
             try database.execute("PRAGMA busy_timeout=0")
+            // Checkpoints run on the checkpointer's thread, not inside a commit.
+            try database.execute("PRAGMA wal_autocheckpoint=0")
+            // When the log starts over after a checkpoint, its file is cut back to 4 MiB: a burst
+            // that outran the checkpointer does not keep its disk space.
+            try database.execute("PRAGMA journal_size_limit=4194304")
             try Self.createOrCheckSchema(database, path: path)
             writer = Lock(Writer(
                 database: database,
@@ -75,6 +88,8 @@ public final class SQLiteJournalStorage: JournalStorage {
                 selectSnapshot: try readDatabase.prepare("SELECT version, state, time FROM snapshots WHERE version <= ?1 ORDER BY version DESC LIMIT 1"),
                 selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE key = ?1")
             ))
+            let checkpointer = try WALCheckpointer(path: path)
+            self.checkpointer = checkpointer.start() ? checkpointer : nil
         } catch let error as SQLiteError {
             Glibc.close(lockDescriptor)
             throw JournalError(code: error.isBusy ? .locked : .unusable, message: "cannot open the journal \(path): \(error)")
@@ -145,6 +160,24 @@ public final class SQLiteJournalStorage: JournalStorage {
                 }
             }
         } describing: { "journal commit of \(Self.describe(records, answers)) to \(path) failed: \($0)" }
+        let due = sinceCheckpoint.withLock { counts -> Bool in
+            counts.commits += 1
+            counts.records += records.count
+            guard counts.commits >= Self.checkpointEveryCommits || counts.records >= Self.checkpointEveryRecords else { return false }
+            counts = (0, 0)
+            return true
+        }
+        if due { checkpointer?.request() }
+    }
+
+    /// Checkpoints completed in the background so far (for tests).
+    var checkpointsCompleted: UInt64 {
+        checkpointer?.completed ?? 0
+    }
+
+    /// Runs a background checkpoint now and waits for it (for tests).
+    func checkpointNow(timeout: Duration) -> Bool {
+        checkpointer?.checkpointNow(timeout: timeout) ?? false
     }
 
     private static func describe(_ records: [JournalRecord], _ answers: [KeptAnswer]) -> String {
@@ -262,6 +295,8 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     public func close() {
+        // The checkpointer's connection first: the writer, closing last, checkpoints what is left.
+        checkpointer?.stop()
         let wasOpen = writer.withLock { writer in
             defer { writer = nil }
             return writer != nil

@@ -1,6 +1,7 @@
+import Foundation
 import HTTPTestSupport
 import Journal
-import SQLiteJournal
+@testable import SQLiteJournal
 import Testing
 
 /// Kept answers and older snapshots in ``SQLiteJournalStorage``.
@@ -51,5 +52,29 @@ import Testing
         #expect(try storage.snapshot(atOrBefore: 15)?.version == 10)
         #expect(try storage.snapshot(atOrBefore: 20)?.version == 20)
         #expect(try storage.snapshot(atOrBefore: 1_000)?.state == Array("{\"n\":20}".utf8))
+    }
+}
+
+/// Checkpoints happen off the journal thread, and the log stays small.
+@Suite struct SQLiteCheckpointTests {
+    @Test func theLogIsCheckpointedInTheBackgroundAndStaysSmall() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-wal")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let payload = Array(String(repeating: "x", count: 200).utf8)
+        // 5,000 commits of 2 records: without checkpoints the log would hold every page written.
+        for commit in 0..<5_000 {
+            let first = UInt64(commit * 2 + 1)
+            try storage.append([
+                JournalRecord(version: first, type: "increase", payload: payload, time: 1),
+                JournalRecord(version: first + 1, type: "increase", payload: payload, time: 1),
+            ])
+        }
+        #expect(storage.checkpointNow(timeout: .seconds(10)))
+        // The next commit starts the log over and cuts its file back to the size limit.
+        try storage.append([JournalRecord(version: 10_001, type: "increase", payload: payload, time: 1)])
+        let log = try FileManager.default.attributesOfItem(atPath: directory.path + "/journal.sqlite-wal")[.size] as? Int ?? 0
+        #expect(log <= 4 << 20, "the log was started over after the checkpoint (\(log) bytes)")
+        #expect(try storage.recover().lastVersion == 10_001)
     }
 }

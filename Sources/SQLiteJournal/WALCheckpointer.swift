@@ -1,0 +1,99 @@
+import ConcurrencyKit
+
+/// Copies the write-ahead log back into the database file on a thread of its own, so that the
+/// journal thread never does it inside a commit.
+///
+/// SQLite's automatic checkpoint runs in the connection that commits, once the log passes 1,000
+/// pages: that commit then also writes those pages to the database file and, with
+/// `synchronous=FULL`, fsyncs it — a stall of milliseconds for every request waiting on the
+/// commit. The writer turns it off (`wal_autocheckpoint=0`) and asks this thread instead, which
+/// runs `PASSIVE` checkpoints on its own connection: they never block the writer, and the writer
+/// starts the log over once a checkpoint has caught up.
+final class WALCheckpointer: Sendable {
+    private struct State {
+        var requested = false
+        var stopping = false
+        var finished = false
+        var completed: UInt64 = 0
+        var lastError: String?
+    }
+
+    private let connection: Lock<SQLiteDatabase?>
+    private let state = Lock(State())
+
+    /// Opens its own connection to `path`.
+    init(path: String) throws(SQLiteError) {
+        let database = try SQLiteDatabase(path: path, create: false)
+        try database.execute("PRAGMA busy_timeout=1000")
+        connection = Lock(database)
+    }
+
+    /// Starts the thread; false if the system refused it (checkpoints then never run in the
+    /// background, and the writer's log grows until close).
+    func start() -> Bool {
+        startDetachedThread { [self] in run() }
+    }
+
+    /// Asks for a checkpoint soon; cheap, any thread.
+    func request() {
+        let wake = state.withLock { state -> Bool in
+            guard !state.requested else { return false }
+            state.requested = true
+            return true
+        }
+        if wake { state.notifyAll() }
+    }
+
+    /// Asks for a checkpoint and waits until one that started after this call has run; false
+    /// after `timeout`. For tests.
+    func checkpointNow(timeout: Duration) -> Bool {
+        let before = completed
+        request()
+        // The checkpoint under way (if any) may have started before this call: wait for the next.
+        guard state.wait(timeout: timeout, until: { $0.completed > before }) else { return false }
+        request()
+        return state.wait(timeout: timeout) { $0.completed > before + 1 }
+    }
+
+    /// Checkpoints that ran to completion so far.
+    var completed: UInt64 {
+        state.withLock { $0.completed }
+    }
+
+    /// Stops the thread and closes its connection. Idempotent.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        state.notifyAll()
+        _ = state.wait(timeout: .seconds(30)) { $0.finished }
+        connection.withLock { $0 = nil }
+    }
+
+    private func run() {
+        while true {
+            let stopping = state.withLock(waitingUntil: { $0.requested || $0.stopping }) { state -> Bool in
+                state.requested = false
+                return state.stopping
+            }
+            if stopping { break }
+            let outcome: String? = connection.withLock { database in
+                guard let database else { return nil }
+                do throws(SQLiteError) {
+                    try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            state.withLock { state in
+                if let outcome {
+                    state.lastError = outcome
+                } else {
+                    state.completed += 1
+                }
+            }
+            state.notifyAll()
+        }
+        state.withLock { $0.finished = true }
+        state.notifyAll()
+    }
+}
