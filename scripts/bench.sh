@@ -218,7 +218,17 @@ for clients in 1 8 64; do
 done
 start durable $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/server" --log-level warning
 durable_pid=$SERVER_PID
+# metric NAME: a sample of GET /metrics (0 when absent).
+metric() { curl -fsS "http://127.0.0.1:$SERVER_PORT/metrics" | awk -v n="$1" '$1 == n { print $2; found = 1 } END { if (!found) print 0 }'; }
+commits_before=$(metric remvvm_journal_batch_actions_count)
+actions_before=$(metric remvvm_journal_batch_actions_sum)
+durable_started=$(date +%s%N)
 durable_post_rps=$(wrk_rps durable-post "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)
+durable_seconds=$(awk -v a="$durable_started" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+durable_commits=$(awk -v a="$commits_before" -v b="$(metric remvvm_journal_batch_actions_count)" 'BEGIN { printf "%.0f", b - a }')
+durable_actions=$(awk -v a="$actions_before" -v b="$(metric remvvm_journal_batch_actions_sum)" 'BEGIN { printf "%.0f", b - a }')
+durable_commits_per_second=$(awk -v c="$durable_commits" -v s="$durable_seconds" 'BEGIN { printf "%.0f", c / s }')
+durable_actions_per_commit=$(ratio "$durable_actions" "$durable_commits")
 durable_post_p99=$(awk '$1 == "99%" { print $2 }' "$OUT/wrk-durable-post.txt")
 wrk -t1 -c1 -d"${DURATION}s" --latency -s Benchmarks/wrk/post-action.lua "http://127.0.0.1:$SERVER_PORT/actions" >"$OUT/wrk-durable-sequential.txt" 2>&1
 durable_sequential_rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-durable-sequential.txt")
@@ -304,6 +314,8 @@ printf "  %-40s p50 %s ms, p99 %s ms, lost %s of %s\n" "event latency, 100 subsc
 echo
 echo "Durable store (journalSync full: fsync before every acknowledgement)"
 printf "  %-44s %s\n" "POST /actions, wrk -c64, acknowledged/s" "$durable_post_rps (p99 $durable_post_p99; target >= 50,000, p99 <= 5 ms; in memory above: $post_rps)"
+printf "  %-44s %s\n" "  during it: commits/s (one WAL fsync each)" "$durable_commits_per_second ($durable_commits commits in $durable_seconds s, warm-up included)"
+printf "  %-44s %s\n" "  during it: actions per commit" "$durable_actions_per_commit"
 printf "  %-44s %s\n" "POST /actions, one sequential client, /s" "$durable_sequential_rps (target >= 3,000)"
 sed 's/^/  journal alone: /' "$OUT/journal-bench.txt"
 sed -n 's/^replay: /  resume with Last-Event-ID 0 after 10,000 versions: /p' "$OUT/replay.txt" | head -3
@@ -331,7 +343,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
-    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"sequential_rps\": $durable_sequential_rps, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
+    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"
 } >"$OUT/results.json"
