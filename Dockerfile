@@ -56,6 +56,18 @@ USER 10001:10001
 
 # Listen on all interfaces inside the container. Any REMVVM_* variable can be
 # overridden with `docker run -e`, e.g. -e REMVVM_LOG_LEVEL=debug.
+#
+# Access control (README, "Securing the server"): without tokens every route is
+# open and the server logs a warning at start. No secret belongs in this file or
+# in the image; pass them when the container starts:
+#   REMVVM_AUTH_TOKENS            static tokens, TOKEN=SCOPE[+SCOPE],... (scopes read, dispatch)
+#   REMVVM_AUTH_TOKEN_FILE        or a file of sha256:<hex>=SCOPES lines (hashes only)
+#   REMVVM_JWT_HS256_SECRET       HS256 JWT secret, at least 32 bytes
+#   REMVVM_JWT_HS256_SECRET_FILE  or a file holding it (e.g. /run/secrets/jwt-hs256)
+#   REMVVM_JWT_PUBLIC_KEY_FILE    PEM public key of ES256 or RS256 JWTs
+#   REMVVM_JWT_ISSUER, REMVVM_JWT_AUDIENCE, REMVVM_JWT_LEEWAY_SECONDS  optional JWT checks
+# e.g. docker run -e REMVVM_AUTH_TOKENS="$READER=read,$WRITER=read+dispatch" ...
+# GET /healthz (the HEALTHCHECK below) needs no token.
 ENV REMVVM_HOST=0.0.0.0 \
     REMVVM_PORT=8080
 EXPOSE 8080

@@ -104,6 +104,7 @@ let package = Package(
                 "MicroHTTP",
                 "ConcurrencyKit",
                 "Journal",
+                "AccessControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -132,6 +133,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "Journal",
                 "SQLiteJournal",
+                "AccessControl",
             ],
             swiftSettings: strictSettings
         ),
@@ -188,7 +190,8 @@ let package = Package(
             name: "ReMVVMServerTests",
             dependencies: [
                 "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
-                "Journal", "SQLiteJournal",
+                "Journal", "SQLiteJournal", "AccessControl",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),

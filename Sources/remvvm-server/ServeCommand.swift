@@ -18,7 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
             + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "
             + "file (keys: \(ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))), then the "
-            + "built-in default. SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
+            + "built-in default. Secrets (REMVVM_AUTH_TOKENS, REMVVM_JWT_HS256_SECRET) come only from the "
+            + "environment, the config file or a file named by a flag, never from a flag. "
+            + "SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
             + "ends every event stream cleanly and exits 0."
     )
 
@@ -112,6 +114,33 @@ struct ServeCommand: AsyncParsableCommand {
     ))
     var metricsEnabled: Bool?
 
+    @Option(name: .customLong("auth-token-file"), help: ArgumentHelp(
+        "A file of static tokens kept as hashes, one sha256:<hex>=SCOPE[+SCOPE] per line (printf %s \"$TOKEN\" | sha256sum). The tokens themselves go in REMVVM_AUTH_TOKENS, never on the command line. (default: none)",
+        valueName: "path"
+    ))
+    var authTokenFile: String?
+
+    @Option(name: .customLong("jwt-hs256-secret-file"), help: ArgumentHelp(
+        "A file holding the HS256 secret of JWTs (at least 32 bytes; a trailing newline is ignored), instead of REMVVM_JWT_HS256_SECRET. (default: none)",
+        valueName: "path"
+    ))
+    var jwtHs256SecretFile: String?
+
+    @Option(name: .customLong("jwt-public-key-file"), help: ArgumentHelp(
+        "A PEM file with the public key of ES256 (P-256) or RS256 (RSA, 2048 bits or more) JWTs. (default: none)",
+        valueName: "path"
+    ))
+    var jwtPublicKeyFile: String?
+
+    @Option(name: .customLong("jwt-issuer"), help: "The iss claim JWTs must carry; empty: not checked. (default: none)")
+    var jwtIssuer: String?
+
+    @Option(name: .customLong("jwt-audience"), help: "The audience the aud claim of JWTs must name; empty: not checked. (default: none)")
+    var jwtAudience: String?
+
+    @Option(name: .customLong("jwt-leeway-seconds"), help: "How far exp and nbf of JWTs may be off, for clocks that disagree. (default: \(ServerSettings.defaultText(.jwtLeewaySeconds)))")
+    var jwtLeewaySeconds: Int?
+
     func run() async throws {
         let settings: ServerSettings
         do {
@@ -145,6 +174,7 @@ struct ServeCommand: AsyncParsableCommand {
             viewModels: ExampleApp.viewModels,
             http: settings.http,
             service: service,
+            accessControl: settings.accessControl,
             journal: journal,
             logger: logger
         )
@@ -202,6 +232,13 @@ struct ServeCommand: AsyncParsableCommand {
         set(.idempotencyRetention, idempotencyRetention.map { .string($0) })
         set(.corsAllowedOrigins, corsAllowedOrigins.map { .string($0) })
         set(.metricsEnabled, metricsEnabled.map { .bool($0) })
+        // No flag for authTokens or jwtHs256Secret: secrets never go on the command line.
+        set(.authTokenFile, authTokenFile.map { .string($0) })
+        set(.jwtHs256SecretFile, jwtHs256SecretFile.map { .string($0) })
+        set(.jwtPublicKeyFile, jwtPublicKeyFile.map { .string($0) })
+        set(.jwtIssuer, jwtIssuer.map { .string($0) })
+        set(.jwtAudience, jwtAudience.map { .string($0) })
+        set(.jwtLeewaySeconds, jwtLeewaySeconds.map { .int($0) })
 
         return try await ServerSettings.load(
             flags: flags,

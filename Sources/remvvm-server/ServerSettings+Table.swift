@@ -131,9 +131,18 @@ struct Setting: Sendable {
         )
     }
 
+    /// A secret text: read marked secret (never in an access report), shown as empty.
+    static func secret(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, String> & Sendable) -> Setting {
+        Setting(
+            key: key,
+            read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readString(config, key) },
+            value: { _ in .string("") }
+        )
+    }
+
     static func readString(_ config: ConfigReader, _ key: ServerSettings.Key) throws(SettingsError) -> String {
         do {
-            return try config.requiredString(forKey: ConfigKey(key.rawValue))
+            return try config.requiredString(forKey: ConfigKey(key.rawValue), isSecret: key.isSecret)
         } catch {
             throw SettingsError(key: key, message: "expected text (\(error))")
         }
@@ -235,5 +244,13 @@ extension ServerSettings {
         .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),
         .list(.corsAllowedOrigins, \.service.corsAllowedOrigins),
         .bool(.metricsEnabled, \.service.metricsEnabled),
+        .secret(.authTokens, \.access.authTokens),
+        .string(.authTokenFile, \.access.authTokenFile),
+        .secret(.jwtHs256Secret, \.access.jwtHs256Secret),
+        .string(.jwtHs256SecretFile, \.access.jwtHs256SecretFile),
+        .string(.jwtPublicKeyFile, \.access.jwtPublicKeyFile),
+        .string(.jwtIssuer, \.access.jwtIssuer),
+        .string(.jwtAudience, \.access.jwtAudience),
+        .int(.jwtLeewaySeconds, \.access.jwtLeewaySeconds, in: AccessSettings.jwtLeewaySecondsRange),
     ]
 }

@@ -1,3 +1,4 @@
+import AccessControl
 import Configuration
 import Journal
 import Logging
@@ -23,6 +24,10 @@ struct ServerSettings {
     var inMemory = false
     /// How hard a commit pushes to the disk before an action is acknowledged.
     var journalSync = JournalSync.full
+    /// Where tokens and JWT keys come from; its secrets are cleared once ``accessControl`` is built.
+    var access = AccessSettings()
+    /// What checks requests, built from ``access`` when the settings are read; disabled by default.
+    var accessControl = BearerAuthorizer()
 
     /// The configuration keys, as in the JSON file; environment variables are `REMVVM_` + the key in
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
@@ -33,6 +38,14 @@ struct ServerSettings {
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
         case idempotencyRetention, corsAllowedOrigins, metricsEnabled
+        case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
+        case jwtIssuer, jwtAudience, jwtLeewaySeconds
+
+        /// Whether the key holds a secret: read from the environment or the config file only, never
+        /// from a flag (command lines are visible to every user in `ps`), and never shown.
+        var isSecret: Bool {
+            self == .authTokens || self == .jwtHs256Secret
+        }
     }
 
     /// The built-in defaults.
@@ -44,9 +57,13 @@ struct ServerSettings {
         for setting in Self.table {
             try setting.read(config, &self)
         }
+        accessControl = try access.authorizer()
+        access.authTokens = ""
+        access.jwtHs256Secret = ""
     }
 
-    /// Every setting's current value, by key (what ``defaults`` provides and tests compare).
+    /// Every setting's current value, by key (what ``defaults`` provides and tests compare); the
+    /// secrets (``Key/isSecret``) are always empty here: their values are never kept or shown.
     var values: [Key: ConfigContent] {
         Dictionary(uniqueKeysWithValues: Self.table.map { ($0.key, $0.value(self)) })
     }
@@ -84,7 +101,13 @@ struct ServerSettings {
         )
         let config = ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
-            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "remvvm"),
+            // Each key's variable is REMVVM_ + SettingsError.environmentName(key), with a word break
+            // before every capital, also after a digit (jwtHs256Secret → JWT_HS256_SECRET).
+            // swift-configuration breaks words only between a lower-case letter and a capital (it
+            // would look up JWT_HS256SECRET), so keys are split into those words before the lookup.
+            EnvironmentVariablesProvider(environmentVariables: environment).mapKeys { key in
+                AbsoluteConfigKey(["remvvm"] + key.components.flatMap(SettingsError.words), context: key.context)
+            },
             file,
             InMemoryProvider(name: "defaults", values: defaults),
         ])
@@ -98,16 +121,28 @@ struct SettingsError: Error, CustomStringConvertible {
     let message: String
 
     var description: String {
-        "invalid setting \(key.rawValue) (flag, REMVVM_\(Self.environmentName(key)), or config file): \(message)"
+        let flag = key.isSecret ? "" : "flag, "
+        return "invalid setting \(key.rawValue) (\(flag)REMVVM_\(Self.environmentName(key)), or config file): \(message)"
     }
 
-    /// `workerThreads` → `WORKER_THREADS`.
+    /// `workerThreads` → `WORKER_THREADS`, `jwtHs256Secret` → `JWT_HS256_SECRET`.
     static func environmentName(_ key: ServerSettings.Key) -> String {
-        var name = ""
-        for character in key.rawValue {
-            if character.isUppercase { name += "_" }
-            name += character.uppercased()
+        words(key.rawValue).joined(separator: "_").uppercased()
+    }
+
+    /// The words of a camel-case name, lower-cased: a capital starts a word
+    /// (`jwtHs256Secret` → `jwt`, `hs256`, `secret`).
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        for character in name {
+            if character.isUppercase, !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+            word += character.lowercased()
         }
-        return name
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 }

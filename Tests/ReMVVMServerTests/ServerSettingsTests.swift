@@ -75,14 +75,17 @@ import Testing
         #expect(throws: Never.self) { try defaults.service.validate() }
     }
 
-    /// The README's configuration table documents every key with its variable, flag and default.
+    /// The README's configuration table documents every key with its variable, flag and default;
+    /// a secret has no flag (`—`), since command lines are visible to every user in `ps`.
     @Test func theReadmeTableListsEveryKeyWithItsDefault() throws {
         let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("README.md").path, encoding: .utf8)
         for key in ServerSettings.Key.allCases {
-            let flag = "--" + SettingsError.environmentName(key).lowercased().replacingOccurrences(of: "_", with: "-")
-            let row = "| `\(key.rawValue)` | `REMVVM_\(SettingsError.environmentName(key))` | `\(flag)` | `\(ServerSettings.defaultText(key))` |"
+            let flag = key.isSecret
+                ? "—"
+                : "`--" + SettingsError.environmentName(key).lowercased().replacingOccurrences(of: "_", with: "-") + "`"
+            let row = "| `\(key.rawValue)` | `REMVVM_\(SettingsError.environmentName(key))` | \(flag) | `\(ServerSettings.defaultText(key))` |"
             #expect(readme.contains(row), "README row for \(key.rawValue): \(row)")
         }
     }

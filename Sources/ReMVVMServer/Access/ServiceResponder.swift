@@ -1,10 +1,13 @@
 public import MicroHTTP
 
-/// What answers every request of the service: CORS (preflights, and the headers on every answer
-/// to an allowed origin), then the routes; each answer counted and timed when metrics are on.
+/// What answers every request of the service: CORS preflights first (they never need a token),
+/// then access control (``AccessGate``), then the routes; every answer to an allowed origin,
+/// `401` and `403` included, carries the CORS headers; each answer counted and timed when metrics
+/// are on.
 public struct ServiceResponder: Responder {
     let router: Router
     let cors: CORSPolicy
+    let access: AccessGate
     let metrics: HTTPMetrics?
 
     public func respond(to request: Request) -> Response {
@@ -37,13 +40,23 @@ public struct ServiceResponder: Responder {
            let preflight = cors.preflight(origin: origin) {
             return (preflight, router.pattern(matching: request.path))
         }
-        var (response, route) = router.respondRouted(to: request)
+        var (response, route) = access.isEnabled ? routeIfAllowed(request) : router.respondRouted(to: request)
         addCORSHeaders(to: &response, origin: origin)
         return (response, route)
     }
 
+    /// The route's answer, or the `401` / `403` instead (counted under the route's pattern).
+    private func routeIfAllowed(_ request: Request) -> (response: Response, route: String?) {
+        if let refusal = access.refusal(for: request) {
+            return (refusal, router.pattern(matching: request.path))
+        }
+        return router.respondRouted(to: request)
+    }
+
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String) -> Response {
-        // Refused before the head was read whole: no Origin to answer to.
+        // Refused before the head was read whole: no Origin to answer to. Not access-checked
+        // either: these answers (413, 400, 501, 503) come before routing, read no data and change
+        // nothing, and they name neither a token nor the path.
         router.respond(to: failure, method: method, path: path)
     }
 

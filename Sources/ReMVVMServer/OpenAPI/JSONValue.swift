@@ -3,6 +3,8 @@ indirect enum JSONValue: Encodable, Equatable, Sendable, ExpressibleByStringLite
     ExpressibleByDictionaryLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral {
     case string(String)
     case number(Double)
+    /// A whole number written exactly, also past 2^53 (where `number` rounds): `UInt64.max`.
+    case unsigned(UInt64)
     case bool(Bool)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -26,6 +28,7 @@ indirect enum JSONValue: Encodable, Equatable, Sendable, ExpressibleByStringLite
             } else {
                 try container.encode(number)
             }
+        case .unsigned(let number): try container.encode(number)
         case .bool(let flag): try container.encode(flag)
         case .array(let items): try container.encode(items)
         case .object(let members): try container.encode(members)

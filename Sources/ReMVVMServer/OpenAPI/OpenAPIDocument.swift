@@ -7,6 +7,9 @@ struct OpenAPIDocument {
     let viewModelNames: [String]
     let metricsEnabled: Bool
     let durable: Bool
+    /// Whether tokens are configured: then the document declares the security schemes and the
+    /// `401` / `403` answers (see `OpenAPIDocument+Security.swift`).
+    let accessControl: Bool
 
     /// The document as JSON.
     func json() throws -> [UInt8] {
@@ -28,7 +31,7 @@ struct OpenAPIDocument {
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
             ])]
         }
-        return [
+        var document: [String: JSONValue] = [
             "openapi": "3.1.0",
             "info": [
                 "title": "ReMVVM Server",
@@ -38,6 +41,12 @@ struct OpenAPIDocument {
             "paths": .object(paths),
             "components": ["schemas": schemas],
         ]
+        if accessControl {
+            document["paths"] = .object(secured(paths))
+            document["components"] = ["schemas": schemas, "securitySchemes": Self.securitySchemes]
+            document["security"] = [["bearer": []]]
+        }
+        return .object(document)
     }
 
     // MARK: Operations
@@ -65,7 +74,7 @@ struct OpenAPIDocument {
             ],
             requestBody: [
                 "required": true,
-                "content": ["application/json": ["schema": ["oneOf": [ref("Action"), ["type": "array", "items": ref("Action")]]]]],
+                "content": ["application/json": ["schema": ["oneOf": [ref("Action"), ["type": "array", "items": ref("Action"), "minItems": 1]]]]],
             ],
             responses: .object(responses)
         )
@@ -75,7 +84,7 @@ struct OpenAPIDocument {
         operation(
             "getActionLog", "The action log",
             parameters: [
-                query("since", "Versions after this one", ["type": "integer", "minimum": 0]),
+                query("since", "Versions after this one", ["type": "integer", "minimum": 0, "maximum": .unsigned(.max)]),
                 query("limit", "At most this many (default 100)", ["type": "integer", "minimum": 1, "maximum": 1_000]),
             ],
             responses: ["200": json(ref("ActionLog")), "400": problem("since or limit out of range")]
@@ -125,7 +134,7 @@ struct OpenAPIDocument {
                 header("Last-Event-ID", "Resume after this version", ["type": "string"]),
                 query("lastEventId", "Resume after this version (the header wins)", ["type": "string"]),
             ],
-            responses: ["200": ["description": "An endless event stream", "content": ["text/event-stream": ["schema": ["type": "string"]]]]]
+            responses: ["200": ["description": "An endless event stream", "content": ["text/event-stream": ["schema": ref("StateEvent")]]]]
         )
     }
 
@@ -141,11 +150,40 @@ struct OpenAPIDocument {
     private var schemas: JSONValue {
         let actionSchemas: [JSONValue] = actions.names.map { name in
             var properties: [String: JSONValue] = ["type": ["const": .string(name)]]
-            properties["payload"] = actions.payloadSchema(of: name) ?? ["type": "object"]
-            return ["type": "object", "properties": .object(properties), "required": ["type"], "title": .string(name)]
+            var required: [JSONValue] = ["type"]
+            let payload = actions.payloadSchema(of: name) ?? ["type": "object"]
+            // An absent or null payload reads as `{}`: enough for a payload without required fields.
+            if case .array(let fields)? = payload["required"], !fields.isEmpty {
+                properties["payload"] = payload
+                required.append("payload")
+            } else {
+                properties["payload"] = ["anyOf": [payload, ["type": "null"]]]
+            }
+            return ["type": "object", "properties": .object(properties), "required": .array(required), "title": .string(name)]
         }
         return [
             "Action": ["oneOf": .array(actionSchemas)],
+            // One event of `GET /events`, as OpenAPI 3.1 tools read a `text/event-stream` schema.
+            "StateEvent": [
+                "type": "object",
+                "properties": [
+                    "event": ["const": "state"],
+                    "id": ["type": "string", "description": "The version's tag (the version, then -instance in memory)"],
+                    "retry": ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"],
+                    "data": [
+                        "type": "string", "contentMediaType": "application/json",
+                        "contentSchema": [
+                            "type": "object",
+                            "properties": [
+                                "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
+                                "action": ["type": ["object", "null"]], "state": [:],
+                            ],
+                            "required": ["version", "action", "state"],
+                        ],
+                    ],
+                ],
+                "required": ["event", "id", "data"],
+            ],
             "VersionAnswer": ["type": "object", "properties": ["version": ["type": "integer", "minimum": 0]], "required": ["version"]],
             "ActionLog": [
                 "type": "object",
@@ -190,7 +228,7 @@ struct OpenAPIDocument {
         ["description": .string(description), "content": ["application/json": ["schema": schema]]]
     }
 
-    private func problem(_ description: String) -> JSONValue {
+    func problem(_ description: String) -> JSONValue {
         ["description": .string(description), "content": ["application/problem+json": ["schema": ref("Problem")]]]
     }
 

@@ -165,6 +165,26 @@ extension Problem {
         return problem
     }
 
+    /// 401: no credential, or one that does not authenticate. `challenge` is the
+    /// `WWW-Authenticate` value (RFC 6750 §3); `detail` never contains a token.
+    static func unauthorized(detail: String, challenge: String) -> Problem {
+        var problem = Problem(type: type("unauthorized"), title: "Unauthorized", status: 401, detail: detail)
+        problem.headers["WWW-Authenticate"] = challenge
+        return problem
+    }
+
+    /// 403: a valid token without the scope the request needs (`error="insufficient_scope"`).
+    static func insufficientScope(_ scope: String, method: String, path: String, challenge: String) -> Problem {
+        var problem = Problem(
+            type: type("insufficient-scope"),
+            title: "Forbidden",
+            status: 403,
+            detail: "\(method) \(path) needs the \(scope) scope, which this token does not grant"
+        )
+        problem.headers["WWW-Authenticate"] = challenge
+        return problem
+    }
+
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
         Problem(
             title: "Unsupported Media Type",

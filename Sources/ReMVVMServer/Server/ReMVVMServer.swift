@@ -1,3 +1,4 @@
+public import AccessControl
 public import Journal
 public import Logging
 public import MicroHTTP
@@ -29,12 +30,16 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
 
     /// Creates a server; nothing listens until ``start()`` or ``run()``. With a `journal`, start
     /// restores the store from it and every reduced action is durable before anyone sees it.
+    /// With `accessControl` configured, every route but `/healthz` needs a token (see
+    /// ``ReMVVMService/init(store:actions:viewModels:configuration:accessControl:journal:logger:)``);
+    /// without, starting on an address other than loopback logs a warning.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
         viewModels: ViewModelRegistry<State>,
         http configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         service serviceConfiguration: ServiceConfiguration = ServiceConfiguration(),
+        accessControl: BearerAuthorizer = BearerAuthorizer(),
         journal: (any JournalStorage)? = nil,
         logger: Logger = Logger(label: "remvvm.server")
     ) {
@@ -43,6 +48,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
             actions: actions,
             viewModels: viewModels,
             configuration: serviceConfiguration,
+            accessControl: accessControl,
             journal: journal,
             logger: logger
         )
@@ -69,6 +75,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
             service.stop()
             throw error
         }
+        logAccessControl()
     }
 
     /// The port listened on (useful after binding port 0).
@@ -88,6 +95,22 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     }
 }
 
+extension ReMVVMServer {
+    /// Says at start who may call the server: what access control checks (never a token or a
+    /// key: the authorizer shows their number and kind), or a warning when nothing is configured
+    /// and the address is reachable from other machines.
+    private func logAccessControl() {
+        let authorizer = service.accessControl
+        if authorizer.isEnabled {
+            logger.info("access control: \(authorizer)")
+        } else if !ListenHost.isLoopback(host) {
+            logger.warning(
+                "no access token is configured and the server listens on \(host): anyone who reaches port \(port) can read the state and dispatch actions; configure tokens (remvvm-server: REMVVM_AUTH_TOKENS, authTokenFile, a JWT key) or listen on 127.0.0.1"
+            )
+        }
+    }
+}
+
 extension ReMVVMServer: Service {
     /// Starts the event fan-out, then the HTTP server (unless ``start()`` did), logs
     /// `listening on http://<host>:<port>`, and runs both as services until graceful shutdown or
@@ -104,6 +127,7 @@ extension ReMVVMServer: Service {
         }
         guard running else { return }
         logger.info("listening on http://\(host):\(port)")
+        logAccessControl()
         // A group shuts its services down in reverse order: the HTTP server, then the service.
         let group = ServiceGroup(services: [service, http], logger: logger)
         try await group.run()

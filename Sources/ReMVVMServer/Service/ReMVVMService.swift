@@ -1,3 +1,4 @@
+public import AccessControl
 public import Journal
 public import Logging
 public import MicroHTTP
@@ -26,6 +27,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let recentActions: RecentActions?
     let idempotencyKeys: IdempotencyKeys
     let metrics: ServiceMetrics?
+    /// Who may call which route; disabled (everything open) unless tokens are configured.
+    let accessControl: BearerAuthorizer
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
@@ -37,15 +40,21 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// - Parameter journal: where to keep every reduced action (`docs/http-api.md`, "Durability");
     ///   nil keeps the store in memory only. With a journal, ``start()`` first restores the store
     ///   from it, and nothing can see a version before the journal made it durable.
+    /// - Parameter accessControl: the tokens that may read and dispatch (`docs/http-api.md`,
+    ///   "Access control and CORS"); the default has none, and every route is open. Kept apart
+    ///   from `configuration`, which is plain data to compare and print: the authorizer holds
+    ///   token digests and keys, and shows only their number and kind.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
         viewModels: ViewModelRegistry<State>,
         configuration: ServiceConfiguration = ServiceConfiguration(),
+        accessControl: BearerAuthorizer = BearerAuthorizer(),
         journal: (any JournalStorage)? = nil,
         logger: Logger = Logger(label: "remvvm.service")
     ) {
         self.store = store
+        self.accessControl = accessControl
         codec = ActionJournalCodec(registry: actions)
         recentActions = journal == nil ? RecentActions(store: store, codec: codec) : nil
         journalStorage = journal
@@ -132,12 +141,13 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         hub.waitForSubscribers(timeout: timeout, until: condition)
     }
 
-    /// What answers every request: CORS, then the routes of ``router()``.
+    /// What answers every request: CORS, then access control, then the routes of ``router()``.
     public func responder() -> ServiceResponder {
         let router = router()
         return ServiceResponder(
             router: router,
             cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off,
+            access: AccessGate(authorizer: accessControl),
             metrics: metrics?.httpMetrics(for: router)
         )
     }
@@ -158,7 +168,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             actions: codec.registry,
             viewModelNames: viewModels.names,
             metricsEnabled: metrics != nil,
-            durable: journalStorage != nil
+            durable: journalStorage != nil,
+            accessControl: accessControl.isEnabled
         ).json()) ?? Array("{}".utf8)
         router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
         if let metrics {

@@ -1,3 +1,4 @@
+import AccessControl
 import ExampleApp
 import Foundation
 import HTTPTestSupport
@@ -44,6 +45,7 @@ final class LiveServer: Sendable {
         journalRetention: JournalRetention = 1_000_000,
         corsAllowedOrigins: [String] = [],
         metricsEnabled: Bool = true,
+        accessControl: BearerAuthorizer = BearerAuthorizer(),
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         store = try Store.example(middleware: middleware)
@@ -70,6 +72,7 @@ final class LiveServer: Sendable {
             viewModels: ExampleApp.viewModels,
             http: http,
             service: service,
+            accessControl: accessControl,
             journal: journal,
             logger: logger
         )

@@ -1,0 +1,135 @@
+import AccessControl
+import MicroHTTP
+
+/// Who may call which route (docs/http-api.md, "Access control and CORS"): the service's side of
+/// a ``AccessControl/BearerAuthorizer``, which knows tokens but not HTTP.
+///
+/// With tokens configured, every request but `GET /healthz` and CORS preflights (answered before
+/// the gate) needs a token, also on unknown paths, so that a client without one cannot tell which
+/// paths exist: `read` for the methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`),
+/// `dispatch` for every other (`POST /actions`; other methods then get their `405`). The token
+/// comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
+/// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
+/// `?access_token=`. Credentials sent in several of those places must be the same token
+/// (RFC 6750 §2 lets a client use one method only): different ones get `401`, never the access
+/// either would grant. Elsewhere the cookie and the query are not read, so a cookie the browser
+/// attaches on its own never authorizes a `POST`.
+struct AccessGate: Sendable {
+    let authorizer: BearerAuthorizer
+    /// Whether tokens are configured; when not, the gate is not consulted at all (no work per
+    /// request beyond reading this flag).
+    let isEnabled: Bool
+
+    /// The cookie that carries a token for event streams.
+    static let cookieName = "remvvmAuthorization"
+    /// The query parameter that carries a token for event streams.
+    static let queryName = "access_token"
+
+    /// A gate over `authorizer`; open when it has nothing configured.
+    init(authorizer: BearerAuthorizer) {
+        self.authorizer = authorizer
+        isEnabled = authorizer.isEnabled
+    }
+
+    /// The open gate: no tokens configured.
+    static let open = AccessGate(authorizer: BearerAuthorizer())
+
+    /// The scope a request with `method` needs.
+    static func scope(for method: HTTPMethod) -> Scope {
+        method == .GET || method == .HEAD || method == .OPTIONS ? .read : .dispatch
+    }
+
+    /// Whether `path` is open to anyone: only the liveness probe, which orchestrators call
+    /// without credentials.
+    static func isOpen(path: String) -> Bool {
+        path == "/healthz"
+    }
+
+    /// Whether a request may also carry its token in the cookie or the query: a `GET` (or `HEAD`)
+    /// of an event stream. (Issue 13's view-model streams join here.)
+    static func acceptsCookieAndQuery(_ request: Request) -> Bool {
+        (request.method == .GET || request.method == .HEAD) && request.path == "/events"
+    }
+
+    /// What `request` may do.
+    func decision(for request: Request) -> AccessDecision {
+        guard isEnabled, !Self.isOpen(path: request.path) else { return .allowed }
+        let scope = Self.scope(for: request.method)
+        let header: String?
+        switch Self.authorizationField(of: request.headers) {
+        case .none: header = nil
+        case .one(let value): header = value
+        case .conflicting: return .unauthenticated(Self.repeatedAuthorization)
+        }
+        guard Self.acceptsCookieAndQuery(request) else {
+            if header == nil, Self.cookieToken(in: request.headers) != .none || request.query[Self.queryName] != nil {
+                return .unauthenticated(Self.headerOnly)
+            }
+            return authorizer.authorize(credential: header, needs: scope)
+        }
+        return streamDecision(header: header, request: request, needs: scope)
+    }
+
+    /// The answer instead of serving `request`, or nil when it may be served.
+    func refusal(for request: Request) -> Response? {
+        let decision = decision(for: request)
+        guard let challenge = authorizer.challenge(for: decision) else { return nil }
+        switch decision {
+        case .allowed:
+            return nil
+        case .unauthenticated(let rejection):
+            return Problem.unauthorized(detail: Self.detail(rejection, request), challenge: challenge).response
+        case .forbidden(let scope):
+            return Problem.insufficientScope(
+                scope.name, method: request.method.rawValue, path: request.path, challenge: challenge
+            ).response
+        }
+    }
+
+    /// The decision for an event stream, whose token may come from the header, the cookie or
+    /// the query; all of those present must carry the same token.
+    private func streamDecision(header: String?, request: Request, needs scope: Scope) -> AccessDecision {
+        var token: Substring?
+        if let header {
+            switch BearerToken.parse(authorization: header) {
+            case .success(let parsed): token = parsed
+            case .failure(let rejection): return .unauthenticated(rejection)
+            }
+        }
+        switch Self.cookieToken(in: request.headers) {
+        case .none:
+            break
+        case .conflicting:
+            return .unauthenticated(Self.disagreeing)
+        case .one(let cookie):
+            if let token, token != cookie { return .unauthenticated(Self.disagreeing) }
+            token = token ?? cookie[...]
+        }
+        if let query = request.query[Self.queryName] {
+            if let token, token != query { return .unauthenticated(Self.disagreeing) }
+            token = token ?? query[...]
+        }
+        return authorizer.authorize(token: token.map(String.init), needs: scope)
+    }
+
+    /// The problem's `detail` for a 401: the rejection's fixed text, and where a token goes
+    /// when none was sent.
+    private static func detail(_ rejection: TokenRejection, _ request: Request) -> String {
+        guard rejection.code == .missing, rejection != headerOnly else { return rejection.message }
+        return acceptsCookieAndQuery(request)
+            ? "this request needs a token: Authorization: Bearer <token>, the \(cookieName) cookie, or ?\(queryName)=<token>"
+            : "this request needs a token: Authorization: Bearer <token>"
+    }
+
+    static let repeatedAuthorization = TokenRejection(
+        .malformedCredential, "more than one Authorization field was sent"
+    )
+    static let disagreeing = TokenRejection(
+        .malformedCredential,
+        "the Authorization field, the remvvmAuthorization cookie and access_token carry different tokens; send one (RFC 6750 2)"
+    )
+    static let headerOnly = TokenRejection(
+        .missing,
+        "the remvvmAuthorization cookie and access_token count only for GET /events; send Authorization: Bearer <token>"
+    )
+}

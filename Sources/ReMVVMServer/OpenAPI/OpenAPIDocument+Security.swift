@@ -1,0 +1,48 @@
+extension OpenAPIDocument {
+    /// How a client presents a token: the `Authorization: Bearer` field everywhere; for
+    /// `GET /events` also the cookie or the query parameter (`EventSource` cannot set headers).
+    static let securitySchemes: JSONValue = [
+        "bearer": [
+            "type": "http", "scheme": "bearer",
+            "description": "A static token or a JWT (HS256, ES256 or RS256) with a scope claim: read for GET and HEAD, dispatch for POST",
+        ],
+        "cookie": [
+            "type": "apiKey", "in": "cookie", "name": .string(AccessGate.cookieName),
+            "description": "The token in a cookie; counts only for GET /events",
+        ],
+        "accessToken": [
+            "type": "apiKey", "in": "query", "name": .string(AccessGate.queryName),
+            "description": "The token in the query (percent-encoded); counts only for GET /events",
+        ],
+    ]
+
+    /// `paths` with the `401` and `403` answers on every operation but `GET /healthz`, which
+    /// needs no token (`security: []`); `GET /events` also accepts the cookie and the query.
+    func secured(_ paths: [String: JSONValue]) -> [String: JSONValue] {
+        var secured = paths
+        for (path, item) in paths {
+            guard case .object(var operations) = item else { continue }
+            for (method, operation) in operations {
+                guard case .object(var members) = operation, case .object(var responses)? = members["responses"] else { continue }
+                if AccessGate.isOpen(path: path) {
+                    members["security"] = []
+                } else {
+                    var unauthorized = problem("No token, or one that is not valid (WWW-Authenticate says why)")
+                    if case .object(var fields) = unauthorized {
+                        fields["headers"] = ["WWW-Authenticate": ["schema": ["type": "string"]]]
+                        unauthorized = .object(fields)
+                    }
+                    responses["401"] = unauthorized
+                    responses["403"] = problem("The token does not grant the scope this operation needs")
+                    members["responses"] = .object(responses)
+                    if path == "/events" {
+                        members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]
+                    }
+                }
+                operations[method] = .object(members)
+            }
+            secured[path] = .object(operations)
+        }
+        return secured
+    }
+}
