@@ -123,6 +123,20 @@ echo "== HTTP throughput (wrk -t2 -c64 -d${DURATION}s, 3 rounds)"
 # both sides of each ratio the same chances.
 max_of() { printf "%s\n" "$@" | sort -n | tail -1; }
 baselines=() states=() viewmodels=() posts=() before_states=() before_posts=() plain_states=() plain_posts=()
+token_states=() token_posts=() jwt_states=() jwt_posts=()
+# Access control on: a static token, and an HS256 JWT good for an hour (what checking every
+# request costs, against the same build open).
+BENCH_TOKEN=bench-token-0123456789
+BENCH_SECRET=bench-secret-0123456789-0123456789-0123456789
+BENCH_JWT=$(python3 - "$BENCH_SECRET" <<'PYTHON'
+import base64, hashlib, hmac, json, sys, time
+def b64(data): return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+claims = b64(json.dumps({"scope": "read dispatch", "exp": int(time.time()) + 3600}).encode())
+signature = hmac.new(sys.argv[1].encode(), f"{header}.{claims}".encode(), hashlib.sha256).digest()
+print(f"{header}.{claims}.{b64(signature)}")
+PYTHON
+)
 for round in 1 2 3; do
     if [ -n "$BASELINE_BIN" ]; then
         start remvvm-server-before $SERVER_PORT "$BASELINE_BIN/remvvm-server" --port $SERVER_PORT ${BASELINE_FLAGS[@]+"${BASELINE_FLAGS[@]}"} --log-level warning
@@ -149,7 +163,23 @@ for round in 1 2 3; do
     plain_states+=("$(wrk_rps "state-no-metrics-$round" "http://127.0.0.1:$SERVER_PORT/state")")
     plain_posts+=("$(wrk_rps "post-no-metrics-$round" "http://127.0.0.1:$SERVER_PORT/actions" -s Benchmarks/wrk/post-action.lua)")
     stop "$server_pid"
+
+    start remvvm-server-token $SERVER_PORT env REMVVM_AUTH_TOKENS="$BENCH_TOKEN=read+dispatch" "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level warning
+    server_pid=$SERVER_PID
+    token_states+=("$(wrk_rps "state-token-$round" "http://127.0.0.1:$SERVER_PORT/state" -H "Authorization: Bearer $BENCH_TOKEN")")
+    token_posts+=("$(wrk_rps "post-token-$round" "http://127.0.0.1:$SERVER_PORT/actions" -H "Authorization: Bearer $BENCH_TOKEN" -s Benchmarks/wrk/post-action.lua)")
+    stop "$server_pid"
+
+    start remvvm-server-jwt $SERVER_PORT env REMVVM_JWT_HS256_SECRET="$BENCH_SECRET" "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level warning
+    server_pid=$SERVER_PID
+    jwt_states+=("$(wrk_rps "state-jwt-$round" "http://127.0.0.1:$SERVER_PORT/state" -H "Authorization: Bearer $BENCH_JWT")")
+    jwt_posts+=("$(wrk_rps "post-jwt-$round" "http://127.0.0.1:$SERVER_PORT/actions" -H "Authorization: Bearer $BENCH_JWT" -s Benchmarks/wrk/post-action.lua)")
+    stop "$server_pid"
 done
+token_state_rps=$(max_of "${token_states[@]}")
+token_post_rps=$(max_of "${token_posts[@]}")
+jwt_state_rps=$(max_of "${jwt_states[@]}")
+jwt_post_rps=$(max_of "${jwt_posts[@]}")
 plain_state_rps=$(max_of "${plain_states[@]}")
 plain_post_rps=$(max_of "${plain_posts[@]}")
 baseline=$(max_of "${baselines[@]}")
@@ -273,6 +303,10 @@ printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /viewmodels/counter" "$viewmodel
 printf "  %-34s %9s     %-10s   %-9s %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60" "(rounds: ${posts[*]})"
 printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, metrics off -> on" "$plain_state_rps" "$state_rps" "$(ratio "$state_rps" "$plain_state_rps")" "(target >= 0.97; off: ${plain_states[*]})"
 printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions, metrics off -> on" "$plain_post_rps" "$post_rps" "$(ratio "$post_rps" "$plain_post_rps")" "(target >= 0.97; off: ${plain_posts[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, open -> static token" "$state_rps" "$token_state_rps" "$(ratio "$token_state_rps" "$state_rps")" "(token: ${token_states[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions, open -> static token" "$post_rps" "$token_post_rps" "$(ratio "$token_post_rps" "$post_rps")" "(token: ${token_posts[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, open -> JWT HS256" "$state_rps" "$jwt_state_rps" "$(ratio "$jwt_state_rps" "$state_rps")" "(JWT: ${jwt_states[*]})"
+printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions, open -> JWT HS256" "$post_rps" "$jwt_post_rps" "$(ratio "$jwt_post_rps" "$post_rps")" "(JWT: ${jwt_posts[*]})"
 if [ -n "$BASELINE_BIN" ]; then
     before_state_rps=$(max_of "${before_states[@]}")
     before_post_rps=$(max_of "${before_posts[@]}")
@@ -334,7 +368,8 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     echo "  \"http\": {\"baseline_rps\": $baseline, \"state_rps\": $state_rps, \"viewmodel_rps\": $viewmodel_rps, \"post_rps\": $post_rps,"
     echo "           \"rounds\": {\"baseline\": [$(IFS=,; echo "${baselines[*]}")], \"state\": [$(IFS=,; echo "${states[*]}")], \"viewmodel\": [$(IFS=,; echo "${viewmodels[*]}")], \"post\": [$(IFS=,; echo "${posts[*]}")]},"
     echo "           \"state_ratio\": $(ratio "$state_rps" "$baseline"), \"viewmodel_ratio\": $(ratio "$viewmodel_rps" "$baseline"), \"post_ratio\": $(ratio "$post_rps" "$baseline"),"
-    echo "           \"state_rps_metrics_off\": $plain_state_rps, \"post_rps_metrics_off\": $plain_post_rps, \"state_metrics_on_over_off\": $(ratio "$state_rps" "$plain_state_rps"), \"post_metrics_on_over_off\": $(ratio "$post_rps" "$plain_post_rps")},"
+    echo "           \"state_rps_metrics_off\": $plain_state_rps, \"post_rps_metrics_off\": $plain_post_rps, \"state_metrics_on_over_off\": $(ratio "$state_rps" "$plain_state_rps"), \"post_metrics_on_over_off\": $(ratio "$post_rps" "$plain_post_rps"),"
+    echo "           \"state_token_over_open\": $(ratio "$token_state_rps" "$state_rps"), \"post_token_over_open\": $(ratio "$token_post_rps" "$post_rps"), \"state_jwt_over_open\": $(ratio "$jwt_state_rps" "$state_rps"), \"post_jwt_over_open\": $(ratio "$jwt_post_rps" "$post_rps")},"
     if [ -n "$BASELINE_BIN" ]; then
         echo "  \"before\": {\"commit\": \"$BASELINE_COMMIT\", \"state_rps\": $before_state_rps, \"post_rps\": $before_post_rps, \"state_after_over_before\": $(ratio "$state_rps" "$before_state_rps"), \"post_after_over_before\": $(ratio "$post_rps" "$before_post_rps")},"
     fi
