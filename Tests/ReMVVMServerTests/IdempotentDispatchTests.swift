@@ -180,6 +180,32 @@ import Testing
         #expect(again.headers["Idempotent-Replayed"] == "true")
     }
 
+    /// A batch rejected after some of its actions were applied says so only once they are durable.
+    @Test func aPartlyAppliedBatchIsAnsweredOnlyOnceItsAppliedActionsAreDurable() throws {
+        let storage = MemoryJournalStorage()
+        let live = try LiveServer(middleware: [RejectSecondLogin()], journal: storage)
+        let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
+        storage.holdCommits()
+        let answer = Mailbox<TestHTTPResponse>()
+        let thread = startThread { [client = HandedOver(live.client())] in
+            if let response = try? client.value.send(
+                method: "POST", path: "/actions", headers: [("Content-Type", "application/json")],
+                body: Array("[{\"type\":\"increase\"},\(login),\(login)]".utf8)
+            ) {
+                answer.post(response)
+            }
+        }
+        #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)))
+        // A bounded negative check: while the commit is held, no answer.
+        #expect(answer.next(timeout: .milliseconds(300)) == nil, "the 422 waits for versions 1 and 2")
+        storage.releaseCommits()
+        let response = try #require(answer.next(timeout: .seconds(5)))
+        #expect(response.status == 422)
+        #expect(response.problem?.index == 2)
+        #expect(storage.committedRecords.map(\.version) == [1, 2])
+        if let thread { pthread_join(thread, nil) }
+    }
+
     @Test func concurrentRetriesOfOneKeyApplyItOnce() throws {
         let live = try LiveServer(journal: MemoryJournalStorage())
         let statuses = Mailbox<Int>()

@@ -7,7 +7,8 @@ struct DispatchAnswer: Sendable {
     var status: Int
     var body: [UInt8]
     var headers: [(String, String)] = []
-    /// The store version the answer names (`200 {"version": N}`): it is sent once N is durable.
+    /// The store version the answer names or covers (`200 {"version": N}`, a batch rejected after
+    /// some of its actions were applied): it is sent once N is durable.
     var version: UInt64?
     /// Whether the store decided this answer (applied, accepted or rejected the actions): only
     /// those are kept for an idempotency key. Answers given before the store saw the actions

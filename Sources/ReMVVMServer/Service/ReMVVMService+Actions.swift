@@ -106,26 +106,34 @@ extension ReMVVMService {
             return DispatchAnswer(problem: problem, isKept: false)
         case .reduced(let version):
             return .applied(version)
-        case .refused(let reason, _):
+        case .refused(let reason, let index):
             logger.error("actions refused before the reducer: \(reason)")
-            return DispatchAnswer(problem: Problem(
+            // Actions before the refused one were applied: the answer is sent once they are
+            // durable, and kept for an idempotency key so that a retry does not apply them again.
+            var answer = DispatchAnswer(problem: Problem(
                 type: Problem.type("action-not-journaled"),
                 title: "Action cannot be journaled",
                 status: 500,
                 detail: reason
-            ), isKept: false)
+            ), isKept: index > 0)
+            answer.version = index > 0 ? store.version : nil
+            return answer
         case .accepted:
             return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
         case .rejected(let reason, let index):
             let position = actions.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
             let applied = actions.count > 1 && index > 0 ? "; the actions before it were applied" : ""
-            return DispatchAnswer(problem: Problem(
+            var answer = DispatchAnswer(problem: Problem(
                 type: Problem.type("action-rejected"),
                 title: "Action rejected",
                 status: 422,
                 detail: position + reason + applied,
                 index: actions.count > 1 ? index : nil
             ), isKept: true)
+            // The actions before the rejected one were applied: nothing that says so is sent
+            // before they are durable (the store's version now covers them).
+            answer.version = index > 0 ? store.version : nil
+            return answer
         }
     }
 
