@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The real-browser test of CORS and access tokens (issue 12, "How it is checked").
+#
+# Builds remvvm-server from this checkout and starts it in memory on 127.0.0.1 (a free port) with
+# two static tokens, one read+dispatch and one read-only (REMVVM_AUTH_TOKENS, random for each
+# run), and --cors-allowed-origins naming one page origin. A small server in
+# scripts/browser-test/driver.py serves scripts/browser-test/page.html on two more ports of
+# 127.0.0.1: the listed origin and one that is not listed. Debian's headless Chromium, driven by
+# Debian's chromedriver through selenium, loads the page from each origin. In plain JavaScript the
+# page on the listed origin
+#   (a) reads GET /events with EventSource, the token in ?access_token= and, on a second stream
+#       with withCredentials, in the remvvmAuthorization cookie (which the driver set on the
+#       server's origin, HttpOnly and SameSite=Strict: cookies belong to the host, not to the port,
+#       so the page on another port of 127.0.0.1 is the same site and its credentialed requests
+#       carry it);
+#   (b) GETs /state (ETag readable) and POSTs an action with fetch, Authorization: Bearer and JSON
+#       (a real preflight), then the same request with its Idempotency-Key again (exposed
+#       Idempotent-Replayed: true);
+#   (c) POSTs with the read-only token (403, WWW-Authenticate readable) and with none (401);
+# and the page on the unlisted origin
+#   (d) sees its POST and a simple GET rejected with TypeError and its EventSource fail.
+# The driver waits for each page with WebDriverWait (bounded), asserts what it recorded (statuses,
+# the versions both streams received after the POST, the readable headers), checks the server's
+# side (its version, the preflights counted in GET /metrics), prints a summary ending in
+# "browser-test: N passed, M failed" and exits non-zero on any failure.
+#
+#   scripts/browser-test.sh
+#
+# Installs chromium, chromium-driver and python3-venv (Debian) when missing, and selenium at the
+# version in scripts/browser-test/requirements.txt (its dependencies pinned in constraints.txt)
+# into .build-venv-browser/; nothing is downloaded besides those packages (the browser and the
+# driver are /usr/bin/chromium and /usr/bin/chromedriver). Builds in .build-browser/
+# (BROWSER_TEST_SCRATCH_PATH to change). Screenshots and what each page recorded go to
+# build/browser/ (BROWSER_TEST_OUT to change). Every process it starts (the server, the page
+# server, the driver, chromedriver and the browser) is stopped by its PID; it uses 127.0.0.1 only;
+# every wait has a deadline and the whole browser run is bounded by `timeout`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+SCRATCH=${BROWSER_TEST_SCRATCH_PATH:-.build-browser}
+OUT=${BROWSER_TEST_OUT:-$ROOT/build/browser}
+VENV="$ROOT/.build-venv-browser"
+RUN_LIMIT=180 # seconds for the browser run
+
+# The server must run on its built-in defaults plus the settings below, whatever the environment.
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^REMVVM_' || true)
+
+scripts/install-deps.sh python3 python3-venv curl chromium chromium-driver
+
+WORK=$(mktemp -d /tmp/remvvm-browser-test.XXXXXX)
+SERVER_PID=""
+PAGES_PID=""
+DRIVER_PID=""
+
+# stop PID NAME: SIGTERM, up to 5 s to exit, then SIGKILL; only if PID is still the process NAME
+# (the browser's PIDs are read from a file and may be gone).
+stop() {
+    local pid=$1 name=$2
+    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 0
+    case "$(cat "/proc/$pid/comm" 2>/dev/null)" in "$name"*) ;; *) return 0 ;; esac
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+cleanup() {
+    local status=$?
+    [ -n "$DRIVER_PID" ] && stop "$DRIVER_PID" timeout
+    if [ -s "$WORK/browser.pids" ]; then
+        # chromedriver first, then the browser it started, if the driver could not quit them.
+        while read -r pid; do stop "$pid" chrom; done <"$WORK/browser.pids"
+    fi
+    [ -n "$PAGES_PID" ] && stop "$PAGES_PID" python
+    [ -n "$SERVER_PID" ] && stop "$SERVER_PID" remvvm-server
+    wait 2>/dev/null || true
+    if [ "$status" -eq 0 ]; then rm -rf "$WORK"; else echo "logs: $WORK" >&2; fi
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+started=$SECONDS
+
+# --- tools -------------------------------------------------------------------------------------
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+"$VENV/bin/pip" install --quiet --disable-pip-version-check \
+    -r scripts/browser-test/requirements.txt -c scripts/browser-test/constraints.txt
+echo "$(/usr/bin/chromium --version 2>/dev/null); $(/usr/bin/chromedriver --version | cut -d' ' -f1-2);" \
+    "selenium $("$VENV/bin/python" -c 'import selenium; print(selenium.__version__)')"
+
+# --- server ------------------------------------------------------------------------------------
+if ! swift build --product remvvm-server --scratch-path "$SCRATCH" >"$WORK/build.log" 2>&1; then
+    tail -40 "$WORK/build.log" >&2
+    fail "the build failed"
+fi
+tail -1 "$WORK/build.log"
+BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)/remvvm-server"
+echo '{}' >"$WORK/config.json" # no config file settings: built-in defaults
+
+# The two page origins first: the server's CORS list names one of them.
+"$VENV/bin/python" scripts/browser-test/driver.py serve "$WORK/ports" >"$WORK/pages.log" 2>&1 &
+PAGES_PID=$!
+deadline=$((SECONDS + 20))
+until [ -s "$WORK/ports" ]; do
+    kill -0 "$PAGES_PID" 2>/dev/null || { cat "$WORK/pages.log" >&2; fail "the page server did not start"; }
+    [ "$SECONDS" -lt "$deadline" ] || fail "the page server did not listen within 20 s"
+    sleep 0.05
+done
+read -r LISTED_PORT UNLISTED_PORT <"$WORK/ports"
+LISTED="http://127.0.0.1:$LISTED_PORT"
+UNLISTED="http://127.0.0.1:$UNLISTED_PORT"
+
+token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
+WRITE_TOKEN=$(token)
+READ_TOKEN=$(token)
+
+log="$WORK/server.log"
+: >"$log" # exists before the server writes to it: it is read at once
+REMVVM_AUTH_TOKENS="$WRITE_TOKEN=read+dispatch,$READ_TOKEN=read" \
+    "$BIN" --host 127.0.0.1 --port 0 --in-memory --config "$WORK/config.json" --metrics-enabled true \
+    --cors-allowed-origins "$LISTED" --log-level info >"$log" 2>&1 &
+SERVER_PID=$!
+PORT=""
+deadline=$((SECONDS + 30))
+while :; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$log" >&2; fail "the server did not start"; }
+    [ "$SECONDS" -lt "$deadline" ] || fail "the server did not answer /healthz within 30 s"
+    [ -n "$PORT" ] || PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p;T;q' "$log")
+    if [ -n "$PORT" ] && curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then
+        break
+    fi
+    sleep 0.1
+done
+SERVER="http://127.0.0.1:$PORT"
+echo "server $SERVER (CORS: $LISTED), page origins: $LISTED (listed), $UNLISTED (not listed)"
+
+# --- browser -----------------------------------------------------------------------------------
+mkdir -p "$OUT"
+# build/ is not in .gitignore: this keeps the artifacts out of `git status` (it ignores itself too).
+[ -e "$OUT/.gitignore" ] || echo '*' >"$OUT/.gitignore"
+rm -f "$OUT"/*.png "$OUT"/*.json
+BROWSER_TEST_WRITE_TOKEN=$WRITE_TOKEN BROWSER_TEST_READ_TOKEN=$READ_TOKEN \
+    timeout --kill-after=10 "$RUN_LIMIT" "$VENV/bin/python" scripts/browser-test/driver.py run \
+    --server "$SERVER" --listed "$LISTED" --unlisted "$UNLISTED" --out "$OUT" --pids "$WORK/browser.pids" &
+DRIVER_PID=$!
+status=0
+wait "$DRIVER_PID" || status=$?
+DRIVER_PID=""
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    fail "the browser run did not finish within $RUN_LIMIT s"
+fi
+[ "$status" -eq 0 ] || fail "the browser test failed (screenshots and records: $OUT)"
+
+# The server must have stayed up and must stop cleanly.
+kill -0 "$SERVER_PID" 2>/dev/null || fail "the server died during the run"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID" || fail "the server did not stop cleanly (exit $?)"
+SERVER_PID=""
+echo "PASS: a real browser read events with access_token and the cookie, dispatched after a preflight, read 401/403 with WWW-Authenticate, and was refused from an unlisted origin ($((SECONDS - started)) s)"
