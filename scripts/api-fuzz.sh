@@ -41,6 +41,7 @@
 # On failure the work directory with the logs, documents and HAR files is kept and named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/await-server.sh
 ROOT=$(pwd)
 
 EXAMPLES=${API_FUZZ_EXAMPLES:-100}
@@ -100,17 +101,7 @@ start_server() {
     "$BIN" --host 127.0.0.1 --port 0 --config "$WORK/config.json" --metrics-enabled true \
         --log-level info "$@" >"$log" 2>&1 &
     SERVER_PID=$!
-    PORT=""
-    local deadline=$((SECONDS + 30))
-    while :; do
-        kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$log" >&2; fail "the server did not start"; }
-        [ "$SECONDS" -lt "$deadline" ] || fail "the server did not answer /healthz within 30 s"
-        [ -n "$PORT" ] || PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p;T;q' "$log")
-        if [ -n "$PORT" ] && curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then
-            break
-        fi
-        sleep 0.1
-    done
+    await_server "$log" "$SERVER_PID"
     BASE="http://127.0.0.1:$PORT"
 }
 

@@ -36,6 +36,7 @@
 # every wait has a deadline and the whole browser run is bounded by `timeout`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/await-server.sh
 ROOT=$(pwd)
 
 SCRATCH=${BROWSER_TEST_SCRATCH_PATH:-.build-browser}
@@ -125,17 +126,7 @@ REMVVM_AUTH_TOKENS="$WRITE_TOKEN=read+dispatch,$READ_TOKEN=read" \
     "$BIN" --host 127.0.0.1 --port 0 --in-memory --config "$WORK/config.json" --metrics-enabled true \
     --cors-allowed-origins "$LISTED" --log-level info >"$log" 2>&1 &
 SERVER_PID=$!
-PORT=""
-deadline=$((SECONDS + 30))
-while :; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$log" >&2; fail "the server did not start"; }
-    [ "$SECONDS" -lt "$deadline" ] || fail "the server did not answer /healthz within 30 s"
-    [ -n "$PORT" ] || PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p;T;q' "$log")
-    if [ -n "$PORT" ] && curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/healthz" 2>/dev/null; then
-        break
-    fi
-    sleep 0.1
-done
+await_server "$log" "$SERVER_PID"
 SERVER="http://127.0.0.1:$PORT"
 echo "server $SERVER (CORS: $LISTED), page origins: $LISTED (listed), $UNLISTED (not listed)"
 

@@ -481,6 +481,21 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private static var resumedComment: [UInt8] { Array(": resumed\n".utf8) }
 
     /// Sends a new stream its first events; false if it cannot be served.
+    /// The frames of `publications`, counted as replayed; nil (and `stream` closed) when one
+    /// cannot be encoded.
+    private func replayFrames(_ publications: [StatePublication<State>], to stream: EventStream) -> [UInt8]? {
+        var frames: [UInt8] = []
+        for publication in publications {
+            guard let frame = frame(for: publication) else {
+                stream.close()
+                return nil
+            }
+            frames += frame
+        }
+        statistics.replayedVersions += publications.count
+        return frames
+    }
+
     private func start(_ stream: EventStream, _ resume: Resume) -> Bool {
         switch resume {
         case .current, .reset:
@@ -494,26 +509,10 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             // `retry:` in the first event's block, without copying the frame.
             return stream.send(retryField, frame)
         case .replay(let publications):
-            var frames: [UInt8] = []
-            for publication in publications {
-                guard let frame = frame(for: publication) else {
-                    stream.close()
-                    return false
-                }
-                frames += frame
-            }
-            statistics.replayedVersions += publications.count
+            guard let frames = replayFrames(publications, to: stream) else { return false }
             return stream.send(retryField, frames)
         case .handover(let publications):
-            var frames: [UInt8] = []
-            for publication in publications {
-                guard let frame = frame(for: publication) else {
-                    stream.close()
-                    return false
-                }
-                frames += frame
-            }
-            statistics.replayedVersions += publications.count
+            guard let frames = replayFrames(publications, to: stream) else { return false }
             // A stream that ended while it was replayed is not taken in (its departure may
             // have been processed already).
             return frames.isEmpty ? !stream.isClosed : stream.send(frames)
