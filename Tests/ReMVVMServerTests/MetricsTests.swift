@@ -1,5 +1,6 @@
 import HTTPTestSupport
 import Journal
+@testable import ReMVVMServer
 import Testing
 
 /// `GET /metrics` (docs/http-api.md, "Observability"): Prometheus text with the contract's names,
@@ -90,6 +91,10 @@ import Testing
         let text = try scrape(live)
         #expect(sample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 0)
         #expect(sample(text, "remvvm_sse_disconnects_total", ["reason": "client_gone"]) == 1)
+    }
+
+    @Test func eachOutcomeCountsInItsOwnColumn() {
+        #expect(ServiceMetrics.ActionOutcome.allCases.enumerated().allSatisfy { $0.offset == $0.element.column })
     }
 
     @Test func withMetricsOffThereIsNoMetricsRoute() throws {

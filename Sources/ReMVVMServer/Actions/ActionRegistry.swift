@@ -90,6 +90,11 @@ public struct ActionRegistry: Sendable {
     }
 
     /// The wire name of `action`'s type, if registered.
+    /// Every registered type with its wire name.
+    var namesByType: [ObjectIdentifier: String] {
+        nameByType
+    }
+
     func name(of action: any StoreAction) -> String? {
         nameByType[ObjectIdentifier(type(of: action))]
     }

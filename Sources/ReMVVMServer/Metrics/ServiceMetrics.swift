@@ -16,11 +16,24 @@ final class ServiceMetrics: Sendable {
     enum ActionOutcome: String, CaseIterable, Sendable {
         case applied, accepted, rejected, refused
         case preconditionFailed = "precondition_failed"
+
+        /// Its position in `allCases` (without building that array on the dispatch path).
+        var column: Int {
+            switch self {
+            case .applied: 0
+            case .accepted: 1
+            case .rejected: 2
+            case .refused: 3
+            case .preconditionFailed: 4
+            }
+        }
     }
 
     let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
-    private let actionCounters: [String: [ActionOutcome: CoreMetrics.Counter]]
+    /// `remvvm_actions_total` by action type, then by ``ActionOutcome`` (in `allCases` order):
+    /// found by the action's type without building its name on the dispatch path.
+    private let actionCounters: [ObjectIdentifier: [CoreMetrics.Counter]]
     private let journalCommitDuration: CoreMetrics.Timer
     private let journalBatchActions: CoreMetrics.Recorder
     private let storeVersion: CoreMetrics.Gauge
@@ -55,20 +68,18 @@ final class ServiceMetrics: Sendable {
     /// Buckets of `remvvm_journal_batch_actions`.
     static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 4_096, 8_192]
 
-    init(actionTypes: [String]) {
+    init(actionTypes: [ObjectIdentifier: String]) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.durationBuckets
         factory.valueHistogramBuckets["remvvm_journal_batch_actions"] = Self.batchBuckets
         self.factory = factory
-        var actionCounters: [String: [ActionOutcome: CoreMetrics.Counter]] = [:]
-        for type in actionTypes {
-            var byOutcome: [ActionOutcome: CoreMetrics.Counter] = [:]
-            for outcome in ActionOutcome.allCases {
-                byOutcome[outcome] = CoreMetrics.Counter(
-                    label: "remvvm_actions_total", dimensions: [("type", type), ("outcome", outcome.rawValue)], factory: factory
+        var actionCounters: [ObjectIdentifier: [CoreMetrics.Counter]] = [:]
+        for (type, name) in actionTypes {
+            actionCounters[type] = ActionOutcome.allCases.map { outcome in
+                CoreMetrics.Counter(
+                    label: "remvvm_actions_total", dimensions: [("type", name), ("outcome", outcome.rawValue)], factory: factory
                 )
             }
-            actionCounters[type] = byOutcome
         }
         self.actionCounters = actionCounters
         journalCommitDuration = CoreMetrics.Timer(label: "remvvm_journal_commit_duration_seconds", factory: factory)
@@ -94,20 +105,21 @@ final class ServiceMetrics: Sendable {
         HTTPMetrics(routes: router.routes, factory: factory)
     }
 
-    /// Counts actions of one request by outcome: `types[i]` is the wire type of action `i`.
-    func countActions(_ types: [String], outcome: DispatchOutcome) {
+    /// Counts the actions of one request by outcome (no allocation: this runs for every `POST`).
+    func countActions(_ actions: [any StoreAction], outcome: DispatchOutcome) {
         func count(_ range: Range<Int>, _ outcome: ActionOutcome) {
-            for index in range where index < types.count {
-                actionCounters[types[index]]?[outcome]?.increment()
+            let column = outcome.column
+            for index in range where index < actions.count {
+                actionCounters[ObjectIdentifier(type(of: actions[index]))]?[column].increment()
             }
         }
         switch outcome {
         case .reduced:
-            count(0..<types.count, .applied)
+            count(0..<actions.count, .applied)
         case .accepted:
-            count(0..<types.count, .accepted)
+            count(0..<actions.count, .accepted)
         case .preconditionFailed:
-            count(0..<types.count, .preconditionFailed)
+            count(0..<actions.count, .preconditionFailed)
         case .rejected(_, let index):
             count(0..<index, .applied)
             count(index..<index + 1, .rejected)

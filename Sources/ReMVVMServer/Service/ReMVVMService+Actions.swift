@@ -92,7 +92,7 @@ extension ReMVVMService {
     /// Dispatches `actions` if `condition` holds, and says what the client gets.
     private func dispatch(_ actions: [any StoreAction], if condition: @escaping @Sendable (UInt64) -> Bool) -> DispatchAnswer {
         let outcome = store.dispatchAndWait(actions, if: condition)
-        metrics?.countActions(actions.map { codec.registry.name(of: $0) ?? "" }, outcome: outcome)
+        metrics?.countActions(actions, outcome: outcome)
         switch outcome {
         case .preconditionFailed(let current):
             var problem = Problem(

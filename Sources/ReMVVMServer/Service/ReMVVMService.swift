@@ -63,7 +63,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             retention: configuration.idempotencyRetention,
             logger: logger
         )
-        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.names) : nil
+        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.namesByType) : nil
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
