@@ -21,14 +21,14 @@ public struct ServiceResponder: Responder {
         case .pending(let pending):
             pending.whenCompleted { completed in
                 handles.count(status: completed.status)
-                handles.duration.recordNanoseconds(ServiceMetrics.nanoseconds(ContinuousClock.now - started))
+                handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
             }
         case .stream:
             // An event stream lasts as long as its client: counted, not timed.
             handles.count(status: response.status)
         default:
             handles.count(status: response.status)
-            handles.duration.recordNanoseconds(ServiceMetrics.nanoseconds(ContinuousClock.now - started))
+            handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
         }
         return response
     }

@@ -29,8 +29,7 @@ public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, 
         case .versions(let count):
             return snapshotVersion > count ? snapshotVersion - count : nil
         case .age(let age):
-            let (seconds, attoseconds) = age.components
-            let cutoff = now - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+            let cutoff = now - age.wholeMilliseconds
             guard let newest = try newestBefore(cutoff) else { return nil }
             return min(newest, snapshotVersion)
         }

@@ -35,7 +35,7 @@ enum EventFrame {
 
     /// The `retry:` field: how long a client waits before it reconnects, in milliseconds.
     static func retry(_ delay: Duration) -> [UInt8] {
-        let milliseconds = max(0, delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(0, delay.wholeMilliseconds)
         return Array("retry: \(milliseconds)\n".utf8)
     }
 }

@@ -57,7 +57,7 @@ final class IdempotencyKeys: Sendable {
     init(backing: Backing, retention: Duration, logger: Logger) {
         self.backing = backing
         self.logger = logger
-        retentionMilliseconds = max(0, Int64(retention.components.seconds) * 1_000 + retention.components.attoseconds / 1_000_000_000_000_000)
+        retentionMilliseconds = max(0, retention.wholeMilliseconds)
     }
 
     /// Claims `key` for a request received at `now` (milliseconds since 1970).

@@ -131,7 +131,7 @@ final class ServiceMetrics: Sendable {
 
     /// Records one journal commit.
     func journalCommitted(actions: Int, duration: Duration) {
-        journalCommitDuration.recordNanoseconds(Self.nanoseconds(duration))
+        journalCommitDuration.recordNanoseconds(duration.wholeNanoseconds)
         journalBatchActions.record(actions)
     }
 
@@ -152,10 +152,5 @@ final class ServiceMetrics: Sendable {
             startTime.record(process.startTimeSeconds)
         }
         return registry.emitToBuffer()
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
