@@ -41,7 +41,7 @@
 # On failure the work directory with the logs, documents and HAR files is kept and named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib/await-server.sh
+. scripts/lib/server.sh
 ROOT=$(pwd)
 
 EXAMPLES=${API_FUZZ_EXAMPLES:-100}
@@ -83,12 +83,7 @@ fi
 echo "schemathesis $("$VENV/bin/st" --version | sed 's/.*version //'), openapi-spec-validator $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("openapi-spec-validator"))')"
 
 # --- server ------------------------------------------------------------------------------------
-if ! swift build --product remvvm-server --scratch-path "$SCRATCH" >"$WORK/build.log" 2>&1; then
-    tail -40 "$WORK/build.log" >&2
-    fail "the build failed"
-fi
-tail -1 "$WORK/build.log"
-BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)/remvvm-server"
+build_server "$SCRATCH"
 echo '{}' >"$WORK/config.json" # no config file settings: built-in defaults
 
 PORT=""

@@ -36,7 +36,7 @@
 # every wait has a deadline and the whole browser run is bounded by `timeout`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib/await-server.sh
+. scripts/lib/server.sh
 ROOT=$(pwd)
 
 SCRATCH=${BROWSER_TEST_SCRATCH_PATH:-.build-browser}
@@ -95,12 +95,7 @@ echo "$(/usr/bin/chromium --version 2>/dev/null); $(/usr/bin/chromedriver --vers
     "selenium $("$VENV/bin/python" -c 'import selenium; print(selenium.__version__)')"
 
 # --- server ------------------------------------------------------------------------------------
-if ! swift build --product remvvm-server --scratch-path "$SCRATCH" >"$WORK/build.log" 2>&1; then
-    tail -40 "$WORK/build.log" >&2
-    fail "the build failed"
-fi
-tail -1 "$WORK/build.log"
-BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)/remvvm-server"
+build_server "$SCRATCH"
 echo '{}' >"$WORK/config.json" # no config file settings: built-in defaults
 
 # The two page origins first: the server's CORS list names one of them.
