@@ -119,10 +119,12 @@ private func respond(
         return refuse(.shuttingDown, connection, url, method, server)
     }
     defer { server.leaveResponder() }
+    let query = RequestReader.query(of: connection)
     let request = Request(
         method: RequestReader.method(method),
         path: String(cString: url),
-        query: RequestReader.query(of: connection),
+        query: query.values,
+        queryItems: query.items,
         headers: RequestReader.headers(of: connection),
         body: body
     )

@@ -37,13 +37,19 @@ enum RequestReader {
         return HTTPHeaders(fields: fields)
     }
 
-    /// The query parameters, already percent-decoded by libmicrohttpd; the last repeat wins.
-    static func query(of connection: OpaquePointer) -> [String: String] {
-        var query: [String: String] = [:]
-        _ = withUnsafeMutablePointer(to: &query) { pointer in
+    /// The query parameters, already percent-decoded by libmicrohttpd, in the order received:
+    /// as pairs (repeats included) and as a dictionary (the last repeat wins).
+    static func query(of connection: OpaquePointer) -> (items: [(name: String, value: String)], values: [String: String]) {
+        var items: [(name: String, value: String)] = []
+        _ = withUnsafeMutablePointer(to: &items) { pointer in
             MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, collectQueryParameter, pointer)
         }
-        return query
+        guard !items.isEmpty else { return ([], [:]) }
+        var values: [String: String] = [:]
+        for (name, value) in items {
+            values[name] = value
+        }
+        return (items, values)
     }
 
     /// Whether the client sent `Expect: 100-continue` (it waits for a go-ahead before the body).
@@ -97,7 +103,7 @@ private func collectHeaderField(
     return .YES
 }
 
-/// `MHD_KeyValueIteratorN` storing one query parameter in the `[String: String]` behind `cls`.
+/// `MHD_KeyValueIteratorN` appending one query parameter to the `[(name:value:)]` behind `cls`.
 private func collectQueryParameter(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -107,6 +113,7 @@ private func collectQueryParameter(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls else { return .NO }
-    cls.assumingMemoryBound(to: [String: String].self).pointee[string(key, keySize)] = string(value, valueSize)
+    cls.assumingMemoryBound(to: [(name: String, value: String)].self).pointee
+        .append((name: string(key, keySize), value: string(value, valueSize)))
     return .YES
 }

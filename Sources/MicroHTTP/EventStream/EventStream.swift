@@ -70,6 +70,13 @@ public final class EventStream: Sendable {
         enqueue(parts, onlyIfIdle: false)
     }
 
+    /// Queues the arrays of `parts` as one send, like the variadic `send(_:)` with a list built
+    /// at run time (events gathered for this stream). The arrays are kept, not copied.
+    @discardableResult
+    public func send(contentsOf parts: [[UInt8]]) -> Bool {
+        enqueue(parts, onlyIfIdle: false)
+    }
+
     /// Flushes what is queued, then ends the response cleanly (chunked terminator).
     ///
     /// Termination handlers run before this returns, with ``Termination/closed``; calling it

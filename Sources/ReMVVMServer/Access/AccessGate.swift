@@ -46,9 +46,10 @@ struct AccessGate: Sendable {
     }
 
     /// Whether a request may also carry its token in the cookie or the query: a `GET` (or `HEAD`)
-    /// of an event stream. (Issue 13's view-model streams join here.)
+    /// of an event stream: `/events`, `/viewmodels/events` or `/viewmodels/<name>/events`.
     static func acceptsCookieAndQuery(_ request: Request) -> Bool {
-        (request.method == .GET || request.method == .HEAD) && request.path == "/events"
+        guard request.method == .GET || request.method == .HEAD else { return false }
+        return request.path == "/events" || (request.path.hasPrefix("/viewmodels/") && request.path.hasSuffix("/events"))
     }
 
     /// What `request` may do.
@@ -130,6 +131,6 @@ struct AccessGate: Sendable {
     )
     static let headerOnly = TokenRejection(
         .missing,
-        "the remvvmAuthorization cookie and access_token count only for GET /events; send Authorization: Bearer <token>"
+        "the remvvmAuthorization cookie and access_token count only for GET event streams (/events, /viewmodels/…/events); send Authorization: Bearer <token>"
     )
 }

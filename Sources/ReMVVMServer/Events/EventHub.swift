@@ -333,6 +333,16 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         return continuation
     }
 
+    /// The publication of `version` while the resume ring still holds it (view-model streams
+    /// resuming after it compare with the view models it made).
+    func publication(atVersion version: UInt64) -> StatePublication<State>? {
+        inbox.withLock { inbox in
+            guard let first = inbox.history.first, version >= first.version else { return nil }
+            let index = Int(version - first.version)
+            return index < inbox.history.count ? inbox.history[index] : nil
+        }
+    }
+
     /// Delivers what is queued, ends every stream, and stops the thread.
     func stop() {
         // First the journal replays: a stream still replaying ends where it is.

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import CoreMetrics
 import Journal
 import MicroHTTP
@@ -38,6 +39,11 @@ final class ServiceMetrics: Sendable {
     private let journalBatchActions: CoreMetrics.Recorder
     private let storeVersion: CoreMetrics.Gauge
     private let subscribers: CoreMetrics.Gauge
+    private let viewModelSubscribers: CoreMetrics.Gauge
+    private let viewModelsMade: CoreMetrics.Counter
+    private let viewModelsEncoded: CoreMetrics.Counter
+    /// The view-model hub's totals at the last scrape: each scrape adds what grew since.
+    private let viewModelTotalsSeen = Lock((made: 0, encoded: 0))
     private let disconnects: [String: CoreMetrics.Counter]
     private let residentMemory: CoreMetrics.Gauge
     private let virtualMemory: CoreMetrics.Gauge
@@ -86,6 +92,12 @@ final class ServiceMetrics: Sendable {
         journalBatchActions = CoreMetrics.Recorder(label: "remvvm_journal_batch_actions", aggregate: true, factory: factory)
         storeVersion = CoreMetrics.Gauge(label: "remvvm_store_version", factory: factory)
         subscribers = CoreMetrics.Gauge(label: "remvvm_sse_subscribers", dimensions: [("stream", "events")], factory: factory)
+        viewModelSubscribers = CoreMetrics.Gauge(
+            label: "remvvm_sse_subscribers", dimensions: [("stream", "viewmodels")], factory: factory
+        )
+        // Kept by the view-model hub (off the request path), added here at scrape time.
+        viewModelsMade = CoreMetrics.Counter(label: "remvvm_viewmodels_made_total", factory: factory)
+        viewModelsEncoded = CoreMetrics.Counter(label: "remvvm_viewmodels_encoded_total", factory: factory)
         var disconnects: [String: CoreMetrics.Counter] = [:]
         for reason in Self.disconnectReasons {
             disconnects[reason] = CoreMetrics.Counter(
@@ -141,9 +153,23 @@ final class ServiceMetrics: Sendable {
     }
 
     /// The Prometheus text of every metric, with the figures read at scrape time updated first.
-    func render(storeVersion version: UInt64, subscribers count: Int) -> [UInt8] {
+    ///
+    /// - Parameter viewModelStreams: open view-model streams, and the view models they made and
+    ///   encoded since start.
+    func render(
+        storeVersion version: UInt64,
+        subscribers count: Int,
+        viewModelStreams: (subscribers: Int, made: Int, encoded: Int) = (0, 0, 0)
+    ) -> [UInt8] {
         storeVersion.record(Double(version))
         subscribers.record(Double(count))
+        viewModelSubscribers.record(Double(viewModelStreams.subscribers))
+        let (made, encoded) = viewModelTotalsSeen.withLock { seen in
+            defer { seen = (viewModelStreams.made, viewModelStreams.encoded) }
+            return (max(0, viewModelStreams.made - seen.made), max(0, viewModelStreams.encoded - seen.encoded))
+        }
+        viewModelsMade.increment(by: made)
+        viewModelsEncoded.increment(by: encoded)
         if let process = ProcessStatistics.current() {
             residentMemory.record(process.residentMemoryBytes)
             virtualMemory.record(process.virtualMemoryBytes)

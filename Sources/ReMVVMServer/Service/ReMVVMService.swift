@@ -22,6 +22,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let stateCache = EncodedStateCache<State>()
     let viewModelCache = ViewModelCache()
     let hub: EventHub<State>
+    /// Streams view models (`GET /viewmodels/<name>/events`, `GET /viewmodels/events`).
+    let viewModelHub: ViewModelHub<State>
     let codec: ActionJournalCodec
     /// The action log without a journal (nil with one).
     let recentActions: RecentActions?
@@ -80,6 +82,13 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             metrics: metrics,
             logger: logger
         )
+        viewModelHub = ViewModelHub(
+            registry: viewModels,
+            versionTags: configuration.versionTags,
+            reconnectDelay: configuration.reconnectDelay,
+            backlogBytes: configuration.subscriberBacklogBytes,
+            logger: logger
+        )
     }
 
     /// Starts publishing state changes to event subscribers; idempotent. Throws
@@ -110,6 +119,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                 }
             }
             try hub.start(source: publisher)
+            viewModelHub.start(source: publisher)
         }
     }
 
@@ -118,6 +128,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     public func stop() {
         durableRuntime.load()?.stop()
         hub.stop()
+        viewModelHub.stop()
     }
 
     /// The journal's runtime, once started with one.
@@ -133,6 +144,22 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// The number of connected `GET /events` subscribers.
     public var subscriberCount: Int {
         hub.subscriberCount
+    }
+
+    /// The number of open view-model streams (`GET /viewmodels/…/events`).
+    public var viewModelSubscriberCount: Int {
+        viewModelHub.subscriberCount
+    }
+
+    /// How many view models the view-model streams made, and how many of those they encoded,
+    /// since start: one per changed (name, key) and version, whatever the number of streams.
+    public var viewModelStreamWork: (made: Int, encoded: Int) {
+        viewModelHub.statistics
+    }
+
+    /// Waits until `condition` holds for ``viewModelSubscriberCount``; false after `timeout`.
+    public func waitForViewModelSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
+        viewModelHub.waitForSubscribers(timeout: timeout, until: condition)
     }
 
     /// Waits until `condition` holds for ``subscriberCount``, re-checking it whenever the count
@@ -162,6 +189,10 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         router.add(.GET, "/viewmodels/:name") { [self] request, parameters in
             getViewModel(named: parameters["name"] ?? "", key: request.query["key"])
         }
+        router.add(.GET, "/viewmodels/events") { [self] request, _ in getViewModelEvents(request) }
+        router.add(.GET, "/viewmodels/:name/events") { [self] request, parameters in
+            getViewModelEvents(named: parameters["name"] ?? "", request)
+        }
         router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
         let openAPI = (try? OpenAPIDocument(
@@ -177,7 +208,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                 Response(
                     status: 200,
                     headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
-                    body: .bytes(metrics.render(storeVersion: publisher.snapshot.version, subscribers: hub.subscriberCount))
+                    body: .bytes(metrics.render(
+                        storeVersion: publisher.snapshot.version,
+                        subscribers: hub.subscriberCount,
+                        viewModelStreams: (viewModelHub.subscriberCount, viewModelHub.statistics.made, viewModelHub.statistics.encoded)
+                    ))
                 )
             }
         }

@@ -7,22 +7,51 @@ public import ReMVVM
 /// viewModels.register(CounterViewModel.self, as: "counter")
 /// viewModels.register(GreetingsViewModel.self, as: "greetings")
 /// ```
+///
+/// View models that are also `Equatable` stream most cheaply: `GET /viewmodels/<name>/events`
+/// compares each new one with the one before and encodes it only when it changed.
+/// The name `events` is taken by `GET /viewmodels/events` (several view models on one stream).
 public struct ViewModelRegistry<State: StoreState>: Sendable {
     /// Makes and encodes one view model from a state; nil when the state's factory makes none.
     typealias Render = @Sendable (State, String?) throws -> [UInt8]?
+    /// Makes one view model from a state, kept for comparing; nil when the factory makes none.
+    typealias Make = @Sendable (State, String?) -> ViewModelValue?
 
     private var renderers: [String: Render] = [:]
+    private var makers: [String: Make] = [:]
 
     /// Creates an empty registry.
     public init() {}
 
     /// Registers the view model type `type` under `name`; registering a name again replaces it.
+    /// Its stream (`/viewmodels/<name>/events`) compares successive view models by their JSON.
     public mutating func register<ViewModel: Encodable & SendableMetatype>(_ type: ViewModel.Type, as name: String) {
+        add(type, as: name) { .encodable($0) }
+    }
+
+    /// Registers the `Equatable` view model type `type` under `name`; registering a name again
+    /// replaces it. Its stream compares successive view models with `==` and encodes one only
+    /// when it changed.
+    public mutating func register<ViewModel: Encodable & Equatable & SendableMetatype>(
+        _ type: ViewModel.Type, as name: String
+    ) {
+        add(type, as: name) { .equatable($0) }
+    }
+
+    private mutating func add<ViewModel: Encodable & SendableMetatype>(
+        _ type: ViewModel.Type,
+        as name: String,
+        value: @escaping @Sendable (ViewModel) -> ViewModelValue
+    ) {
+        // Straight from the factory, never subscribed: a view model that is a StateObserver
+        // would otherwise be updated on the store's thread while this thread encodes it.
         renderers[name] = { state, key in
-            // Straight from the factory, never subscribed: a view model that is a StateObserver
-            // would otherwise be updated on the store's thread while this thread encodes it.
             guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
             return try JSONCoding.encode(viewModel)
+        }
+        makers[name] = { state, key in
+            guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
+            return value(viewModel)
         }
     }
 
@@ -33,5 +62,9 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
 
     func renderer(named name: String) -> Render? {
         renderers[name]
+    }
+
+    func maker(named name: String) -> Make? {
+        makers[name]
     }
 }

@@ -131,15 +131,19 @@ final class LiveServer: Sendable {
     private func respondInProcess(method: String, target: String, headers: [(String, String)], body: [UInt8]) -> TestHTTPResponse {
         let parts = target.split(separator: "?", maxSplits: 1)
         var query: [String: String] = [:]
+        var queryItems: [(name: String, value: String)] = []
         for pair in parts.count > 1 ? parts[1].split(separator: "&") : [] {
             let nameAndValue = pair.split(separator: "=", maxSplits: 1)
-            query[String(nameAndValue[0]).removingPercentEncoding ?? ""] =
-                nameAndValue.count > 1 ? String(nameAndValue[1]).removingPercentEncoding ?? "" : ""
+            let name = String(nameAndValue[0]).removingPercentEncoding ?? ""
+            let value = nameAndValue.count > 1 ? String(nameAndValue[1]).removingPercentEncoding ?? "" : ""
+            query[name] = value
+            queryItems.append((name, value))
         }
         let request = Request(
             method: HTTPMethod(rawValue: method),
             path: String(parts.first ?? ""),
             query: query,
+            queryItems: queryItems,
             headers: HTTPHeaders(headers),
             body: body
         )

@@ -1,0 +1,111 @@
+import MicroHTTP
+import ReMVVM
+
+extension ReMVVMService {
+    /// The most view models one `GET /viewmodels/events` stream may follow.
+    static var maxViewModelsPerStream: Int { 64 }
+
+    /// `GET /viewmodels/<name>/events[?key=K]`: the view model's stream — its current value (or
+    /// `unavailable`) first, then an event only when its JSON changes.
+    func getViewModelEvents(named name: String, _ request: Request) -> Response {
+        streamViewModels([ViewModelSubject(name: name, key: request.query["key"])], request)
+    }
+
+    /// `GET /viewmodels/events?name=A&name=B[&key.A=K]`: several view models on one stream, each
+    /// event naming its view model.
+    func getViewModelEvents(_ request: Request) -> Response {
+        var names: [String] = []
+        for name in request.queryValues(named: "name") where !names.contains(name) {
+            names.append(name)
+        }
+        guard !names.isEmpty else {
+            return Problem(
+                type: Problem.type("missing-view-model-names"),
+                title: "Bad Request",
+                status: 400,
+                detail: "name the view models to stream: /viewmodels/events?name=A&name=B (key.A=K gives A a key); known: \(viewModels.names.joined(separator: ", "))",
+                known: viewModels.names
+            ).response
+        }
+        guard names.count <= Self.maxViewModelsPerStream else {
+            return Problem(
+                title: "Bad Request",
+                status: 400,
+                detail: "one stream follows at most \(Self.maxViewModelsPerStream) view models; \(names.count) were named"
+            ).response
+        }
+        return streamViewModels(names.map { ViewModelSubject(name: $0, key: request.query["key.\($0)"]) }, request)
+    }
+
+    private func streamViewModels(_ subjects: [ViewModelSubject], _ request: Request) -> Response {
+        let unknown = subjects.map(\.name).filter { viewModels.maker(named: $0) == nil }
+        guard unknown.isEmpty else {
+            return Problem(
+                type: Problem.type("unknown-view-model"),
+                title: "Unknown view model",
+                status: 404,
+                detail: "no view model is registered as \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); known: \(viewModels.names.joined(separator: ", "))",
+                known: viewModels.names
+            ).response
+        }
+        let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
+        let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
+        let stream = viewModelHub.subscribe(subjects, start: start)
+        var headers = HTTPHeaders([
+            ("Content-Type", "text/event-stream; charset=utf-8"),
+            ("Cache-Control", "no-cache"),
+            ("X-Accel-Buffering", "no"),
+        ])
+        if case .reset = start {
+            headers.add(name: "ReMVVM-Replay", value: "reset")
+        }
+        return Response(status: 200, headers: headers, body: .stream(stream))
+    }
+
+    /// How a view-model stream resuming after `lastEventId` begins: with what changed since that
+    /// version (the client's view models at that version are made again from the state then,
+    /// found in the event ring or rebuilt from the journal), or with a reset when the id is not a
+    /// version of this store.
+    func viewModelStreamStart(for subjects: [ViewModelSubject], resumingAfter lastEventId: String?) -> ViewModelSubscription.Start {
+        guard let lastEventId else { return .current }
+        let newest = publisher.snapshot
+        guard let version = configuration.versionTags.version(ofEventId: Substring(lastEventId)),
+              version <= newest.version else { return .reset }
+        let state = version == newest.version ? newest.state : state(atVersion: version)
+        var baselines: [ViewModelSubject: ViewModelBaseline] = [:]
+        for subject in subjects {
+            guard let state, let make = viewModels.maker(named: subject.name) else {
+                baselines[subject] = .unknown
+                continue
+            }
+            baselines[subject] = make(state, subject.key).map { .value($0) } ?? .unavailable
+        }
+        return .after(version: version, baselines: baselines)
+    }
+
+    /// The state at `version` while the event ring holds it, or rebuilt from the journal (the
+    /// newest snapshot at or before it, then its records through the reducers); nil when neither
+    /// can. Reads the journal on the calling (HTTP worker) thread.
+    func state(atVersion version: UInt64) -> State? {
+        if let publication = hub.publication(atVersion: version) {
+            return publication.state
+        }
+        guard let history = publisher.history, let base = history.base(forVersionsAfter: version) else { return nil }
+        var state = base.state
+        var reached = base.version
+        do {
+            while reached < version {
+                let records = try history.records(after: reached, limit: Int(min(1_024, version - reached)))
+                guard let first = records.first, first.version == reached + 1 else { return nil }
+                for record in records where record.version <= version {
+                    state = try history.reduce(state, with: record)
+                    reached = record.version
+                }
+            }
+        } catch {
+            logger.warning("the state at version \(version) cannot be rebuilt for a resuming view-model stream: \(error)")
+            return nil
+        }
+        return state
+    }
+}

@@ -1,0 +1,272 @@
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// `GET /viewmodels/<name>/events` and `GET /viewmodels/events` over real sockets
+/// (`docs/http-api.md`, "View-model streams and commands").
+@Suite struct ViewModelStreamTests {
+    @Test func firstEventIsTheCurrentViewModelWithRetryThenOnlyChanges() throws {
+        let live = try LiveServer()
+        _ = try live.post(#"{"type":"increase"}"#)
+        let stream = try live.viewModelStream("/viewmodels/counter/events")
+        #expect(stream.status == 200)
+        #expect(stream.headers["Content-Type"] == "text/event-stream; charset=utf-8")
+        #expect(stream.headers["Cache-Control"] == "no-cache")
+
+        let first = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(first.event == "viewmodel")
+        #expect(first.id == live.versionTags.tag(1))
+        #expect(first.data == #"{"version":1,"name":"counter","viewModel":{"counter":"1"}}"#)
+        #expect(stream.retry?.eventsBefore == 0)
+
+        // An unrelated action sends nothing: the next event is the increase after it.
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        _ = try live.post(#"{"type":"increase"}"#)
+        let next = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(next.version == 3)
+        #expect(next.data == #"{"version":3,"name":"counter","viewModel":{"counter":"2"}}"#)
+    }
+
+    @Test func unavailableAndAvailableTransitionsAreEventsAndAnEqualViewModelIsNot() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/greetings/events")
+        let first = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(first.event == "unavailable")
+        #expect(first.data == #"{"version":0,"name":"greetings"}"#)
+
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)  // same view model
+        _ = try live.post(#"{"type":"logout"}"#)
+        _ = try live.post(#"{"type":"logout"}"#)  // still unavailable
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Alan","lastName":"Turing"}}"#)
+
+        let events = try (0..<3).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        #expect(events.map(\.event) == ["viewmodel", "unavailable", "viewmodel"])
+        #expect(events.map(\.version) == [1, 3, 5])
+        #expect(events[0].data == #"{"version":1,"name":"greetings","viewModel":{"greetings":"Hello Ada Lovelace <3"}}"#)
+        #expect(events[1].data == #"{"version":3,"name":"greetings"}"#)
+        #expect(events[2].data == #"{"version":5,"name":"greetings","viewModel":{"greetings":"Hello Alan Turing <3"}}"#)
+    }
+
+    @Test func aBatchGivesOneEventPerVersionThatChangedTheViewModel() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/counter/events")
+        _ = try stream.nextEvent(timeout: .seconds(5))
+        _ = try live.post(#"[{"type":"increase"},{"type":"logout"},{"type":"increase"}]"#)
+        let events = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        #expect(events.map(\.version) == [1, 3])
+        #expect(events.map(\.data) == [
+            #"{"version":1,"name":"counter","viewModel":{"counter":"1"}}"#,
+            #"{"version":3,"name":"counter","viewModel":{"counter":"2"}}"#,
+        ])
+    }
+
+    @Test(arguments: [false, true])
+    func aThousandRandomActionsGiveExactlyTheVersionsWhereEachViewModelChanged(durable: Bool) throws {
+        let live = try LiveServer(journal: durable ? MemoryJournalStorage() : nil)
+        let stream = try live.viewModelStream("/viewmodels/events?name=counter&name=greetings")
+        var expected = [
+            #"{"version":0,"name":"counter","viewModel":{"counter":"0"}}"#,
+            #"{"version":0,"name":"greetings"}"#,
+        ]
+        var generator = SeededGenerator(seed: 13)
+        var state = AppState()
+        let client = live.client()
+        for version in 1...1_000 {
+            let (json, next) = Self.randomAction(after: state, using: &generator)
+            #expect(try live.post(json, client: client).status == 200)
+            let counterChanged = next.counter != state.counter
+            let greetingsBefore = GreetingsViewModel(user: state.user)?.greetings
+            let greetingsAfter = GreetingsViewModel(user: next.user)?.greetings
+            if counterChanged {
+                expected.append(#"{"version":\#(version),"name":"counter","viewModel":{"counter":"\#(next.counter)"}}"#)
+            }
+            if greetingsBefore != greetingsAfter {
+                expected.append(greetingsAfter.map {
+                    #"{"version":\#(version),"name":"greetings","viewModel":{"greetings":"\#($0)"}}"#
+                } ?? #"{"version":\#(version),"name":"greetings"}"#)
+            }
+            state = next
+        }
+        var received: [String] = []
+        while received.count < expected.count, let event = try stream.nextEvent(timeout: .seconds(10)) {
+            received.append(event.data)
+        }
+        #expect(received == expected)
+        // And nothing more: a marker action changes the counter, and its event comes next.
+        _ = try live.post(#"{"type":"increase"}"#, client: client)
+        #expect(try stream.nextEvent(timeout: .seconds(5))?.version == 1_001)
+    }
+
+    @Test func aHundredSubscribersCauseOneEncodingPerChange() throws {
+        let live = try LiveServer()
+        let streams = try (0..<100).map { _ in try live.viewModelStream("/viewmodels/counter/events") }
+        for stream in streams {
+            _ = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        }
+        let before = live.server.service.viewModelStreamWork
+        let client = live.client()
+        for _ in 0..<10 {
+            _ = try live.post(#"{"type":"increase"}"#, client: client)
+            _ = try live.post(#"{"type":"logout"}"#, client: client)  // unrelated: made, compared, not encoded
+        }
+        for stream in streams {
+            for version in stride(from: 1, through: 19, by: 2) {
+                #expect(try stream.nextEvent(timeout: .seconds(5))?.version == UInt64(version))
+            }
+        }
+        let after = live.server.service.viewModelStreamWork
+        #expect(after.encoded - before.encoded == 10)
+        #expect(after.made - before.made == 20)
+    }
+
+    @Test func withoutSubscribersNoViewModelIsMade() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/counter/events")
+        _ = try stream.nextEvent(timeout: .seconds(5))
+        stream.close()
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 0 })
+        let before = live.server.service.viewModelStreamWork
+        for _ in 0..<50 {
+            _ = try live.post(#"{"type":"increase"}"#)
+        }
+        // A new stream after them: the hub has taken every earlier publication when it answers.
+        let later = try live.viewModelStream("/viewmodels/counter/events")
+        #expect(try later.nextEvent(timeout: .seconds(5))?.data == #"{"version":50,"name":"counter","viewModel":{"counter":"50"}}"#)
+        let after = live.server.service.viewModelStreamWork
+        #expect(after.made - before.made == 1)  // the new stream's first view model only
+    }
+
+    @Test func severalViewModelsOnOneConnectionInVersionOrderWithKeys() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/events?name=greetings&name=counter&key.counter=main")
+        let first = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        #expect(first.map(\.data) == [
+            #"{"version":0,"name":"greetings"}"#,
+            #"{"version":0,"name":"counter","key":"main","viewModel":{"counter":"0"}}"#,
+        ])
+        #expect(stream.retry?.eventsBefore == 0)
+        _ = try live.post(#"[{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}},{"type":"increase"}]"#)
+        let next = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        #expect(next.map(\.version) == [1, 2])
+        #expect(next.map(\.event) == ["viewmodel", "viewmodel"])
+    }
+
+    @Test(arguments: Transport.allCases)
+    func unknownNamesAndMissingNamesAreProblems(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        let unknown = try live.get("/viewmodels/nope/events")
+        #expect(unknown.status == 404)
+        #expect(unknown.problem?.known == ["counter", "greetings"])
+        let unknownInList = try live.get("/viewmodels/events?name=counter&name=nope")
+        #expect(unknownInList.status == 404)
+        #expect(unknownInList.problem?.detail.contains("\"nope\"") == true)
+        let none = try live.get("/viewmodels/events")
+        #expect(none.status == 400)
+        #expect(none.problem?.known == ["counter", "greetings"])
+        #expect(live.server.service.viewModelSubscriberCount == 0)
+    }
+
+    @Test func resumingAtTheNewestVersionSendsNothingUntilAChange() throws {
+        let live = try LiveServer()
+        _ = try live.post(#"{"type":"increase"}"#)
+        let stream = try live.viewModelStream("/viewmodels/counter/events", lastEventId: live.versionTags.tag(1))
+        #expect(stream.headers["ReMVVM-Replay"] == nil)
+        _ = try live.post(#"{"type":"increase"}"#)
+        let next = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(next.version == 2)
+        #expect(stream.retry?.eventsBefore == 0)  // `retry:` came with that first event
+        #expect(stream.comments.first == "resumed")
+    }
+
+    @Test(arguments: [false, true])
+    func resumingSendsTheCurrentViewModelOnlyIfItChangedSince(fromJournal: Bool) throws {
+        // With a ring of 1 version, version 2 is found in the journal only.
+        let live = try LiveServer(journal: fromJournal ? MemoryJournalStorage() : nil, replayRingEvents: fromJournal ? 1 : 10_000)
+        _ = try live.post(#"{"type":"increase"}"#)  // 1
+        _ = try live.post(#"{"type":"increase"}"#)  // 2
+        _ = try live.post(#"{"type":"logout"}"#)  // 3
+        _ = try live.post(#"{"type":"logout"}"#)  // 4
+
+        let unchanged = try live.viewModelStream("/viewmodels/counter/events", lastEventId: live.versionTags.tag(2))
+        let changed = try live.viewModelStream("/viewmodels/counter/events?lastEventId=\(live.versionTags.tag(1))")
+        let changedEvent = try #require(try changed.nextEvent(timeout: .seconds(5)))
+        #expect(changedEvent.data == #"{"version":4,"name":"counter","viewModel":{"counter":"2"}}"#)
+
+        _ = try live.post(#"{"type":"increase"}"#)  // 5
+        let next = try #require(try unchanged.nextEvent(timeout: .seconds(5)))
+        #expect(next.data == #"{"version":5,"name":"counter","viewModel":{"counter":"3"}}"#)
+        #expect(try changed.nextEvent(timeout: .seconds(5))?.version == 5)
+    }
+
+    @Test(arguments: ["not-a-version", "99"])
+    func anIdThatIsNotAVersionOfThisStoreResets(lastEventId: String) throws {
+        let live = try LiveServer()
+        _ = try live.post(#"{"type":"increase"}"#)
+        let stream = try live.viewModelStream("/viewmodels/counter/events", lastEventId: lastEventId)
+        #expect(stream.headers["ReMVVM-Replay"] == "reset")
+        let first = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(first.data == #"{"version":1,"reset":true,"name":"counter","viewModel":{"counter":"1"}}"#)
+    }
+
+    @Test func aKeyTheFactoryIgnoresStillStreamsAndADepartedStreamIsForgotten() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/greetings/events?key=anything")
+        let first = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(first.data == #"{"version":0,"name":"greetings","key":"anything"}"#)
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 1 })
+        stream.close()
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 0 })
+    }
+
+    /// One random example action, and the state it makes of `state`.
+    static func randomAction(after state: AppState, using generator: inout SeededGenerator) -> (String, AppState) {
+        var next = state
+        switch generator.next() % 5 {
+        case 0, 1:
+            next.counter += 1
+            return (#"{"type":"increase"}"#, next)
+        case 2:
+            next.counter -= 1
+            return (#"{"type":"decrease"}"#, next)
+        case 3:
+            let names = ["Ada", "Alan", "Grace"]
+            let name = names[Int(generator.next() % 3)]
+            next.user = User(firstName: name, lastName: "X")
+            return (#"{"type":"login","payload":{"firstName":"\#(name)","lastName":"X"}}"#, next)
+        default:
+            next.user = nil
+            return (#"{"type":"logout"}"#, next)
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing random run can be repeated.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension LiveServer {
+    /// A view-model stream at `path`, resuming after `lastEventId` when given.
+    func viewModelStream(_ path: String, lastEventId: String? = nil) throws -> SSEClient {
+        var headers = [("Accept", "text/event-stream")]
+        if let lastEventId {
+            headers.append(("Last-Event-ID", lastEventId))
+        }
+        return try SSEClient(port: port, path: path, headers: headers)
+    }
+}
