@@ -138,9 +138,14 @@ database = "none"
 [checks.positive_data_acceptance]
 expected-statuses = ["2XX", "3XX", 401, 403, 404, 409, 412, 422, 429]
 
-# GET /events never ends: read it up to its first event.
+# GET /events and the view-model streams never end: read them up to their first event.
 [[operations]]
 include-path = "/events"
+max-stream-events = 1
+request-timeout = 2
+
+[[operations]]
+include-path = "/viewmodels/events"
 max-stream-events = 1
 request-timeout = 2
 EOF
@@ -153,6 +158,12 @@ values = $names
 [[operations]]
 include-path = "/viewmodels/{name}"
 parameters = { "path.name" = { dictionary = "viewmodels", probability = 0.8 } }
+
+[[operations]]
+include-path = "/viewmodels/{name}/events"
+parameters = { "path.name" = { dictionary = "viewmodels", probability = 0.8 } }
+max-stream-events = 1
+request-timeout = 2
 EOF
     fi
 }

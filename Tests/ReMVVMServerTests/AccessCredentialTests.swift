@@ -41,6 +41,16 @@ import Testing
         #expect(dispatchOnly.status == 403)
     }
 
+    @Test(arguments: ["/viewmodels/counter/events", "/viewmodels/events?name=counter"])
+    func theCookieAndTheQueryOpenViewModelStreams(path: String) throws {
+        let live = try live()
+        let separator = path.contains("?") ? "&" : "?"
+        #expect(try openEvents(live, path: path, [("Cookie", "remvvmAuthorization=\(AccessTokens.reader)")]).first == 0)
+        #expect(try openEvents(live, path: path + separator + "access_token=\(AccessTokens.reader)", []).first == 0)
+        #expect(try openEvents(live, path: path, []).status == 401)
+        #expect(try openEvents(live, path: path + separator + "access_token=\(AccessTokens.dispatcher)", []).status == 403)
+    }
+
     @Test func aTokenWithPlusAndSlashTravelsPercentEncodedInTheQuery() throws {
         let live = try LiveServer(accessControl: BearerAuthorizer(staticTokens: try StaticTokens(environment: "a+b/c==read")))
         #expect(try openEvents(live, path: "/events?access_token=a%2Bb%2Fc%3D", []).status == 200)
@@ -56,7 +66,7 @@ import Testing
         )
         #expect(cookie.status == 401)
         #expect(cookie.headers["WWW-Authenticate"] == #"Bearer realm="remvvm""#)
-        #expect(cookie.problem?.detail.contains("only for GET /events") == true)
+        #expect(cookie.problem?.detail.contains("only for GET event streams") == true)
         let query = try live.send(
             method: "POST", path: "/actions?access_token=\(AccessTokens.admin)",
             headers: [("Content-Type", "application/json")], body: Array(#"{"type":"increase"}"#.utf8)

@@ -15,6 +15,8 @@ import Testing
         var served = 200
 
         var testDescription: String { "\(method) \(path)" }
+        /// An event stream: granted, it does not end.
+        var isStream: Bool { method == "GET" && (path.hasSuffix("/events") || path.contains("/events?")) }
     }
 
     static let routes: [Route] = [
@@ -24,6 +26,8 @@ import Testing
         Route(method: "GET", path: "/viewmodels/counter", scope: .read),
         Route(method: "GET", path: "/actions", scope: .read),
         Route(method: "GET", path: "/events", scope: .read),
+        Route(method: "GET", path: "/viewmodels/counter/events", scope: .read),
+        Route(method: "GET", path: "/viewmodels/events?name=counter", scope: .read),
         Route(method: "GET", path: "/metrics", scope: .read),
         Route(method: "GET", path: "/openapi.json", scope: .read),
         Route(method: "POST", path: "/actions", scope: .dispatch),
@@ -64,7 +68,7 @@ import Testing
 
     private func request(_ route: Route, _ credential: Credential, on live: LiveServer) throws -> Seen {
         var headers = credential.authorization.map { [("Authorization", $0)] } ?? []
-        if route.path == "/events", route.method == "GET", credential.grants?.grants(.read) == true {
+        if route.isStream, credential.grants?.grants(.read) == true {
             // A granted stream does not end: read its head only.
             headers.append(("Accept", "text/event-stream"))
             let stream = try SSEClient(port: live.port, path: route.path, headers: headers)
@@ -124,7 +128,7 @@ import Testing
 
     @Test func withoutTokensEveryRouteIsOpen() throws {
         let live = try LiveServer()
-        for route in Self.routes where route.path != "/events" {
+        for route in Self.routes where !route.isStream {
             let seen = try request(route, Credential.all[0], on: live)
             #expect(seen.status == route.served, "\(route.testDescription)")
             #expect(seen.challenge == nil)

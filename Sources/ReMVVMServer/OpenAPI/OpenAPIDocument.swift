@@ -22,6 +22,8 @@ struct OpenAPIDocument {
             "/state": ["get": getState],
             "/viewmodels": ["get": listViewModels],
             "/viewmodels/{name}": ["get": getViewModel],
+            "/viewmodels/{name}/events": ["get": streamViewModel],
+            "/viewmodels/events": ["get": streamViewModels],
             "/events": ["get": getEvents],
             "/healthz": ["get": getHealth],
             "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
@@ -127,6 +129,52 @@ struct OpenAPIDocument {
         )
     }
 
+    /// The names a view-model stream may follow.
+    private var viewModelNameSchema: JSONValue {
+        ["type": "string", "enum": .array(viewModelNames.map { .string($0) })]
+    }
+
+    private var resumeParameters: [JSONValue] {
+        [
+            header("Last-Event-ID", "Resume after this version: only what changed since is sent", ["type": "string"]),
+            query("lastEventId", "Resume after this version (the header wins)", ["type": "string"]),
+        ]
+    }
+
+    private var viewModelEventStream: JSONValue {
+        ["description": "An endless event stream", "content": ["text/event-stream": ["schema": ref("ViewModelEvent")]]]
+    }
+
+    private var streamViewModel: JSONValue {
+        operation(
+            "streamViewModel", "Server-sent events: the view model, then an event whenever its JSON changes",
+            parameters: [
+                ["name": "name", "in": "path", "required": true, "schema": ["type": "string"]],
+                query("key", "Which instance, for view models made per key", ["type": "string"]),
+            ] + resumeParameters,
+            responses: ["200": viewModelEventStream, "404": problem("Unknown view model")]
+        )
+    }
+
+    private var streamViewModels: JSONValue {
+        operation(
+            "streamViewModels",
+            "Server-sent events of several view models on one connection (key.<name>=K gives one a key)",
+            parameters: [
+                [
+                    "name": "name", "in": "query", "required": true, "style": "form", "explode": true,
+                    "description": "The view models to follow, in the order of their first events",
+                    "schema": ["type": "array", "items": viewModelNameSchema, "minItems": 1, "maxItems": 64],
+                ],
+            ] + resumeParameters,
+            responses: [
+                "200": viewModelEventStream,
+                "400": problem("No view model named, or too many"),
+                "404": problem("Unknown view model"),
+            ]
+        )
+    }
+
     private var getEvents: JSONValue {
         operation(
             "streamEvents", "Server-sent events: the state, then one event per reduce",
@@ -179,6 +227,27 @@ struct OpenAPIDocument {
                                 "action": ["type": ["object", "null"]], "state": [:],
                             ],
                             "required": ["version", "action", "state"],
+                        ],
+                    ],
+                ],
+                "required": ["event", "id", "data"],
+            ],
+            // One event of a view-model stream.
+            "ViewModelEvent": [
+                "type": "object",
+                "properties": [
+                    "event": ["enum": ["viewmodel", "unavailable"]],
+                    "id": ["type": "string", "description": "The tag of the version that changed the view model"],
+                    "retry": ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"],
+                    "data": [
+                        "type": "string", "contentMediaType": "application/json",
+                        "contentSchema": [
+                            "type": "object",
+                            "properties": [
+                                "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
+                                "name": ["type": "string"], "key": ["type": "string"], "viewModel": [:],
+                            ],
+                            "required": ["version", "name"],
                         ],
                     ],
                 ],
