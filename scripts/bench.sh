@@ -204,6 +204,17 @@ fanout 1000 100
 for run in 1 2 3; do fanout 10000 10 "$run"; done
 fanout 10000 100
 
+echo "== view-model streams (1,000 on /viewmodels/counter/events at 100 actions/s; then only unrelated actions)"
+start viewmodel-fanout $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --in-memory --log-level notice \
+    --connection-limit 20000
+viewmodel_pid=$SERVER_PID
+"$BIN/sse-fanout" --port $SERVER_PORT --path /viewmodels/counter/events --subscribers 1000 --rate 100 \
+    --duration "$DURATION" --server-pid "$viewmodel_pid" --json "$OUT/viewmodel-fanout.json" >"$OUT/viewmodel-fanout.txt" 2>&1 \
+    || { cat "$OUT/viewmodel-fanout.txt" >&2; exit 1; }
+python3 Benchmarks/viewmodel-streams/unrelated-cost.py $SERVER_PORT "$viewmodel_pid" --subscribers 1000 \
+    --duration "$DURATION" >"$OUT/viewmodel-unrelated.txt"
+stop "$viewmodel_pid"
+
 # stream_writes LOG: the share of event-stream sends written straight to the socket, from the
 # HTTP server's line at shutdown.
 stream_writes() {
@@ -327,6 +338,13 @@ done
 echo "  targets: 10,000 at R=10: connected 10000, lost 0, p99 <= 100 ms; 1,000 at R=100: lost 0, p99 <= 50 ms;"
 echo "           RSS with 10,000 idle subscribers <= 150 MB (met at --connection-memory-bytes 8192; the 16 KiB default costs about 175 MB)"
 echo
+echo "View-model streams"
+j="$OUT/viewmodel-fanout.json"
+printf "  %-44s p50 %s ms, p99 %s ms, lost %s of %s, connected %s\n" "1,000 on counter, 100 actions/s" \
+    "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" lost)" "$(json_get "$j" expected)" "$(json_get "$j" connected)"
+grep -v '^json:' "$OUT/viewmodel-unrelated.txt" | sed 's/^/  /'
+echo "  targets: lost 0, p99 like /events at 1,000 x 100 (<= 50 ms); unrelated actions: nothing encoded"
+echo
 echo "Stalled subscribers (2,000 never reading, 50,000 actions posted by 8 clients as fast as they can)"
 j="$OUT/stalled.json"
 printf "  %-40s %s MB   (target <= 400)\n" "peak server RSS" "$(json_get "$j" peak_rss_mb)"
@@ -368,7 +386,8 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     if [ -n "$BASELINE_BIN" ]; then
         echo "  \"before\": {\"commit\": \"$BASELINE_COMMIT\", \"state_rps\": $before_state_rps, \"post_rps\": $before_post_rps, \"state_after_over_before\": $(ratio "$state_rps" "$before_state_rps"), \"post_after_over_before\": $(ratio "$post_rps" "$before_post_rps")},"
     fi
-    for f in "${FANOUT_RUNS[@]}" fanout-large stalled; do
+    echo "  \"viewmodel_unrelated\": $(sed -n 's/^json: //p' "$OUT/viewmodel-unrelated.txt"),"
+    for f in "${FANOUT_RUNS[@]}" viewmodel-fanout fanout-large stalled; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"

@@ -59,13 +59,14 @@ static struct {
     double duration;
     long server_pid;         /* 0: none */
     const char *action;
+    const char *path;        /* the stream's path and query */
     double connect_timeout;
     const char *json_path;
     double settle;
     long threads;            /* reader threads while posting */
 } opt = {
     .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}",
-    .connect_timeout = 30, .settle = 2,
+    .path = "/events", .connect_timeout = 30, .settle = 2,
 };
 
 static void usage(FILE *f) {
@@ -77,6 +78,8 @@ static void usage(FILE *f) {
         "  --rate R                POST /actions per second (default 10)\n"
         "  --duration D            seconds of posting (default 10)\n"
         "  --action JSON           body to POST (default {\"type\":\"increase\"})\n"
+        "  --path PATH             the stream to subscribe to (default /events; e.g.\n"
+        "                          /viewmodels/counter/events: every posted action must change it)\n"
         "  --server-pid PID        read the server's VmRSS and CPU time from /proc/PID\n"
         "  --connect-timeout S     seconds to wait for every first event (default 30)\n"
         "  --settle S              seconds to wait for stragglers after the last post (default 2)\n"
@@ -154,7 +157,7 @@ static void set_host(const char *arg) {
 }
 
 static void parse_options(int argc, char **argv) {
-    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_HELP };
+    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_STREAM_PATH, O_HELP };
     static const struct option longopts[] = {
         {"host", required_argument, 0, O_HOST},
         {"port", required_argument, 0, O_PORT},
@@ -167,6 +170,7 @@ static void parse_options(int argc, char **argv) {
         {"json", required_argument, 0, O_JSON},
         {"settle", required_argument, 0, O_SETTLE},
         {"threads", required_argument, 0, O_THREADS},
+        {"path", required_argument, 0, O_STREAM_PATH},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -191,6 +195,10 @@ static void parse_options(int argc, char **argv) {
         case O_JSON: opt.json_path = optarg; break;
         case O_SETTLE: opt.settle = parse_double("settle", optarg, 0, 3600, false); break;
         case O_THREADS: opt.threads = parse_long("threads", optarg, 1, 64); break;
+        case O_STREAM_PATH:
+            if (optarg[0] != '/' || strlen(optarg) > 1024 || strpbrk(optarg, " \r\n")) usage_error("--path must start with / (at most 1024 bytes, no blanks): %s", optarg);
+            opt.path = optarg;
+            break;
         case O_HELP: usage(stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -815,7 +823,7 @@ static void sub_head_done(sub_t *s) {
     if (status != 200) {
         g.last_bad_status = status;
         char what[64];
-        snprintf(what, sizeof what, "GET /events answered %d", status);
+        snprintf(what, sizeof what, "GET %s answered %d", opt.path, status);
         sub_fail(s, E_STATUS, what);
         return;
     }
@@ -1120,14 +1128,14 @@ static void build_requests(void) {
     size_t blen = strlen(opt.action);
     size_t cap = blen + 256;
     post_request = malloc(cap);
-    get_request = malloc(256);
+    get_request = malloc(1400);
     if (!post_request || !get_request) { fprintf(stderr, "sse-fanout: out of memory\n"); exit(1); }
     int n = snprintf(post_request, cap,
                      "POST /actions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n\r\n%s", opt.host_header, blen, opt.action);
     post_request_len = (size_t)n;
-    n = snprintf(get_request, 256, "GET /events HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n",
-                 opt.host_header);
+    n = snprintf(get_request, 1400, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n",
+                 opt.path, opt.host_header);
     get_request_len = (size_t)n;
 }
 
