@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh wrk python3 curl
+scripts/install-deps.sh wrk python3 curl linux-perf
 
 OUT=bench-results
 BUILD=.build-bench
@@ -178,6 +178,8 @@ echo "== metrics on vs off (8 interleaved rounds, medians)"
 # What measuring every request costs (target: within 3 %): single runs spread far more than that,
 # so the same binary is compared over interleaved rounds (Benchmarks/metrics-ab.sh).
 Benchmarks/metrics-ab.sh "$BIN/remvvm-server" $SERVER_PORT 8 3 >"$OUT/metrics-ab.txt"
+# The same question answered from CPU samples (perf), which the machine's noise does not move.
+Benchmarks/metrics-profile.sh "$BIN/remvvm-server" $SERVER_PORT 5 >"$OUT/metrics-profile.txt"
 baseline=$(max_of "${baselines[@]}")
 state_rps=$(max_of "${states[@]}")
 viewmodel_rps=$(max_of "${viewmodels[@]}")
@@ -310,6 +312,8 @@ printf "  %-34s %9s     %-10s   %-9s %s\n" "GET /viewmodels/counter" "$viewmodel
 printf "  %-34s %9s     %-10s   %-9s %s\n" "POST /actions {\"type\":\"increase\"}" "$post_rps" "$(ratio "$post_rps" "$baseline")" ">= 0.60" "(rounds: ${posts[*]})"
 echo "  metrics on/off, same binary (target >= 0.97):"
 sed 's/^/    /' "$OUT/metrics-ab.txt"
+echo "  metrics on, share of the server's CPU samples (perf; Benchmarks/metrics-profile.sh):"
+sed 's/^/    /' "$OUT/metrics-profile.txt"
 printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, open -> static token" "$state_rps" "$token_state_rps" "$(ratio "$token_state_rps" "$state_rps")" "(token: ${token_states[*]})"
 printf "  %-34s %9s -> %-9s   %s   %s\n" "POST /actions, open -> static token" "$post_rps" "$token_post_rps" "$(ratio "$token_post_rps" "$post_rps")" "(token: ${token_posts[*]})"
 printf "  %-34s %9s -> %-9s   %s   %s\n" "GET /state, open -> JWT HS256" "$state_rps" "$jwt_state_rps" "$(ratio "$jwt_state_rps" "$state_rps")" "(JWT: ${jwt_states[*]})"
