@@ -1,3 +1,4 @@
+import ExampleApp
 import Foundation
 import HTTPTestSupport
 @testable import ReMVVMServer
@@ -17,10 +18,18 @@ import Testing
         let live = try LiveServer(transport: .router)
         let paths = try #require(try document(live)["paths"] as? [String: [String: Any]])
         for route in live.server.service.router().routes where route.method != .HEAD {
+            if route.pattern == "/viewmodels/:name/commands/:command" {
+                continue  // one operation per command, below
+            }
             let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
                 .joined(separator: "/")
             let documented = paths["/" + path.drop { $0 == "/" }]
             #expect(documented?[route.method.rawValue.lowercased()] != nil, "\(route.method) \(route.pattern)")
+        }
+        for (name, commands) in ExampleApp.viewModels.commandNames {
+            for command in commands {
+                #expect(paths["/viewmodels/\(name)/commands/\(command)"]?["post"] != nil, "command \(name)/\(command)")
+            }
         }
     }
 
