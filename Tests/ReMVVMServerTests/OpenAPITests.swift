@@ -63,6 +63,34 @@ import Testing
         #expect(text.contains("counter") && text.contains("greetings"))
     }
 
+    @Test func theCommandsAreDocumentedWithTheirBodiesAndListed() throws {
+        let live = try LiveServer(transport: .router)
+        let root = try document(live)
+        let paths = try #require(root["paths"] as? [String: [String: Any]])
+        let login = try #require(paths["/viewmodels/login/commands/login"]?["post"] as? [String: Any])
+        let body = try #require(login["requestBody"] as? [String: Any])
+        #expect(body["required"] as? Bool == true)
+        let schema = try #require(((body["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+        #expect(Set(schema["required"] as? [String] ?? []) == ["firstName", "lastName"])
+        let parameters = try #require(login["parameters"] as? [[String: Any]])
+        #expect(Set(parameters.compactMap { $0["name"] as? String }) == ["key", "If-Match", "Idempotency-Key"])
+        let increase = try #require(paths["/viewmodels/counter/commands/increase"]?["post"] as? [String: Any])
+        #expect((increase["requestBody"] as? [String: Any])?["required"] as? Bool == false)
+
+        let list = try #require((((paths["/viewmodels"]?["get"] as? [String: Any])?["responses"] as? [String: Any])?["200"]
+            as? [String: Any])?["content"] as? [String: Any])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
+        #expect(text.contains(#""commands""#) && text.contains(#""logout""#))
+
+        // The login action's payload gained loggedInAt, which clients need not send.
+        let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let variants = try #require((schemas["Action"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        let loginAction = try #require(variants.first { $0["title"] as? String == "login" })
+        let payload = try #require((loginAction["properties"] as? [String: Any])?["payload"] as? [String: Any])
+        #expect((payload["properties"] as? [String: Any])?["loggedInAt"] != nil)
+        #expect(Set(payload["required"] as? [String] ?? []) == ["firstName", "lastName"])
+    }
+
     @Test func schemaInferenceFollowsNestedOptionalAndArrayFields() throws {
         struct Address: Decodable { var city: String; var zip: Int? }
         struct Order: Decodable { var items: [String]; var total: Double; var paid: Bool; var address: Address; var note: String? }
