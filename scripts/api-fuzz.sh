@@ -14,11 +14,13 @@
 # all: examples, coverage, fuzzing and stateful phases) and a negative one (--mode negative:
 # bodies, headers, parameters and methods that violate the document), record every request and
 # answer in a HAR file, in order (one worker). scripts/api-fuzz/account.py then checks that every
-# POST /actions answered 200 (not an Idempotency-Key replay) was valid by the document (body,
-# media type, headers), that each 200 names the version before it plus its number of actions,
-# that the version moved by exactly all those actions over the run, and that the action log
-# (GET /actions) lists exactly those actions in that order. So nothing but accepted valid actions
-# moved the store: no rejected request, no answer in between, nothing after. (Comparing GET /state
+# POST /actions and every view-model command (POST /viewmodels/<name>/commands/<command>, one
+# operation per command in the document) answered 200 (not an Idempotency-Key replay) was valid
+# by the document (body, media type, headers), that each 200 names the version before it plus its
+# number of actions (one for each command of the example), that the version moved by exactly all
+# those actions over the run, and that the action log (GET /actions) lists exactly those actions
+# in that order. So nothing but accepted valid requests moved the store: no rejected request, no
+# answer in between, nothing after. (Comparing GET /state
 # around the negative run is not enough: schemathesis counts a request as negative also when only
 # an undocumented extra header makes it so, and the server rightly accepts such a valid action.)
 #

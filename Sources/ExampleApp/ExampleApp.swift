@@ -1,9 +1,11 @@
-import ReMVVM
+public import ReMVVM
 public import ReMVVMServer
 
-/// The example domain plugged into the service: its wire names and its view models.
+/// The example domain plugged into the service: its wire names, its view models with their
+/// commands, its middleware and its store.
 public enum ExampleApp {
-    /// `increase`, `decrease`, `login` (payload `{"firstName", "lastName"}`) and `logout`.
+    /// `increase`, `decrease`, `login` (payload `{"firstName", "lastName"}`, and `loggedInAt` once
+    /// stamped) and `logout`.
     public static var actions: ActionRegistry {
         var actions = ActionRegistry()
         actions.register(Increase.self, as: "increase")
@@ -13,11 +15,24 @@ public enum ExampleApp {
         return actions
     }
 
-    /// `counter` and `greetings` (not available while nobody is logged in).
+    /// `counter` (commands `increase`, `decrease`), `greetings` (command `logout`; not available
+    /// while nobody is logged in) and `login` (command `login`; available only while nobody is).
     public static var viewModels: ViewModelRegistry<AppState> {
         var viewModels = ViewModelRegistry<AppState>()
-        viewModels.register(CounterViewModel.self, as: "counter")
-        viewModels.register(GreetingsViewModel.self, as: "greetings")
+        viewModels.register(CounterViewModel.self, as: "counter", commands: CounterViewModel.commands)
+        viewModels.register(GreetingsViewModel.self, as: "greetings", commands: GreetingsViewModel.commands)
+        viewModels.register(LoginViewModel.self, as: "login", commands: LoginViewModel.commands)
         return viewModels
+    }
+
+    /// The example's middleware, built from `services`: ``LoginMiddleware`` on its clock.
+    public static func middleware(services: Services) -> [any AnyMiddleware] {
+        [LoginMiddleware(clock: services.clock)]
+    }
+
+    /// The store as `remvvm-server` runs it: ``middleware(services:)`` and `services` (which the
+    /// service also hands to the view-model commands); production services by default.
+    public static func store(state: AppState = AppState(), services: Services = Services()) throws -> Store<AppState> {
+        try Store.example(state: state, middleware: middleware(services: services), services: services)
     }
 }

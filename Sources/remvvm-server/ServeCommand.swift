@@ -169,7 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("journal: \(settings.dataDir)/\(SQLiteJournalStorage.fileName) (journalSync \(settings.journalSync.rawValue))")
         }
         let server = ReMVVMServer(
-            store: try Store.example(),
+            store: try ExampleApp.store(),
             actions: ExampleApp.actions,
             viewModels: ExampleApp.viewModels,
             http: settings.http,

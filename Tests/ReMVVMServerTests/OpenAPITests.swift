@@ -1,3 +1,4 @@
+import ExampleApp
 import Foundation
 import HTTPTestSupport
 @testable import ReMVVMServer
@@ -17,10 +18,18 @@ import Testing
         let live = try LiveServer(transport: .router)
         let paths = try #require(try document(live)["paths"] as? [String: [String: Any]])
         for route in live.server.service.router().routes where route.method != .HEAD {
+            if route.pattern == "/viewmodels/:name/commands/:command" {
+                continue  // one operation per command, below
+            }
             let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
                 .joined(separator: "/")
             let documented = paths["/" + path.drop { $0 == "/" }]
             #expect(documented?[route.method.rawValue.lowercased()] != nil, "\(route.method) \(route.pattern)")
+        }
+        for (name, commands) in ExampleApp.viewModels.commandNames {
+            for command in commands {
+                #expect(paths["/viewmodels/\(name)/commands/\(command)"]?["post"] != nil, "command \(name)/\(command)")
+            }
         }
     }
 
@@ -52,6 +61,34 @@ import Testing
         let list = try #require(((paths["/viewmodels"] as? [String: Any])?["get"] as? [String: Any])?["responses"] as? [String: Any])
         let text = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
         #expect(text.contains("counter") && text.contains("greetings"))
+    }
+
+    @Test func theCommandsAreDocumentedWithTheirBodiesAndListed() throws {
+        let live = try LiveServer(transport: .router)
+        let root = try document(live)
+        let paths = try #require(root["paths"] as? [String: [String: Any]])
+        let login = try #require(paths["/viewmodels/login/commands/login"]?["post"] as? [String: Any])
+        let body = try #require(login["requestBody"] as? [String: Any])
+        #expect(body["required"] as? Bool == true)
+        let schema = try #require(((body["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+        #expect(Set(schema["required"] as? [String] ?? []) == ["firstName", "lastName"])
+        let parameters = try #require(login["parameters"] as? [[String: Any]])
+        #expect(Set(parameters.compactMap { $0["name"] as? String }) == ["key", "If-Match", "Idempotency-Key"])
+        let increase = try #require(paths["/viewmodels/counter/commands/increase"]?["post"] as? [String: Any])
+        #expect((increase["requestBody"] as? [String: Any])?["required"] as? Bool == false)
+
+        let list = try #require((((paths["/viewmodels"]?["get"] as? [String: Any])?["responses"] as? [String: Any])?["200"]
+            as? [String: Any])?["content"] as? [String: Any])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
+        #expect(text.contains(#""commands""#) && text.contains(#""logout""#))
+
+        // The login action's payload gained loggedInAt, which clients need not send.
+        let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let variants = try #require((schemas["Action"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        let loginAction = try #require(variants.first { $0["title"] as? String == "login" })
+        let payload = try #require((loginAction["properties"] as? [String: Any])?["payload"] as? [String: Any])
+        #expect((payload["properties"] as? [String: Any])?["loggedInAt"] != nil)
+        #expect(Set(payload["required"] as? [String] ?? []) == ["firstName", "lastName"])
     }
 
     @Test func schemaInferenceFollowsNestedOptionalAndArrayFields() throws {

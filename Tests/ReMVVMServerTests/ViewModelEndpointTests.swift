@@ -5,9 +5,10 @@ import Testing
 /// `GET /viewmodels` and `GET /viewmodels/<name>` (docs/http-api.md), over a socket and in process.
 @Suite struct ViewModelEndpointTests {
     @Test(arguments: Transport.allCases)
-    func registeredNamesAreListed(transport: Transport) throws {
+    func registeredNamesAreListedWithTheirCommands(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        #expect(try live.get("/viewmodels").bodyString == #"{"viewModels":["counter","greetings"]}"#)
+        #expect(try live.get("/viewmodels").bodyString
+            == #"{"commands":{"counter":["decrease","increase"],"greetings":["logout"],"login":["login"]},"viewModels":["counter","greetings","login"]}"#)
     }
 
     @Test(arguments: Transport.allCases)
@@ -40,6 +41,6 @@ import Testing
         let response = try live.get("/viewmodels/nope?key=1")
         #expect(response.status == 404)
         #expect(response.problem?.type == "urn:remvvm:problem:unknown-view-model")
-        #expect(response.problem?.known == ["counter", "greetings"])
+        #expect(response.problem?.known == ["counter", "greetings", "login"])
     }
 }

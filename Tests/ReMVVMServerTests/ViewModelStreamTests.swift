@@ -159,13 +159,13 @@ import Testing
         let live = try LiveServer(transport: transport)
         let unknown = try live.get("/viewmodels/nope/events")
         #expect(unknown.status == 404)
-        #expect(unknown.problem?.known == ["counter", "greetings"])
+        #expect(unknown.problem?.known == ["counter", "greetings", "login"])
         let unknownInList = try live.get("/viewmodels/events?name=counter&name=nope")
         #expect(unknownInList.status == 404)
         #expect(unknownInList.problem?.detail.contains("\"nope\"") == true)
         let none = try live.get("/viewmodels/events")
         #expect(none.status == 400)
-        #expect(none.problem?.known == ["counter", "greetings"])
+        #expect(none.problem?.known == ["counter", "greetings", "login"])
         #expect(live.server.service.viewModelSubscriberCount == 0)
     }
 

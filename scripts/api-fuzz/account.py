@@ -4,11 +4,14 @@
 Usage: account.py BASE_URL OPENAPI_JSON VERSION_BEFORE HAR_FILE
 
 schemathesis runs with one worker, so its HAR file lists every request it sent, in order. The
-store may change only through POST /actions answered 200 that is not a replay (no
-`Idempotent-Replayed: true`): by one version per action object of its body. Then:
+store may change only through POST /actions and POST /viewmodels/<name>/commands/<command>
+answered 200 that are not replays (no `Idempotent-Replayed: true`): POST /actions by one version
+per action object of its body, a command by one version, an action of the type the command is
+named after (what each command of the example app dispatches). Then:
   1. each such request is valid by the document: its body matches the request body schema (an
-     action of a registered type with a payload of its schema, or a non-empty array of them),
-     it was sent as application/json, and its documented headers (Idempotency-Key) match theirs;
+     action of a registered type with a payload of its schema, or a non-empty array of them; a
+     command's body schema, or no body where the body is optional), it was sent as
+     application/json, and its documented headers (Idempotency-Key) match theirs;
   2. its 200 names the version before it plus its number of actions, so no request answered
      otherwise moved the store in between;
   3. the version now is VERSION_BEFORE plus all those actions: nothing moved it afterwards, nor
@@ -21,6 +24,7 @@ Prints one summary line; exits 1 with the first discrepancy.
 """
 import json
 import sys
+import urllib.parse
 import urllib.request
 
 from jsonschema import Draft202012Validator
@@ -40,14 +44,16 @@ def fail(message):
     sys.exit(1)
 
 
-def validators(document):
-    """Validators of POST /actions: the JSON body, and each documented header by its name."""
+def validators(document, path):
+    """Validators of POST `path`: the JSON body, whether a body is required, and each documented
+    header by its name."""
     registry = Registry().with_resource(DOCUMENT, DRAFT202012.create_resource(document))
-    operation = document["paths"]["/actions"]["post"]
+    operation = document["paths"][path]["post"]
     if list(operation["requestBody"]["content"]) != ["application/json"]:
-        fail("POST /actions documents a request body other than application/json")
+        fail(f"POST {path} documents a request body other than application/json")
+    pointer = path.replace("~", "~0").replace("/", "~1")
     body = Draft202012Validator(
-        {"$ref": f"{DOCUMENT}#/paths/~1actions/post/requestBody/content/application~1json/schema"},
+        {"$ref": f"{DOCUMENT}#/paths/{pointer}/post/requestBody/content/application~1json/schema"},
         registry=registry,
     )
     headers = {
@@ -55,55 +61,78 @@ def validators(document):
         for parameter in operation.get("parameters", [])
         if parameter["in"] == "header"
     }
-    return body, headers
+    return body, operation["requestBody"].get("required", False), headers
+
+
+def dispatching_path(url):
+    """The documented path of a request that may move the store, or None."""
+    path = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
+    if path.endswith("/actions"):
+        return "/actions"
+    parts = path.split("/")
+    if len(parts) >= 5 and parts[-4] == "viewmodels" and parts[-2] == "commands":
+        return "/" + "/".join(parts[-4:])
+    return None
 
 
 def main():
     base, document_path, before, har_path = sys.argv[1].rstrip("/"), sys.argv[2], int(sys.argv[3]), sys.argv[4]
     with open(document_path) as file:
-        body_validator, header_validators = validators(json.load(file))
+        document = json.load(file)
     with open(har_path) as file:
         entries = json.load(file)["log"]["entries"]
 
     accepted = []  # action types, in the order the server applied them
-    posts = replays = 0
+    posts = commands = replays = 0
     version = before
     for entry in entries:
         request, response = entry["request"], entry["response"]
-        if request["method"] != "POST" or not request["url"].split("?")[0].endswith("/actions"):
+        path = dispatching_path(request["url"]) if request["method"] == "POST" else None
+        if path is None:
             continue
         posts += 1
         text = request.get("postData", {}).get("text", "")
         status = response["status"]
         if status == 202:
-            fail(f"202 to {text[:200]!r}: a deferred action cannot be accounted")
+            fail(f"202 to POST {path} {text[:200]!r}: a deferred action cannot be accounted")
         if status != 200:
             continue
         if any(h["name"].lower() == "idempotent-replayed" and h["value"] == "true" for h in response["headers"]):
             replays += 1
             continue
+        if path not in document["paths"]:
+            fail(f"POST {path} was answered 200, but the document does not describe it")
+        body_validator, body_required, header_validators = validators(document, path)
 
         sent = {h["name"].lower(): h["value"] for h in request["headers"]}
-        what = f"POST /actions {text[:200]!r} (headers {sent}) was answered 200"
-        if sent.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            fail(f"{what}, but it is not sent as application/json")
-        try:
-            body = json.loads(text)
-        except ValueError:
-            fail(f"{what}, but its body is not JSON")
-        errors = sorted(body_validator.iter_errors(body), key=lambda error: error.path)
-        if errors:
-            fail(f"{what}, but the document does not allow its body: {errors[0].message[:300]}")
+        what = f"POST {path} {text[:200]!r} (headers {sent}) was answered 200"
+        is_command = path != "/actions"
+        if is_command and not text and not body_required:
+            body = None  # an optional body left out: read as {}
+        else:
+            if sent.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+                fail(f"{what}, but it is not sent as application/json")
+            try:
+                body = json.loads(text)
+            except ValueError:
+                fail(f"{what}, but its body is not JSON")
+            errors = sorted(body_validator.iter_errors(body), key=lambda error: error.path)
+            if errors:
+                fail(f"{what}, but the document does not allow its body: {errors[0].message[:300]}")
         for name, validator in header_validators.items():
             if name in sent and not validator.is_valid(sent[name]):
                 fail(f"{what}, but the document does not allow its {name} header")
 
-        actions = body if isinstance(body, list) else [body]
+        if is_command:
+            commands += 1
+            types = [path.rsplit("/", 1)[-1]]
+        else:
+            types = [action["type"] for action in (body if isinstance(body, list) else [body])]
         answered = json.loads(response["content"]["text"])["version"]
-        if answered != version + len(actions):
-            fail(f"{what} with version {answered}, not {version} + {len(actions)}: something else moved the store")
+        if answered != version + len(types):
+            fail(f"{what} with version {answered}, not {version} + {len(types)}: something else moved the store")
         version = answered
-        accepted += [action["type"] for action in actions]
+        accepted += types
 
     now = get(base, "/healthz")["version"]
     if now != before + len(accepted):
@@ -121,7 +150,7 @@ def main():
     kept = len(logged)
     if logged != accepted[len(accepted) - kept:]:
         fail(f"the action log since version {before} ({kept} actions) differs from the accepted actions")
-    print(f"state: {posts} POST /actions, {len(accepted)} valid actions accepted (+{replays} replays), "
+    print(f"state: {posts} POSTs that dispatch ({commands} accepted commands), {len(accepted)} valid actions accepted (+{replays} replays), "
           f"version {before} -> {now}, every version accounted for, action log matches ({kept} compared)")
 
 

@@ -22,13 +22,14 @@ public struct AppState: StoreState, Codable, Equatable {
         StateMapper(for: \.user),
     ]
 
-    /// Makes the `counter` and `greetings` view models from this state.
+    /// Makes the `counter`, `greetings` and `login` view models from this state.
     public var factory: any ViewModelFactory {
         let counter = self.counter
         let user = self.user
         let factory = CompositeViewModelFactory()
         factory.add { CounterViewModel(counter: counter) }
         factory.add { GreetingsViewModel(user: user) }
+        factory.add { LoginViewModel(user: user) }
         return factory
     }
 
@@ -44,16 +45,20 @@ public struct AppState: StoreState, Codable, Equatable {
     }
 }
 
-/// A logged-in user.
+/// A logged-in user: `{"firstName": …, "lastName": …, "loggedInAt": …}`, `loggedInAt` left out
+/// when the login was not stamped.
 public struct User: Codable, Sendable, Equatable {
     /// Given name.
     public var firstName: String
     /// Family name.
     public var lastName: String
+    /// When the user logged in (RFC 3339), as ``LoginMiddleware`` stamped it on the action.
+    public var loggedInAt: String?
 
     /// Creates a user.
-    public init(firstName: String, lastName: String) {
+    public init(firstName: String, lastName: String, loggedInAt: String? = nil) {
         self.firstName = firstName
         self.lastName = lastName
+        self.loggedInAt = loggedInAt
     }
 }

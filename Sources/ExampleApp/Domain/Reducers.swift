@@ -45,9 +45,9 @@ public enum UserReducer: Reducer {
 
 /// Sets the user on `login`.
 public enum LoginReducer: Reducer {
-    /// The user named by the action.
+    /// The user named by the action, logged in at the time the action carries.
     public static func reduce(state: User?, with action: Login) -> User? {
-        User(firstName: action.firstName, lastName: action.lastName)
+        User(firstName: action.firstName, lastName: action.lastName, loggedInAt: action.loggedInAt)
     }
 }
 

@@ -20,3 +20,17 @@ public struct GreetingsViewModel: Encodable, Sendable, Equatable {
         greetings = "Hello \(user.firstName) \(user.lastName) <3"
     }
 }
+
+/// The login screen, shown while nobody is logged in: `{"prompt": "…"}`. Its `login` command
+/// logs a user in; once someone is logged in the factory makes none (the `greetings` view model
+/// takes over, with its `logout` command).
+public struct LoginViewModel: Encodable, Sendable, Equatable {
+    /// What the screen asks for.
+    public let prompt: String
+
+    /// Creates the login screen, or nil when someone is logged in already.
+    public init?(user: User?) {
+        guard user == nil else { return nil }
+        prompt = "Log in with your first and last name"
+    }
+}

@@ -29,19 +29,26 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     private let reducer: @Sendable (State, any StoreAction) -> State
     private let middleware: MiddlewareStack
 
+    /// The dependencies given at construction: those of the middleware, and those the service hands
+    /// to view-model commands.
+    public let services: Services
+
     /// Builds a store.
     /// - Parameters:
     ///   - state: the initial state (version 0).
     ///   - reducer: the root reducer; it is called for every action that passes all middleware.
     ///   - middleware: middleware in the order they run.
     ///   - stateMappers: at most one mapper per substate type, for typed middleware and observers.
+    ///   - services: the dependencies of the middleware and of view-model commands (a clock, …);
+    ///     the default is the production ones. Kept as ``services``.
     /// - Throws: ``StoreConfigurationError`` for two mappers of one type, or a typed middleware whose
     ///   state type no mapper produces.
     public init<R: Reducer>(
         state: State,
         reducer: R.Type,
         middleware: [any AnyMiddleware] = [],
-        stateMappers: [StateMapper<State>] = []
+        stateMappers: [StateMapper<State>] = [],
+        services: Services = Services()
     ) throws where R.State == State, R: SendableMetatype {
         var seen = Set<ObjectIdentifier>()
         for mapper in stateMappers where !seen.insert(mapper.targetType).inserted {
@@ -61,6 +68,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         }
         self.mappings = mappings
         self.middleware = MiddlewareStack(items: middleware)
+        self.services = services
         self.reducer = { R.reduce(state: $0, withAny: $1) }
         self.current = Lock(Current(snapshot: StoreSnapshot(version: 0, state: state)))
     }

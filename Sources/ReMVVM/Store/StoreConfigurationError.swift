@@ -1,4 +1,4 @@
-/// A store that cannot be built as configured; thrown by ``Store/init(state:reducer:middleware:stateMappers:)``.
+/// A store that cannot be built as configured; thrown by ``Store/init(state:reducer:middleware:stateMappers:services:)``.
 ///
 /// These are stricter than ReMVVM, which crashes or silently skips in the same situations.
 public struct StoreConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -47,7 +47,7 @@ struct ActionBatchDecoder: Sendable {
     }
 
     /// Whether `body` is UTF-8; ASCII (most bodies) is checked without building a string.
-    private static func isValidUTF8(_ body: [UInt8]) -> Bool {
+    static func isValidUTF8(_ body: [UInt8]) -> Bool {
         if body.allSatisfy({ $0 < 0x80 }) {
             return true
         }

@@ -1,4 +1,5 @@
-/// Why a `POST /actions` body cannot be applied; rendered as a problem detail.
+/// Why a `POST /actions` body (or a view-model command's body) cannot be applied; rendered as a
+/// problem detail.
 struct ActionDecodingError: Error, Sendable {
     enum Code: Sendable {
         /// Not JSON at all (400).
@@ -21,6 +22,9 @@ struct ActionDecodingError: Error, Sendable {
     var index: Int?
     /// The action's wire name, when known.
     var actionType: String?
+    /// The view-model command whose body this is, when it is one (`field` is then a path in the
+    /// body itself).
+    var command: String?
 
     static func malformedJSON(_ message: String) -> ActionDecodingError {
         ActionDecodingError(code: .malformedJSON, message: message)
@@ -38,8 +42,9 @@ struct ActionDecodingError: Error, Sendable {
         )
     }
 
-    /// `payload.items[2].name` from a coding path (array indices in brackets; batch index dropped).
-    static func path(_ codingPath: [any CodingKey]) -> String {
+    /// `payload.items[2].name` from a coding path (array indices in brackets; the batch index
+    /// dropped when `inBatch`).
+    static func path(_ codingPath: [any CodingKey], inBatch: Bool = true) -> String {
         var text = ""
         for key in codingPath {
             if let index = key.intValue {
@@ -48,7 +53,7 @@ struct ActionDecodingError: Error, Sendable {
                 text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
             }
         }
-        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
+        if inBatch, text.hasPrefix("["), let end = text.firstIndex(of: "]") {
             text = String(text[text.index(after: end)...])
             if text.hasPrefix(".") { text.removeFirst() }
         }
@@ -63,21 +68,22 @@ struct ActionDecodingError: Error, Sendable {
 
 extension ActionDecodingError {
     /// Classifies a Foundation decoding error: invalid JSON → 400, anything else → a payload problem.
-    init(_ error: DecodingError) {
+    /// `inBatch`: the coding path starts at a batch of actions, whose index is not part of the field.
+    init(_ error: DecodingError, inBatch: Bool = true) {
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             self.init(code: .malformedJSON, message: "the body is not valid JSON: \(Self.describe(context))")
         case .keyNotFound(let key, let context):
-            let path = Self.path(context.codingPath + [key])
+            let path = Self.path(context.codingPath + [key], inBatch: inBatch)
             self.init(code: .invalidPayload, message: "missing field \(path)", field: path)
         case .valueNotFound(let type, let context):
-            let path = Self.path(context.codingPath)
+            let path = Self.path(context.codingPath, inBatch: inBatch)
             self.init(code: .invalidPayload, message: "field \(path) is null; expected \(type)", field: path)
         case .typeMismatch(let type, let context):
-            let path = Self.path(context.codingPath)
+            let path = Self.path(context.codingPath, inBatch: inBatch)
             self.init(code: .invalidPayload, message: "field \(path) has the wrong type; expected \(type)", field: path)
         case .dataCorrupted(let context):
-            let path = Self.path(context.codingPath)
+            let path = Self.path(context.codingPath, inBatch: inBatch)
             self.init(code: .invalidPayload, message: "field \(path) is invalid: \(Self.describe(context))", field: path)
         @unknown default:
             self.init(code: .invalidPayload, message: "\(error)")

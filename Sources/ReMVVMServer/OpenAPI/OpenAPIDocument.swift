@@ -1,10 +1,13 @@
 /// The OpenAPI 3.1 document of the service (`GET /openapi.json`), generated from its registries
 /// and configuration so that it never drifts from what the server does: every route, the
 /// registered action types with their payload schemas (inferred from their `Decodable`
-/// conformance), and the view-model names.
+/// conformance), the view-model names, and one operation per view-model command with its body
+/// schema (`OpenAPIDocument+Commands.swift`).
 struct OpenAPIDocument {
     let actions: ActionRegistry
     let viewModelNames: [String]
+    /// Every view-model command, each documented as an operation of its own.
+    let commands: [Command]
     let metricsEnabled: Bool
     let durable: Bool
     /// Whether tokens are configured: then the document declares the security schemes and the
@@ -28,6 +31,7 @@ struct OpenAPIDocument {
             "/healthz": ["get": getHealth],
             "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
         ]
+        paths.merge(commandPaths) { documented, _ in documented }
         if metricsEnabled {
             paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
@@ -53,7 +57,8 @@ struct OpenAPIDocument {
 
     // MARK: Operations
 
-    private var postActions: JSONValue {
+    /// The answers of a dispatch (`POST /actions` and the commands), by status.
+    var dispatchResponses: [String: JSONValue] {
         var responses: [String: JSONValue] = [
             "200": json(ref("VersionAnswer"), "Reduced: the store's version after the last action"),
             "202": json(["type": "object", "properties": ["accepted": ["const": true]], "required": ["accepted"]], "Taken by middleware, not reduced (yet)"),
@@ -68,17 +73,26 @@ struct OpenAPIDocument {
         if durable {
             responses["503"] = problem("The journal cannot make actions durable right now")
         }
-        return operation(
+        return responses
+    }
+
+    /// The `If-Match` and `Idempotency-Key` header parameters of a dispatch.
+    var dispatchHeaders: [JSONValue] {
+        [
+            header("If-Match", "Apply only at this version (a strong ETag, or *)", ["type": "string"]),
+            header("Idempotency-Key", "Apply at most once; a retry gets the kept answer", ["type": "string", "pattern": "^[!-~]{1,255}$"]),
+        ]
+    }
+
+    private var postActions: JSONValue {
+        operation(
             "dispatchActions", "Dispatch one action or a batch",
-            parameters: [
-                header("If-Match", "Apply only at this version (a strong ETag, or *)", ["type": "string"]),
-                header("Idempotency-Key", "Apply at most once; a retry gets the kept answer", ["type": "string", "pattern": "^[!-~]{1,255}$"]),
-            ],
+            parameters: dispatchHeaders,
             requestBody: [
                 "required": true,
                 "content": ["application/json": ["schema": ["oneOf": [ref("Action"), ["type": "array", "items": ref("Action"), "minItems": 1]]]]],
             ],
-            responses: .object(responses)
+            responses: .object(dispatchResponses)
         )
     }
 
@@ -109,11 +123,14 @@ struct OpenAPIDocument {
     }
 
     private var listViewModels: JSONValue {
-        operation("listViewModels", "The view-model names", responses: [
+        operation("listViewModels", "The view-model names and their commands", responses: [
             "200": json([
                 "type": "object",
-                "properties": ["viewModels": ["type": "array", "items": ["type": "string", "enum": .array(viewModelNames.map { .string($0) })]]],
-                "required": ["viewModels"],
+                "properties": [
+                    "viewModels": ["type": "array", "items": ["type": "string", "enum": .array(viewModelNames.map { .string($0) })]],
+                    "commands": commandListSchema,
+                ],
+                "required": ["viewModels", "commands"],
             ]),
         ])
     }
@@ -284,7 +301,7 @@ struct OpenAPIDocument {
 
     // MARK: Helpers
 
-    private func operation(
+    func operation(
         _ id: String, _ summary: String, parameters: [JSONValue] = [], requestBody: JSONValue? = nil, responses: JSONValue
     ) -> JSONValue {
         var operation: [String: JSONValue] = ["operationId": .string(id), "summary": .string(summary), "responses": responses]
@@ -293,7 +310,7 @@ struct OpenAPIDocument {
         return .object(operation)
     }
 
-    private func json(_ schema: JSONValue, _ description: String = "OK") -> JSONValue {
+    func json(_ schema: JSONValue, _ description: String = "OK") -> JSONValue {
         ["description": .string(description), "content": ["application/json": ["schema": schema]]]
     }
 
@@ -301,15 +318,15 @@ struct OpenAPIDocument {
         ["description": .string(description), "content": ["application/problem+json": ["schema": ref("Problem")]]]
     }
 
-    private func ref(_ name: String) -> JSONValue {
+    func ref(_ name: String) -> JSONValue {
         ["$ref": .string("#/components/schemas/\(name)")]
     }
 
-    private func header(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+    func header(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
         ["name": .string(name), "in": "header", "required": false, "description": .string(description), "schema": schema]
     }
 
-    private func query(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+    func query(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
         ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": schema]
     }
 }

@@ -1,5 +1,6 @@
 extension ActionDecodingError {
-    /// The problem detail a client gets for this error: 400 for malformed JSON, 422 otherwise.
+    /// The problem detail a client gets for this error: 400 for malformed JSON, 422 otherwise (for a
+    /// command's body, `invalid-command-body`).
     var problem: Problem {
         var detail = message
         if let index {
@@ -16,6 +17,12 @@ extension ActionDecodingError {
                 detail: detail, known: known, index: index
             )
         case .invalidPayload:
+            if let command {
+                return Problem(
+                    type: Problem.type("invalid-command-body"), title: "Invalid command body", status: 422,
+                    detail: "the body of command \"\(command)\" does not decode: " + detail, field: field
+                )
+            }
             let action = actionType.map { " of \"\($0)\"" } ?? ""
             return Problem(
                 type: Problem.type("invalid-payload"), title: "Invalid action payload", status: 422,

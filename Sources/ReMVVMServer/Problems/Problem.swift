@@ -189,7 +189,7 @@ extension Problem {
         Problem(
             title: "Unsupported Media Type",
             status: 415,
-            detail: "send actions as Content-Type: application/json"
+            detail: "send actions and command bodies as Content-Type: application/json"
                 + (contentType.map { " (got \($0))" } ?? " (no Content-Type was given)")
         )
     }

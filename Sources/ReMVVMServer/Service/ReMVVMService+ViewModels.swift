@@ -2,22 +2,16 @@ import MicroHTTP
 import ReMVVM
 
 extension ReMVVMService {
-    /// `GET /viewmodels`: the registered names.
+    /// `GET /viewmodels`: the registered names, and the commands of each.
     func listViewModels() -> Response {
-        let names = (try? JSONCoding.encode(["viewModels": viewModels.names])) ?? Array("{}".utf8)
-        return JSONCoding.response(names)
+        let list = ViewModelList(viewModels: viewModels.names, commands: viewModels.commandNames)
+        return JSONCoding.response((try? JSONCoding.encode(list)) ?? Array("{}".utf8))
     }
 
     /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
     func getViewModel(named name: String, key: String?) -> Response {
         guard let render = viewModels.renderer(named: name) else {
-            return Problem(
-                type: Problem.type("unknown-view-model"),
-                title: "Unknown view model",
-                status: 404,
-                detail: "no view model is registered as \"\(name)\"; known: \(viewModels.names.joined(separator: ", "))",
-                known: viewModels.names
-            ).response
+            return Problem.unknownViewModel(name, known: viewModels.names).response
         }
         let snapshot = publisher.snapshot
         if let cached = viewModelCache.entry(name: name, key: key, version: snapshot.version) {
@@ -38,13 +32,13 @@ extension ReMVVMService {
         case .json(let json):
             return JSONCoding.response(json, headers: [("Cache-Control", "no-cache")])
         case .unavailable:
-            let keyText = key.map { " for key \"\($0)\"" } ?? ""
-            return Problem(
-                type: Problem.type("view-model-unavailable"),
-                title: "View model not available",
-                status: 404,
-                detail: "view model \"\(name)\" is not available in the current state\(keyText)"
-            ).response
+            return Problem.viewModelUnavailable(name, key: key).response
         }
     }
+}
+
+/// The body of `GET /viewmodels`.
+private struct ViewModelList: Encodable {
+    let viewModels: [String]
+    let commands: [String: [String]]
 }

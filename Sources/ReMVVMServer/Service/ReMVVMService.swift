@@ -193,11 +193,15 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         router.add(.GET, "/viewmodels/:name/events") { [self] request, parameters in
             getViewModelEvents(named: parameters["name"] ?? "", request)
         }
+        router.add(.POST, "/viewmodels/:name/commands/:command") { [self] request, parameters in
+            postCommand(request, viewModel: parameters["name"] ?? "", command: parameters["command"] ?? "")
+        }
         router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
         let openAPI = (try? OpenAPIDocument(
             actions: codec.registry,
             viewModelNames: viewModels.names,
+            commands: viewModels.allCommands.map { .init(viewModel: $0.viewModel, name: $0.command.name, bodyType: $0.command.bodyType) },
             metricsEnabled: metrics != nil,
             durable: journalStorage != nil,
             accessControl: accessControl.isEnabled

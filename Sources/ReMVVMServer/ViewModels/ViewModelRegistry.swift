@@ -5,7 +5,7 @@ public import ReMVVM
 /// ```swift
 /// var viewModels = ViewModelRegistry<AppState>()
 /// viewModels.register(CounterViewModel.self, as: "counter")
-/// viewModels.register(GreetingsViewModel.self, as: "greetings")
+/// viewModels.register(GreetingsViewModel.self, as: "greetings", commands: GreetingsViewModel.commands)
 /// ```
 ///
 /// View models that are also `Equatable` stream most cheaply: `GET /viewmodels/<name>/events`
@@ -19,6 +19,8 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
 
     private var renderers: [String: Render] = [:]
     private var makers: [String: Make] = [:]
+    /// The commands of each view model that has any, by command name (`ViewModelRegistry+Commands.swift`).
+    var commandSets: [String: [String: RegisteredCommand<State>]] = [:]
 
     /// Creates an empty registry.
     public init() {}
@@ -43,6 +45,7 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
         as name: String,
         value: @escaping @Sendable (ViewModel) -> ViewModelValue
     ) {
+        commandSets[name] = nil
         // Straight from the factory, never subscribed: a view model that is a StateObserver
         // would otherwise be updated on the store's thread while this thread encodes it.
         renderers[name] = { state, key in

@@ -36,6 +36,7 @@ final class LiveServer: Sendable {
         transport: Transport = .live,
         writes: StreamWrites = .direct,
         middleware: [any AnyMiddleware] = [],
+        services: Services = Services(),
         maxBodyBytes: Int = 1 << 20,
         heartbeat: Duration = .seconds(15),
         subscriberBacklogBytes: Int = 1 << 20,
@@ -48,7 +49,7 @@ final class LiveServer: Sendable {
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
-        store = try Store.example(middleware: middleware)
+        store = try Store.example(middleware: middleware, services: services)
         var http = HTTPServerConfiguration()
         http.host = "127.0.0.1"
         http.port = 0
@@ -98,6 +99,21 @@ final class LiveServer: Sendable {
 
     func subscribe(receiveBufferSize: Int? = nil) throws -> SSEClient {
         try SSEClient(port: port, path: "/events", receiveBufferSize: receiveBufferSize)
+    }
+
+    /// `POST /viewmodels/<name>/commands/<command>` (`target` is the part after `/viewmodels/`,
+    /// query included) with `json` as the body, or without body and `Content-Type` when nil.
+    func command(
+        _ target: String,
+        _ json: String? = nil,
+        contentType: String? = "application/json",
+        headers: [(String, String)] = []
+    ) throws -> TestHTTPResponse {
+        var sent = headers
+        if json != nil, let contentType {
+            sent.append(("Content-Type", contentType))
+        }
+        return try send(method: "POST", path: "/viewmodels/" + target, headers: sent, body: Array((json ?? "").utf8))
     }
 
     /// `POST /actions` with a JSON body.

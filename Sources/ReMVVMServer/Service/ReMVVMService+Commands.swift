@@ -1,0 +1,77 @@
+import MicroHTTP
+import ReMVVM
+
+extension ReMVVMService {
+    /// `POST /viewmodels/<name>/commands/<command>[?key=K]`: the command turns the body and the
+    /// view model of the newest visible state into actions, dispatched as `POST /actions`
+    /// dispatches (same answers, `If-Match`, `Idempotency-Key`, durable answers).
+    ///
+    /// Refused without dispatching: an unknown view model or command (404 listing the known
+    /// ones), a body that is not JSON (415, 400) or does not decode (422 naming the field), a view
+    /// model the factory does not make now (404), a ``CommandRejection`` (422), and an action
+    /// without a wire name (500: it could not be journaled).
+    func postCommand(_ request: Request, viewModel name: String, command commandName: String) -> Response {
+        guard let command = viewModels.command(commandName, of: name) else {
+            guard let known = viewModels.commandNames[name] else {
+                return Problem.unknownViewModel(name, known: viewModels.names).response
+            }
+            return Problem.unknownCommand(commandName, of: name, known: known).response
+        }
+        let contentType = request.headers["Content-Type"]
+        // No body and no Content-Type reads as `{}`; anything sent must be JSON.
+        if !(request.body.isEmpty && contentType == nil), !Self.isJSON(contentType) {
+            return Problem.unsupportedMediaType(contentType).response
+        }
+        let run: RegisteredCommand<State>.Bound
+        do {
+            run = try command.bind(request.body)
+        } catch {
+            logger.debug("refused the body of command \(name)/\(commandName): \(error.message)")
+            return error.problem.response
+        }
+        let key = request.query["key"]
+        // The key selects the view model, so it is part of what an Idempotency-Key is bound to.
+        let path = "/viewmodels/\(name)/commands/\(commandName)" + (key.map { "?key=\($0)" } ?? "")
+        return dispatchRequest(request, fingerprintPath: path) { [self] in
+            plan(run, command: commandName, of: name, key: key)
+        }
+    }
+
+    /// Runs a decoded command on the newest visible state's view model.
+    private func plan(
+        _ run: RegisteredCommand<State>.Bound, command: String, of name: String, key: String?
+    ) -> DispatchPlan {
+        // The visible state, as GET /viewmodels/<name> shows it: with a journal, nothing that is
+        // not yet durable decides what a command does.
+        let state = publisher.snapshot.state
+        let actions: [any StoreAction]
+        do {
+            switch try run(state, key, store.services) {
+            case .unavailable:
+                return .answer(Problem.viewModelUnavailable(name, key: key).response)
+            case .actions(let produced):
+                actions = produced
+            }
+        } catch let rejection as CommandRejection {
+            return .answer(Problem.commandRejected(command, reason: rejection.reason).response)
+        } catch {
+            logger.error("command \(name)/\(command) failed: \(error)")
+            return .answer(Problem(
+                title: "Internal Server Error", status: 500, detail: "command \"\(command)\" of view model \"\(name)\" failed"
+            ).response)
+        }
+        for action in actions {
+            if let reason = codec.refusal(of: action) {
+                // Never dispatched: the journal, the event stream and the action log need wire names.
+                logger.error("command \(name)/\(command) produced an action that cannot be journaled: \(reason)")
+                return .answer(Problem(
+                    type: Problem.type("action-not-journaled"),
+                    title: "Action cannot be journaled",
+                    status: 500,
+                    detail: "command \"\(command)\" of view model \"\(name)\" produced an action that was not dispatched: \(reason)"
+                ).response)
+            }
+        }
+        return .dispatch(actions)
+    }
+}

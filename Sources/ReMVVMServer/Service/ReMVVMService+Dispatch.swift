@@ -1,0 +1,212 @@
+import Foundation
+import Journal
+import Logging
+import MicroHTTP
+import ReMVVM
+
+/// What a request dispatches, worked out once it may dispatch (after its `Idempotency-Key`, if
+/// any, was claimed): the actions, or the answer it gets instead, with nothing dispatched.
+enum DispatchPlan {
+    /// Dispatch these actions, in order, as one batch.
+    case dispatch([any StoreAction])
+    /// Dispatch nothing; answer this (not kept for an idempotency key).
+    case answer(Response)
+}
+
+extension ReMVVMService {
+    /// The dispatch path of `POST /actions` and of view-model commands, after the body decoded:
+    /// `Idempotency-Key` (400 when not valid; a retry gets the kept answer), the journal's health
+    /// (503), `If-Match` (412), then `plan`'s actions as one exclusive batch — `200 {"version": N}`
+    /// once N is durable, `202`, or the `422` of a middleware rejection.
+    /// - Parameters:
+    ///   - fingerprintPath: the path (and the query that selects what is dispatched) an
+    ///     `Idempotency-Key` is bound to, with the method and the body: the same key on another
+    ///     path is `422`.
+    ///   - plan: the actions to dispatch, or the answer to give instead; called at most once, and
+    ///     only when the request gets that far.
+    func dispatchRequest(_ request: Request, fingerprintPath: String, plan: () -> DispatchPlan) -> Response {
+        var key: IdempotencyKey?
+        if let header = request.headers["Idempotency-Key"] {
+            guard let valid = IdempotencyKey(header: header, method: "POST", path: fingerprintPath, body: request.body) else {
+                return Problem.invalidIdempotencyKey.response
+            }
+            key = valid
+        }
+        if let failure = durable?.journal.failure {
+            // Nothing is acknowledged that is not durable: refuse before dispatching.
+            logger.error("refusing actions while the journal fails: \(failure)")
+            return Problem.journalUnavailable.response
+        }
+        let condition: @Sendable (UInt64) -> Bool
+        if let ifMatch = request.headers["If-Match"] {
+            condition = Self.condition(ifMatch: ifMatch, tags: configuration.versionTags)
+        } else {
+            condition = { _ in true }
+        }
+        guard let key else {
+            switch plan() {
+            case .dispatch(let actions):
+                return answerWhenDurable(dispatch(actions, if: condition))
+            case .answer(let response):
+                return response
+            }
+        }
+        return dispatchOnce(if: condition, key: key, plan: plan)
+    }
+
+    /// Dispatches a request that carries an idempotency key: replays the kept answer of an earlier
+    /// one, or plans and dispatches it and keeps the answer in the same journal commit as the
+    /// actions. An answer the plan gives instead of actions is not kept: a retry is planned anew.
+    private func dispatchOnce(
+        if condition: @escaping @Sendable (UInt64) -> Bool,
+        key: IdempotencyKey,
+        plan: () -> DispatchPlan
+    ) -> Response {
+        switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
+        case .replay(let kept):
+            return DispatchAnswer(kept: kept).response(replayed: true)
+        case .reusedForAnotherRequest:
+            return Problem.idempotencyKeyReused.response
+        case .inFlight:
+            return Problem.idempotencyKeyInFlight.response
+        case .unavailable(let error):
+            logger.error("cannot look up an idempotency key: \(error)")
+            return Problem.journalUnavailable.response
+        case .fresh:
+            break
+        }
+        let actions: [any StoreAction]
+        switch plan() {
+        case .dispatch(let planned):
+            actions = planned
+        case .answer(let response):
+            idempotencyKeys.release(key)
+            return response
+        }
+        guard let journal = durable?.journal else {
+            let answer = dispatch(actions, if: condition)
+            if answer.isKept {
+                idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
+            } else {
+                idempotencyKeys.release(key)
+            }
+            return answer.response()
+        }
+        let pending = PendingResponse()
+        let keys = idempotencyKeys
+        let logger = logger
+        store.exclusively { [self] in
+            journal.beginGroup()
+            let answer = dispatch(actions, if: condition)
+            guard answer.isKept else {
+                journal.endGroup(keeping: nil)
+                keys.release(key)
+                answerWhenDurable(answer, pending)
+                return
+            }
+            let kept = answer.kept(for: key, time: ActionJournalCodec.now())
+            keys.keep(kept) { result in
+                Self.complete(pending, with: answer, once: result, logger: logger, what: "the answer kept for an idempotency key")
+            }
+            journal.endGroup(keeping: kept)
+        }
+        return Response(pending: pending)
+    }
+
+    /// Dispatches `actions` if `condition` holds, and says what the client gets.
+    private func dispatch(_ actions: [any StoreAction], if condition: @escaping @Sendable (UInt64) -> Bool) -> DispatchAnswer {
+        let outcome = store.dispatchAndWait(actions, if: condition)
+        metrics?.countActions(actions, outcome: outcome)
+        switch outcome {
+        case .preconditionFailed(let current):
+            var problem = Problem(
+                type: Problem.type("version-mismatch"),
+                title: "Precondition Failed",
+                status: 412,
+                detail: "If-Match names a version other than the current one, \(current); nothing was applied"
+            )
+            problem.currentVersion = current
+            problem.headers["ETag"] = configuration.versionTags.etag(current)
+            return DispatchAnswer(problem: problem, isKept: false)
+        case .reduced(let version):
+            return .applied(version)
+        case .refused(let reason, let index):
+            logger.error("actions refused before the reducer: \(reason)")
+            // Actions before the refused one were applied: the answer is sent once they are
+            // durable, and kept for an idempotency key so that a retry does not apply them again.
+            var answer = DispatchAnswer(problem: Problem(
+                type: Problem.type("action-not-journaled"),
+                title: "Action cannot be journaled",
+                status: 500,
+                detail: reason
+            ), isKept: index > 0)
+            answer.version = index > 0 ? store.version : nil
+            return answer
+        case .accepted:
+            return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
+        case .rejected(let reason, let index):
+            let position = actions.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
+            let applied = actions.count > 1 && index > 0 ? "; the actions before it were applied" : ""
+            var answer = DispatchAnswer(problem: Problem(
+                type: Problem.type("action-rejected"),
+                title: "Action rejected",
+                status: 422,
+                detail: position + reason + applied,
+                index: actions.count > 1 ? index : nil
+            ), isKept: true)
+            // The actions before the rejected one were applied: nothing that says so is sent
+            // before they are durable (the store's version now covers them).
+            answer.version = index > 0 ? store.version : nil
+            return answer
+        }
+    }
+
+    /// The response for `answer`: at once in memory-only mode; with a journal, once the version it
+    /// names is durable (503 if its commit fails).
+    private func answerWhenDurable(_ answer: DispatchAnswer) -> Response {
+        guard durable != nil, answer.version != nil else { return answer.response() }
+        let pending = PendingResponse()
+        answerWhenDurable(answer, pending)
+        return Response(pending: pending)
+    }
+
+    private func answerWhenDurable(_ answer: DispatchAnswer, _ pending: PendingResponse) {
+        guard let journal = durable?.journal, let version = answer.version else {
+            pending.complete(answer.response())
+            return
+        }
+        journal.whenDurable(version) { [logger] result in
+            Self.complete(pending, with: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
+        }
+    }
+
+    /// Sends `answer` once its commit succeeded; 503 when it failed (nothing acknowledged that is
+    /// not durable).
+    private static func complete(
+        _ pending: PendingResponse, with answer: DispatchAnswer, once result: Result<Void, JournalError>,
+        logger: Logger, what: String
+    ) {
+        switch result {
+        case .success:
+            pending.complete(answer.response())
+        case .failure(let error):
+            logger.error("\(what) is not durable: \(error)")
+            pending.complete(Problem.journalUnavailable.response)
+        }
+    }
+
+    /// What `If-Match` accepts: `*` any version; otherwise the versions its strong tags of this
+    /// instance name (weak tags never match: strong comparison, RFC 9110 §13.1.1).
+    static func condition(ifMatch: String, tags: VersionTags) -> @Sendable (UInt64) -> Bool {
+        var versions = Set<UInt64>()
+        for candidate in ifMatch.split(separator: ",") {
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return { _ in true } }
+            if let version = tags.version(ofETag: Substring(tag)) {
+                versions.insert(version)
+            }
+        }
+        let accepted = versions
+        return { accepted.contains($0) }
+    }
+}
