@@ -186,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONPatchTests",
-            dependencies: ["JSONPatch"],
+            dependencies: ["JSONPatch", "HTTPTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

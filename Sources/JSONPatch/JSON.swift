@@ -61,6 +61,13 @@ extension JSON {
         }
     }
 
+    /// The value of the member named `key` of an object; nil for a missing member or a value
+    /// that is not an object.
+    public subscript(key: String) -> JSON? {
+        guard case .object(let object) = self else { return nil }
+        return object[key]
+    }
+
     /// The kind of value, for error messages: `null`, `boolean`, `number`, `string`, `array`, `object`.
     public var kind: String {
         switch self {

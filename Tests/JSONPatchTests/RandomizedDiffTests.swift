@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import JSONPatch
 import Testing
 
@@ -28,23 +29,6 @@ import Testing
         }
         // The edits exercised every operation diff makes, many times.
         #expect(operations["add", default: 0] > 100 && operations["remove", default: 0] > 100 && operations["replace", default: 0] > 500, "\(operations)")
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that a failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
