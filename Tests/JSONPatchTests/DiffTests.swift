@@ -80,6 +80,15 @@ import Testing
         #expect(try patchText(#"{"😀":"\u0000"}"#, #"{"😀":"\n\u001f"}"#) == #"[{"op":"replace","path":"/😀","value":"\n\u001f"}]"#)
     }
 
+    @Test func aDiffWithALimitStopsOnceItWouldNeedMoreOperations() throws {
+        let old = try json("[1,2,3,4,5]")
+        let new = try json("[9,8,7,6,5]")
+        #expect(diff(old, new, maxOperations: 3) == nil)
+        #expect(diff(old, new, maxOperations: 4) == diff(old, new))
+        #expect(diff(old, old, maxOperations: 0) == [])
+        #expect(diff(try json(#"{"a":1}"#), try json(#"{"b":1}"#), maxOperations: 1) == nil)
+    }
+
     @Test func numbersAreComparedAndCarriedVerbatim() throws {
         #expect(try patchText(#"{"a":1,"b":1e400,"c":-0}"#, #"{"a":1.0,"b":1e400,"c":0}"#)
             == #"[{"op":"replace","path":"/a","value":1.0},{"op":"replace","path":"/c","value":0}]"#)

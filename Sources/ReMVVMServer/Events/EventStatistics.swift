@@ -25,6 +25,6 @@ public struct EventStatistics: Sendable, Equatable, CustomStringConvertible {
 
     /// One line for the log (`scripts/bench.sh` reads "N versions," and "N states encoded").
     public var description: String {
-        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed, \(patchesComputed) patches computed, \(statesParsed) parsed for patches, \(fullStatesInsteadOfPatches) full states instead of patches"
+        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed, \(patchesComputed) patches computed, \(statesParsed) parsed for patches, \(fullStatesInsteadOfPatches) full-state events instead of patches"
     }
 }

@@ -46,9 +46,10 @@ struct PatchFrameEncoder {
             statistics.fullStatesInsteadOfPatches += 1
             return encoded.frame
         }
-        let patch = JSONPatch.diff(base.tree, tree).canonicalBytes
+        // More operations than this cannot fit in the state's length (each takes 25 bytes or more).
+        let operations = JSONPatch.diff(base.tree, tree, maxOperations: encoded.state.count / 25)
         statistics.patchesComputed += 1
-        guard patch.count <= encoded.state.count else {
+        guard let patch = operations?.canonicalBytes, patch.count <= encoded.state.count else {
             statistics.fullStatesInsteadOfPatches += 1
             return encoded.frame
         }
