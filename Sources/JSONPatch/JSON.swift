@@ -29,9 +29,9 @@ extension JSON: Equatable {
         case (.bool(let left), .bool(let right)):
             return left == right
         case (.number(let left), .number(let right)):
-            return left.utf8.elementsEqual(right.utf8)
+            return left.hasSameCodePoints(as: right)
         case (.string(let left), .string(let right)):
-            return left.utf8.elementsEqual(right.utf8)
+            return left.hasSameCodePoints(as: right)
         case (.array(let left), .array(let right)):
             return left.count == right.count && left.elementsEqual(right, by: ==)
         case (.object(let left), .object(let right)):
@@ -54,7 +54,7 @@ extension JSON {
         case (.object(let left), .object(let right)):
             return left.count == right.count
                 && zip(left.members, right.members).allSatisfy {
-                    $0.key.utf8.elementsEqual($1.key.utf8) && $0.value.matches($1.value)
+                    $0.key.hasSameCodePoints(as: $1.key) && $0.value.matches($1.value)
                 }
         default:
             return self == other

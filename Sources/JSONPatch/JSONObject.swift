@@ -19,7 +19,7 @@ public struct JSONObject: Sendable, Equatable {
 
         /// Equal names (by code points) and exactly equal values.
         public static func == (lhs: Member, rhs: Member) -> Bool {
-            lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
+            lhs.key.hasSameCodePoints(as: rhs.key) && lhs.value == rhs.value
         }
     }
 
@@ -95,17 +95,8 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The order of two names: by their UTF-8 bytes.
     static func compare(_ left: String, _ right: String) -> Ordering {
-        var leftBytes = left.utf8.makeIterator()
-        var rightBytes = right.utf8.makeIterator()
-        while true {
-            switch (leftBytes.next(), rightBytes.next()) {
-            case (nil, nil): return .orderedSame
-            case (nil, _): return .orderedAscending
-            case (_, nil): return .orderedDescending
-            case (let l?, let r?) where l != r: return l < r ? .orderedAscending : .orderedDescending
-            default: continue
-            }
-        }
+        let order = left.compareCodePoints(with: right)
+        return order < 0 ? .orderedAscending : order > 0 ? .orderedDescending : .orderedSame
     }
 
     /// How two names are ordered.

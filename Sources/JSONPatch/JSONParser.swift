@@ -131,14 +131,18 @@ struct JSONParser {
     private mutating func string() throws(JSONPatchError) -> String {
         index += 1
         let start = index
-        // The common case: no escapes; the bytes between the quotes are the string.
+        // The common case: no escapes; the bytes between the quotes are the string (ASCII needs
+        // no UTF-8 validation).
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try utf8(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                let text = ascii ? String(decoding: raw, as: UTF8.self) : try utf8(raw, at: start)
                 index += 1
                 return text
             }
+            if byte >= 0x80 { ascii = false }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("a control character in a string must be escaped") }
             index += 1

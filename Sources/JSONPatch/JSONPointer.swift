@@ -73,13 +73,13 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// Whether `other` points inside the value this pointer names (not at it).
     public func isProperPrefix(of other: JSONPointer) -> Bool {
         tokens.count < other.tokens.count
-            && zip(tokens, other.tokens).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && zip(tokens, other.tokens).allSatisfy { $0.hasSameCodePoints(as: $1) }
     }
 
     /// Equal tokens, compared by code points.
     public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
         lhs.tokens.count == rhs.tokens.count
-            && zip(lhs.tokens, rhs.tokens).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && zip(lhs.tokens, rhs.tokens).allSatisfy { $0.hasSameCodePoints(as: $1) }
     }
 
     /// Hashes the tokens' UTF-8 bytes, as `==` compares them.
