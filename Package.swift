@@ -96,11 +96,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // JSON Patch (RFC 6902) and JSON pointers (RFC 6901) over a JSON value that keeps number
+        // literals as written: diff, apply, canonical encoding. No dependencies.
+        .target(
+            name: "JSONPatch",
+            swiftSettings: strictSettings
+        ),
         // The service: a store served over MicroHTTP.
         .target(
             name: "ReMVVMServer",
             dependencies: [
                 "ReMVVM",
+                "JSONPatch",
                 "MicroHTTP",
                 "ConcurrencyKit",
                 "Journal",
@@ -178,6 +185,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "JSONPatchTests",
+            dependencies: ["JSONPatch", "HTTPTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MicroHTTPTests",
             dependencies: [
                 "MicroHTTP", "HTTPTestSupport", "ConcurrencyKit",
@@ -190,7 +202,7 @@ let package = Package(
             name: "ReMVVMServerTests",
             dependencies: [
                 "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
-                "Journal", "SQLiteJournal", "AccessControl",
+                "Journal", "SQLiteJournal", "AccessControl", "JSONPatch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

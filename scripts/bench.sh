@@ -240,13 +240,9 @@ large_post_rps=$(ACTION='{"type":"toggle","payload":{"id":4242}}' \
     wrk_rps large-post "http://127.0.0.1:$LARGE_PORT/actions" -s Benchmarks/wrk/post-action.lua)
 large_state_rps=$(wrk_rps large-state "http://127.0.0.1:$LARGE_PORT/state")
 stop "$large_pid"
-start large-state-fanout $LARGE_PORT "$BIN/large-state-server" $LARGE_PORT 10000
-large_pid=$SERVER_PID
-"$BIN/sse-fanout" --port $LARGE_PORT --subscribers 100 --rate 20 --duration "$DURATION" \
-    --action '{"type":"toggle","payload":{"id":4242}}' --server-pid "$large_pid" \
-    --json "$OUT/fanout-large.json" >"$OUT/fanout-large.txt" 2>&1 \
-    || { cat "$OUT/fanout-large.txt" >&2; exit 1; }
-stop "$large_pid"
+# 100 subscribers at 20 toggles/s: full states (fanout-large.json), then JSON Patch events
+# (fanout-large-delta.json), each against a fresh server; the script starts and stops them.
+Benchmarks/large-state-deltas.sh "$BIN" "$OUT" "$DURATION" $LARGE_PORT >"$OUT/large-state-deltas.txt"
 
 echo "== durable store (journalSync full, data directories under $OUT/durable)"
 DURABLE=$OUT/durable
@@ -363,6 +359,13 @@ printf "  %-40s %s\n" "GET /state (about 0.5 MB), req/s" "$large_state_rps"
 j="$OUT/fanout-large.json"
 printf "  %-40s p50 %s ms, p99 %s ms, lost %s of %s\n" "event latency, 100 subscribers, 20/s" \
     "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" lost)" "$(json_get "$j" expected)"
+j="$OUT/fanout-large-delta.json"
+printf "  %-40s p50 %s ms, p99 %s ms, lost %s of %s\n" "  the same with ?delta=json-patch" \
+    "$(json_get "$j" p50_ms)" "$(json_get "$j" p99_ms)" "$(json_get "$j" lost)" "$(json_get "$j" expected)"
+j="$OUT/large-state-deltas.json"
+printf "  %-40s %s -> %s bytes (%s %%; target <= 1 %%), state %s bytes\n" "bytes per event, full state -> patch" \
+    "$(json_get "$j" full_bytes_per_event)" "$(json_get "$j" patch_bytes_per_event)" \
+    "$(json_get "$j" patch_percent_of_full_event)" "$(json_get "$j" state_bytes)"
 echo
 echo "Durable store (journalSync full: fsync before every acknowledgement)"
 printf "  %-44s %s\n" "POST /actions, wrk -c64, acknowledged/s" "$durable_post_rps (p99 $durable_post_p99; target >= 50,000, p99 <= 5 ms; in memory above: $post_rps)"
@@ -391,7 +394,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
         echo "  \"before\": {\"commit\": \"$BASELINE_COMMIT\", \"state_rps\": $before_state_rps, \"post_rps\": $before_post_rps, \"state_after_over_before\": $(ratio "$state_rps" "$before_state_rps"), \"post_after_over_before\": $(ratio "$post_rps" "$before_post_rps")},"
     fi
     echo "  \"viewmodel_unrelated\": $(sed -n 's/^json: //p' "$OUT/viewmodel-unrelated.txt"),"
-    for f in "${FANOUT_RUNS[@]}" viewmodel-fanout fanout-large stalled; do
+    for f in "${FANOUT_RUNS[@]}" viewmodel-fanout fanout-large fanout-large-delta large-state-deltas stalled; do
         echo "  \"${f//-/_}\": $(tr -d '\n' <"$OUT/$f.json"),"
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"

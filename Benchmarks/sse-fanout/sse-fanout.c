@@ -59,14 +59,14 @@ static struct {
     double duration;
     long server_pid;         /* 0: none */
     const char *action;
-    const char *path;        /* the stream's path and query */
+    const char *path;        /* of the subscribers' GET, with its query */
     double connect_timeout;
     const char *json_path;
     double settle;
     long threads;            /* reader threads while posting */
 } opt = {
-    .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}",
-    .path = "/events", .connect_timeout = 30, .settle = 2,
+    .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}", .path = "/events",
+    .connect_timeout = 30, .settle = 2,
 };
 
 static void usage(FILE *f) {
@@ -78,8 +78,7 @@ static void usage(FILE *f) {
         "  --rate R                POST /actions per second (default 10)\n"
         "  --duration D            seconds of posting (default 10)\n"
         "  --action JSON           body to POST (default {\"type\":\"increase\"})\n"
-        "  --path PATH             the stream to subscribe to (default /events; e.g.\n"
-        "                          /viewmodels/counter/events: every posted action must change it)\n"
+        "  --path PATH             the subscribers' request target (default /events; e.g. /events?delta=json-patch)\n"
         "  --server-pid PID        read the server's VmRSS and CPU time from /proc/PID\n"
         "  --connect-timeout S     seconds to wait for every first event (default 30)\n"
         "  --settle S              seconds to wait for stragglers after the last post (default 2)\n"
@@ -157,7 +156,7 @@ static void set_host(const char *arg) {
 }
 
 static void parse_options(int argc, char **argv) {
-    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_STREAM_PATH, O_HELP };
+    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_TARGET, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_HELP };
     static const struct option longopts[] = {
         {"host", required_argument, 0, O_HOST},
         {"port", required_argument, 0, O_PORT},
@@ -166,11 +165,11 @@ static void parse_options(int argc, char **argv) {
         {"duration", required_argument, 0, O_DUR},
         {"server-pid", required_argument, 0, O_PID},
         {"action", required_argument, 0, O_ACTION},
+        {"path", required_argument, 0, O_TARGET},
         {"connect-timeout", required_argument, 0, O_CTO},
         {"json", required_argument, 0, O_JSON},
         {"settle", required_argument, 0, O_SETTLE},
         {"threads", required_argument, 0, O_THREADS},
-        {"path", required_argument, 0, O_STREAM_PATH},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -191,14 +190,15 @@ static void parse_options(int argc, char **argv) {
             if (strlen(optarg) == 0 || strlen(optarg) > 65536) usage_error("--action must be 1...65536 bytes%s", "");
             opt.action = optarg;
             break;
+        case O_TARGET:
+            if (optarg[0] != '/' || strlen(optarg) > 1024 || strpbrk(optarg, " \r\n"))
+                usage_error("--path must start with '/', have no spaces or line breaks and be at most 1024 bytes (got '%s')", optarg);
+            opt.path = optarg;
+            break;
         case O_CTO: opt.connect_timeout = parse_double("connect-timeout", optarg, 0, 86400, true); break;
         case O_JSON: opt.json_path = optarg; break;
         case O_SETTLE: opt.settle = parse_double("settle", optarg, 0, 3600, false); break;
         case O_THREADS: opt.threads = parse_long("threads", optarg, 1, 64); break;
-        case O_STREAM_PATH:
-            if (optarg[0] != '/' || strlen(optarg) > 1024 || strpbrk(optarg, " \r\n")) usage_error("--path must start with / (at most 1024 bytes, no blanks): %s", optarg);
-            opt.path = optarg;
-            break;
         case O_HELP: usage(stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -823,7 +823,7 @@ static void sub_head_done(sub_t *s) {
     if (status != 200) {
         g.last_bad_status = status;
         char what[64];
-        snprintf(what, sizeof what, "GET %s answered %d", opt.path, status);
+        snprintf(what, sizeof what, "GET /events answered %d", status);
         sub_fail(s, E_STATUS, what);
         return;
     }
@@ -1128,13 +1128,13 @@ static void build_requests(void) {
     size_t blen = strlen(opt.action);
     size_t cap = blen + 256;
     post_request = malloc(cap);
-    get_request = malloc(1400);
+    get_request = malloc(strlen(opt.path) + 256);
     if (!post_request || !get_request) { fprintf(stderr, "sse-fanout: out of memory\n"); exit(1); }
     int n = snprintf(post_request, cap,
                      "POST /actions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n\r\n%s", opt.host_header, blen, opt.action);
     post_request_len = (size_t)n;
-    n = snprintf(get_request, 1400, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n",
+    n = snprintf(get_request, strlen(opt.path) + 256, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n",
                  opt.path, opt.host_header);
     get_request_len = (size_t)n;
 }
@@ -1284,6 +1284,8 @@ int main(int argc, char **argv) {
     double maxms = hist_n ? (double)lat_max_ns / 1e6 : NAN;
     double mean = hist_n ? lat_sum_us / (double)hist_n / 1000.0 : NAN;
     double epr = g.reads_run ? (double)g.events_run / (double)g.reads_run : 0;
+    /* Bytes read per event while posting: the events' wire size (chunk framing and heartbeats included). */
+    double bpe = g.events_run ? (double)g.bytes_run / (double)g.events_run : NAN;
     double cpu_user, cpu_sys, cpu_total = self_cpu_s(&cpu_user, &cpu_sys);
     uint64_t connect_errors = 0;
     for (int i = 0; i < E_COUNT; i++) connect_errors += g.errs[i];
@@ -1318,9 +1320,9 @@ int main(int argc, char **argv) {
                p50, p99, p999, maxms, mean);
     else
         printf("latency     n/a (no events for posted versions)\n");
-    printf("reads       %" PRIu64 " (avg %.1f events per read, %.1f MB)   heartbeats %" PRIu64
+    printf("reads       %" PRIu64 " (avg %.1f events per read, %.1f MB, %.0f bytes per event)   heartbeats %" PRIu64
            "   [posting+settle phase, %.2f s, %ld reader threads]\n", g.reads_run, epr,
-           (double)g.bytes_run / 1048576.0, g.heartbeats, run_s, reader_count);
+           (double)g.bytes_run / 1048576.0, bpe, g.heartbeats, run_s, reader_count);
     char b1[32], b2[32], b3[32];
     fmt_mb(b1, sizeof b1, rss_before);
     fmt_mb(b2, sizeof b2, rss_connected);
@@ -1365,6 +1367,9 @@ int main(int argc, char **argv) {
         json_num(f, "mean_ms", mean, 3, false);
         json_num(f, "reads", (double)g.reads_run, 0, false);
         json_num(f, "events_per_read", epr, 3, false);
+        json_num(f, "events_run", (double)g.events_run, 0, false);
+        json_num(f, "bytes_run", (double)g.bytes_run, 0, false);
+        json_num(f, "bytes_per_event", bpe, 1, false);
         json_num(f, "heartbeats", (double)g.heartbeats, 0, false);
         json_num(f, "reader_threads", (double)reader_count, 0, false);
         json_num(f, "rss_before_kb", (double)rss_before, 0, false);

@@ -91,6 +91,22 @@ import Testing
         #expect(Set(payload["required"] as? [String] ?? []) == ["firstName", "lastName"])
     }
 
+    @Test func theEventStreamDocumentsTheDeltaParameterAndBothKindsOfEvent() throws {
+        let live = try LiveServer(transport: .router)
+        let root = try document(live)
+        let events = try #require(((root["paths"] as? [String: Any])?["/events"] as? [String: Any])?["get"] as? [String: Any])
+        let parameters = try #require(events["parameters"] as? [[String: Any]])
+        let delta = try #require(parameters.first { $0["name"] as? String == "delta" })
+        #expect(delta["in"] as? String == "query")
+        #expect(delta["required"] as? Bool == false)
+        #expect((delta["schema"] as? [String: Any])?["enum"] as? [String] == ["json-patch"])
+        let responses = try #require(events["responses"] as? [String: Any])
+        #expect(responses["400"] != nil)
+        let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let patch = try #require(schemas["PatchEvent"] as? [String: Any])
+        #expect(((patch["properties"] as? [String: Any])?["event"] as? [String: String])?["const"] == "patch")
+    }
+
     @Test func schemaInferenceFollowsNestedOptionalAndArrayFields() throws {
         struct Address: Decodable { var city: String; var zip: Int? }
         struct Order: Decodable { var items: [String]; var total: Double; var paid: Bool; var address: Address; var note: String? }

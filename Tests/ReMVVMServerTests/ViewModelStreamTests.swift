@@ -71,7 +71,7 @@ import Testing
             #"{"version":0,"name":"counter","viewModel":{"counter":"0"}}"#,
             #"{"version":0,"name":"greetings"}"#,
         ]
-        var generator = SeededGenerator(seed: 13)
+        var generator = SplitMix64(seed: 13)
         var state = AppState()
         let client = live.client()
         for version in 1...1_000 {
@@ -222,7 +222,7 @@ import Testing
     }
 
     /// One random example action, and the state it makes of `state`.
-    static func randomAction(after state: AppState, using generator: inout SeededGenerator) -> (String, AppState) {
+    static func randomAction(after state: AppState, using generator: inout SplitMix64) -> (String, AppState) {
         var next = state
         switch generator.next() % 5 {
         case 0, 1:
@@ -240,23 +240,6 @@ import Testing
             next.user = nil
             return (#"{"type":"logout"}"#, next)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing random run can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -71,6 +71,12 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         self.logger = logger
     }
 
+    /// Whether the journal can rebuild every version after `version` (what ``start(_:after:)``
+    /// checks first). Reads the journal on the calling thread.
+    func canRebuild(after version: UInt64) -> Bool {
+        context.history.base(forVersionsAfter: version) != nil
+    }
+
     /// Starts sending `stream` every version after `version`, if the journal can rebuild them;
     /// false (nothing sent) if it cannot. Reads the journal on the calling thread.
     func start(_ stream: EventStream, after version: UInt64) -> Bool {

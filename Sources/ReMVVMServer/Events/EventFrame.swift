@@ -19,6 +19,24 @@ enum EventFrame {
         return frame
     }
 
+    /// The `patch` event of `version` (`GET /events?delta=json-patch`): `patch` is the JSON array
+    /// of RFC 6902 operations that turn the state of the version before into this one's.
+    ///
+    ///     id: 42
+    ///     event: patch
+    ///     data: {"version":42,"action":{"type":"increase"},"patch":[{"op":"replace","path":"/counter","value":42}]}
+    static func patch(version: UInt64, id: String, action: [UInt8], patch: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(64 + action.count + patch.count)
+        frame += Array("id: \(id)\nevent: patch\ndata: {\"version\":\(version)".utf8)
+        frame += Array(",\"action\":".utf8)
+        frame += action
+        frame += Array(",\"patch\":".utf8)
+        frame += patch
+        frame += Array("}\n\n".utf8)
+        return frame
+    }
+
     /// The frame ``state(version:id:action:state:)`` made for `version` and `id`, with
     /// `"reset":true` after the version in `data`: the first event of a stream whose
     /// `Last-Event-ID` could not be served.

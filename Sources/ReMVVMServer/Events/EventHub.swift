@@ -24,6 +24,12 @@ import Synchronization
 /// more than `lagBudgetBytes` to send, they are dropped and the current subscribers disconnected;
 /// they reconnect and start again from the newest state. Memory never grows without limit.
 ///
+/// Streams opened with `?delta=json-patch` (``EventFormat/jsonPatch``) are a channel of their own:
+/// after the full state, each version reaches them as the JSON Patch from the version before,
+/// computed once per version from the state JSON already encoded (``PatchFrameEncoder``) and shared
+/// by all of them; nothing is parsed or diffed while none listens. They never replay versions one
+/// by one: resuming anywhere but at the newest version starts them from the full current state.
+///
 /// With a journal behind it (the source has a ``VersionHistory``), a stream resuming after a
 /// version older than the ring is rebuilt from the journal by ``JournalReplay`` on threads of its
 /// own, and joins here through ``continueReplay(of:after:ringLimit:)`` (`docs/event-delivery.md`,
@@ -33,7 +39,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     // alone (and by `start()` before it exists); everything shared lives in `inbox`'s lock.
     private enum Item {
         case publication(StatePublication<State>)
-        case subscribe(EventStream, Resume)
+        case subscribe(EventStream, Resume, EventFormat)
         case unsubscribe(ObjectIdentifier)
     }
 
@@ -68,11 +74,11 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
     }
 
-    /// The newest state and, once a subscriber needed it, its frame.
+    /// The newest state and, once a subscriber needed it, its encoding.
     private struct Latest {
         var version: UInt64
         var publication: StatePublication<State>?
-        var frame: [UInt8]?
+        var encoded: EncodedVersion?
     }
 
     private let frames: StateFrameEncoder
@@ -96,11 +102,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let inbox = Lock(Inbox())
 
     // Publisher thread only (see the @unchecked note above):
-    private var subscribers = SubscriberSet()
-    /// Streams resumed at the newest version: nothing to replay, so they join at the next
-    /// broadcast, which they get with `retry:` in front (never a block without data: some
-    /// clients turn one into an empty event).
-    private var awaitingFirstEvent: [ObjectIdentifier: EventStream] = [:]
+    /// The `state` streams (plain `GET /events`).
+    private var states = EventChannel()
+    /// The `patch` streams (`GET /events?delta=json-patch`).
+    private var patches = EventChannel()
+    /// The previous version's tree, and the patch of each version, for `patches`.
+    private var patchFrames = PatchFrameEncoder()
     private let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
     private var latest: Latest
     private let subscriberTotal = Atomic<Int>(0)
@@ -108,6 +115,8 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private let subscriberChanges = ChangeSignal()
     private let lastFrameBytes = Atomic<Int>(256)
     private var statistics = EventStatistics()
+    /// `statistics` as of the last broadcast, for other threads.
+    private let sharedStatistics = Lock(EventStatistics())
 
     init(
         actions: ActionRegistry,
@@ -135,7 +144,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         latest = Latest(version: 0)
     }
 
-    /// The number of connected subscribers.
+    /// What the publisher has done so far (as of its last broadcast).
+    var currentStatistics: EventStatistics {
+        sharedStatistics.withLock { $0 }
+    }
+
+    /// The number of connected subscribers, of either format.
     var subscriberCount: Int {
         subscriberTotal.load(ordering: .relaxed)
     }
@@ -181,18 +195,15 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 inbox.newestVersion = start.version
                 inbox.journal = journal
             }
+            let state = try stateCache.json(for: start)
+            let frame = EventFrame.state(version: start.version, id: versionTags.tag(start.version), action: nil, state: state)
             latest = Latest(
                 version: start.version,
-                frame: EventFrame.state(
-                    version: start.version,
-                    id: versionTags.tag(start.version),
-                    action: nil,
-                    state: try stateCache.json(for: start)
-                )
+                encoded: EncodedVersion(version: start.version, action: Array("null".utf8), state: state, frame: frame)
             )
             // The size estimate that bounds the resume history (and the lag budget) before any
             // later version is encoded.
-            lastFrameBytes.store(latest.frame?.count ?? 256, ordering: .relaxed)
+            lastFrameBytes.store(frame.count, ordering: .relaxed)
         } catch {
             inbox.withLock { inbox in
                 inbox.stopped = true
@@ -243,10 +254,23 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         return .hub(.replay(inbox.history.filter { $0.version > version }))
     }
 
+    /// How a patch stream opens where a state stream would open with `opening`: like it at the
+    /// newest version and where it resets; anywhere else with the full current state instead of
+    /// the versions one by one (a patch stream's client replaces its state with it). A journal's
+    /// verdict is left to ``subscribe(resumingAfter:format:)``.
+    private static func patchStreamOpening(_ opening: Opening) -> Opening {
+        if case .hub(.replay(let publications)) = opening, !publications.isEmpty {
+            return .hub(.current)
+        }
+        return opening
+    }
+
     /// A new subscriber's stream: the newest state first, then every later version; or, resuming
-    /// after `lastEventId`, every version after it, then every later one (see ``Resume``).
-    /// Returns whether the stream starts with a reset.
-    func subscribe(resumingAfter lastEventId: String? = nil) -> (stream: EventStream, isReset: Bool) {
+    /// after `lastEventId`, every version after it, then every later one (see ``Resume``). In
+    /// `format` ``EventFormat/jsonPatch``, the versions after the first event come as patches,
+    /// and a resume that is not at the newest version starts from the full current state (see
+    /// ``patchStreamOpening(_:)``). Returns whether the stream starts with a reset.
+    func subscribe(resumingAfter lastEventId: String? = nil, format: EventFormat = .states) -> (stream: EventStream, isReset: Bool) {
         let stream = EventStream(maxPendingBytes: backlogBytes)
         let id = ObjectIdentifier(stream)
         let logger = logger
@@ -264,18 +288,27 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             self?.post(.unsubscribe(id))
         }
-        switch postSubscription(stream, resumingAfter: lastEventId) {
+        switch postSubscription(stream, resumingAfter: lastEventId, format: format) {
         case .hub(.reset):
             return (stream, true)
         case .hub:
             return (stream, false)
+        case .journal(let journal, let version) where format == .jsonPatch:
+            // The full current state either way; whether the journal could serve the version
+            // after the client's decides whether that is a reset, as for a state stream.
+            let isReset = !journal.canRebuild(after: version)
+            guard post(.subscribe(stream, isReset ? .reset : .current, format), subscribing: true) else {
+                stream.close()
+                return (stream, false)
+            }
+            return (stream, isReset)
         case .journal(let journal, let version):
             // Reads the journal on this (HTTP worker) thread: whether it can serve decides the
             // response's `ReMVVM-Replay` header.
             if journal.start(stream, after: version) {
                 return (stream, false)
             }
-            guard post(.subscribe(stream, .reset), subscribing: true) else {
+            guard post(.subscribe(stream, .reset, format), subscribing: true) else {
                 stream.close()
                 return (stream, false)
             }
@@ -289,14 +322,17 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     /// Queues a new subscriber with how it resumes, decided under the inbox lock so that the
     /// versions it replays and the ones that reach it live meet without gap or repeat; or, when
     /// only the journal may hold its next version, returns that without queuing it.
-    private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?) -> Opening {
+    private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?, format: EventFormat) -> Opening {
         let (opening, wakePublisher) = inbox.withLock { inbox -> (Opening, Bool) in
             guard !inbox.stopped else { return (.stopped, false) }
-            let opening = self.opening(after: lastEventId, inbox: inbox)
+            var opening = self.opening(after: lastEventId, inbox: inbox)
+            if format == .jsonPatch {
+                opening = Self.patchStreamOpening(opening)
+            }
             guard case .hub(let resume) = opening else { return (opening, false) }
             inbox.listening = true
             inbox.pendingSubscribes += 1
-            inbox.items.append(.subscribe(stream, resume))
+            inbox.items.append(.subscribe(stream, resume, format))
             return (opening, inbox.items.count == 1)
         }
         if wakePublisher { inbox.notifyAll() }
@@ -326,7 +362,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             inbox.listening = true
             inbox.pendingSubscribes += 1
-            inbox.items.append(.subscribe(stream, .handover(rest)))
+            inbox.items.append(.subscribe(stream, .handover(rest), .states))
             return (.handedOver, inbox.items.count == 1)
         }
         if wakePublisher { inbox.notifyAll() }
@@ -437,54 +473,110 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
         }
         fanOut.stop()
-        for stream in subscribers.removeAll() + Array(awaitingFirstEvent.values) {
+        for stream in states.removeAll() + patches.removeAll() {
             stream.close()
         }
-        awaitingFirstEvent.removeAll()
         updateSubscriberTotal(0)
+        sharedStatistics.withLock { $0 = statistics }
         logger.notice("event publishing stopped: \(statistics)")
         inbox.withLock { $0.finished = true }
         inbox.notifyAll()
     }
 
     private func process(_ items: [Item]) {
-        var pending: [UInt8] = []
         for item in items {
             switch item {
             case .publication(let publication):
                 statistics.versions += 1
                 if !hasListeners {
                     remember(publication)
-                } else if let frame = frame(for: publication) {
-                    latest = Latest(version: publication.version, frame: frame)
-                    pending += frame
-                    if pending.count >= broadcastLimitBytes {
-                        broadcast(&pending)
+                } else if let encoded = encode(publication) {
+                    latest = Latest(version: publication.version, encoded: encoded)
+                    if states.hasListeners {
+                        states.pending += encoded.frame
+                    }
+                    if patches.hasListeners {
+                        patches.pending += patchFrames.frame(
+                            for: encoded, id: versionTags.tag(encoded.version), statistics: &statistics, logger: logger
+                        )
+                    } else {
+                        patchFrames.forget()
+                    }
+                    if states.pending.count >= broadcastLimitBytes || patches.pending.count >= broadcastLimitBytes {
+                        broadcast()
                     }
                 }
-            case .subscribe(let stream, let resume):
-                broadcast(&pending)
+            case .subscribe(let stream, let resume, let format):
+                broadcast()
                 if case .replay(let publications) = resume, publications.isEmpty {
-                    // A comment line alone (like the heartbeat), so that the response head goes out
-                    // now: libmicrohttpd sends it with the first body bytes.
-                    if stream.send(Self.resumedComment) {
-                        awaitingFirstEvent[ObjectIdentifier(stream)] = stream
-                    }
+                    startResumedAtNewest(stream, format: format)
+                } else if format == .jsonPatch {
+                    startPatchStream(stream, resume)
                 } else if start(stream, resume) {
-                    subscribers.insert(stream)
+                    states.insert(stream)
                 }
             case .unsubscribe(let id):
-                subscribers.remove(id)
-                awaitingFirstEvent[id] = nil
+                states.remove(id)
+                patches.remove(id)
             }
         }
-        broadcast(&pending)
-        updateSubscriberTotal(subscribers.count + awaitingFirstEvent.count)
+        broadcast()
+        if !patches.hasListeners {
+            patchFrames.forget()
+        }
+        // Before the count: whoever waits for subscribers then reads statistics that include
+        // what their first events cost.
+        sharedStatistics.withLock { $0 = statistics }
+        updateSubscriberTotal(states.count + patches.count)
     }
 
     /// Whether any stream wants the next versions: subscribers, and streams awaiting their first.
     private var hasListeners: Bool {
-        !subscribers.isEmpty || !awaitingFirstEvent.isEmpty
+        states.hasListeners || patches.hasListeners
+    }
+
+    /// A stream resumed at the newest version: a comment line alone (like the heartbeat), so that
+    /// the response head goes out now (libmicrohttpd sends it with the first body bytes); it joins
+    /// its channel at the next broadcast. A patch stream needs the newest tree for that one.
+    private func startResumedAtNewest(_ stream: EventStream, format: EventFormat) {
+        if format == .jsonPatch {
+            guard let encoded = latestEncoded(), preparePatches(from: encoded) else {
+                stream.close()
+                return
+            }
+        }
+        guard stream.send(Self.resumedComment) else { return }
+        switch format {
+        case .states: states.awaitFirstEvent(stream)
+        case .jsonPatch: patches.awaitFirstEvent(stream)
+        }
+    }
+
+    /// Sends a new patch stream the full newest state (marked as a reset for ``Resume/reset``) and
+    /// takes it in, with the newest tree kept for the next version's patch.
+    private func startPatchStream(_ stream: EventStream, _ resume: Resume) {
+        guard let encoded = latestEncoded(), preparePatches(from: encoded) else {
+            stream.close()  // the newest state cannot be encoded or parsed (logged)
+            return
+        }
+        var frame = encoded.frame
+        if case .reset = resume {
+            frame = EventFrame.markedAsReset(frame, version: encoded.version, id: versionTags.tag(encoded.version))
+        }
+        if stream.send(retryField, frame) {
+            patches.insert(stream)
+        }
+    }
+
+    /// Keeps the tree of `encoded` for the next patch; false (logged) if its JSON does not parse.
+    private func preparePatches(from encoded: EncodedVersion) -> Bool {
+        do {
+            try patchFrames.prepare(encoded, statistics: &statistics)
+            return true
+        } catch {
+            logger.error("state version \(encoded.version) cannot be parsed for a patch stream: \(error)")
+            return false
+        }
     }
 
     /// The first bytes of a stream resumed at the newest version.
@@ -496,11 +588,11 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func replayFrames(_ publications: [StatePublication<State>], to stream: EventStream) -> [UInt8]? {
         var frames: [UInt8] = []
         for publication in publications {
-            guard let frame = frame(for: publication) else {
+            guard let encoded = encode(publication) else {
                 stream.close()
                 return nil
             }
-            frames += frame
+            frames += encoded.frame
         }
         statistics.replayedVersions += publications.count
         return frames
@@ -509,7 +601,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func start(_ stream: EventStream, _ resume: Resume) -> Bool {
         switch resume {
         case .current, .reset:
-            guard var frame = latestFrame() else {
+            guard var frame = latestEncoded()?.frame else {
                 stream.close()  // the newest state cannot be encoded (logged): nothing to stream
                 return false
             }
@@ -533,12 +625,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     private func disconnectLaggingSubscribers() {
         guard hasListeners else { return }
         logger.warning(
-            "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(subscribers.count) subscribers so they restart from the current state"
+            "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(states.count + patches.count) subscribers so they restart from the current state"
         )
-        for stream in subscribers.removeAll() + Array(awaitingFirstEvent.values) {
+        for stream in states.removeAll() + patches.removeAll() {
             stream.close()
         }
-        awaitingFirstEvent.removeAll()
+        patchFrames.forget()
     }
 
     /// With no subscriber left and none arriving, publications go aside again.
@@ -557,38 +649,40 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         latest = Latest(version: publication.version, publication: publication)
     }
 
-    /// The newest state's frame, encoded now if nobody needed it before.
-    private func latestFrame() -> [UInt8]? {
-        if let frame = latest.frame {
-            return frame
+    /// The newest state's encoding, made now if nobody needed it before.
+    private func latestEncoded() -> EncodedVersion? {
+        if let encoded = latest.encoded {
+            return encoded
         }
-        guard let publication = latest.publication, let frame = frame(for: publication) else { return nil }
-        latest.frame = frame
+        guard let publication = latest.publication, let encoded = encode(publication) else { return nil }
+        latest.encoded = encoded
         latest.publication = nil
-        return frame
+        return encoded
     }
 
-    private func broadcast(_ pending: inout [UInt8]) {
-        guard !pending.isEmpty else { return }
-        fanOut.send(pending, to: subscribers.streams())
-        // Then the streams waiting for their first event: joined after the send, so they get
-        // this buffer once, with `retry:` in front.
-        for stream in awaitingFirstEvent.values where stream.send(retryField, pending) {
-            subscribers.insert(stream)
+    /// Sends each channel its pending events. The statistics are shared first, so that a client
+    /// that has an event reads counts that include its version, and again after the sends.
+    private func broadcast() {
+        guard !states.pending.isEmpty || !patches.pending.isEmpty else { return }
+        sharedStatistics.withLock { $0 = statistics }
+        for deliveries in [
+            states.broadcast(through: fanOut, retryField: retryField),
+            patches.broadcast(through: fanOut, retryField: retryField),
+        ] {
+            guard let deliveries else { continue }
+            statistics.broadcasts += 1
+            statistics.deliveries += deliveries
         }
-        awaitingFirstEvent.removeAll(keepingCapacity: true)
-        statistics.broadcasts += 1
-        statistics.deliveries += subscribers.count
-        pending = []
+        sharedStatistics.withLock { $0 = statistics }
     }
 
-    private func frame(for publication: StatePublication<State>) -> [UInt8]? {
+    private func encode(_ publication: StatePublication<State>) -> EncodedVersion? {
         do {
-            let (frame, state) = try frames.frame(for: publication)
+            let encoded = try frames.encode(publication)
             statistics.statesEncoded += 1
-            stateCache.remember(state, version: publication.version)
-            lastFrameBytes.store(frame.count, ordering: .relaxed)
-            return frame
+            stateCache.remember(encoded.state, version: publication.version)
+            lastFrameBytes.store(encoded.frame.count, ordering: .relaxed)
+            return encoded
         } catch {
             logger.error("state version \(publication.version) cannot be encoded: \(error)")
             return nil

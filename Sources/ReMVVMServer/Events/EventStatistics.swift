@@ -1,18 +1,30 @@
-/// What the event publisher did, logged when it stops: evidence that each state is encoded at most
-/// once per version, however many subscribers there are.
-struct EventStatistics: CustomStringConvertible {
+/// What the event publisher did, logged when it stops and readable while it runs
+/// (``ReMVVMService/eventStatistics``): evidence that each state is encoded at most once per
+/// version, and each patch computed at most once, however many subscribers there are.
+public struct EventStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Versions the publisher received from the store (set-aside ones while nobody listened excluded).
-    var versions = 0
+    public internal(set) var versions = 0
     /// States encoded to JSON for events.
-    var statesEncoded = 0
-    /// Buffers sent to all subscribers (several versions may share one).
-    var broadcasts = 0
+    public internal(set) var statesEncoded = 0
+    /// Buffers sent to all subscribers of one stream format (several versions may share one).
+    public internal(set) var broadcasts = 0
     /// Buffers handed to individual subscribers.
-    var deliveries = 0
+    public internal(set) var deliveries = 0
     /// Versions sent again to streams that resumed with `Last-Event-ID`.
-    var replayedVersions = 0
+    public internal(set) var replayedVersions = 0
+    /// Encoded states parsed for patch streams (`delta=json-patch`): once per version while one listens.
+    public internal(set) var statesParsed = 0
+    /// JSON Patches computed for patch streams: once per version while one listens.
+    public internal(set) var patchesComputed = 0
+    /// Versions patch streams got as a full `state` event instead: a patch larger than the
+    /// state, or no previous version to diff against.
+    public internal(set) var fullStatesInsteadOfPatches = 0
 
-    var description: String {
-        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed"
+    /// All zero.
+    public init() {}
+
+    /// One line for the log (`scripts/bench.sh` reads "N versions," and "N states encoded").
+    public var description: String {
+        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed, \(patchesComputed) patches computed, \(statesParsed) parsed for patches, \(fullStatesInsteadOfPatches) full-state events instead of patches"
     }
 }

@@ -7,6 +7,13 @@ struct StateFrameEncoder: Sendable {
     let actions: ActionWireEncoder
     let versionTags: VersionTags
 
+    /// A reduce as the store published it: its action's and state's JSON and its frame.
+    func encode(_ publication: StatePublication<some Encodable & Sendable>) throws -> EncodedVersion {
+        let action = actions.encode(publication.action)
+        let (frame, state) = try frame(version: publication.version, action: action, state: publication.state)
+        return EncodedVersion(version: publication.version, action: action, state: state, frame: frame)
+    }
+
     /// The frame of a reduce as the store published it, and its state's JSON.
     func frame(for publication: StatePublication<some Encodable & Sendable>) throws -> (frame: [UInt8], state: [UInt8]) {
         try frame(version: publication.version, action: actions.encode(publication.action), state: publication.state)

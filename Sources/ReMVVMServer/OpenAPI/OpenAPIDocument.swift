@@ -198,8 +198,18 @@ struct OpenAPIDocument {
             parameters: [
                 header("Last-Event-ID", "Resume after this version", ["type": "string"]),
                 query("lastEventId", "Resume after this version (the header wins)", ["type": "string"]),
+                query(
+                    "delta", "json-patch: after the first event (the full state), each version as the JSON Patch (RFC 6902) from the one before",
+                    ["type": "string", "enum": .array(EventFormat.deltaValues.map { .string($0) })]
+                ),
             ],
-            responses: ["200": ["description": "An endless event stream", "content": ["text/event-stream": ["schema": ref("StateEvent")]]]]
+            responses: [
+                "200": [
+                    "description": "An endless event stream: state events, or with delta=json-patch a state event then patch events (a state event where the patch would be larger)",
+                    "content": ["text/event-stream": ["schema": ["oneOf": [ref("StateEvent"), ref("PatchEvent")]]]],
+                ],
+                "400": problem("A delta other than json-patch"),
+            ]
         )
     }
 
@@ -265,6 +275,38 @@ struct OpenAPIDocument {
                                 "name": ["type": "string"], "key": ["type": "string"], "viewModel": [:],
                             ],
                             "required": ["version", "name"],
+                        ],
+                    ],
+                ],
+                "required": ["event", "id", "data"],
+            ],
+            // One patch event of `GET /events?delta=json-patch`.
+            "PatchEvent": [
+                "type": "object",
+                "properties": [
+                    "event": ["const": "patch"],
+                    "id": ["type": "string", "description": "The version's tag (the version, then -instance in memory)"],
+                    "data": [
+                        "type": "string", "contentMediaType": "application/json",
+                        "contentSchema": [
+                            "type": "object",
+                            "properties": [
+                                "version": ["type": "integer", "minimum": 0],
+                                "action": ["type": "object"],
+                                "patch": [
+                                    "type": "array",
+                                    "description": "RFC 6902 operations that turn the state of the version before into this one's",
+                                    "items": [
+                                        "type": "object",
+                                        "properties": [
+                                            "op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],
+                                            "path": ["type": "string"], "from": ["type": "string"], "value": [:],
+                                        ],
+                                        "required": ["op", "path"],
+                                    ],
+                                ],
+                            ],
+                            "required": ["version", "action", "patch"],
                         ],
                     ],
                 ],

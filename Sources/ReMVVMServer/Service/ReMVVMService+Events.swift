@@ -4,10 +4,14 @@ extension ReMVVMService {
     /// `GET /events`: server-sent events, the current state first, then one event per reduce; with
     /// `Last-Event-ID` (or `?lastEventId=`; the header wins), every version after it instead of
     /// the current state, or the current state marked `"reset": true` and `ReMVVM-Replay: reset`
-    /// when that version cannot be served.
+    /// when that version cannot be served. With `?delta=json-patch`, the events after the first
+    /// are `patch` events (`docs/http-api.md`, "Deltas"); another `delta` value is a `400`.
     func getEvents(_ request: Request) -> Response {
+        guard let format = EventFormat(deltaParameter: request.query["delta"]) else {
+            return Problem.unknownDelta(request.query["delta"] ?? "").response
+        }
         let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
-        let (stream, isReset) = hub.subscribe(resumingAfter: lastEventId)
+        let (stream, isReset) = hub.subscribe(resumingAfter: lastEventId, format: format)
         var headers = HTTPHeaders([
             ("Content-Type", "text/event-stream; charset=utf-8"),
             ("Cache-Control", "no-cache"),
@@ -17,5 +21,11 @@ extension ReMVVMService {
             headers.add(name: "ReMVVM-Replay", value: "reset")
         }
         return Response(status: 200, headers: headers, body: .stream(stream))
+    }
+
+    /// What the event publisher has done so far: versions, states encoded, patches computed
+    /// (`EventStatistics`); as of its last broadcast. For tests and tools.
+    public var eventStatistics: EventStatistics {
+        hub.currentStatistics
     }
 }

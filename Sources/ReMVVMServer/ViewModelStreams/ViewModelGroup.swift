@@ -1,5 +1,13 @@
 import MicroHTTP
 import ReMVVM
+import Synchronization
+
+/// How many view models the streams made and encoded: counted as it happens (on the hub's thread)
+/// and read from any thread, so a reader that has seen an event also sees the work behind it.
+final class ViewModelWork: Sendable {
+    let made = Atomic<Int>(0)
+    let encoded = Atomic<Int>(0)
+}
 
 /// One (name, key) that streams follow, on the view-model hub's thread: the view model the newest
 /// state made, its event, and the streams that follow it.
@@ -26,18 +34,23 @@ final class ViewModelGroup<State: StoreState> {
     /// The streams following this group.
     var streams: Set<ObjectIdentifier> = []
 
-    /// How many view models were made and encoded for this group.
-    private(set) var made = 0
-    private(set) var encoded = 0
+    private let work: ViewModelWork
 
     /// Makes the group's first view model from `snapshot`.
-    init(subject: ViewModelSubject, make: @escaping ViewModelRegistry<State>.Make, snapshot: StoreSnapshot<State>, versionTags: VersionTags) {
+    init(
+        subject: ViewModelSubject,
+        make: @escaping ViewModelRegistry<State>.Make,
+        snapshot: StoreSnapshot<State>,
+        versionTags: VersionTags,
+        work: ViewModelWork
+    ) {
         self.subject = subject
         self.make = make
         self.versionTags = versionTags
+        self.work = work
         version = snapshot.version
         current = make(snapshot.state, subject.key)
-        made = 1
+        work.made.add(1, ordering: .relaxed)
     }
 
     /// Makes the view model of `state` (version `version`); returns its event when it differs from
@@ -45,7 +58,7 @@ final class ViewModelGroup<State: StoreState> {
     /// cannot be encoded.
     func update(state: State, version: UInt64) throws -> [UInt8]? {
         let new = make(state, subject.key)
-        made += 1
+        work.made.add(1, ordering: .relaxed)
         self.version = version
         switch (current, new) {
         case (nil, nil):
@@ -57,7 +70,7 @@ final class ViewModelGroup<State: StoreState> {
             } else {
                 let oldJSON = try currentJSON()
                 let newJSON = try new.json()
-                encoded += 1
+                work.encoded.add(1, ordering: .relaxed)
                 if newJSON == oldJSON { return nil }
                 json = newJSON
             }
@@ -100,7 +113,7 @@ final class ViewModelGroup<State: StoreState> {
                 return !equal
             }
             let seenJSON = try seen.json()
-            encoded += 1
+            work.encoded.add(1, ordering: .relaxed)
             return try seenJSON != currentJSON()
         }
     }
@@ -111,7 +124,7 @@ final class ViewModelGroup<State: StoreState> {
         }
         guard let current else { return [] }
         let encodedJSON = try current.json()
-        encoded += 1
+        work.encoded.add(1, ordering: .relaxed)
         json = encodedJSON
         return encodedJSON
     }

@@ -68,13 +68,9 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
     private var waiting: [ViewModelSubscription] = []
     /// Followers with events gathered and not sent.
     private var dirty: Set<ObjectIdentifier> = []
-    /// Work of retired groups; live groups' work is added by ``publishCounts()``.
-    private var retiredMade = 0
-    private var retiredEncoded = 0
 
     private let streamCount = Atomic<Int>(0)
-    private let madeCount = Atomic<Int>(0)
-    private let encodedCount = Atomic<Int>(0)
+    private let work = ViewModelWork()
     private let streamChanges = ChangeSignal()
 
     init(
@@ -100,7 +96,7 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
 
     /// How many view models the streams made, and how many of them were encoded, since start.
     var statistics: (made: Int, encoded: Int) {
-        (madeCount.load(ordering: .relaxed), encodedCount.load(ordering: .relaxed))
+        (work.made.load(ordering: .relaxed), work.encoded.load(ordering: .relaxed))
     }
 
     /// Waits until `condition` holds for the stream count, re-checking whenever it changes; false
@@ -327,7 +323,7 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         guard let make = registry.maker(named: subject.name) else {
             throw ViewModelStreamError.unknownName(subject.name)
         }
-        let group = ViewModelGroup(subject: subject, make: make, snapshot: snapshot, versionTags: versionTags)
+        let group = ViewModelGroup(subject: subject, make: make, snapshot: snapshot, versionTags: versionTags, work: work)
         groups[subject] = group
         return group
     }
@@ -345,10 +341,9 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         }
     }
 
-    /// Forgets a group nobody follows (its counts go to the totals).
+    /// Forgets a group nobody follows.
     private func retire(_ group: ViewModelGroup<State>) {
         groups[group.subject] = nil
-        countWork(of: group)
     }
 
     /// Sends every follower what was gathered for it, as one write.
@@ -394,20 +389,10 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         followers.removeAll()
         waiting.removeAll()
         dirty.removeAll()
-        for group in groups.values {
-            countWork(of: group)
-        }
         groups.removeAll()
     }
 
-    private func countWork(of group: ViewModelGroup<State>) {
-        retiredMade += group.made
-        retiredEncoded += group.encoded
-    }
-
     private func publishCounts() {
-        madeCount.store(retiredMade + groups.values.reduce(0) { $0 + $1.made }, ordering: .relaxed)
-        encodedCount.store(retiredEncoded + groups.values.reduce(0) { $0 + $1.encoded }, ordering: .relaxed)
         let count = followers.count + waiting.count
         if streamCount.exchange(count, ordering: .relaxed) != count {
             streamChanges.changed()
