@@ -84,6 +84,9 @@ import Testing
         let live = try LiveServer()
         let subscriber = try live.subscribe()
         #expect(try subscriber.nextEvent(timeout: .seconds(5)) != nil)
+        // The hub counts a subscriber once it has processed its arrival, which may end just after
+        // the first event left.
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 1 })
         #expect(sample(try scrape(live), "remvvm_sse_subscribers", ["stream": "events"]) == 1)
         #expect(sample(try scrape(live), "http_requests_total", ["method": "GET", "route": "/events", "code": "200"]) == 1)
         subscriber.close()
