@@ -165,6 +165,8 @@ import Testing
         #expect(unknownInList.problem?.detail.contains("\"nope\"") == true)
         let none = try live.get("/viewmodels/events")
         #expect(none.status == 400)
+        let tooMany = try live.get("/viewmodels/events?" + Array(repeating: "name=counter", count: 65).joined(separator: "&"))
+        #expect(tooMany.status == 400, "65 names, even one repeated")
         #expect(none.problem?.known == ["counter", "greetings", "login"])
         #expect(live.server.service.viewModelSubscriberCount == 0)
     }

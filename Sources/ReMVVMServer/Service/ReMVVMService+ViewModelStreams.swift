@@ -14,8 +14,9 @@ extension ReMVVMService {
     /// `GET /viewmodels/events?name=A&name=B[&key.A=K]`: several view models on one stream, each
     /// event naming its view model.
     func getViewModelEvents(_ request: Request) -> Response {
+        let named = request.queryValues(named: "name")
         var names: [String] = []
-        for name in request.queryValues(named: "name") where !names.contains(name) {
+        for name in named where !names.contains(name) {
             names.append(name)
         }
         guard !names.isEmpty else {
@@ -27,11 +28,12 @@ extension ReMVVMService {
                 known: viewModels.names
             ).response
         }
-        guard names.count <= Self.maxViewModelsPerStream else {
+        // Counted as sent, repeats included: the limit bounds the request, not only the stream.
+        guard named.count <= Self.maxViewModelsPerStream else {
             return Problem(
                 title: "Bad Request",
                 status: 400,
-                detail: "one stream follows at most \(Self.maxViewModelsPerStream) view models; \(names.count) were named"
+                detail: "one stream names at most \(Self.maxViewModelsPerStream) view models; \(named.count) were named"
             ).response
         }
         return streamViewModels(names.map { ViewModelSubject(name: $0, key: request.query["key.\($0)"]) }, request)
