@@ -28,6 +28,7 @@ struct OpenAPIDocument {
             "/healthz": ["get": getHealth],
             "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
         ]
+        paths.merge(inspectorPaths) { current, _ in current }
         if metricsEnabled {
             paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
@@ -195,7 +196,13 @@ struct OpenAPIDocument {
 
     // MARK: Schemas
 
+    /// The service's schemas and the inspector's.
     private var schemas: JSONValue {
+        guard case .object(let service) = serviceSchemas else { return serviceSchemas }
+        return .object(service.merging(Self.inspectorSchemas) { current, _ in current })
+    }
+
+    private var serviceSchemas: JSONValue {
         let actionSchemas: [JSONValue] = actions.names.map { name in
             var properties: [String: JSONValue] = ["type": ["const": .string(name)]]
             var required: [JSONValue] = ["type"]
@@ -284,7 +291,7 @@ struct OpenAPIDocument {
 
     // MARK: Helpers
 
-    private func operation(
+    func operation(
         _ id: String, _ summary: String, parameters: [JSONValue] = [], requestBody: JSONValue? = nil, responses: JSONValue
     ) -> JSONValue {
         var operation: [String: JSONValue] = ["operationId": .string(id), "summary": .string(summary), "responses": responses]
@@ -293,7 +300,7 @@ struct OpenAPIDocument {
         return .object(operation)
     }
 
-    private func json(_ schema: JSONValue, _ description: String = "OK") -> JSONValue {
+    func json(_ schema: JSONValue, _ description: String = "OK") -> JSONValue {
         ["description": .string(description), "content": ["application/json": ["schema": schema]]]
     }
 
@@ -301,15 +308,15 @@ struct OpenAPIDocument {
         ["description": .string(description), "content": ["application/problem+json": ["schema": ref("Problem")]]]
     }
 
-    private func ref(_ name: String) -> JSONValue {
+    func ref(_ name: String) -> JSONValue {
         ["$ref": .string("#/components/schemas/\(name)")]
     }
 
-    private func header(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+    func header(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
         ["name": .string(name), "in": "header", "required": false, "description": .string(description), "schema": schema]
     }
 
-    private func query(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
+    func query(_ name: String, _ description: String, _ schema: JSONValue) -> JSONValue {
         ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": schema]
     }
 }
