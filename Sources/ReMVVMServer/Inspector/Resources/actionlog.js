@@ -67,7 +67,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   }
 
   function timeText(entry) {
-    const date = new Date(entry.time ?? entry.arrival);
+    const date = new Date(entry.time ?? entry.arrival ?? Date.now());
     const pad = (n, width = 2) => String(n).padStart(width, '0');
     return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
   }
@@ -189,11 +189,12 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
         if (!item.action || item.reset) continue;
         const known = entries.get(item.version);
         if (known) {
-          if (known.arrival === null) Object.assign(known, { arrival: item.arrival, measurable: item.measurable && !known.time });
+          if (known.arrival === null && item.arrival !== null) Object.assign(known, { arrival: item.arrival, measurable: item.measurable && !known.time });
           continue;
         }
-        add(item.version, { type: item.action.type, payload: item.action.payload ?? {}, arrival: item.arrival, measurable: item.measurable }, true);
-        untimed.add(item.version);
+        const fields = { type: item.action.type, payload: item.action.payload ?? {}, arrival: item.arrival, measurable: item.measurable };
+        add(item.version, item.time ? { ...fields, time: item.time } : fields, true);
+        if (!item.time) untimed.add(item.version);
         if (earliest === null) earliest = item.version;
       }
       trim();

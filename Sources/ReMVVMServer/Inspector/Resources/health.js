@@ -123,7 +123,7 @@ export function createHealth() {
     charts.subscribers.push([events + viewModels, viewModels]);
     charts.rate.push([rate]);
     charts.latency.push([median, worst]);
-    $('health-subscribers').textContent = `${events + viewModels} (${events} state, ${viewModels} view-model streams)`;
+    $('health-subscribers').textContent = `${events + viewModels} (${events} state + ${viewModels} view-model)`;
     $('health-subscribers').dataset.events = String(events);
     $('health-rate').textContent = number(rate);
     $('health-latency').textContent = median === null ? 'no live events' : `median ${ms(median)} · max ${ms(worst)} (${sorted.length})`;

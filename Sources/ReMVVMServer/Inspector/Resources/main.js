@@ -85,6 +85,15 @@ function showAccess(allowed) {
   inspector.scopes = allowed.scopes;
 }
 
+/** The connection pill: live (and how: deltas, full states, sampled), reconnecting, closed. */
+function showConnection(state, mode, detail) {
+  const pill = $('connection');
+  pill.dataset.state = state;
+  const how = mode === 'json-patch' ? 'JSON Patch deltas' : mode === 'state' ? 'full states' : '';
+  pill.textContent = state === 'live' ? `live${how ? ' · ' + how : ''}` : state === 'sampling' ? 'live · sampled 4×/s' : `${state}…`;
+  if (detail !== undefined) pill.title = detail;
+}
+
 function start() {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const state = createStatePanel(worker);
@@ -101,6 +110,7 @@ function start() {
   worker.onmessage = ({ data }) => {
     switch (data.type) {
       case 'live':
+        if (data.mode !== inspector.mode && inspector.connection.state === 'live') showConnection('live', data.mode);
         Object.assign(inspector, { version: data.version, id: data.id, mode: data.mode });
         state.live(data);
         log.addLive(data.actions);
@@ -112,16 +122,11 @@ function start() {
       case 'travel':
         state.travel(data);
         break;
-      case 'status': {
+      case 'status':
         inspector.connection = { state: data.state, detail: data.detail };
-        const pill = $('connection');
-        pill.dataset.state = data.state;
-        const mode = data.mode === 'json-patch' ? 'JSON Patch deltas' : data.mode === 'state' ? 'full states' : '';
-        pill.textContent = data.state === 'live' ? `live${mode ? ' · ' + mode : ''}` : `${data.state}…`;
-        pill.title = data.detail;
+        showConnection(data.state, data.mode, data.detail);
         if (data.detail) notice(data.detail);
         break;
-      }
       case 'notice':
         notice(data.text);
         break;

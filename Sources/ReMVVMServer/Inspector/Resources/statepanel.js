@@ -24,11 +24,16 @@ export function createStatePanel(worker) {
   function summaryOf(message) {
     const action = message.action ? message.action.type : 'none (the state the server started with)';
     if (message.reset) return `Version ${message.version}: the stream started again from the current state.`;
+    if (!message.changesKnown && message.initial) {
+      return `Version ${message.version}: the state when the page connected (last action ${action}); what the next actions change is highlighted.`;
+    }
     if (!message.changesKnown) return `Version ${message.version}, last action ${action}; what it changed is not known (the version before it was not received).`;
-    if (message.changedCount === 0) return `Version ${message.version}, last action ${action}: it changed nothing.`;
+    const sampled = message.changedSince !== null && message.changedSince !== message.version - 1;
+    const what = sampled ? `the ${message.version - message.changedSince} actions since version ${message.changedSince} (sampled)` : `last action ${action}`;
+    if (message.changedCount === 0) return `Version ${message.version}: ${what} changed nothing.`;
     const paths = message.changed.slice(0, 3).map((path) => path || '(the whole state)').join(', ');
     const more = message.changedCount > 3 ? ` and ${message.changedCount - 3} more` : '';
-    return `Version ${message.version}, last action ${action} changed ${paths}${more} (highlighted).`;
+    return `Version ${message.version}, ${what} changed ${paths}${more} (highlighted).`;
   }
 
   function closeDetail() {
@@ -75,7 +80,7 @@ export function createStatePanel(worker) {
         : `Version ${message.version}: ${shown.type}. The state after it is not available.${notes}`;
       $('detail-summary').dataset.found = String(message.found);
       $('detail-patch').textContent = message.patch
-        ? message.patch.length === 0 ? '[] (nothing changed)' : JSON.stringify(message.patch, null, 1)
+        ? message.patch.length === 0 ? '[] (nothing changed)' : `[\n${message.patch.map((op) => '  ' + JSON.stringify(op)).join(',\n')}\n]`
         : 'not known';
       travelTree.setRows(message.rows);
     },

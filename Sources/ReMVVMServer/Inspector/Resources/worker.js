@@ -11,6 +11,13 @@ const FLUSH_MS = 100;
 const HISTORY_BYTES = 24 << 20;
 const HISTORY_ENTRIES = 5000;
 const TRAVEL_TIMEOUT_MS = 10000;
+/** Above this many bytes of state per second (state size × versions per second) the page does not
+ * stream every version but reads the state SAMPLE_MS apart: a 10,000-item state changing 100
+ * times a second would be 57 MB/s of events, and the server's event hub encodes every version a
+ * stream needs on one thread. Below half of it for RESUME_AFTER_MS, streaming starts again. */
+const STREAM_BUDGET = 8 << 20;
+const SAMPLE_MS = 250;
+const RESUME_AFTER_MS = 5000;
 
 let base = null;
 let token = null;
@@ -37,6 +44,15 @@ const live = {
 };
 const travel = { version: null, state: undefined, changes: changeIndex([]), view: createView() };
 let pendingActions = [];
+/** [arrival, version] of the events of the last two seconds: the version rate. */
+let arrivals = [];
+/** The length of the newest full state seen (what the server encodes per version). */
+let stateBytes = 0;
+/** When streams were cut (after having opened) within the last minute. */
+let cuts = [];
+let openSinceCut = false;
+/** While sampling: {timer, etag, busy, actionsAfter, last, lowSince}. */
+let sampler = null;
 const history = new Map();
 let historyBytes = 0;
 let flushTimer = null;
@@ -98,6 +114,7 @@ function connect(resumeAfter) {
   es.addEventListener('open', () => {
     retryDelay = 1000;
     initial = true;
+    openSinceCut = true;
     if (opened || resumeAfter) {
       resuming = lastId;
       resumedAt = now();
@@ -111,6 +128,11 @@ function connect(resumeAfter) {
     if (es !== source) return;
     if (es.readyState === EventSource.CONNECTING) {
       status('reconnecting', lastId ? `the stream dropped; the browser reconnects with Last-Event-ID ${lastId}` : 'the stream dropped; reconnecting');
+      if (openSinceCut) {
+        openSinceCut = false;
+        cuts = cuts.filter((time) => now() - time < 60000).concat(now());
+        if (cuts.length >= 2) startSampling('the live stream was cut twice within a minute (the server could not keep up with it)');
+      }
     } else {
       closedForGood(es);
     }
@@ -193,8 +215,11 @@ function arrived(version, action, reset, arrival) {
   }
   // Latency is measured on live events only: not the first (the state when the stream opened),
   // nor what a resumed stream may be replaying.
+  if (initial) live.initialVersion = version;
   const measurable = !initial && arrival - resumedAt > 1000;
   pendingActions.push({ version, action, arrival, reset, initial, measurable });
+  arrivals.push([arrival, version]);
+  while (arrivals.length && arrival - arrivals[0][0] > 2000) arrivals.shift();
   initial = false;
   schedule();
 }
@@ -206,17 +231,21 @@ function onState(event) {
   if (!head) throw new Error('a state event without a version');
   const version = Number(head[1]);
   const reset = Boolean(head[2]);
-  const action = JSON.parse(data.slice(head[0].length, valueEnd(data, head[0].length)));
+  const actionEnd = valueEnd(data, head[0].length);
+  const action = JSON.parse(data.slice(head[0].length, actionEnd));
+  // `,"state":` follows the action; the state runs to the closing brace of the data.
+  const state = data.slice(actionEnd + ',"state":'.length, data.length - 1);
   noteId(event.lastEventId);
-  if (live.mode === null) live.mode = delta ? 'json-patch' : 'state';
+  if (live.mode === null) live.mode = 'state';
   const consecutive = live.rawVersion !== null && version === live.rawVersion + 1;
   live.prevRaw = consecutive ? live.raw : null;
   live.prevRawVersion = consecutive ? live.rawVersion : null;
-  live.raw = data;
+  stateBytes = state.length;
+  live.raw = state;
   live.rawVersion = version;
   live.stale = true;
   Object.assign(live, { version, id: event.lastEventId, action, reset });
-  remember(version, { raw: data, size: data.length });
+  remember(version, { raw: state, size: state.length });
   arrived(version, action, reset, arrival);
 }
 
@@ -238,6 +267,7 @@ function onPatch(event) {
   live.rawVersion = null;
   live.changed = message.patch.map((op) => op.path);
   live.changesKnown = true;
+  live.changedSince = message.version - 1;
   live.changes = changeIndex(live.changed);
   Object.assign(live, { version: message.version, id: event.lastEventId, action: message.action, reset: false });
   remember(message.version, { patch: message.patch, size: event.data.length });
@@ -251,6 +281,12 @@ function parseIfStale() {
   let before;
   if (live.state !== undefined && live.parsedVersion === live.rawVersion - 1) before = live.state;
   else if (live.prevRaw !== null && live.prevRawVersion === live.rawVersion - 1) before = JSON.parse(live.prevRaw);
+  live.changedSince = before === undefined ? null : live.rawVersion - 1;
+  if (before === undefined && live.mode === 'sampling' && live.state !== undefined) {
+    // Sampling: what changed since the previous sample, over all the versions in between.
+    before = live.state;
+    live.changedSince = live.parsedVersion;
+  }
   const ops = before === undefined ? null : diff(before, next, 500);
   live.changed = ops ? ops.filter((op) => op.path !== undefined).map((op) => op.path) : [];
   live.changesKnown = ops !== null;
@@ -281,6 +317,7 @@ function schedule() {
 function flush() {
   flushTimer = null;
   lastFlush = now();
+  if (!sampler && source) checkLoad();
   parseIfStale();
   postMessage({
     type: 'live',
@@ -291,12 +328,125 @@ function flush() {
     changed: live.changed.slice(0, 100),
     changedCount: live.changed.length,
     changesKnown: live.changesKnown,
+    changedSince: live.changedSince,
+    initial: live.version === live.initialVersion,
     mode: live.mode,
     events: live.events,
     actions: pendingActions,
     rows: project(live.state, live.view, live.changes),
   });
   pendingActions = [];
+}
+
+// --- sampling: a state too large to stream at the rate it changes ----------------------------
+
+/** Versions per second over `samples` ([time, version]), 0 until there is enough to tell. */
+function rateOf(samples) {
+  if (samples.length < 5) return 0;
+  const [firstTime, firstVersion] = samples[0];
+  const [lastTime, lastVersion] = samples[samples.length - 1];
+  return lastTime - firstTime < 200 ? 0 : ((lastVersion - firstVersion) * 1000) / (lastTime - firstTime);
+}
+
+const megabytes = (bytes) => `${(bytes / 1048576).toFixed(bytes < 10485760 ? 1 : 0)} MB`;
+
+function checkLoad() {
+  const rate = rateOf(arrivals);
+  if (rate * stateBytes > STREAM_BUDGET) {
+    startSampling(`the state (${megabytes(stateBytes)}) changes ${rate.toFixed(0)} times a second, ${megabytes(rate * stateBytes)}/s `
+      + `as events: the page reads it ${1000 / SAMPLE_MS} times a second instead (GET /state), and the actions from GET /actions`);
+  }
+}
+
+function startSampling(reason) {
+  if (sampler) return;
+  closeSource();
+  flushPending();
+  sampler = { etag: null, busy: false, actionsAfter: live.version ?? 0, last: null, lowSince: null };
+  live.mode = 'sampling';
+  status('sampling', reason);
+  sampler.timer = setInterval(sample, SAMPLE_MS);
+  sample();
+}
+
+function stopSampling(reason) {
+  if (!sampler) return;
+  clearInterval(sampler.timer);
+  sampler = null;
+  arrivals = [];
+  cuts = [];
+  live.mode = null;
+  postMessage({ type: 'notice', text: reason });
+  connect(lastId);
+}
+
+function flushPending() {
+  if (flushTimer !== null) {
+    clearTimeout(flushTimer);
+    flush();
+  }
+}
+
+async function sample() {
+  const current = sampler;
+  if (!current || current.busy) return;
+  current.busy = true;
+  try {
+    const response = await fetch(url('state'), {
+      headers: { ...headers(), ...(current.etag ? { 'If-None-Match': current.etag } : {}) }, credentials: 'omit', cache: 'no-store',
+    });
+    if (current !== sampler) return;
+    if (response.status === 401 || response.status === 403) {
+      clearInterval(current.timer);
+      sampler = null;
+      postMessage({ type: 'auth', status: response.status, problem: null });
+      return;
+    }
+    if (response.status === 200) {
+      const etag = response.headers.get('ETag') || '';
+      const text = await response.text();
+      const tag = etag.replace(/^W\//, '').replace(/"/g, '');
+      const version = parseInt(tag, 10);
+      current.etag = etag;
+      noteId(tag);
+      const action = await sampleActions(current, version);
+      if (current !== sampler) return;
+      stateBytes = text.length;
+      Object.assign(live, { raw: text, rawVersion: version, prevRaw: null, prevRawVersion: null, stale: true });
+      Object.assign(live, { version, id: tag, action, reset: false });
+      remember(version, { raw: text, size: text.length });
+      schedule();
+    }
+    const time = now();
+    const version = live.version ?? 0;
+    const rate = current.last && time > current.last.time ? ((version - current.last.version) * 1000) / (time - current.last.time) : 0;
+    current.last = { time, version };
+    if (rate * stateBytes < STREAM_BUDGET / 2) {
+      current.lowSince ??= time;
+      if (time - current.lowSince >= RESUME_AFTER_MS) stopSampling(`the state changes ${rate.toFixed(0)} times a second now: streaming every version again`);
+    } else current.lowSince = null;
+  } catch (error) {
+    status('sampling', `the state cannot be read: ${error.message}`);
+  } finally {
+    current.busy = false;
+  }
+}
+
+/** The actions since the previous sample (with the server's times); the newest one's action. */
+async function sampleActions(current, version) {
+  const response = await fetch(url(`actions?since=${current.actionsAfter}&limit=1000`), { headers: headers(), credentials: 'omit', cache: 'no-store' });
+  if (!response.ok) return null;
+  const log = await response.json();
+  let newest = null;
+  for (const entry of log.actions) {
+    if (entry.version > version) break;
+    newest = { type: entry.type, payload: entry.payload };
+    pendingActions.push({ version: entry.version, action: newest, arrival: null, time: entry.time, measurable: false });
+    current.actionsAfter = entry.version;
+  }
+  // Far behind (over 1,000 actions between samples): the log skips to the sampled version.
+  if (current.actionsAfter < version && log.actions.length === 1000) current.actionsAfter = version;
+  return newest;
 }
 
 // --- time travel ---------------------------------------------------------------------------
