@@ -91,7 +91,8 @@ export function createViewModels() {
       if (!entry.dirty) continue;
       entry.dirty = false;
       entry.element.classList.toggle('unavailable', entry.available === false);
-      entry.version.textContent = entry.available === false ? `unavailable at version ${entry.at}` : `version ${entry.at}`;
+      const at = entry.at === 'polled' ? '(polled)' : `at version ${entry.at}`;
+      entry.version.textContent = entry.available === false ? `unavailable ${at}` : at;
       entry.tree.setRows(entry.available ? project(entry.value, entry.view) : []);
     }
   }
@@ -118,12 +119,33 @@ export function createViewModels() {
     });
     es.addEventListener('viewmodel', (event) => received(event, true));
     es.addEventListener('unavailable', (event) => received(event, false));
-    es.addEventListener('error', () => {
+    es.addEventListener('error', async () => {
       if (es !== source) return;
-      const retrying = es.readyState === EventSource.CONNECTING;
-      status.textContent = retrying ? 'reconnecting with Last-Event-ID…' : 'stream closed; opening it again in 3 s';
-      if (!retrying) setTimeout(() => es === source && connect(names), 3000);
+      if (es.readyState === EventSource.CONNECTING) {
+        status.textContent = 'reconnecting with Last-Event-ID…';
+        return;
+      }
+      // Closed for good: a server without view-model streams gets polled instead.
+      const probe = await request(`viewmodels/events?${query}`, { method: 'HEAD' });
+      if (es !== source) return;
+      if (probe.status === 404 || probe.status === 400) {
+        source = null;
+        status.textContent = 'this server has no view-model streams: read every 2 s';
+        poll(names.slice(0, MAX_STREAMED));
+      } else {
+        status.textContent = `stream closed (${describeFailure(probe)}); opening it again in 3 s`;
+        setTimeout(() => es === source && connect(names), 3000);
+      }
     });
+  }
+
+  async function poll(names) {
+    for (const name of names) {
+      const answer = await request(`viewmodels/${encodeURIComponent(name)}`);
+      if (answer.ok) received({ data: JSON.stringify({ name, version: 'polled', viewModel: answer.body }) }, true);
+      else if (answer.status === 404) received({ data: JSON.stringify({ name, version: 'polled' }) }, false);
+    }
+    setTimeout(() => poll(names), 2000);
   }
 
   return {
