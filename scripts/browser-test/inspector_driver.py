@@ -23,7 +23,8 @@ it can stop it and start it again on the same port and data) and, later, large-s
   5. forgets the token, comes back with the read token: no dispatch controls, no command buttons;
   6. large state: 10,000 items at 100 actions/s for 10 s; the version shown against the server's
      at the end and after the page caught up, main-thread long tasks (PerformanceObserver) and
-     timer delay measured in the page, and a click on the tree answered while the load runs.
+     timer delay measured in the page, and a click on the tree answered while the load runs;
+  7. then 10 actions/s for 5 s, which the page streams again (full states, diffed in its worker).
 
 Screenshots, the page's records and the figures (inspector-results.json) go to --out. Prints a
 summary ending in "inspector-test: N passed, M failed" and exits 1 on any failure.
@@ -220,7 +221,7 @@ const tree = document.getElementById('state-tree');
 window.interaction = {clicked: null, shown: null};
 tree.addEventListener('click', () => { window.interaction.clicked = performance.now(); }, {capture: true, once: true});
 new MutationObserver((records, observer) => {
-  const row = tree.querySelector(`.tree-row[data-pointer="${CSS.escape(key)}"]`);
+  const row = [...tree.querySelectorAll('.tree-row')].find((candidate) => candidate.dataset.pointer === key);
   if (window.interaction.clicked !== null && row && row.getAttribute('aria-expanded') === 'true') {
     window.interaction.shown = performance.now();
     observer.disconnect();
@@ -412,7 +413,6 @@ def run(args):
         summary = wait_until(lambda: (lambda t: t if t and "replayed by the server" in t else None)(page.text("detail-summary")))
         patch = page.text("detail-patch") or ""
         check(summary and "/counter" in patch, f"an older action's state replayed by the server: {summary}; patch {' '.join(patch.split())}")
-        page.screenshot(out, "inspector-laptop")
 
         # --- 3. reconnect ----------------------------------------------------------------------
         version = app.version()
@@ -430,6 +430,17 @@ def run(args):
         check(wait_until(lambda: page.version() == version + 1), f"the page follows the restarted server: version {page.version()}")
         check(wait_until(lambda: any("resumed after" in x for x in page.state("notices") or [])), "the page said how the stream resumed",
               json.dumps(page.state("notices")))
+        counter = json.loads(common.http_get(app.base + "/state", read_token))["counter"]
+        shown = wait_until(lambda: page.js("const v = document.querySelector('.vm[data-name=counter] .tree-row[data-pointer=\"/counter\"] .value'); return v && v.textContent"))
+        check(wait_until(lambda: page.js("const v = document.querySelector('.vm[data-name=counter] .tree-row[data-pointer=\"/counter\"] .value'); return v && v.textContent") == f'"{counter}"'),
+              f"the view-model stream resumed too: counter {counter}", str(shown))
+        wait_until(lambda: (page.text("health-rate") or "–") != "–")
+        # Tall enough for every panel, health charts included: docs/inspector.png is this one.
+        browser.set_window_size(1280, 1280)
+        wait_until(lambda: page.js("return window.innerHeight >= 1100"))
+        wait_until(lambda: page.js("return !!document.querySelector('#log-list li:first-child .time:not(.local)')"), 3)
+        page.screenshot(out, "inspector-laptop")
+        browser.set_window_size(1280, 900)
 
         # --- 4. keyboard and layout ------------------------------------------------------------
         tree = page.element("#state-tree")
@@ -514,6 +525,23 @@ def run(args):
               f"main thread: {measured['long_tasks']} long tasks, {measured['long_task_ms']} ms in {measured['window_ms']} ms "
               f"(longest {measured['longest_task_ms']} ms; timer delay median {measured['timer_delay_p50_ms']} ms, max {measured['timer_delay_max_ms']} ms)")
         page.screenshot(out, "inspector-large-state")
+
+        # --- 7. the same state at a rate it can be streamed at -------------------------------------
+        streaming = wait_until(lambda: page.state("mode") not in ("sampling", None) and page.state("connection.state") == "live", 20)
+        check(streaming, f"with the load gone the page streams every version again ({page.state('mode')})",
+              json.dumps(page.state("notices")[-3:]))
+        page.js(MEASURE)
+        slow = {}
+        post_actions(large.base, 5, 10, slow)
+        server_end = large.version()
+        caught_up = wait_until(lambda: page.version() == server_end, 10)
+        measured = page.js(MEASURED)
+        results["large_state_streamed"] = {"posted": slow, "server_version_at_end": server_end, "mode": page.state("mode"), **measured}
+        print("    " + json.dumps(results["large_state_streamed"]))
+        check(caught_up and page.state("mode") != "sampling", f"10 actions/s streamed (full states, diffed in the worker): the page shows version {server_end}")
+        check(measured["long_task_ms"] <= 0.2 * measured["window_ms"],
+              f"main thread while streaming: {measured['long_tasks']} long tasks, {measured['long_task_ms']} ms in {measured['window_ms']} ms "
+              f"(timer delay max {measured['timer_delay_max_ms']} ms)")
         check(page.state("errors") == [], "no script errors in the page", json.dumps(page.state("errors")))
     except Exception as error:
         print(redacted("".join(traceback.format_exception(error))), file=sys.stderr)

@@ -124,6 +124,7 @@ function start() {
         break;
       case 'status':
         inspector.connection = { state: data.state, detail: data.detail };
+        inspector.mode = data.mode;
         showConnection(data.state, data.mode, data.detail);
         if (data.detail) notice(data.detail);
         break;

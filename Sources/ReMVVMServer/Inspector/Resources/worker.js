@@ -362,7 +362,7 @@ function startSampling(reason) {
   if (sampler) return;
   closeSource();
   flushPending();
-  sampler = { etag: null, busy: false, actionsAfter: live.version ?? 0, last: null, lowSince: null };
+  sampler = { etag: null, busy: false, actionsAfter: live.version ?? 0, last: null, lowSince: null, streamed: live.mode ?? 'state' };
   live.mode = 'sampling';
   status('sampling', reason);
   sampler.timer = setInterval(sample, SAMPLE_MS);
@@ -372,10 +372,10 @@ function startSampling(reason) {
 function stopSampling(reason) {
   if (!sampler) return;
   clearInterval(sampler.timer);
+  live.mode = sampler.streamed;
   sampler = null;
   arrivals = [];
   cuts = [];
-  live.mode = null;
   postMessage({ type: 'notice', text: reason });
   connect(lastId);
 }
