@@ -43,6 +43,19 @@ import Testing
         }
     }
 
+    @Test func everyFileOfTheResourcesFolderIsServed() throws {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/ReMVVMServer/Inspector/Resources")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        #expect(files.count == InspectorAssets.byPath.count)
+        for file in files {
+            let path = file == "inspector.html" ? InspectorAssets.pagePath : InspectorAssets.pagePath + "/" + file
+            let asset = try #require(InspectorAssets.byPath[path], "\(file) is embedded but not served")
+            #expect(asset.body == Array(try Data(contentsOf: folder.appendingPathComponent(file))), "\(file)")
+        }
+    }
+
     @Test func aCurrentTagGetsNotModifiedAndHeadGetsTheHeadOnly() throws {
         let live = try LiveServer()
         let first = try live.get("/inspector/main.js")

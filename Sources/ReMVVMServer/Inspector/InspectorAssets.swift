@@ -44,6 +44,7 @@ enum InspectorAssets {
             InspectorAsset(path: pagePath + "/treemodel.js", contentType: script, body: PackageResources.treemodel_js),
             InspectorAsset(path: pagePath + "/treeview.js", contentType: script, body: PackageResources.treeview_js),
             InspectorAsset(path: pagePath + "/worker.js", contentType: script, body: PackageResources.worker_js),
+            InspectorAsset(path: pagePath + "/replay.js", contentType: script, body: PackageResources.replay_js),
             InspectorAsset(path: pagePath + "/statepanel.js", contentType: script, body: PackageResources.statepanel_js),
             InspectorAsset(path: pagePath + "/actionlog.js", contentType: script, body: PackageResources.actionlog_js),
             InspectorAsset(path: pagePath + "/dispatch.js", contentType: script, body: PackageResources.dispatch_js),

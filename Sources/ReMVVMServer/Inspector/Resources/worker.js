@@ -5,6 +5,7 @@
 // second, never on the main thread. It also serves time travel: the state after a version and
 // its patch, from what it kept or from the server (a stream resumed just before that version).
 import { applyPatch, diff } from './jsondiff.js';
+import { statesFromServer } from './replay.js';
 import { changeIndex, collapseAll, createView, expandTo, project, toggle } from './treemodel.js';
 
 const FLUSH_MS = 100;
@@ -458,48 +459,6 @@ function keptState(version) {
   return undefined;
 }
 
-/** States after `version - 2` from the server: a plain stream resumed there (then closed). */
-async function fetchStates(version) {
-  const from = Math.max(0, version - 2);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), TRAVEL_TIMEOUT_MS);
-  const states = new Map();
-  let reset = false;
-  let failure = null;
-  try {
-    const response = await fetch(url(`events?lastEventId=${encodeURIComponent(from + suffix)}`), {
-      headers: { ...headers(), Accept: 'text/event-stream' }, credentials: 'omit', signal: controller.signal,
-    });
-    if (!response.ok) failure = `HTTP ${response.status}`;
-    else {
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      while (!states.has(version) && !reset) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
-          if (!data) continue;
-          const message = JSON.parse(data);
-          if (message.reset) reset = true;
-          else if (message.version <= version) states.set(message.version, message.state);
-          if (message.version >= version) break;
-        }
-      }
-    }
-  } catch (error) {
-    failure = controller.signal.aborted && !states.has(version) ? 'no answer in time' : String(error.message || error);
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
-  return { states, reset, failure };
-}
-
 async function travelTo(version, request) {
   let after = keptState(version);
   let before = version > 0 ? keptState(version - 1) : undefined;
@@ -507,7 +466,7 @@ async function travelTo(version, request) {
   const notes = [];
   let origin = 'kept by this page';
   if (after === undefined || (patch === undefined && before === undefined && version > 1)) {
-    const fetched = await fetchStates(version);
+    const fetched = await statesFromServer(url('events'), headers(), version, suffix, TRAVEL_TIMEOUT_MS);
     if (fetched.failure) notes.push(`could not read the server's history: ${fetched.failure}`);
     if (fetched.reset) notes.push(`history ends: the server keeps no states this old (it could not resume a stream at version ${Math.max(0, version - 2)})`);
     after = after ?? fetched.states.get(version);
