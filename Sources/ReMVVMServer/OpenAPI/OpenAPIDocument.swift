@@ -164,8 +164,10 @@ struct OpenAPIDocument {
             parameters: [
                 [
                     "name": "name", "in": "query", "required": true, "style": "form", "explode": true,
-                    "description": "The view models to follow, in the order of their first events",
-                    "schema": ["type": "array", "items": viewModelNameSchema, "minItems": 1, "maxItems": 64],
+                    // A name repeated counts once (the server follows each view model once): the
+                    // limit is on distinct names, which an array schema cannot say, so no maxItems.
+                    "description": "The view models to follow, in the order of their first events; at most 64 different names (a repeated name counts once)",
+                    "schema": ["type": "array", "items": viewModelNameSchema, "minItems": 1],
                 ],
             ] + resumeParameters,
             responses: [
