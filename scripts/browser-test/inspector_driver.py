@@ -18,7 +18,8 @@ it can stop it and start it again on the same port and data) and, later, large-s
      clicks a view-model command when the server lists commands (skipped, with a note, when it
      lists none); sees the health figures; checks the JavaScript JSON diff in the page;
   3. stops the server and starts it again: the page says it reconnected with Last-Event-ID and
-     resumed, and goes on with the new server's versions;
+     resumed, and goes on with the new server's versions; again with a stale cookie (another
+     token): the page sets the cookie again from its session's token;
   4. keyboard and layout: the state tree with arrows, no horizontal scrolling at phone width;
   5. forgets the token, comes back with the read token: no dispatch controls, no command buttons;
   6. large state: 10,000 items at 100 actions/s for 10 s; the version shown against the server's
@@ -441,6 +442,19 @@ def run(args):
         wait_until(lambda: page.js("return !!document.querySelector('#log-list li:first-child .time:not(.local)')"), 3)
         page.screenshot(out, "inspector-laptop")
         browser.set_window_size(1280, 900)
+
+        # A cookie holding another token (a page of another server on this host set it): the
+        # streams are refused on their next connection; the page sets the cookie again from its
+        # session's token and goes on.
+        page.js("document.cookie = 'remvvmAuthorization=someone-else; Path=/; SameSite=Strict'")
+        app.stop()
+        app.start()
+        save_pids()
+        check(wait_until(lambda: any("held another token" in x for x in page.state("notices") or []), 20),
+              "a stream refused with a stale cookie: the page sets the cookie again from its token", json.dumps(page.state("notices")[-4:]))
+        answer = page.dispatch("increase", "")
+        check(wait_until(lambda: page.version() == app.version() and page.state("connection.state") == "live"),
+              f"and follows the server again: version {page.version()}", json.dumps(page.state("connection")))
 
         # --- 4. keyboard and layout ------------------------------------------------------------
         tree = page.element("#state-tree")

@@ -52,7 +52,8 @@ export function authHeaders() {
  * problem (an RFC 9457 object when the answer is one), error (a network failure)}.
  */
 export async function request(path, { method = 'GET', body, headers = {}, signal } = {}) {
-  const init = { method, headers: { ...authHeaders(), ...headers }, signal, cache: 'no-store' };
+  // The token goes in the header; the cookie is for streams only (the server reads it nowhere else).
+  const init = { method, headers: { ...authHeaders(), ...headers }, signal, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
     init.headers['Content-Type'] = 'application/json';

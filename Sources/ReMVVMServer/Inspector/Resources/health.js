@@ -115,7 +115,7 @@ export function createHealth() {
     }
     $('health-status').textContent = useMetrics ? 'from /metrics' : '';
     const rate = previous && serverTime > previous.time ? ((version - previous.version) * 1000) / (serverTime - previous.time) : null;
-    previous = { version, time: serverTime, cpu: answer.body?.process?.cpuSeconds ?? null, cpuTime: serverTime };
+    previous = { version, time: serverTime };
     const sorted = latencies.sort((a, b) => a - b);
     const median = sorted.length ? sorted[Math.floor(sorted.length / 2)] : null;
     const worst = sorted.length ? sorted[sorted.length - 1] : null;

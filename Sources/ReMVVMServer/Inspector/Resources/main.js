@@ -85,6 +85,26 @@ function showAccess(allowed) {
   inspector.scopes = allowed.scopes;
 }
 
+/**
+ * A stream was refused (401/403) with the cookie. If the session's token still works in the
+ * header, the cookie held another one (set by a page of another server on this host: cookies
+ * belong to hosts, not ports): set it again and resolve true. Otherwise ask for a token.
+ */
+async function streamRefused(status) {
+  if (session.token) {
+    const answer = await request('access');
+    if (answer.ok) {
+      setToken(session.token);
+      notice(`a stream was refused (${status}) with the cookie; it held another token, set again`);
+      return true;
+    }
+  }
+  notice(`the server refused the token (${status}); asking for one again`);
+  clearToken();
+  location.reload();
+  return false;
+}
+
 /** The connection pill: live (and how: deltas, full states, sampled), reconnecting, closed. */
 function showConnection(state, mode, detail) {
   const pill = $('connection');
@@ -100,7 +120,7 @@ function start() {
   const health = createHealth();
   const log = createActionLog({ onSelect: (entry) => state.select(entry), onLatency: health.latency, clockOffset: health.clockOffset });
   const dispatch = createDispatch({ currentTag: () => inspector.id });
-  const viewModels = createViewModels();
+  const viewModels = createViewModels({ onRefused: streamRefused });
   dispatch.setAllowed(session.canDispatch);
   viewModels.setAllowed(session.canDispatch);
   Object.defineProperty(inspector, 'dispatchRequests', { get: () => dispatch.sent });
@@ -132,10 +152,7 @@ function start() {
         notice(data.text);
         break;
       case 'auth':
-        // The token stopped working (expired, revoked): ask again.
-        notice(`the server refused the token on the live stream (${data.status}); asking for one again`);
-        clearToken();
-        location.reload();
+        streamRefused(data.status).then((again) => again && worker.postMessage({ type: 'reconnect' }));
         break;
       case 'error':
         inspector.errors.push(data.message);

@@ -9,7 +9,7 @@ import { payloadError } from './dispatch.js';
 const $ = (id) => document.getElementById(id);
 const MAX_STREAMED = 64;
 
-export function createViewModels() {
+export function createViewModels({ onRefused }) {
   const list = $('vm-list');
   const status = $('vm-status');
   const cards = new Map();
@@ -125,15 +125,24 @@ export function createViewModels() {
         status.textContent = 'reconnecting with Last-Event-ID…';
         return;
       }
-      // Closed for good: a server without view-model streams gets polled instead.
-      const probe = await request(`viewmodels/events?${query}`, { method: 'HEAD' });
+      // Closed for good: asked as EventSource asks (the cookie, no header), why? A server without
+      // view-model streams gets polled instead.
+      let probe = { status: 0 };
+      try {
+        probe = await fetch(url(`viewmodels/events?${query}`), { method: 'HEAD', credentials: 'same-origin' });
+      } catch {
+        // no answer: try again below
+      }
       if (es !== source) return;
-      if (probe.status === 404 || probe.status === 400) {
+      if (probe.status === 401 || probe.status === 403) {
+        status.textContent = `stream refused (${probe.status})`;
+        if (await onRefused(probe.status)) connect(names);
+      } else if (probe.status === 404 || probe.status === 400) {
         source = null;
         status.textContent = 'this server has no view-model streams: read every 2 s';
         poll(names.slice(0, MAX_STREAMED));
       } else {
-        status.textContent = `stream closed (${describeFailure(probe)}); opening it again in 3 s`;
+        status.textContent = `stream closed (${probe.status ? 'HTTP ' + probe.status : 'no answer'}); opening it again in 3 s`;
         setTimeout(() => es === source && connect(names), 3000);
       }
     });

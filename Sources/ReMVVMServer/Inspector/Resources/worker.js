@@ -89,6 +89,9 @@ onmessage = ({ data }) => {
       case 'stop':
         closeSource();
         break;
+      case 'reconnect':
+        if (!sampler) connect(lastId);
+        break;
     }
   } catch (error) {
     postMessage({ type: 'error', message: String(error && error.stack || error) });
@@ -147,7 +150,8 @@ async function closedForGood(es) {
   let problem = null;
   const controller = new AbortController();
   try {
-    const response = await fetch(url(`events${query}`), { headers: headers(), credentials: 'omit', signal: controller.signal });
+    // Asked as EventSource asks: with the cookie, without the header.
+    const response = await fetch(url(`events${query}`), { credentials: 'same-origin', signal: controller.signal });
     answer = response.status;
     if (!response.ok && (response.headers.get('Content-Type') || '').includes('json')) problem = await response.json();
   } catch {
