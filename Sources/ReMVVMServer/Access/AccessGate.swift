@@ -8,8 +8,8 @@ import MicroHTTP
 /// ``isOpen(path:)``) and CORS preflights (answered before the gate) needs a token, also on
 /// unknown paths, so that a client without one cannot tell which paths exist: `read` for the
 /// methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`), `dispatch` for every other
-/// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token. The token
-/// comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
+/// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token.
+/// The token comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
 /// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
 /// `?access_token=`. Credentials sent in several of those places must be the same token
 /// (RFC 6750 §2 lets a client use one method only): different ones get `401`, never the access
