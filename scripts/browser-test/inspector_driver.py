@@ -337,6 +337,7 @@ def run(args):
         check("changed /counter" in (page.text("state-summary") or ""), f"the summary names the change: {page.text('state-summary')}")
         first_log = wait_until(lambda: page.js("const li = document.querySelector('#log-list li'); return li && [li.dataset.version, li.querySelector('.type').textContent]"))
         check(first_log == [str(before + 1), "increase"], f"the log's newest entry is version {before + 1}, increase: {first_log}")
+        check("History ends at version 1" in (page.text("log-end") or ""), f"the log says where history ends: {page.text('log-end')}")
 
         requests_before = page.state("dispatchRequests")
         counts_before = common.request_counts(app.base, read_token)
@@ -539,6 +540,17 @@ def run(args):
               f"main thread: {measured['long_tasks']} long tasks, {measured['long_task_ms']} ms in {measured['window_ms']} ms "
               f"(longest {measured['longest_task_ms']} ms; timer delay median {measured['timer_delay_p50_ms']} ms, max {measured['timer_delay_max_ms']} ms)")
         page.screenshot(out, "inspector-large-state")
+
+        # Older actions, and time travel past what the server keeps (its ring holds about 117
+        # versions of a 0.5 MB state: 64 MiB).
+        shown = page.state("logSize")
+        page.element("#log-older").click()
+        check(wait_until(lambda: page.state("logSize") >= shown + 90), f"Load older actions: {shown} entries, then {page.state('logSize')}")
+        old_version = page.js("return Number(document.querySelector('#log-list li:last-child').dataset.version)")
+        page.element("#log-list li:last-child").click()
+        summary = wait_until(lambda: (lambda t: t if t and "Loading" not in t else None)(page.text("detail-summary")))
+        check(old_version < server_end - 300 and summary and "history ends" in summary,
+              f"version {old_version}, long gone from the server's ring: the page says where history ends: {summary}")
 
         # --- 7. the same state at a rate it can be streamed at -------------------------------------
         streaming = wait_until(lambda: page.state("mode") not in ("sampling", None) and page.state("connection.state") == "live", 20)

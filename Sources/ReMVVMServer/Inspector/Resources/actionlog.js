@@ -4,6 +4,7 @@
 import { describeFailure, request } from './api.js';
 
 const $ = (id) => document.getElementById(id);
+/** The most entries kept as live ones arrive (the oldest go first); loading older ones adds room. */
 const MAX_SHOWN = 500;
 const PAGE = 100;
 
@@ -18,6 +19,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   let selected = null;
   let focused = null;
   let backfilling = false;
+  let maxShown = MAX_SHOWN;
 
   list.addEventListener('click', (event) => {
     const item = event.target.closest('li');
@@ -43,18 +45,19 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
     if (items[Math.max(0, index)]) focus(Number(items[Math.max(0, index)].dataset.version));
   });
   list.addEventListener('focus', () => {
-    if (focused === null && list.firstElementChild) focus(Number(list.firstElementChild.dataset.version));
+    // Without scrolling: a click that focused the list must land where it was aimed.
+    if (focused === null && list.firstElementChild) focus(Number(list.firstElementChild.dataset.version), false);
   });
   olderButton.addEventListener('click', () => loadOlder());
 
-  function focus(version) {
+  function focus(version, scroll = true) {
     entries.get(focused)?.element.classList.remove('focused');
     focused = version;
     const entry = entries.get(version);
     if (!entry) return;
     entry.element.classList.add('focused');
     list.setAttribute('aria-activedescendant', entry.element.id);
-    entry.element.scrollIntoView({ block: 'nearest' });
+    if (scroll) entry.element.scrollIntoView({ block: 'nearest' });
   }
 
   function select(entry) {
@@ -112,7 +115,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   }
 
   function trim() {
-    while (entries.size > MAX_SHOWN) {
+    while (entries.size > maxShown) {
       const last = list.lastElementChild;
       const version = Number(last.dataset.version);
       if (version === selected) break;
@@ -162,6 +165,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
     const since = Math.max(earliest - 1, oldest - 1 - PAGE);
     const page = await fetchPage(since);
     if (!page) return;
+    maxShown = Math.max(maxShown, entries.size + page.actions.length);
     for (const action of page.actions) if (action.version < oldest) add(action.version, fromServer(action), false);
     if (since <= earliest - 1) reachedEnd = true;
     updateEnd();

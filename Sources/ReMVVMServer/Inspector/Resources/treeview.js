@@ -37,7 +37,8 @@ export class TreeView {
       if (row && isToggle(row)) this.onToggle(row, !row.x);
     });
     element.addEventListener('focus', () => {
-      if (this.activeKey === null && this.rows.length) this.activate(0);
+      // Without scrolling: a click that focused the tree must land where it was aimed.
+      if (this.activeKey === null && this.rows.length) this.activate(Math.floor(element.scrollTop / this.rowHeight), false);
     });
   }
 
@@ -77,13 +78,15 @@ export class TreeView {
     else this.element.removeAttribute('aria-activedescendant');
   }
 
-  activate(index) {
+  activate(index, scroll = true) {
     if (!this.rows.length) return;
     const clamped = Math.max(0, Math.min(this.rows.length - 1, index));
     this.activeKey = this.rows[clamped].p;
     const top = clamped * this.rowHeight;
     const view = this.element;
-    if (top < view.scrollTop) view.scrollTop = top;
+    if (!scroll) {
+      // Stay where the user is.
+    } else if (top < view.scrollTop) view.scrollTop = top;
     else if (top + this.rowHeight > view.scrollTop + view.clientHeight) view.scrollTop = top + this.rowHeight - view.clientHeight;
     this.render();
   }
