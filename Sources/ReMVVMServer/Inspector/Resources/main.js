@@ -18,6 +18,7 @@ const inspector = {
 window.inspector = inspector;
 
 function notice(text) {
+  if (inspector.notices[inspector.notices.length - 1] === text) return;
   const line = document.createElement('p');
   line.textContent = `${new Date().toLocaleTimeString()} · ${text}`;
   const box = $('notices');

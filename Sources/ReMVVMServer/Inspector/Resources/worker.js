@@ -114,7 +114,7 @@ function connect(resumeAfter) {
   const es = new EventSource(url(`events${query.size ? '?' + query : ''}`));
   source = es;
   let opened = false;
-  status(resumeAfter ? 'reconnecting' : 'connecting', resumeAfter ? `Last-Event-ID ${resumeAfter}` : '');
+  status(resumeAfter ? 'reconnecting' : 'connecting', resumeAfter ? `opening the stream again with Last-Event-ID ${resumeAfter}` : '');
   es.addEventListener('open', () => {
     retryDelay = 1000;
     initial = true;
