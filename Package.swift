@@ -119,6 +119,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The inspector page (GET /inspector): HTML, CSS and JavaScript compiled into the binary.
+            resources: [.embedInCode("Inspector/Resources")],
             swiftSettings: strictSettings
         ),
         // The seed domain: counter + login/greetings.

@@ -35,6 +35,9 @@ import Testing
         Route(method: "DELETE", path: "/state", scope: .dispatch, served: 405),
         Route(method: "GET", path: "/healthz", scope: nil),
         Route(method: "HEAD", path: "/healthz", scope: nil),
+        Route(method: "GET", path: "/inspector", scope: nil),
+        Route(method: "GET", path: "/inspector/main.js", scope: nil),
+        Route(method: "GET", path: "/stats", scope: .read),
     ]
 
     /// A credential as a client sends it, and the scopes it grants (nil: it does not authenticate).

@@ -4,11 +4,12 @@ import MicroHTTP
 /// Who may call which route (docs/http-api.md, "Access control and CORS"): the service's side of
 /// a ``AccessControl/BearerAuthorizer``, which knows tokens but not HTTP.
 ///
-/// With tokens configured, every request but `GET /healthz` and CORS preflights (answered before
-/// the gate) needs a token, also on unknown paths, so that a client without one cannot tell which
-/// paths exist: `read` for the methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`),
-/// `dispatch` for every other (`POST /actions`; other methods then get their `405`). The token
-/// comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
+/// With tokens configured, every request but `/healthz`, the inspector's files (see
+/// ``isOpen(path:)``) and CORS preflights (answered before the gate) needs a token, also on
+/// unknown paths, so that a client without one cannot tell which paths exist: `read` for the
+/// methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`), `dispatch` for every other
+/// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token.
+/// The token comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
 /// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
 /// `?access_token=`. Credentials sent in several of those places must be the same token
 /// (RFC 6750 §2 lets a client use one method only): different ones get `401`, never the access
@@ -39,11 +40,16 @@ struct AccessGate: Sendable {
         method == .GET || method == .HEAD || method == .OPTIONS ? .read : .dispatch
     }
 
-    /// Whether `path` is open to anyone: only the liveness probe, which orchestrators call
-    /// without credentials.
+    /// Whether `path` is open to anyone: the liveness probe, which orchestrators call without
+    /// credentials, and the inspector page with its scripts and style sheet (``InspectorAssets``):
+    /// a browser navigating to `/inspector` cannot send a header, the files hold no data, and the
+    /// page then asks for a token, which every data request it makes carries.
     static func isOpen(path: String) -> Bool {
-        path == "/healthz"
+        path == "/healthz" || InspectorAssets.isAsset(path: path)
     }
+
+    /// `GET /access`: any token that authenticates may ask what it allows, whatever its scopes.
+    static let accessPath = "/access"
 
     /// Whether a request may also carry its token in the cookie or the query: a `GET` (or `HEAD`)
     /// of an event stream: `/events`, `/viewmodels/events` or `/viewmodels/<name>/events`.
@@ -66,6 +72,9 @@ struct AccessGate: Sendable {
             if header == nil, Self.cookieToken(in: request.headers) != .none || request.query[Self.queryName] != nil {
                 return .unauthenticated(Self.headerOnly)
             }
+            if request.path == Self.accessPath, request.method == .GET || request.method == .HEAD {
+                return Self.authenticated(authorizer.authenticate(credential: header))
+            }
             return authorizer.authorize(credential: header, needs: scope)
         }
         return streamDecision(header: header, request: request, needs: scope)
@@ -84,6 +93,14 @@ struct AccessGate: Sendable {
             return Problem.insufficientScope(
                 scope.name, method: request.method.rawValue, path: request.path, challenge: challenge
             ).response
+        }
+    }
+
+    /// Allowed when the credential authenticated, whatever it grants.
+    private static func authenticated(_ result: Result<ScopeSet, TokenRejection>) -> AccessDecision {
+        switch result {
+        case .success: .allowed
+        case .failure(let rejection): .unauthenticated(rejection)
         }
     }
 

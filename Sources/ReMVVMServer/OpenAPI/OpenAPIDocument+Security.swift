@@ -24,7 +24,7 @@ extension OpenAPIDocument {
             guard case .object(var operations) = item else { continue }
             for (method, operation) in operations {
                 guard case .object(var members) = operation, case .object(var responses)? = members["responses"] else { continue }
-                if AccessGate.isOpen(path: path) {
+                if AccessGate.isOpen(path: path) || path == Self.inspectorFilePath {
                     members["security"] = []
                 } else {
                     var unauthorized = problem("No token, or one that is not valid (WWW-Authenticate says why)")
@@ -33,7 +33,9 @@ extension OpenAPIDocument {
                         unauthorized = .object(fields)
                     }
                     responses["401"] = unauthorized
-                    responses["403"] = problem("The token does not grant the scope this operation needs")
+                    if path != AccessGate.accessPath {
+                        responses["403"] = problem("The token does not grant the scope this operation needs")
+                    }
                     members["responses"] = .object(responses)
                     if path == "/events" {
                         members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]

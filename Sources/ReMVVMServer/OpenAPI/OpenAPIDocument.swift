@@ -32,6 +32,7 @@ struct OpenAPIDocument {
             "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
         ]
         paths.merge(commandPaths) { documented, _ in documented }
+        paths.merge(inspectorPaths) { current, _ in current }
         if metricsEnabled {
             paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
@@ -180,7 +181,8 @@ struct OpenAPIDocument {
             parameters: [
                 [
                     "name": "name", "in": "query", "required": true, "style": "form", "explode": true,
-                    "description": "The view models to follow, in the order of their first events",
+                    // The limit counts names as sent, repeats included (a repeat is followed once).
+                    "description": "The view models to follow, in the order of their first events; at most 64 names",
                     "schema": ["type": "array", "items": viewModelNameSchema, "minItems": 1, "maxItems": 64],
                 ],
             ] + resumeParameters,
@@ -222,7 +224,13 @@ struct OpenAPIDocument {
 
     // MARK: Schemas
 
+    /// The service's schemas and the inspector's.
     private var schemas: JSONValue {
+        guard case .object(let service) = serviceSchemas else { return serviceSchemas }
+        return .object(service.merging(Self.inspectorSchemas) { current, _ in current })
+    }
+
+    private var serviceSchemas: JSONValue {
         let actionSchemas: [JSONValue] = actions.names.map { name in
             var properties: [String: JSONValue] = ["type": ["const": .string(name)]]
             var required: [JSONValue] = ["type"]

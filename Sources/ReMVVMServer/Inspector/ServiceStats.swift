@@ -1,0 +1,52 @@
+import Foundation
+
+/// The body of `GET /stats`: the figures a person watches to see load at a glance, cheap to read
+/// (no metrics registry needed, so also with `metricsEnabled` off), and the server's clock, so
+/// that a client can relate the action log's times to its own clock.
+struct ServiceStats: Encodable {
+    /// Open event streams by kind.
+    struct Subscribers: Encodable {
+        /// `GET /events` streams (both formats).
+        let events: Int
+        /// View-model streams (`GET /viewmodels/…/events`).
+        let viewModels: Int
+    }
+
+    /// What the kernel says about this process (`/proc/self`).
+    struct Process: Encodable {
+        let residentMemoryBytes: Double
+        let cpuSeconds: Double
+        let openDescriptors: Double
+        /// RFC 3339, to the second.
+        let startedAt: String
+    }
+
+    /// The version reads and events show now (durable with a journal).
+    let version: UInt64
+    /// The server's clock when answering, RFC 3339 with milliseconds (the action log's format).
+    let time: String
+    let subscribers: Subscribers
+    /// Nil where `/proc` cannot be read.
+    let process: Process?
+
+    init(version: UInt64, eventSubscribers: Int, viewModelSubscribers: Int, now: Date = Date()) {
+        self.version = version
+        time = now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        subscribers = Subscribers(events: eventSubscribers, viewModels: viewModelSubscribers)
+        process = ProcessStatistics.current().map { process in
+            Process(
+                residentMemoryBytes: process.residentMemoryBytes,
+                cpuSeconds: process.cpuSeconds,
+                openDescriptors: process.openDescriptors,
+                startedAt: Date(timeIntervalSince1970: process.startTimeSeconds).formatted(Date.ISO8601FormatStyle())
+            )
+        }
+    }
+}
+
+/// The body of `GET /access`: whether tokens are configured, and the scopes the caller's token
+/// grants (every scope when none are configured).
+struct AccessAnswer: Encodable {
+    let accessControl: Bool
+    let scopes: [String]
+}

@@ -1,0 +1,92 @@
+extension OpenAPIDocument {
+    /// The path template of the inspector's scripts and style sheet.
+    static let inspectorFilePath = InspectorAssets.pagePath + "/{file}"
+
+    /// The inspector's routes (`docs/http-api.md`, "Inspector"): the page and its files (open
+    /// without a token), `GET /stats` and `GET /access`.
+    var inspectorPaths: [String: JSONValue] {
+        let revalidate: JSONValue = [
+            "ETag": ["schema": ["type": "string"]],
+            "Cache-Control": ["schema": ["const": "no-cache"]],
+        ]
+        let notModified: JSONValue = ["description": "Not modified: the If-None-Match tag is current", "headers": revalidate]
+        let conditional = header("If-None-Match", "The ETag of a copy the client has", ["type": "string"])
+        return [
+            InspectorAssets.pagePath: ["get": operation(
+                "getInspector", "The inspector: a live page of the state, the action log, dispatch and health",
+                parameters: [conditional],
+                responses: [
+                    "200": [
+                        "description": "The page (its scripts and style sheet come from /inspector/{file})",
+                        "headers": revalidate,
+                        "content": ["text/html": ["schema": ["type": "string"]]],
+                    ],
+                    "304": notModified,
+                ]
+            )],
+            Self.inspectorFilePath: ["get": operation(
+                "getInspectorFile", "A script or the style sheet of the inspector page",
+                parameters: [
+                    [
+                        "name": "file", "in": "path", "required": true,
+                        "schema": ["type": "string", "enum": .array(InspectorAssets.fileNames.map { .string($0) })],
+                    ],
+                    conditional,
+                ],
+                responses: [
+                    "200": [
+                        "description": "The file",
+                        "headers": revalidate,
+                        "content": [
+                            "text/javascript": ["schema": ["type": "string"]],
+                            "text/css": ["schema": ["type": "string"]],
+                        ],
+                    ],
+                    "304": notModified,
+                    "404": problem("No such file"),
+                ]
+            )],
+            "/stats": ["get": operation(
+                "getStats", "Health at a glance: version, server time, subscribers, process figures",
+                responses: ["200": json(ref("Stats"))]
+            )],
+            AccessGate.accessPath: ["get": operation(
+                "getAccess", "What the caller's token allows (any valid token may ask)",
+                responses: ["200": json(ref("Access"))]
+            )],
+        ]
+    }
+
+    /// The schemas of `GET /stats` and `GET /access`.
+    static let inspectorSchemas: [String: JSONValue] = [
+        "Stats": [
+            "type": "object",
+            "properties": [
+                "version": ["type": "integer", "minimum": 0],
+                "time": ["type": "string", "format": "date-time", "description": "The server's clock, with milliseconds"],
+                "subscribers": [
+                    "type": "object",
+                    "properties": ["events": ["type": "integer", "minimum": 0], "viewModels": ["type": "integer", "minimum": 0]],
+                    "required": ["events", "viewModels"],
+                ],
+                "process": [
+                    "type": ["object", "null"],
+                    "properties": [
+                        "residentMemoryBytes": ["type": "number"], "cpuSeconds": ["type": "number"],
+                        "openDescriptors": ["type": "number"], "startedAt": ["type": "string", "format": "date-time"],
+                    ],
+                    "required": ["residentMemoryBytes", "cpuSeconds", "openDescriptors", "startedAt"],
+                ],
+            ],
+            "required": ["version", "time", "subscribers"],
+        ],
+        "Access": [
+            "type": "object",
+            "properties": [
+                "accessControl": ["type": "boolean", "description": "Whether tokens are configured"],
+                "scopes": ["type": "array", "items": ["enum": ["read", "dispatch"]], "description": "What the token grants (everything without tokens)"],
+            ],
+            "required": ["accessControl", "scopes"],
+        ],
+    ]
+}
