@@ -8,7 +8,8 @@ import Musl
 
 /// One libpq connection, used synchronously. Not thread-safe: its owner serializes every call
 /// (the journal thread, or the follower's thread). Every libpq call is checked; failures become
-/// ``PostgresLogError``s. No C callbacks: notices are silenced with `client_min_messages`.
+/// ``PostgresLogError``s. No Swift closure is handed to C: notices are dropped by a plain C
+/// function of the shim (errors reach Swift as thrown errors).
 final class PostgresConnection {
     private var handle: OpaquePointer?
     let conninfo: String
@@ -48,6 +49,7 @@ final class PostgresConnection {
             PQfinish(connection)
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL is not reachable: \(message)")
         }
+        remvvm_pq_silence_notices(connection)
         handle = connection
         try execute("SET client_min_messages = warning")
     }
