@@ -42,6 +42,9 @@ public enum LogGroupOutcome: Sendable, Equatable {
     case appended(ClosedRange<UInt64>)
     /// Refused by its `If-Match`: the head was `head`, not the expected one. Nothing of it stored.
     case headMoved(head: UInt64)
+    /// Refused: the log already holds this idempotency key (a retry, possibly received by another
+    /// replica); nothing of it stored. Read the kept answer with ``PostgresLog/answer(forKey:)``.
+    case duplicateKey(String)
 }
 
 /// One row of the shared log as a replica reads it.

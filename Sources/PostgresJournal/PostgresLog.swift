@@ -58,8 +58,10 @@ public final class PostgresLog {
     }
 
     /// Appends `groups` in one transaction, each with consecutive versions in the given order.
-    /// A group whose ``LogGroup/expectedHead`` does not match is left out (``LogGroupOutcome/headMoved(head:)``);
-    /// the others are stored. On a throw nothing is stored, except with
+    /// A group whose ``LogGroup/expectedHead`` does not match is left out (``LogGroupOutcome/headMoved(head:)``),
+    /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
+    /// the others are stored. One outcome per group that has actions (groups without are ignored),
+    /// in order. On a throw nothing is stored, except with
     /// ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         try ensureOpen()
@@ -132,12 +134,20 @@ public final class PostgresLog {
         var outcomes: [LogGroupOutcome] = []
         var accepted: [LogGroup] = []
         var head: UInt64
-        if groups.contains(where: { $0.expectedHead != nil }) {
-            // The expectations are checked against the head under its row lock.
+        if groups.contains(where: { $0.expectedHead != nil || $0.answer != nil }) {
+            // Expectations and idempotency keys are checked under the head's row lock: it
+            // serializes every appender of every replica, so the checks are globally correct.
             let rows = try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
             head = try Self.number(rows.rows.first?.first ?? nil, "head version")
+            var keys = try existingKeys(groups.compactMap(\.answer?.key))
             var next = head
             for group in groups where !group.actions.isEmpty {
+                if let key = group.answer?.key {
+                    guard keys.insert(key).inserted else {
+                        outcomes.append(.duplicateKey(key))
+                        continue
+                    }
+                }
                 if let expected = group.expectedHead, expected != next {
                     outcomes.append(.headMoved(head: next))
                     continue
@@ -166,6 +176,24 @@ public final class PostgresLog {
         let newHead = try insert(accepted, after: head)
         try connection.execute("SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [String(newHead)])
         return outcomes
+    }
+
+    /// Which of `keys` the log already holds (read inside the append's transaction).
+    private func existingKeys(_ keys: [String]) throws(PostgresLogError) -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        // A text[] literal: each key double-quoted, with `\` and `"` escaped.
+        let array = "{" + keys.map { key in
+            var quoted = "\""
+            for character in key {
+                if character == "\\" || character == "\"" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "\""
+        }.joined(separator: ",") + "}"
+        let rows = try connection.execute(
+            "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])", [array]
+        )
+        return Set(rows.rows.compactMap { $0.first ?? nil })
     }
 
     /// Inserts the rows of `groups` with versions from `head + 1`, in statements of at most 512 rows.

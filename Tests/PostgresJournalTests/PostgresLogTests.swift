@@ -198,3 +198,28 @@ import Testing
         (try? JSONSerialization.jsonObject(with: Data(entry.record.payload)) as? [String: Int])?["by"]
     }
 }
+
+/// Idempotency keys live in the log: a key already stored, or repeated in the same batch, is
+/// refused for that group only, checked under the head's row lock.
+@Suite(.serialized) struct PostgresLogIdempotencyTests {
+    private func group(_ key: String, _ type: String = "increase") -> LogGroup {
+        LogGroup(
+            actions: [LoggedAction(type: type, payload: [], time: 1)],
+            answer: KeptAnswer(key: key, fingerprint: [9], status: 200, body: Array(#"{"ok":true}"#.utf8), time: 2)
+        )
+    }
+
+    @Test func aKeyAlreadyInTheLogIsRefusedForItsGroupOnly() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let odd = #"quote " and back\slash"#
+        #expect(try log.append([group("a"), group(odd)]) == [.appended(1...1), .appended(2...2)])
+        let outcomes = try log.append([
+            group("a"), group("b"), group("b"), group(odd), LogGroup(actions: [LoggedAction(type: "reset", payload: [], time: 3)]),
+        ])
+        #expect(outcomes == [.duplicateKey("a"), .appended(3...3), .duplicateKey("b"), .duplicateKey(odd), .appended(4...4)])
+        #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2, 3, 4])
+        #expect(try log.answer(forKey: odd)?.fingerprint == [9])
+    }
+}
