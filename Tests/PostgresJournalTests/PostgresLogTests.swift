@@ -223,3 +223,41 @@ import Testing
         #expect(try log.answer(forKey: odd)?.fingerprint == [9])
     }
 }
+
+/// A row this build cannot apply stops the follower there, saying why: it never skips a version.
+@Suite struct PostgresLogFollowerStopTests {
+    private struct Undecodable: Error, CustomStringConvertible {
+        let type: String
+        var description: String { "unknown action \(type)" }
+    }
+
+    @Test func anEntryThatCannotBeAppliedStopsTheFollowerWithTheReason() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([
+            LogGroup(actions: [LoggedAction(type: "increase", payload: [], time: 1)]),
+            LogGroup(actions: [LoggedAction(type: "fromTheFuture", payload: [], time: 2)]),
+            LogGroup(actions: [LoggedAction(type: "increase", payload: [], time: 3)]),
+        ])
+        let applied = Lock<[UInt64]>([])
+        let follower = PostgresLogFollower(conninfo: server.conninfo, applied: 0, pageSize: 1, pollInterval: .milliseconds(100)) { page in
+            for entry in page {
+                guard entry.record.type == "increase" else { throw Undecodable(type: entry.record.type) }
+                applied.withLock { $0.append(entry.record.version) }
+            }
+        }
+        #expect(follower.start())
+        defer { follower.stop() }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            if case .stopped = follower.status { true } else { false }
+        })
+        guard case .stopped(let reason?) = follower.status else {
+            Issue.record("the follower should have stopped with a reason, is \(follower.status)")
+            return
+        }
+        #expect(reason.contains("version 2") && reason.contains("unknown action fromTheFuture"))
+        #expect(follower.applied == 1)
+        #expect(applied.withLock { $0 } == [1])
+    }
+}
