@@ -86,7 +86,10 @@ let package = Package(
         // The shared journal backend: one ordered action log in PostgreSQL, for several replicas.
         .target(
             name: "PostgresJournal",
-            dependencies: ["CPostgres", "Journal", "ConcurrencyKit"],
+            dependencies: [
+                "CPostgres", "Journal", "ConcurrencyKit",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: strictSettings
         ),
         // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
