@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Appends to the shared PostgreSQL log (PostgresJournal) as fast as it goes, at 1 and 64 actions
-# per transaction, against a throwaway PostgreSQL started here: a temporary directory, a unix
-# socket only (no TCP), default durability (fsync on, synchronous_commit on). Stops it by PID on exit.
+# per transaction, then through PostgresGroupCommit with 1 and 64 submitters, against a throwaway
+# PostgreSQL started here: a temporary directory, a unix socket only (no TCP), default durability
+# (fsync on, synchronous_commit on). Stops it by PID on exit.
 #
 #   scripts/postgres-bench.sh                 # 10-second runs
 #   DURATION=3 scripts/postgres-bench.sh      # shorter
@@ -53,4 +54,8 @@ for per in 1 64; do
     for clients in $CLIENTS; do
         "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" "$per" "$clients"
     done
+done
+# Through PostgresGroupCommit: one-action requests from many threads, batched by the commit thread.
+for submitters in 1 64; do
+    "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" group-commit "$submitters"
 done

@@ -3,12 +3,17 @@
 // socket (fsync on, the defaults) and runs this against it.
 //
 //   postgres-log-bench <conninfo> <seconds> <actions-per-transaction> <clients>
+//   postgres-log-bench <conninfo> <seconds> group-commit <submitters>
 import ConcurrencyKit
 import Foundation
 import Journal
 import PostgresJournal
 
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[3] == "group-commit", let seconds = Double(arguments[2]), let submitters = Int(arguments[4]) {
+    print(runGroupCommit(conninfo: arguments[1], duration: .milliseconds(Int(seconds * 1_000)), submitters: max(1, submitters)))
+    exit(0)
+}
 guard arguments.count == 5, let seconds = Double(arguments[2]), let perTransaction = Int(arguments[3]),
     let clients = Int(arguments[4]), perTransaction > 0, clients > 0
 else {
