@@ -14,7 +14,7 @@ import Musl
 /// `runuser -u postgres --`, and the directory is given to that user. The binaries are Debian's
 /// (`/usr/lib/postgresql/<major>/bin`, package `postgresql`); when they are missing the server
 /// throws naming the package — `scripts/test.sh` installs it, a test never skips silently.
-public final class PostgresServer: @unchecked Sendable {
+public final class PostgresServer {
     /// The directory holding `data/`, the socket and `server.log`.
     public let directory: String
     /// The directory of the unix socket (pass it as `host`).
@@ -26,7 +26,7 @@ public final class PostgresServer: @unchecked Sendable {
 
     private let binaries: String
     private let asRoot: Bool
-    // Only touched by the thread that owns the server (the test), hence @unchecked Sendable.
+    // Not Sendable: only the test that owns the server touches it (pass `conninfo` to threads).
     private var process: Process?
     private var pid: pid_t?
 
