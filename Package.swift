@@ -77,6 +77,21 @@ let package = Package(
             dependencies: ["CSQLite", "Journal", "ConcurrencyKit"],
             swiftSettings: strictSettings
         ),
+        // The C boundary for PostgreSQL (libpq), imported by PostgresJournal only.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The shared journal backend: one ordered action log in PostgreSQL, for several replicas.
+        .target(
+            name: "PostgresJournal",
+            dependencies: [
+                "CPostgres", "Journal", "ConcurrencyKit",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
         .target(
             name: "ReMVVM",
@@ -172,6 +187,18 @@ let package = Package(
             dependencies: ["SQLiteJournal", "Journal", "HTTPTestSupport"],
             swiftSettings: strictSettings
         ),
+        // A throwaway PostgreSQL server for tests (initdb + pg_ctl as the postgres user, unix socket).
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["ConcurrencyKit"],
+            path: "Tests/PostgresTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PostgresJournalTests",
+            dependencies: ["PostgresJournal", "Journal", "PostgresTestSupport", "HTTPTestSupport", "ConcurrencyKit"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReMVVMTests",
             dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit", "HTTPTestSupport"],
@@ -241,6 +268,13 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
             name: "journal-bench",
             dependencies: ["Journal", "SQLiteJournal", "ConcurrencyKit"],
             path: "Benchmarks/journal-bench",
+            swiftSettings: strictSettings
+        ),
+        // Appends to the shared PostgreSQL log: actions/s by actions per transaction.
+        .executableTarget(
+            name: "postgres-log-bench",
+            dependencies: ["PostgresJournal", "Journal", "ConcurrencyKit"],
+            path: "Benchmarks/postgres-log-bench",
             swiftSettings: strictSettings
         ),
         // In-process dispatch throughput of the store core.

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libmicrohttpd-dev libsqlite3-dev pkg-config "$@")
+packages=(libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -4,7 +4,9 @@
 #   scripts/test.sh --quick   everything but the long load tests (suites named …LoadTests, tag .load)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+# postgresql: the PostgresJournal tests start a throwaway PostgreSQL 15 (Debian's package) on a
+# unix socket; they fail, never skip, when it is missing.
+scripts/install-deps.sh postgresql
 if [ "${1:-}" = "--quick" ]; then
     swift test --skip LoadTests
 else

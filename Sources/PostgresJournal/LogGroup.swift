@@ -1,0 +1,62 @@
+public import Journal
+
+/// One action to append to the shared log; the log assigns its version.
+public struct LoggedAction: Sendable, Equatable {
+    /// The action's wire name (`"increase"`).
+    public var type: String
+    /// The action's payload as JSON (an object), or empty for an action without one.
+    public var payload: [UInt8]
+    /// When it was received, in milliseconds since 1970-01-01 UTC.
+    public var time: Int64
+
+    /// Creates an action to append.
+    public init(type: String, payload: [UInt8], time: Int64) {
+        self.type = type
+        self.payload = payload
+        self.time = time
+    }
+}
+
+/// The actions of one request, appended with consecutive versions in one transaction (never
+/// split), with the answer kept for its `Idempotency-Key` on the group's last row.
+public struct LogGroup: Sendable, Equatable {
+    /// The actions, oldest first (at least one).
+    public var actions: [LoggedAction]
+    /// The answer to keep for the request's idempotency key, if it had one.
+    public var answer: KeptAnswer?
+    /// `If-Match`: the head the group expects before its first action; checked under the head's
+    /// row lock, so it is globally correct across replicas.
+    public var expectedHead: UInt64?
+
+    /// Creates a group.
+    public init(actions: [LoggedAction], answer: KeptAnswer? = nil, expectedHead: UInt64? = nil) {
+        self.actions = actions
+        self.answer = answer
+        self.expectedHead = expectedHead
+    }
+}
+
+/// What became of one group of an append.
+public enum LogGroupOutcome: Sendable, Equatable {
+    /// Stored with these versions.
+    case appended(ClosedRange<UInt64>)
+    /// Refused by its `If-Match`: the head was `head`, not the expected one. Nothing of it stored.
+    case headMoved(head: UInt64)
+    /// Refused: the log already holds this idempotency key (a retry, possibly received by another
+    /// replica); nothing of it stored. Read the kept answer with ``PostgresLog/answer(forKey:)``.
+    case duplicateKey(String)
+}
+
+/// One row of the shared log as a replica reads it.
+public struct LogEntry: Sendable, Equatable {
+    /// The action with the version the log gave it.
+    public var record: JournalRecord
+    /// The idempotency key of the request that dispatched it, on the last row of its group.
+    public var idempotencyKey: String?
+
+    /// Creates an entry.
+    public init(record: JournalRecord, idempotencyKey: String?) {
+        self.record = record
+        self.idempotencyKey = idempotencyKey
+    }
+}

@@ -1,0 +1,178 @@
+internal import CPostgres
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One libpq connection, used synchronously. Not thread-safe: its owner serializes every call
+/// (the journal thread, or the follower's thread). Every libpq call is checked; failures become
+/// ``PostgresLogError``s. No Swift closure is handed to C: notices are dropped by a plain C
+/// function of the shim (errors reach Swift as thrown errors).
+final class PostgresConnection {
+    private var handle: OpaquePointer?
+    let conninfo: String
+
+    /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs; empty means libpq's
+    /// environment variables and defaults).
+    init(conninfo: String) throws(PostgresLogError) {
+        self.conninfo = conninfo
+        try connect()
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Whether the connection is up as far as libpq knows (it learns of a broken one on use).
+    var isConnected: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Closes the connection for good.
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Drops the connection, if any, and opens a new one.
+    func connect() throws(PostgresLogError) {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        guard let connection = PQconnectdb(conninfo) else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection failed: out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL is not reachable: \(message)")
+        }
+        remvvm_pq_silence_notices(connection)
+        handle = connection
+        try execute("SET client_min_messages = warning")
+    }
+
+    /// Runs one statement (or several, without parameters) and returns its rows as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
+        guard let handle else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
+        }
+        let result: OpaquePointer?
+        if parameters.isEmpty {
+            result = PQexec(handle, sql)
+        } else {
+            result = Self.withCStrings(parameters) { values in
+                PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+        }
+        guard let result else {
+            throw failure(sql: sql, message: Self.trimmed(PQerrorMessage(handle)), sqlState: nil)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            throw failure(sql: sql, message: Self.trimmed(PQresultErrorMessage(result)), sqlState: sqlState)
+        }
+        return PostgresRows(result)
+    }
+
+    /// Starts listening on `channel` (a plain identifier).
+    func listen(_ channel: String) throws(PostgresLogError) {
+        try execute("LISTEN \(channel)")
+    }
+
+    /// Reads what the server sent and returns the payloads of the notifications received, waiting
+    /// up to `timeout` for the socket to become readable when none is buffered yet.
+    func notifications(waitingUpTo timeout: Duration) throws(PostgresLogError) -> [String] {
+        var received = try drainNotifications()
+        if !received.isEmpty { return received }
+        guard let handle else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
+        }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection has no socket")
+        }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let ready = poll(&descriptor, 1, max(0, milliseconds))
+        if ready < 0 && errno != EINTR {
+            throw PostgresLogError(code: .unavailable, message: "poll on the PostgreSQL socket failed (errno \(errno))")
+        }
+        received = try drainNotifications()
+        return received
+    }
+
+    private func drainNotifications() throws(PostgresLogError) -> [String] {
+        guard let handle else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
+        }
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection lost: \(Self.trimmed(PQerrorMessage(handle)))")
+        }
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            payloads.append(String(cString: notification.pointee.extra))
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
+    private func failure(sql: String, message: String, sqlState: String?) -> PostgresLogError {
+        let broken = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
+        let statement = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
+        if broken {
+            return PostgresLogError(code: .unavailable, message: "PostgreSQL connection lost during \"\(statement)\": \(message)", sqlState: sqlState)
+        }
+        return PostgresLogError(code: .queryFailed, message: "PostgreSQL refused \"\(statement)\": \(message)", sqlState: sqlState)
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "no message" }
+        return String(cString: message).trimmingTrailingNewlines()
+    }
+
+    /// Calls `body` with `strings` as C strings (NULL for nil), valid during the call only.
+    private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
+
+/// The rows of one result, copied out of libpq as text (NULL as nil).
+struct PostgresRows {
+    let rows: [[String?]]
+
+    fileprivate init(_ result: OpaquePointer) {
+        let count = Int(PQntuples(result))
+        let columns = Int(PQnfields(result))
+        var rows: [[String?]] = []
+        rows.reserveCapacity(count)
+        for row in 0..<count {
+            var values: [String?] = []
+            values.reserveCapacity(columns)
+            for column in 0..<columns {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    values.append(nil)
+                } else {
+                    values.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                }
+            }
+            rows.append(values)
+        }
+        self.rows = rows
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isNewline || last == " " { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,273 @@
+public import Journal
+
+/// The shared, totally ordered action log of several replicas, in PostgreSQL.
+///
+/// One connection, used synchronously by one thread (the journal thread for appends, a
+/// follower's thread for reads): not `Sendable`. A group append is one transaction: the one-row
+/// head is locked by `UPDATE remvvm_head SET version = version + n RETURNING version`, the rows
+/// are inserted, `pg_notify` rings the doorbell, commit. The row lock serializes appenders, so
+/// versions are gapless and in commit order: a reader that sees version `v` committed sees every
+/// version before it (a sequence would let readers skip rows committed out of order).
+///
+/// When the connection breaks, the failing call throws ``PostgresLogError/Code/unavailable`` (or
+/// ``PostgresLogError/Code/commitOutcomeUnknown`` if `COMMIT` was in flight) and the next call
+/// reconnects once; callers retry with a backoff (``connect(to:retryingFor:onRetry:)``).
+public final class PostgresLog {
+    private let connection: PostgresConnection
+    private var closed = false
+
+    /// Connects to `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for libpq's
+    /// environment variables), creates the schema if the database has none, and refuses a schema
+    /// of another version with ``PostgresLogError/Code/incompatibleSchema``.
+    public init(conninfo: String) throws(PostgresLogError) {
+        connection = try PostgresConnection(conninfo: conninfo)
+        try Self.prepareSchema(connection)
+    }
+
+    /// Opens the log, retrying with a doubling pause (50 ms up to 2 s) while PostgreSQL is
+    /// unreachable, for up to `patience`; `onRetry` hears every failure (for a log line).
+    /// An incompatible schema is not retried.
+    public static func connect(
+        to conninfo: String,
+        retryingFor patience: Duration,
+        onRetry: (PostgresLogError, Duration) -> Void = { _, _ in }
+    ) throws(PostgresLogError) -> PostgresLog {
+        let deadline = ContinuousClock.now + patience
+        var pause = Duration.milliseconds(50)
+        while true {
+            do {
+                return try PostgresLog(conninfo: conninfo)
+            } catch where error.code == .unavailable && ContinuousClock.now + pause < deadline {
+                onRetry(error, pause)
+                sleepFor(pause)
+                pause = min(pause * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// Closes the connection; later calls throw ``PostgresLogError/Code/closed``.
+    public func close() {
+        closed = true
+        connection.close()
+    }
+
+    /// The newest version in the log (0 when empty).
+    public func head() throws(PostgresLogError) -> UInt64 {
+        let rows = try run("SELECT version FROM remvvm_head")
+        return try Self.number(rows.rows.first?.first ?? nil, "head version")
+    }
+
+    /// Appends `groups` in one transaction, each with consecutive versions in the given order.
+    /// A group whose ``LogGroup/expectedHead`` does not match is left out (``LogGroupOutcome/headMoved(head:)``),
+    /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
+    /// the others are stored. One outcome per group that has actions (groups without are ignored),
+    /// in order. On a throw nothing is stored, except with
+    /// ``PostgresLogError/Code/commitOutcomeUnknown``.
+    public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
+        try ensureOpen()
+        try run("BEGIN")
+        do throws(PostgresLogError) {
+            let outcomes = try appendInTransaction(groups)
+            do throws(PostgresLogError) {
+                try connection.execute("COMMIT")
+            } catch where error.code == .unavailable {
+                throw PostgresLogError(
+                    code: .commitOutcomeUnknown,
+                    message: "the connection broke during COMMIT: the appended group may or may not be stored (\(error.message))",
+                    sqlState: error.sqlState
+                )
+            }
+            return outcomes
+        } catch {
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Up to `limit` entries with a version greater than `version`, oldest first, without gaps
+    /// (a gap throws ``PostgresLogError/Code/corrupt``: the replica must never skip a version).
+    public func entries(after version: UInt64, limit: Int) throws(PostgresLogError) -> [LogEntry] {
+        let rows = try run(
+            "SELECT version, type, payload::text, time, idempotency_key FROM remvvm_log WHERE version > $1 ORDER BY version LIMIT $2",
+            [String(version), String(max(1, limit))]
+        )
+        var entries: [LogEntry] = []
+        entries.reserveCapacity(rows.rows.count)
+        var expected = version + 1
+        for row in rows.rows {
+            let number = try Self.number(row[0], "version")
+            guard number == expected else {
+                throw PostgresLogError(code: .corrupt, message: "the log has no version \(expected) (next is \(number)): the replica stops applying rather than skip it")
+            }
+            guard let type = row[1] else {
+                throw PostgresLogError(code: .corrupt, message: "log version \(number) has no type")
+            }
+            let record = JournalRecord(
+                version: number, type: type, payload: row[2].map { Array($0.utf8) } ?? [],
+                time: Int64(try Self.number(row[3], "time of version \(number)"))
+            )
+            entries.append(LogEntry(record: record, idempotencyKey: row[4]))
+            expected += 1
+        }
+        return entries
+    }
+
+    /// The answer kept for `key` by whichever replica received that request, if any.
+    public func answer(forKey key: String) throws(PostgresLogError) -> KeptAnswer? {
+        let rows = try run(
+            "SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time FROM remvvm_log WHERE idempotency_key = $1",
+            [key]
+        )
+        guard let row = rows.rows.first else { return nil }
+        guard let fingerprint = row[1].flatMap(Hex.decode), let body = row[2].flatMap(Hex.decode) else {
+            throw PostgresLogError(code: .corrupt, message: "the answer kept for idempotency key \(key) cannot be decoded")
+        }
+        return KeptAnswer(
+            key: key, fingerprint: fingerprint, status: Int(try Self.number(row[0], "answer status")),
+            body: body, time: Int64(try Self.number(row[3], "answer time"))
+        )
+    }
+
+    // MARK: - Internals
+
+    private func appendInTransaction(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
+        var outcomes: [LogGroupOutcome] = []
+        var accepted: [LogGroup] = []
+        var head: UInt64
+        if groups.contains(where: { $0.expectedHead != nil || $0.answer != nil }) {
+            // Expectations and idempotency keys are checked under the head's row lock: it
+            // serializes every appender of every replica, so the checks are globally correct.
+            let rows = try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
+            head = try Self.number(rows.rows.first?.first ?? nil, "head version")
+            var keys = try existingKeys(groups.compactMap(\.answer?.key))
+            var next = head
+            for group in groups where !group.actions.isEmpty {
+                if let key = group.answer?.key {
+                    guard keys.insert(key).inserted else {
+                        outcomes.append(.duplicateKey(key))
+                        continue
+                    }
+                }
+                if let expected = group.expectedHead, expected != next {
+                    outcomes.append(.headMoved(head: next))
+                    continue
+                }
+                accepted.append(group)
+                outcomes.append(.appended(next + 1...next + UInt64(group.actions.count)))
+                next += UInt64(group.actions.count)
+            }
+            let count = next - head
+            if count > 0 {
+                try connection.execute("UPDATE remvvm_head SET version = version + $1", [String(count)])
+            }
+        } else {
+            accepted = groups.filter { !$0.actions.isEmpty }
+            let count = accepted.reduce(0) { $0 + $1.actions.count }
+            guard count > 0 else { return [] }
+            let rows = try connection.execute("UPDATE remvvm_head SET version = version + $1 RETURNING version", [String(count)])
+            head = try Self.number(rows.rows.first?.first ?? nil, "head version") - UInt64(count)
+            var next = head
+            for group in accepted {
+                outcomes.append(.appended(next + 1...next + UInt64(group.actions.count)))
+                next += UInt64(group.actions.count)
+            }
+        }
+        guard !accepted.isEmpty else { return outcomes }
+        let newHead = try insert(accepted, after: head)
+        try connection.execute("SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [String(newHead)])
+        return outcomes
+    }
+
+    /// Which of `keys` the log already holds (read inside the append's transaction).
+    private func existingKeys(_ keys: [String]) throws(PostgresLogError) -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        // A text[] literal: each key double-quoted, with `\` and `"` escaped.
+        let array = "{" + keys.map { key in
+            var quoted = "\""
+            for character in key {
+                if character == "\\" || character == "\"" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "\""
+        }.joined(separator: ",") + "}"
+        let rows = try connection.execute(
+            "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])", [array]
+        )
+        return Set(rows.rows.compactMap { $0.first ?? nil })
+    }
+
+    /// Inserts the rows of `groups` with versions from `head + 1`, in statements of at most 512 rows.
+    private func insert(_ groups: [LogGroup], after head: UInt64) throws(PostgresLogError) -> UInt64 {
+        var rows: [[String?]] = []
+        var version = head
+        for group in groups {
+            for (index, action) in group.actions.enumerated() {
+                version += 1
+                let answer = index == group.actions.count - 1 ? group.answer : nil
+                rows.append([
+                    String(version), action.type,
+                    action.payload.isEmpty ? nil : String(decoding: action.payload, as: UTF8.self),
+                    String(action.time), answer?.key, answer.map { String($0.status) },
+                    answer.map { "\\x" + Hex.encode($0.fingerprint) }, answer.map { "\\x" + Hex.encode($0.body) },
+                    answer.map { String($0.time) },
+                ])
+            }
+        }
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + 512, rows.count)]
+            var placeholders: [String] = []
+            var parameters: [String?] = []
+            for row in chunk {
+                let base = parameters.count
+                placeholders.append("($\(base + 1), $\(base + 2), $\(base + 3)::jsonb, $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7)::bytea, $\(base + 8)::bytea, $\(base + 9))")
+                parameters += row
+            }
+            try connection.execute(
+                "INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time) VALUES "
+                    + placeholders.joined(separator: ", "),
+                parameters
+            )
+            start += chunk.count
+        }
+        return version
+    }
+
+    private func ensureOpen() throws(PostgresLogError) {
+        guard !closed else { throw PostgresLogError(code: .closed, message: "the PostgreSQL log was closed") }
+        if !connection.isConnected { try connection.connect() }
+    }
+
+    @discardableResult
+    private func run(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
+        try ensureOpen()
+        return try connection.execute(sql, parameters)
+    }
+
+    private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) {
+        try connection.execute("BEGIN")
+        do throws(PostgresLogError) {
+            try connection.execute("SELECT pg_advisory_xact_lock(7206400114)")
+            try connection.execute(PostgresLogSchema.create)
+            let rows = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'schema'")
+            let found = rows.rows.first?.first ?? nil
+            guard found == String(PostgresLogSchema.version) else {
+                throw PostgresLogError(
+                    code: .incompatibleSchema,
+                    message: "the PostgreSQL log has schema version \(found ?? "none"), this build uses \(PostgresLogSchema.version): refusing to start (use a build for that schema, or another database)"
+                )
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private static func number(_ text: String?, _ what: String) throws(PostgresLogError) -> UInt64 {
+        guard let text, let value = UInt64(text) else {
+            throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable \(what): \(text ?? "NULL")")
+        }
+        return value
+    }
+}

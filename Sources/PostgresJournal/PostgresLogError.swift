@@ -1,0 +1,38 @@
+/// Why the shared log could not be opened, read or written. The message says what PostgreSQL
+/// answered and what the server does next.
+public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// PostgreSQL cannot be reached, or the connection broke: retry later (nothing of a write
+        /// that failed before its commit is stored).
+        case unavailable
+        /// The connection broke while `COMMIT` was on its way: the group may or may not be stored.
+        /// Read the log (or look up the group's idempotency key) to learn which.
+        case commitOutcomeUnknown
+        /// The database holds a log of another schema version: this build refuses to use it.
+        case incompatibleSchema
+        /// `If-Match`: the head was not the version the group expected; nothing was stored.
+        case headMoved
+        /// A statement failed for another reason (constraint, syntax, permissions).
+        case queryFailed
+        /// A row cannot be decoded (not a number where one is expected, a gap in versions).
+        case corrupt
+        /// The log was closed.
+        case closed
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence naming the statement or the row, and PostgreSQL's own message.
+    public let message: String
+    /// PostgreSQL's SQLSTATE, when it sent one (`"23505"` for a unique violation).
+    public let sqlState: String?
+
+    /// Creates an error.
+    public init(code: Code, message: String, sqlState: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,78 @@
+import ConcurrencyKit
+import HTTPTestSupport
+import Journal
+import PostgresJournal
+import PostgresTestSupport
+import Testing
+
+/// ``PostgresGroupCommit``: groups from many threads, appended together, each told its versions;
+/// PostgreSQL down → the failed groups are told so at once, and appends resume when it is back.
+@Suite(.serialized) struct PostgresGroupCommitTests {
+    private static func group(_ size: Int) -> LogGroup {
+        LogGroup(actions: (0..<size).map { LoggedAction(type: "increase", payload: [], time: Int64($0)) })
+    }
+
+    /// Submits `group` and waits for its outcome.
+    private static func submitAndWait(_ commit: PostgresGroupCommit, _ group: LogGroup) -> Result<LogGroupOutcome, PostgresLogError>? {
+        let result = Lock<Result<LogGroupOutcome, PostgresLogError>?>(nil)
+        commit.submit(group) { outcome in
+            result.withLock { $0 = outcome }
+            result.notifyAll()
+        }
+        _ = result.wait(timeout: .seconds(30)) { $0 != nil }
+        return result.withLock { $0 }
+    }
+
+    @Test func groupsFromManyThreadsGetDisjointConsecutiveVersions() throws {
+        let server = try PostgresServer()
+        let commit = PostgresGroupCommit(conninfo: server.conninfo)
+        #expect(commit.start())
+        let ranges = Lock<[ClosedRange<UInt64>]>([])
+        let errors = runOnThreads(8) { thread in
+            for index in 0..<40 {
+                guard case .success(.appended(let range)) = Self.submitAndWait(commit, Self.group(1 + (index + thread) % 3)) else {
+                    throw PostgresLogError(code: .queryFailed, message: "group \(index) of thread \(thread) was not appended")
+                }
+                ranges.withLock { $0.append(range) }
+            }
+        }
+        commit.stop()
+        #expect(errors.isEmpty, "\(errors)")
+        let sorted = ranges.withLock { $0 }.sorted { $0.lowerBound < $1.lowerBound }
+        #expect(sorted.count == 320)
+        var next: UInt64 = 1
+        for range in sorted {
+            #expect(range.lowerBound == next)
+            next = range.upperBound + 1
+        }
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.head() == next - 1)
+        #expect(commit.statistics.groups == 320)
+        #expect(commit.statistics.commits <= 320)
+    }
+
+    @Test func whilePostgreSQLIsDownGroupsFailAtOnceThenAppendsResume() throws {
+        let server = try PostgresServer()
+        let commit = PostgresGroupCommit(conninfo: server.conninfo)
+        #expect(commit.start())
+        defer { commit.stop() }
+        #expect(Self.submitAndWait(commit, Self.group(2)) == .success(.appended(1...2)))
+        server.stop()
+        guard case .failure(let error) = Self.submitAndWait(commit, Self.group(1)) else {
+            Issue.record("an append with PostgreSQL down should fail")
+            return
+        }
+        #expect(error.code == .unavailable || error.code == .commitOutcomeUnknown)
+        #expect(commit.failure != nil)
+        try server.start()
+        // The thread reconnects after its pause; a group submitted meanwhile may still fail.
+        var outcome = Self.submitAndWait(commit, Self.group(1))
+        let deadline = ContinuousClock.now + .seconds(15)
+        while case .failure = outcome, ContinuousClock.now < deadline {
+            outcome = Self.submitAndWait(commit, Self.group(1))
+        }
+        #expect(outcome == .success(.appended(3...3)))
+        #expect(commit.failure == nil)
+    }
+}
