@@ -11,22 +11,14 @@ set -euo pipefail
 BIN=$1 PORT=${2:-18204} ROUNDS=${3:-8} SECONDS_PER_RUN=${4:-3}
 cd "$(dirname "$0")/.."
 
+. Benchmarks/lib/fresh-server.sh
+
 # rps ROUTE ARGS...: one fresh server, one warm-up, one measured run; prints requests/s.
 rps() {
     local route=$1
-    shift
-    "$BIN" --port "$PORT" --in-memory --log-level warning "$@" &
-    local pid=$!
-    for _ in $(seq 1 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-        sleep 0.05
-    done
-    local script=()
-    [ "$route" = /actions ] && script=(-s Benchmarks/wrk/post-action.lua)
-    wrk -t2 -c64 -d1s "${script[@]}" "http://127.0.0.1:$PORT$route" >/dev/null
-    wrk -t2 -c64 -d"${SECONDS_PER_RUN}s" "${script[@]}" "http://127.0.0.1:$PORT$route" | awk '/^Requests\/sec:/ { printf "%.0f\n", $2 }'
-    kill "$pid"
-    wait "$pid" || { echo "the server did not stop cleanly" >&2; exit 1; }
+    start_warm "$@"
+    wrk -t2 -c64 -d"${SECONDS_PER_RUN}s" "${WRK_SCRIPT[@]}" "http://127.0.0.1:$PORT$route" | awk '/^Requests\/sec:/ { printf "%.0f\n", $2 }'
+    stop_fresh
 }
 
 for route in /state /actions; do

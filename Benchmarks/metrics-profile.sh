@@ -16,25 +16,18 @@ command -v perf >/dev/null || { echo "metrics-profile: perf is not installed (ap
 WORK=$(mktemp -d)
 [ -n "${KEEP_PROFILE:-}" ] && echo "profiles in $WORK" || trap 'rm -rf "$WORK"' EXIT
 
+. Benchmarks/lib/fresh-server.sh
+
 # profile ROUTE NAME ARGS...: one fresh server under wrk, sampled by perf; leaves $WORK/NAME.txt.
 profile() {
     local route=$1 name=$2
     shift 2
-    "$BIN" --port "$PORT" --in-memory --log-level warning "$@" &
-    local pid=$!
-    for _ in $(seq 1 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-        sleep 0.05
-    done
-    local script=()
-    [ "$route" = /actions ] && script=(-s Benchmarks/wrk/post-action.lua)
-    wrk -t2 -c64 -d1s "${script[@]}" "http://127.0.0.1:$PORT$route" >/dev/null
-    perf record -q -e cpu-clock -F 2999 -p "$pid" -o "$WORK/$name.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1 &
+    start_warm "$route" "$@"
+    perf record -q -e cpu-clock -F 2999 -p "$FRESH_PID" -o "$WORK/$name.data" -- sleep "$SECONDS_PER_RUN" >/dev/null 2>&1 &
     local perf_pid=$!
-    wrk -t2 -c64 -d"${SECONDS_PER_RUN}s" "${script[@]}" "http://127.0.0.1:$PORT$route" >/dev/null
+    wrk -t2 -c64 -d"${SECONDS_PER_RUN}s" "${WRK_SCRIPT[@]}" "http://127.0.0.1:$PORT$route" >/dev/null
     wait "$perf_pid" || true
-    kill "$pid"
-    wait "$pid" || { echo "the server did not stop cleanly" >&2; exit 1; }
+    stop_fresh
     perf report -i "$WORK/$name.data" --no-children --sort symbol --stdio 2>/dev/null >"$WORK/$name.txt"
 }
 
