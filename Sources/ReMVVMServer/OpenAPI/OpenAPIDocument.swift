@@ -247,79 +247,50 @@ struct OpenAPIDocument {
         return [
             "Action": ["oneOf": .array(actionSchemas)],
             // One event of `GET /events`, as OpenAPI 3.1 tools read a `text/event-stream` schema.
-            "StateEvent": [
-                "type": "object",
-                "properties": [
-                    "event": ["const": "state"],
-                    "id": ["type": "string", "description": "The version's tag (the version, then -instance in memory)"],
-                    "retry": ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"],
-                    "data": [
-                        "type": "string", "contentMediaType": "application/json",
-                        "contentSchema": [
-                            "type": "object",
-                            "properties": [
-                                "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
-                                "action": ["type": ["object", "null"]], "state": [:],
-                            ],
-                            "required": ["version", "action", "state"],
-                        ],
-                    ],
+            "StateEvent": streamEvent(
+                ["const": "state"],
+                id: "The version's tag (the version, then -instance in memory)",
+                retry: true,
+                data: [
+                    "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
+                    "action": ["type": ["object", "null"]], "state": [:],
                 ],
-                "required": ["event", "id", "data"],
-            ],
+                required: ["version", "action", "state"]
+            ),
             // One event of a view-model stream.
-            "ViewModelEvent": [
-                "type": "object",
-                "properties": [
-                    "event": ["enum": ["viewmodel", "unavailable"]],
-                    "id": ["type": "string", "description": "The tag of the version that changed the view model"],
-                    "retry": ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"],
-                    "data": [
-                        "type": "string", "contentMediaType": "application/json",
-                        "contentSchema": [
-                            "type": "object",
-                            "properties": [
-                                "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
-                                "name": ["type": "string"], "key": ["type": "string"], "viewModel": [:],
-                            ],
-                            "required": ["version", "name"],
-                        ],
-                    ],
+            "ViewModelEvent": streamEvent(
+                ["enum": ["viewmodel", "unavailable"]],
+                id: "The tag of the version that changed the view model",
+                retry: true,
+                data: [
+                    "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
+                    "name": ["type": "string"], "key": ["type": "string"], "viewModel": [:],
                 ],
-                "required": ["event", "id", "data"],
-            ],
+                required: ["version", "name"]
+            ),
             // One patch event of `GET /events?delta=json-patch`.
-            "PatchEvent": [
-                "type": "object",
-                "properties": [
-                    "event": ["const": "patch"],
-                    "id": ["type": "string", "description": "The version's tag (the version, then -instance in memory)"],
-                    "data": [
-                        "type": "string", "contentMediaType": "application/json",
-                        "contentSchema": [
+            "PatchEvent": streamEvent(
+                ["const": "patch"],
+                id: "The version's tag (the version, then -instance in memory)",
+                retry: false,
+                data: [
+                    "version": ["type": "integer", "minimum": 0],
+                    "action": ["type": "object"],
+                    "patch": [
+                        "type": "array",
+                        "description": "RFC 6902 operations that turn the state of the version before into this one's",
+                        "items": [
                             "type": "object",
                             "properties": [
-                                "version": ["type": "integer", "minimum": 0],
-                                "action": ["type": "object"],
-                                "patch": [
-                                    "type": "array",
-                                    "description": "RFC 6902 operations that turn the state of the version before into this one's",
-                                    "items": [
-                                        "type": "object",
-                                        "properties": [
-                                            "op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],
-                                            "path": ["type": "string"], "from": ["type": "string"], "value": [:],
-                                        ],
-                                        "required": ["op", "path"],
-                                    ],
-                                ],
+                                "op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],
+                                "path": ["type": "string"], "from": ["type": "string"], "value": [:],
                             ],
-                            "required": ["version", "action", "patch"],
+                            "required": ["op", "path"],
                         ],
                     ],
                 ],
-                "required": ["event", "id", "data"],
-            ],
+                required: ["version", "action", "patch"]
+            ),
             "VersionAnswer": ["type": "object", "properties": ["version": ["type": "integer", "minimum": 0]], "required": ["version"]],
             "ActionLog": [
                 "type": "object",
@@ -350,6 +321,26 @@ struct OpenAPIDocument {
     }
 
     // MARK: Helpers
+
+    /// One server-sent event as OpenAPI 3.1 tools read a `text/event-stream` schema: `event`, `id`,
+    /// `retry:` where the stream's first event may carry it, and `data` holding one JSON object
+    /// with `properties`, of which `required` are always there.
+    private func streamEvent(
+        _ event: JSONValue, id: String, retry: Bool, data properties: JSONValue, required: JSONValue
+    ) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "event": event,
+            "id": ["type": "string", "description": .string(id)],
+            "data": [
+                "type": "string", "contentMediaType": "application/json",
+                "contentSchema": ["type": "object", "properties": properties, "required": required],
+            ],
+        ]
+        if retry {
+            fields["retry"] = ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"]
+        }
+        return ["type": "object", "properties": .object(fields), "required": ["event", "id", "data"]]
+    }
 
     func operation(
         _ id: String, _ summary: String, parameters: [JSONValue] = [], requestBody: JSONValue? = nil, responses: JSONValue
