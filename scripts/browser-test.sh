@@ -37,6 +37,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
+. scripts/lib/browser.sh
 ROOT=$(pwd)
 
 SCRATCH=${BROWSER_TEST_SCRATCH_PATH:-.build-browser}
@@ -54,16 +55,6 @@ SERVER_PID=""
 PAGES_PID=""
 DRIVER_PID=""
 
-# stop PID NAME: SIGTERM, up to 5 s to exit, then SIGKILL; only if PID is still the process NAME
-# (the browser's PIDs are read from a file and may be gone).
-stop() {
-    local pid=$1 name=$2
-    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 0
-    case "$(cat "/proc/$pid/comm" 2>/dev/null)" in "$name"*) ;; *) return 0 ;; esac
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-}
 cleanup() {
     local status=$?
     [ -n "$DRIVER_PID" ] && stop "$DRIVER_PID" timeout
@@ -86,11 +77,7 @@ fail() {
 started=$SECONDS
 
 # --- tools -------------------------------------------------------------------------------------
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    -r scripts/browser-test/requirements.txt -c scripts/browser-test/constraints.txt
+install_selenium "$VENV"
 echo "$(/usr/bin/chromium --version 2>/dev/null); $(/usr/bin/chromedriver --version | cut -d' ' -f1-2);" \
     "selenium $("$VENV/bin/python" -c 'import selenium; print(selenium.__version__)')"
 

@@ -40,17 +40,10 @@ while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^REMVVM_'
 scripts/install-deps.sh python3 python3-venv curl chromium chromium-driver
 
 WORK=$(mktemp -d /tmp/remvvm-inspector-test.XXXXXX)
+. scripts/lib/server.sh
+. scripts/lib/browser.sh
 DRIVER_PID=""
 
-# stop PID NAME: SIGTERM, up to 5 s to exit, then SIGKILL; only if PID is still the process NAME.
-stop() {
-    local pid=$1 name=$2
-    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 0
-    case "$(cat "/proc/$pid/comm" 2>/dev/null)" in "$name"*) ;; *) return 0 ;; esac
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-}
 cleanup() {
     local status=$?
     [ -n "$DRIVER_PID" ] && stop "$DRIVER_PID" timeout
@@ -75,18 +68,11 @@ fail() {
 started=$SECONDS
 
 # --- tools -------------------------------------------------------------------------------------
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    -r scripts/browser-test/requirements.txt -c scripts/browser-test/constraints.txt
+install_selenium "$VENV"
 
 # --- servers -----------------------------------------------------------------------------------
-if ! swift build --product remvvm-server --scratch-path "$SCRATCH" >"$WORK/build.log" 2>&1; then
-    tail -40 "$WORK/build.log" >&2
-    fail "the build of remvvm-server failed"
-fi
-SERVER_BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)/remvvm-server"
+build_server "$SCRATCH"
+SERVER_BIN=$BIN
 if ! REMVVM_BENCHMARKS=1 swift build -c release --product large-state-server --scratch-path "$SCRATCH" >"$WORK/build-large.log" 2>&1; then
     tail -40 "$WORK/build-large.log" >&2
     fail "the build of large-state-server failed"
