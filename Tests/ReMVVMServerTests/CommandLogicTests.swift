@@ -9,35 +9,6 @@ import Testing
 /// socket): the key reaches the factory, the command gets the view model and the store's
 /// services, and what a command returns or throws decides the answer.
 @Suite struct CommandLogicTests {
-    struct Shelf: StoreState, Codable {
-        var books: [String: [String]] = ["fiction": ["Dune"], "poetry": []]
-        var stampedAt: String?
-
-        var factory: any ViewModelFactory {
-            let books = books
-            let factory = CompositeViewModelFactory()
-            factory.add { (key: String?) -> ShelfViewModel? in
-                guard let key, let titles = books[key] else { return nil }
-                return ShelfViewModel(shelf: key, titles: titles)
-            }
-            return factory
-        }
-    }
-
-    struct ShelfViewModel: Encodable {
-        let shelf: String
-        let titles: [String]
-    }
-
-    struct Shelve: StoreAction, Codable {
-        var shelf: String
-        var title: String
-    }
-
-    struct Stamp: StoreAction, Codable {
-        var at: String
-    }
-
     /// Not registered in the ActionRegistry: a command must not dispatch it.
     struct Unregistered: StoreAction {}
 
@@ -46,18 +17,6 @@ import Testing
     }
 
     struct Broken: Error {}
-
-    enum ShelfReducer: Reducer {
-        static func reduce(state: Shelf, with action: any StoreAction) -> Shelf {
-            var state = state
-            if let shelve = action as? Shelve {
-                state.books[shelve.shelf, default: []].append(shelve.title)
-            } else if let stamp = action as? Stamp {
-                state.stampedAt = stamp.at
-            }
-            return state
-        }
-    }
 
     static let commands: [ViewModelCommand<ShelfViewModel>] = [
         // The view model says which shelf the key chose.

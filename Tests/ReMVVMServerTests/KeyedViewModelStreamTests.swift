@@ -6,59 +6,25 @@ import ReMVVM
 import ReMVVMServer
 import Testing
 
-/// View-model streams of a domain whose factory takes keys and whose view model is not
-/// `Equatable` (compared by its JSON), over real sockets: the key reaches the factory, a key it
+/// View-model streams of the shelf domain (`Support/ShelfDomain.swift`: a factory that takes keys,
+/// a view model that is not `Equatable`, compared by its JSON), over real sockets: the key reaches the factory, a key it
 /// does not accept is `unavailable` until the state makes it one, and a change under another key
 /// sends nothing.
 @Suite struct KeyedViewModelStreamTests {
-    struct Library: StoreState, Codable {
-        var shelves: [String: [String]] = ["fiction": ["Dune"], "poetry": []]
-
-        var factory: any ViewModelFactory {
-            let shelves = shelves
-            let factory = CompositeViewModelFactory()
-            factory.add { (key: String?) -> ShelfViewModel? in
-                guard let key, let titles = shelves[key] else { return nil }
-                return ShelfViewModel(shelf: key, titles: titles)
-            }
-            return factory
-        }
-    }
-
-    /// Not `Equatable`: its stream compares JSON.
-    struct ShelfViewModel: Encodable {
-        let shelf: String
-        let titles: [String]
-    }
-
-    struct Shelve: StoreAction, Codable {
-        var shelf: String
-        var title: String
-    }
-
-    enum LibraryReducer: Reducer {
-        static func reduce(state: Library, with action: any StoreAction) -> Library {
-            guard let shelve = action as? Shelve else { return state }
-            var state = state
-            state.shelves[shelve.shelf, default: []].append(shelve.title)
-            return state
-        }
-    }
-
     /// A started server of the library; shut down when released.
     final class Server: Sendable {
-        let server: ReMVVMServer<Library>
+        let server: ReMVVMServer<Shelf>
 
         init() throws {
             var actions = ActionRegistry()
             actions.register(Shelve.self, as: "shelve")
-            var viewModels = ViewModelRegistry<Library>()
+            var viewModels = ViewModelRegistry<Shelf>()
             viewModels.register(ShelfViewModel.self, as: "shelf")
             var http = HTTPServerConfiguration()
             http.host = "127.0.0.1"
             http.port = 0
             server = ReMVVMServer(
-                store: try Store(state: Library(), reducer: LibraryReducer.self),
+                store: try Store(state: Shelf(), reducer: ShelfReducer.self),
                 actions: actions,
                 viewModels: viewModels,
                 http: http,

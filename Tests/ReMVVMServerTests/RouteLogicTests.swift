@@ -7,30 +7,6 @@ import Testing
 
 /// Route logic called directly on the service's router: no socket.
 @Suite struct RouteLogicTests {
-    /// A domain with a keyed view model, to show that `?key=` reaches the factory.
-    struct Shelf: StoreState, Codable {
-        var books: [String: [String]] = ["fiction": ["Dune"], "poetry": []]
-
-        var factory: any ViewModelFactory {
-            let books = books
-            let factory = CompositeViewModelFactory()
-            factory.add { (key: String?) -> ShelfViewModel? in
-                guard let key, let titles = books[key] else { return nil }
-                return ShelfViewModel(shelf: key, titles: titles)
-            }
-            return factory
-        }
-    }
-
-    struct ShelfViewModel: Encodable {
-        let shelf: String
-        let titles: [String]
-    }
-
-    enum ShelfReducer: Reducer {
-        static func reduce(state: Shelf, with action: any StoreAction) -> Shelf { state }
-    }
-
     private func shelfRouter() throws -> Router {
         var viewModels = ViewModelRegistry<Shelf>()
         viewModels.register(ShelfViewModel.self, as: "shelf")
