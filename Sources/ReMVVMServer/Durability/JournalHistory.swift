@@ -23,6 +23,26 @@ protocol VersionHistory<State>: Sendable {
     func reduce(_ state: State, with record: JournalRecord) throws -> State
 }
 
+extension VersionHistory {
+    /// The state at `version`: the base for it (a snapshot at or before it, or the initial state),
+    /// then its records through the reducers, read in pages; nil when the journal cannot rebuild it
+    /// (no base, or a record missing). Reads storage: call it off the hub's and the store's threads.
+    func state(atVersion version: UInt64) throws -> State? {
+        guard let base = base(forVersionsAfter: version) else { return nil }
+        var state = base.state
+        var reached = base.version
+        while reached < version {
+            let records = try records(after: reached, limit: Int(min(1_024, version - reached)))
+            guard let first = records.first, first.version == reached + 1 else { return nil }
+            for record in records where record.version <= version {
+                state = try reduce(state, with: record)
+                reached = record.version
+            }
+        }
+        return state
+    }
+}
+
 /// The versions a durable store's journal can rebuild: a snapshot decoded as the store's restart
 /// does (``DurableRuntime``), then its records through the store's reducers.
 final class JournalHistory<State: StoreState & Decodable>: VersionHistory {

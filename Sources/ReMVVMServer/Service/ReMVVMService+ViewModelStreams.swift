@@ -92,22 +92,12 @@ extension ReMVVMService {
         if let publication = hub.publication(atVersion: version) {
             return publication.state
         }
-        guard let history = publisher.history, let base = history.base(forVersionsAfter: version) else { return nil }
-        var state = base.state
-        var reached = base.version
+        guard let history = publisher.history else { return nil }
         do {
-            while reached < version {
-                let records = try history.records(after: reached, limit: Int(min(1_024, version - reached)))
-                guard let first = records.first, first.version == reached + 1 else { return nil }
-                for record in records where record.version <= version {
-                    state = try history.reduce(state, with: record)
-                    reached = record.version
-                }
-            }
+            return try history.state(atVersion: version)
         } catch {
             logger.warning("the state at version \(version) cannot be rebuilt for a resuming view-model stream: \(error)")
             return nil
         }
-        return state
     }
 }
