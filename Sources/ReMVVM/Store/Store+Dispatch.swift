@@ -7,7 +7,7 @@ extension Store {
     /// this call then returns at once, so it can never deadlock. Use ``dispatchAndWait(_:)`` to wait.
     public func dispatch(action: any StoreAction) {
         let context = DispatchContext()
-        processor.run { self.process(action, from: 0, context: context, completions: nil) }
+        processor.run { self.process(action, from: 0, context: context, completions: nil, terminal: .reduce) }
     }
 
     /// Dispatches `actions` one after another with no other thread's action in between, waits until
@@ -34,7 +34,7 @@ extension Store {
             }
             for (index, action) in actions.enumerated() {
                 let context = DispatchContext()
-                self.process(action, from: 0, context: context, completions: nil)
+                self.process(action, from: 0, context: context, completions: nil, terminal: .reduce)
                 if let reason = context.refusal {
                     return .refused(reason: reason, index: index)
                 }
@@ -60,19 +60,27 @@ extension Store {
         dispatchAndWait([action])
     }
 
-    /// Runs middleware `index` (or the reducer past the last one). Called inside processor work only.
-    private func process(
+    /// Runs middleware `index`, or past the last one the terminal step: the reducer, or a
+    /// proposal's collector (``propose(_:late:)``). Called inside processor work only.
+    func process(
         _ action: any StoreAction,
         from index: Int,
         context: DispatchContext,
-        completions: CompletionChain<State>?
+        completions: CompletionChain<State>?,
+        terminal: Terminal<State>
     ) {
         let middleware = middlewareItems
         guard index < middleware.count else {
             if let reason = refusal(of: action) {
                 context.refuse(reason)
-            } else {
+                return
+            }
+            switch terminal {
+            case .reduce:
                 reduceAndNotify(action, completions: completions)
+            case .propose(let collector):
+                let speculative = collector.collect(action)
+                completions?.run(with: speculative)
             }
             return
         }
@@ -81,12 +89,20 @@ extension Store {
             next: { replacement, completion in
                 let chain = CompletionChain.adding(completion, to: completions)
                 self.processor.run {
-                    self.process(replacement ?? action, from: index + 1, context: context, completions: chain)
+                    self.process(replacement ?? action, from: index + 1, context: context, completions: chain, terminal: terminal)
                 }
             },
             reject: { context.reject($0) }
         )
-        middleware[index].onNext(for: state, action: action, interceptor: interceptor, dispatcher: self)
+        switch terminal {
+        case .reduce:
+            middleware[index].onNext(for: state, action: action, interceptor: interceptor, dispatcher: self)
+        case .propose(let collector):
+            middleware[index].onNext(
+                for: collector.state, action: action, interceptor: interceptor,
+                dispatcher: ProposingDispatcher(store: self, collector: collector)
+            )
+        }
     }
 
     /// willReduce → reducer → publication → didReduce → completions, innermost first.
