@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "Journal",
                 "SQLiteJournal",
+                "PostgresJournal",
                 "AccessControl",
             ],
             swiftSettings: strictSettings
@@ -231,7 +232,7 @@ let package = Package(
             name: "ReMVVMServerTests",
             dependencies: [
                 "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
-                "Journal", "SQLiteJournal", "AccessControl", "JSONPatch",
+                "Journal", "SQLiteJournal", "PostgresJournal", "PostgresTestSupport", "AccessControl", "JSONPatch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import Journal
 import ConcurrencyKit
 import Foundation
 import PostgresJournal

@@ -13,6 +13,9 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case writeFailed
         /// The journal was closed.
         case closed
+        /// A commit's connection broke while it was on its way: what it held may or may not be
+        /// stored (a shared log; a retry with the same idempotency key resolves it).
+        case outcomeUnknown
     }
 
     public let code: Code

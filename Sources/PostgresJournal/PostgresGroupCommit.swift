@@ -1,3 +1,4 @@
+public import Journal
 import ConcurrencyKit
 import DequeModule
 

@@ -58,7 +58,7 @@ public final class PostgresLog {
     }
 
     /// Appends `groups` in one transaction, each with consecutive versions in the given order.
-    /// A group whose ``LogGroup/expectedHead`` does not match is left out (``LogGroupOutcome/headMoved(head:)``),
+    /// A group whose ``LogGroup/expectedHeads`` do not hold the head is left out (``LogGroupOutcome/headMoved(head:)``),
     /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
     /// the others are stored. One outcome per group that has actions (groups without are ignored),
     /// in order. On a throw nothing is stored, except with
@@ -134,7 +134,7 @@ public final class PostgresLog {
         var outcomes: [LogGroupOutcome] = []
         var accepted: [LogGroup] = []
         var head: UInt64
-        if groups.contains(where: { $0.expectedHead != nil || $0.answer != nil }) {
+        if groups.contains(where: { $0.expectedHeads != nil || $0.answer != nil }) {
             // Expectations and idempotency keys are checked under the head's row lock: it
             // serializes every appender of every replica, so the checks are globally correct.
             let rows = try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
@@ -148,7 +148,7 @@ public final class PostgresLog {
                         continue
                     }
                 }
-                if let expected = group.expectedHead, expected != next {
+                if let expected = group.expectedHeads, !expected.contains(next) {
                     outcomes.append(.headMoved(head: next))
                     continue
                 }
@@ -203,7 +203,7 @@ public final class PostgresLog {
         for group in groups {
             for (index, action) in group.actions.enumerated() {
                 version += 1
-                let answer = index == group.actions.count - 1 ? group.answer : nil
+                let answer = index == group.actions.count - 1 ? group.answer(lastVersion: version) : nil
                 rows.append([
                     String(version), action.type,
                     action.payload.isEmpty ? nil : String(decoding: action.payload, as: UTF8.self),

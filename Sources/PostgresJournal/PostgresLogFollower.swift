@@ -1,3 +1,4 @@
+public import Journal
 import ConcurrencyKit
 
 /// A replica's reader of the shared log: on its own thread, applies every entry with a version
@@ -21,11 +22,19 @@ public final class PostgresLogFollower: Sendable {
         case stopped(String?)
     }
 
+    private struct Waiter {
+        let version: UInt64
+        let deadline: ContinuousClock.Instant
+        let callback: @Sendable (Bool) -> Void
+    }
+
     private struct State {
         var applied: UInt64
         var status: Status = .connecting
         var stopping = false
         var finished = false
+        /// Callbacks of ``whenApplied(_:timeout:_:)`` still waiting.
+        var waiters: [Waiter] = []
     }
 
     private let conninfo: String
@@ -63,6 +72,7 @@ public final class PostgresLogFollower: Sendable {
             run()
             state.withLock { $0.finished = true }
             state.notifyAll()
+            answerWaiters()
         }
     }
 
@@ -70,6 +80,41 @@ public final class PostgresLogFollower: Sendable {
     public func waitUntilApplied(_ version: UInt64, timeout: Duration) -> Bool {
         state.wait(timeout: timeout) { $0.applied >= version || $0.finished }
             && applied >= version
+    }
+
+    /// Calls `callback(true)` once `version` is applied (at once if it is), or `callback(false)`
+    /// when `timeout` passes first or the follower stops. The callback runs on the follower's
+    /// thread (or the caller's): it must be quick.
+    public func whenApplied(_ version: UInt64, timeout: Duration, _ callback: @escaping @Sendable (Bool) -> Void) {
+        let answer = state.withLock { state -> Bool? in
+            if state.applied >= version { return true }
+            if state.finished { return false }
+            state.waiters.append(Waiter(version: version, deadline: .now + timeout, callback: callback))
+            return nil
+        }
+        if let answer { callback(answer) }
+    }
+
+    /// Answers the waiters whose version is applied (true) or whose deadline passed (false);
+    /// all of them, false, once `finished`.
+    private func answerWaiters() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [(Waiter, Bool)] in
+            guard !state.waiters.isEmpty else { return [] }
+            var due: [(Waiter, Bool)] = []
+            state.waiters.removeAll { waiter in
+                if waiter.version <= state.applied {
+                    due.append((waiter, true))
+                } else if state.finished || waiter.deadline <= now {
+                    due.append((waiter, false))
+                } else {
+                    return false
+                }
+                return true
+            }
+            return due
+        }
+        for (waiter, applied) in due { waiter.callback(applied) }
     }
 
     /// Asks the thread to stop and waits for it (within about 200 ms, or a statement's duration).
@@ -94,6 +139,7 @@ public final class PostgresLogFollower: Sendable {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return }
             if try listener.wait(upTo: min(remaining, .milliseconds(200))) { return }
+            answerWaiters()
         }
     }
 
@@ -123,6 +169,7 @@ public final class PostgresLogFollower: Sendable {
                     applied = last.record.version
                     state.withLock { $0.applied = applied }
                     state.notifyAll()
+                    answerWaiters()
                 }
                 report(.following)
                 pause = .milliseconds(50)
@@ -135,6 +182,7 @@ public final class PostgresLogFollower: Sendable {
                 log = nil
                 listener = nil
                 report(.unavailable(error.message))
+                answerWaiters()
                 _ = state.wait(timeout: pause) { $0.stopping }
                 pause = min(pause * 2, .seconds(2))
             } catch {

@@ -6,6 +6,7 @@ import ReMVVM
 import ReMVVMServer
 import Foundation
 import Journal
+import PostgresJournal
 import SQLiteJournal
 import ServiceLifecycle
 
@@ -90,6 +91,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "full (fsync before acknowledging), normal (survives a crash of the process, not of the machine) or off. (default: \(ServerSettings.defaultText(.journalSync)))")
     var journalSync: String?
 
+    @Option(help: "Where actions are kept: sqlite (one file in the data directory, one server) or postgres (one log in PostgreSQL shared by several replicas; snapshots stay in the data directory; the connection comes from REMVVM_POSTGRES_URL or libpq's PG* variables, never from a flag). (default: \(ServerSettings.defaultText(.journal)))")
+    var journal: String?
+
+    @Option(help: "This replica's name in logs and /healthz, with journal postgres. (default: the host name)")
+    var replicaName: String?
+
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
 
@@ -156,8 +163,17 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "remvvm-server")
         var service = settings.service
         var journal: (any JournalStorage)?
+        var replication: ReplicaConfiguration?
         if settings.inMemory {
             logger.notice("in memory: no journal, nothing survives a restart")
+        } else if settings.journal == .postgres {
+            do {
+                replication = try Self.openReplica(settings, logger: logger)
+            } catch {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode.failure
+            }
+            service.versionTags = .plain  // versions are the shared log's
         } else {
             do {
                 journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync)
@@ -176,6 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
             service: service,
             accessControl: settings.accessControl,
             journal: journal,
+            replication: replication,
             logger: logger
         )
         let group = ServiceGroup(
@@ -190,6 +207,25 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.info("stopped")
+    }
+
+    /// Opens the shared log in PostgreSQL (retrying while it cannot be reached, with a log line
+    /// per attempt) and the data directory that keeps this replica's snapshots.
+    private static func openReplica(_ settings: ServerSettings, logger: Logger) throws -> ReplicaConfiguration {
+        let name = settings.replicaName.isEmpty ? ProcessInfo.processInfo.hostName : settings.replicaName
+        let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync)
+        logger.info("replica \(name): connecting to the shared log in PostgreSQL")
+        let log: PostgresSharedLog
+        do {
+            log = try PostgresSharedLog(conninfo: settings.postgresURL, patience: .seconds(600)) { reason, pause in
+                logger.warning("replica \(name): PostgreSQL cannot be reached (\(reason)); retrying in \(pause)")
+            }
+        } catch {
+            snapshots.close()
+            throw error
+        }
+        logger.info("replica \(name): shared log in PostgreSQL, snapshots in \(settings.dataDir)/\(SQLiteJournalStorage.fileName)")
+        return ReplicaConfiguration(log: log, snapshots: snapshots, name: name)
     }
 
     /// Creates the data directory if missing and opens its journal.
@@ -225,6 +261,8 @@ struct ServeCommand: AsyncParsableCommand {
         set(.dataDir, dataDir.map { .string($0) })
         set(.inMemory, inMemory ? .bool(true) : nil)
         set(.journalSync, journalSync.map { .string($0) })
+        set(.journal, journal.map { .string($0) })
+        set(.replicaName, replicaName.map { .string($0) })
         set(.snapshotEvery, snapshotEvery.map { .int($0) })
         set(.journalRetention, journalRetention.map { .string($0) })
         set(.replayRingEvents, replayRingEvents.map { .int($0) })

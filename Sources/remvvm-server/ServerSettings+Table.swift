@@ -218,6 +218,20 @@ extension ServerSettings {
             },
             value: { .string($0.journalSync.rawValue) }
         ),
+        Setting(
+            key: .journal,
+            read: { config, settings throws(SettingsError) in
+                let text = try Setting.readString(config, .journal)
+                guard let backend = JournalBackend(rawValue: text.lowercased()) else {
+                    throw SettingsError(key: .journal, message: "\"\(text)\" is not a journal; use one of "
+                        + JournalBackend.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                settings.journal = backend
+            },
+            value: { .string($0.journal.rawValue) }
+        ),
+        .secret(.postgresURL, \.postgresURL),
+        .string(.replicaName, \.replicaName),
         .uint64(.snapshotEvery, \.service.snapshotEvery, in: Service.snapshotEvery),
         // A number of versions (`1000000`), or an age with a unit (`30d`, `12h`).
         Setting(

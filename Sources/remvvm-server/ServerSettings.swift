@@ -24,6 +24,14 @@ struct ServerSettings {
     var inMemory = false
     /// How hard a commit pushes to the disk before an action is acknowledged.
     var journalSync = JournalSync.full
+    /// Where actions are kept: the data directory's SQLite file, or a PostgreSQL log shared by
+    /// several replicas.
+    var journal = JournalBackend.sqlite
+    /// The shared log's PostgreSQL connection (`postgresql://…` or libpq `key=value` pairs); empty:
+    /// libpq's `PG*` environment variables. A secret: it may hold a password.
+    var postgresURL = ""
+    /// This replica's name in logs and `/healthz`; empty: the host name.
+    var replicaName = ""
     /// Where tokens and JWT keys come from; its secrets are cleared once ``accessControl`` is built.
     var access = AccessSettings()
     /// What checks requests, built from ``access`` when the settings are read; disabled by default.
@@ -36,7 +44,7 @@ struct ServerSettings {
         case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
-        case dataDir, inMemory, journalSync, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
+        case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
         case idempotencyRetention, corsAllowedOrigins, metricsEnabled
         case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
         case jwtIssuer, jwtAudience, jwtLeewaySeconds
@@ -44,7 +52,7 @@ struct ServerSettings {
         /// Whether the key holds a secret: read from the environment or the config file only, never
         /// from a flag (command lines are visible to every user in `ps`), and never shown.
         var isSecret: Bool {
-            self == .authTokens || self == .jwtHs256Secret
+            self == .authTokens || self == .jwtHs256Secret || self == .postgresURL
         }
     }
 
@@ -56,6 +64,9 @@ struct ServerSettings {
     init(config: ConfigReader) throws(SettingsError) {
         for setting in Self.table {
             try setting.read(config, &self)
+        }
+        if inMemory, journal == .postgres {
+            throw SettingsError(key: .journal, message: "postgres keeps the actions in a shared log; it cannot run with inMemory")
         }
         accessControl = try access.authorizer()
         access.authTokens = ""
@@ -115,6 +126,15 @@ struct ServerSettings {
     }
 }
 
+/// Where `remvvm-server` keeps actions (`journal`).
+enum JournalBackend: String, CaseIterable, Sendable {
+    /// One SQLite file in the data directory: one server.
+    case sqlite
+    /// One ordered log in PostgreSQL shared by several replicas; snapshots stay in the data
+    /// directory.
+    case postgres
+}
+
 /// A setting with an invalid value.
 struct SettingsError: Error, CustomStringConvertible {
     let key: ServerSettings.Key
@@ -130,16 +150,18 @@ struct SettingsError: Error, CustomStringConvertible {
         words(key.rawValue).joined(separator: "_").uppercased()
     }
 
-    /// The words of a camel-case name, lower-cased: a capital starts a word
-    /// (`jwtHs256Secret` → `jwt`, `hs256`, `secret`).
+    /// The words of a camel-case name, lower-cased: a capital starts a word, a run of capitals
+    /// is one (`jwtHs256Secret` → `jwt`, `hs256`, `secret`; `postgresURL` → `postgres`, `url`).
     static func words(_ name: String) -> [String] {
         var words: [String] = []
         var word = ""
+        var previousWasUppercase = false
         for character in name {
-            if character.isUppercase, !word.isEmpty {
+            if character.isUppercase, !word.isEmpty, !previousWasUppercase {
                 words.append(word)
                 word = ""
             }
+            previousWasUppercase = character.isUppercase
             word += character.lowercased()
         }
         if !word.isEmpty { words.append(word) }

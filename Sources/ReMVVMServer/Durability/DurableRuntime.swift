@@ -10,11 +10,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
     let journal: GroupCommitJournal
     let gate: CommitGate<State>
     let storage: any JournalStorage
-    private let snapshotEvery: UInt64
-    private let retention: JournalRetention
-    private let logger: Logger
-    /// Whether a snapshot is being written (at most one at a time), and the newest written.
-    private let snapshots: Lock<(writing: Bool, newest: UInt64)>
+    private let snapshots: SnapshotWriter<State>
 
     /// Restores `store` from `storage` (newest snapshot, then every record after it through the
     /// reducers only), then starts journaling. Throws ``JournalError`` when the journal cannot be
@@ -73,13 +69,21 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         )
         gate = CommitGate(store: store, journal: journal, codec: codec, history: history, logger: logger)
         self.storage = storage
-        self.snapshotEvery = max(1, snapshotEvery)
-        self.retention = retention
-        self.logger = logger
-        snapshots = Lock((writing: false, newest: recovery.snapshot?.version ?? 0))
+        snapshots = SnapshotWriter(
+            storage: storage, every: snapshotEvery, newest: recovery.snapshot?.version ?? 0, logger: logger
+        ) { version in
+            // Records older than the retention before this snapshot are no longer needed.
+            if let removable = try retention.removableThrough(
+                snapshotVersion: version,
+                now: ActionJournalCodec.now(),
+                newestBefore: { time in try storage.newestVersion(recordedBefore: time) }
+            ) {
+                try storage.removeRecords(through: removable)
+            }
+        }
         store.addReduceCheck { action in codec.refusal(of: action) }
-        journal.onDurable { [self] version in
-            scheduleSnapshotIfDue(at: version)
+        journal.onDurable { [snapshots, gate] version in
+            snapshots.writeIfDue(at: version) { gate.snapshot }
         }
         guard journal.start() else {
             throw JournalError(code: .unusable, message: "could not start the journal thread")
@@ -89,47 +93,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
     /// Commits what is queued, writes a snapshot of the newest durable state and closes the journal.
     func stop() {
         journal.stop()
-        _ = snapshots.wait(timeout: .seconds(30)) { !$0.writing }
-        writeSnapshot(gate.snapshot)
+        snapshots.finish(with: gate.snapshot)
         storage.close()
-    }
-
-    private func scheduleSnapshotIfDue(at version: UInt64) {
-        let due = snapshots.withLock { state -> Bool in
-            guard !state.writing, version >= state.newest + snapshotEvery else { return false }
-            state.writing = true
-            return true
-        }
-        guard due else { return }
-        let snapshot = gate.snapshot
-        // Off the journal thread: encoding a large state must not hold up acknowledgements.
-        let started = startDetachedThread { [self] in
-            writeSnapshot(snapshot)
-            snapshots.withLock { $0.writing = false }
-            snapshots.notifyAll()
-        }
-        if !started {
-            snapshots.withLock { $0.writing = false }
-        }
-    }
-
-    private func writeSnapshot(_ snapshot: StoreSnapshot<State>) {
-        guard snapshot.version > snapshots.withLock({ $0.newest }) else { return }
-        do {
-            let state = try JSONCoding.encode(snapshot.state)
-            try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
-            snapshots.withLock { $0.newest = max($0.newest, snapshot.version) }
-            logger.debug("snapshot of version \(snapshot.version) written")
-            // Records older than the retention before this snapshot are no longer needed.
-            if let removable = try retention.removableThrough(
-                snapshotVersion: snapshot.version,
-                now: ActionJournalCodec.now(),
-                newestBefore: { time in try storage.newestVersion(recordedBefore: time) }
-            ) {
-                try storage.removeRecords(through: removable)
-            }
-        } catch {
-            logger.error("snapshot of version \(snapshot.version) failed: \(error)")
-        }
     }
 }

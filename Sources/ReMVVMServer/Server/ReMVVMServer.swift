@@ -29,7 +29,8 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     private let logger: Logger
 
     /// Creates a server; nothing listens until ``start()`` or ``run()``. With a `journal`, start
-    /// restores the store from it and every reduced action is durable before anyone sees it.
+    /// restores the store from it and every reduced action is durable before anyone sees it. With
+    /// `replication`, the server is one replica of a store shared through one ordered log.
     /// With `accessControl` configured, every route but `/healthz` needs a token (see
     /// ``ReMVVMService/init(store:actions:viewModels:configuration:accessControl:journal:logger:)``);
     /// without, starting on an address other than loopback logs a warning.
@@ -41,6 +42,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         service serviceConfiguration: ServiceConfiguration = ServiceConfiguration(),
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         journal: (any JournalStorage)? = nil,
+        replication: ReplicaConfiguration? = nil,
         logger: Logger = Logger(label: "remvvm.server")
     ) {
         let service = ReMVVMService(
@@ -50,6 +52,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
             configuration: serviceConfiguration,
             accessControl: accessControl,
             journal: journal,
+            replication: replication,
             logger: logger
         )
         self.service = service

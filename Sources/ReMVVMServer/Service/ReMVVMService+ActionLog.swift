@@ -21,10 +21,10 @@ extension ReMVVMService {
         let latest = publisher.snapshot.version
         let records: [JournalRecord]
         let earliest: UInt64?
-        if let durable {
+        if let journal = journalReader {
             do {
-                records = try durable.storage.records(after: since, limit: limit).filter { $0.version <= latest }
-                earliest = try durable.storage.records(after: 0, limit: 1).first?.version
+                records = try journal.records(after: since, limit: limit).filter { $0.version <= latest }
+                earliest = try journal.records(after: 0, limit: 1).first?.version
             } catch {
                 logger.error("the action log cannot be read: \(error)")
                 return Problem(title: "Internal Server Error", status: 500, detail: "the action log cannot be read").response

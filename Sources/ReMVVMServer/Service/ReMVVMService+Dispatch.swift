@@ -32,6 +32,9 @@ extension ReMVVMService {
             }
             key = valid
         }
+        if let replica {
+            return replicaDispatch(request, key: key, replica: replica, plan: plan)
+        }
         if let failure = durable?.journal.failure {
             // Nothing is acknowledged that is not durable: refuse before dispatching.
             logger.error("refusing actions while the journal fails: \(failure)")
@@ -119,15 +122,7 @@ extension ReMVVMService {
         metrics?.countActions(actions, outcome: outcome)
         switch outcome {
         case .preconditionFailed(let current):
-            var problem = Problem(
-                type: Problem.type("version-mismatch"),
-                title: "Precondition Failed",
-                status: 412,
-                detail: "If-Match names a version other than the current one, \(current); nothing was applied"
-            )
-            problem.currentVersion = current
-            problem.headers["ETag"] = configuration.versionTags.etag(current)
-            return DispatchAnswer(problem: problem, isKept: false)
+            return DispatchAnswer(problem: versionMismatch(current: current), isKept: false)
         case .reduced(let version):
             return .applied(version)
         case .refused(let reason, let index):
@@ -195,18 +190,37 @@ extension ReMVVMService {
         }
     }
 
+    /// 412: `If-Match` named a version other than `current`; nothing was applied.
+    func versionMismatch(current: UInt64) -> Problem {
+        var problem = Problem(
+            type: Problem.type("version-mismatch"),
+            title: "Precondition Failed",
+            status: 412,
+            detail: "If-Match names a version other than the current one, \(current); nothing was applied"
+        )
+        problem.currentVersion = current
+        problem.headers["ETag"] = configuration.versionTags.etag(current)
+        return problem
+    }
+
     /// What `If-Match` accepts: `*` any version; otherwise the versions its strong tags of this
     /// instance name (weak tags never match: strong comparison, RFC 9110 §13.1.1).
     static func condition(ifMatch: String, tags: VersionTags) -> @Sendable (UInt64) -> Bool {
+        guard let accepted = acceptedVersions(ifMatch: ifMatch, tags: tags) else { return { _ in true } }
+        return { accepted.contains($0) }
+    }
+
+    /// The versions `If-Match` accepts, or nil for any (`*`); empty when it names none of this
+    /// instance's strong tags.
+    static func acceptedVersions(ifMatch: String, tags: VersionTags) -> Set<UInt64>? {
         var versions = Set<UInt64>()
         for candidate in ifMatch.split(separator: ",") {
             let tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return { _ in true } }
+            if tag == "*" { return nil }
             if let version = tags.version(ofETag: Substring(tag)) {
                 versions.insert(version)
             }
         }
-        let accepted = versions
-        return { accepted.contains($0) }
+        return versions
     }
 }

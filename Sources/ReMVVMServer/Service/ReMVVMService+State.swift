@@ -18,9 +18,29 @@ extension ReMVVMService {
         }
     }
 
-    /// `GET /healthz`: `{"status":"ok","version":N}`.
+    /// `GET /healthz`: `{"status":"ok","version":N}`. A replica of a shared log answers 503
+    /// `{"status":"catching-up"|"unavailable"|"stopped","version":N,"replica":…,"reason":…}`
+    /// until it follows the log, caught up (load balancers then send it no traffic).
     func getHealth() -> Response {
-        JSONCoding.response(Array("{\"status\":\"ok\",\"version\":\(publisher.snapshot.version)}".utf8), headers: [("Cache-Control", "no-cache")])
+        let version = publisher.snapshot.version
+        guard let replica, let replication else {
+            return JSONCoding.response(Array("{\"status\":\"ok\",\"version\":\(version)}".utf8), headers: [("Cache-Control", "no-cache")])
+        }
+        let status: String
+        var reason: String?
+        switch replica.log.status {
+        case .following: status = "ok"
+        case .catchingUp: status = "catching-up"
+        case .unavailable(let why): (status, reason) = ("unavailable", why)
+        case .stopped(let why): (status, reason) = ("stopped", why ?? "shutting down")
+        }
+        var body = Array("{\"status\":\"\(status)\",\"version\":\(version),\"replica\":".utf8)
+        body += (try? JSONCoding.encode(replication.name)) ?? Array("\"\"".utf8)
+        if let reason {
+            body += Array(",\"reason\":".utf8) + ((try? JSONCoding.encode(reason)) ?? Array("\"\"".utf8))
+        }
+        body.append(UInt8(ascii: "}"))
+        return JSONCoding.response(body, status: status == "ok" ? 200 : 503, headers: [("Cache-Control", "no-cache")])
     }
 
     /// Whether an `If-None-Match` value (`*`, or a list of strong or weak tags) matches `etag`.

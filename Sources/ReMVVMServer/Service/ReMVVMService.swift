@@ -34,6 +34,10 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
+    /// When the service is one replica of a shared log.
+    let replication: ReplicaConfiguration?
+    /// Set once by ``start()`` when the service is a replica.
+    private let replicaRuntime = AtomicLazyReference<ReplicaRuntime<State>>()
     /// Serializes ``start()``: restoring the store from the journal must happen once.
     private let starting = Lock(())
 
@@ -42,6 +46,9 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// - Parameter journal: where to keep every reduced action (`docs/http-api.md`, "Durability");
     ///   nil keeps the store in memory only. With a journal, ``start()`` first restores the store
     ///   from it, and nothing can see a version before the journal made it durable.
+    /// - Parameter replication: makes the service one replica of a store that several servers
+    ///   share through one ordered action log (`docs/replicas.md`); exclusive with `journal`.
+    ///   ``start()`` restores the store from the replica's snapshot and follows the log.
     /// - Parameter accessControl: the tokens that may read and dispatch (`docs/http-api.md`,
     ///   "Access control and CORS"); the default has none, and every route is open. Kept apart
     ///   from `configuration`, which is plain data to compare and print: the authorizer holds
@@ -53,15 +60,18 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         configuration: ServiceConfiguration = ServiceConfiguration(),
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         journal: (any JournalStorage)? = nil,
+        replication: ReplicaConfiguration? = nil,
         logger: Logger = Logger(label: "remvvm.service")
     ) {
         self.store = store
         self.accessControl = accessControl
         codec = ActionJournalCodec(registry: actions)
-        recentActions = journal == nil ? RecentActions(store: store, codec: codec) : nil
+        recentActions = journal == nil && replication == nil ? RecentActions(store: store, codec: codec) : nil
         journalStorage = journal
+        self.replication = replication
+        let keptAnswers: (any JournalStorage)? = journal ?? replication.map { ReplicaStorage(snapshots: $0.snapshots, log: $0.log) }
         idempotencyKeys = IdempotencyKeys(
-            backing: journal.map { .journal($0) } ?? .memory(limit: configuration.idempotencyMemoryLimit),
+            backing: keptAnswers.map { .journal($0) } ?? .memory(limit: configuration.idempotencyMemoryLimit),
             retention: configuration.idempotencyRetention,
             logger: logger
         )
@@ -118,6 +128,17 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     }
                 }
             }
+            if let replication, replicaRuntime.load() == nil {
+                let runtime = try ReplicaRuntime(
+                    store: store,
+                    log: replication.log,
+                    snapshots: replication.snapshots,
+                    codec: codec,
+                    snapshotEvery: configuration.snapshotEvery,
+                    logger: logger
+                )
+                _ = replicaRuntime.storeIfNil(runtime)
+            }
             try hub.start(source: publisher)
             viewModelHub.start(source: publisher)
         }
@@ -127,6 +148,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// ends the streams and stops publishing; idempotent.
     public func stop() {
         durableRuntime.load()?.stop()
+        replicaRuntime.load()?.stop()
         hub.stop()
         viewModelHub.stop()
     }
@@ -136,9 +158,23 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         durableRuntime.load()
     }
 
-    /// Where reads and events get states: only what is durable when there is a journal.
+    /// The replica's runtime, once started as one.
+    var replica: ReplicaRuntime<State>? {
+        replicaRuntime.load()
+    }
+
+    /// The journal `GET /actions` and resuming streams read: the durable store's, or the shared
+    /// log a replica follows; nil in memory.
+    var journalReader: (any JournalStorage)? {
+        durableRuntime.load()?.storage ?? replicaRuntime.load()?.storage
+    }
+
+    /// Where reads and events get states: only what is durable when there is a journal; what the
+    /// replica applied from the shared log.
     var publisher: any StatePublisher<State> {
-        durableRuntime.load()?.gate ?? store
+        if let gate = durableRuntime.load()?.gate { return gate }
+        if let replica = replicaRuntime.load() { return replica.publisher }
+        return store
     }
 
     /// The number of connected `GET /events` subscribers.
@@ -204,7 +240,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             viewModelNames: viewModels.names,
             commands: viewModels.allCommands.map { .init(viewModel: $0.viewModel, name: $0.command.name, bodyType: $0.command.bodyType) },
             metricsEnabled: metrics != nil,
-            durable: journalStorage != nil,
+            durable: journalStorage != nil || replication != nil,
             accessControl: accessControl.isEnabled
         ).json()) ?? Array("{}".utf8)
         router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }

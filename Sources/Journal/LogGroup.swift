@@ -1,5 +1,3 @@
-public import Journal
-
 /// One action to append to the shared log; the log assigns its version.
 public struct LoggedAction: Sendable, Equatable {
     /// The action's wire name (`"increase"`).
@@ -24,15 +22,37 @@ public struct LogGroup: Sendable, Equatable {
     public var actions: [LoggedAction]
     /// The answer to keep for the request's idempotency key, if it had one.
     public var answer: KeptAnswer?
-    /// `If-Match`: the head the group expects before its first action; checked under the head's
-    /// row lock, so it is globally correct across replicas.
-    public var expectedHead: UInt64?
+    /// Where the log writes the group's last version (in decimal) into ``answer``'s body, as a
+    /// byte offset: an answer such as `{"version":N}` names a version only the log assigns. Nil:
+    /// the body is kept as it is.
+    public var answerVersionOffset: Int?
+    /// `If-Match`: the heads the group accepts before its first action (any one of them); nil
+    /// accepts any. Checked under the head's row lock, so it is globally correct across replicas.
+    public var expectedHeads: Set<UInt64>?
 
     /// Creates a group.
-    public init(actions: [LoggedAction], answer: KeptAnswer? = nil, expectedHead: UInt64? = nil) {
+    public init(
+        actions: [LoggedAction], answer: KeptAnswer? = nil, answerVersionOffset: Int? = nil,
+        expectedHeads: Set<UInt64>? = nil
+    ) {
         self.actions = actions
         self.answer = answer
-        self.expectedHead = expectedHead
+        self.answerVersionOffset = answerVersionOffset
+        self.expectedHeads = expectedHeads
+    }
+
+    /// Creates a group that accepts only `expectedHead` (nil: any).
+    public init(actions: [LoggedAction], answer: KeptAnswer? = nil, expectedHead: UInt64?) {
+        self.init(actions: actions, answer: answer, expectedHeads: expectedHead.map { [$0] })
+    }
+
+    /// ``answer`` as kept once the group's last version is `version`.
+    public func answer(lastVersion version: UInt64) -> KeptAnswer? {
+        guard var answer else { return nil }
+        if let offset = answerVersionOffset, offset >= 0, offset <= answer.body.count {
+            answer.body.insert(contentsOf: Array(String(version).utf8), at: offset)
+        }
+        return answer
     }
 }
 

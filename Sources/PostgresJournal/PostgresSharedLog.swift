@@ -1,0 +1,124 @@
+public import Journal
+import ConcurrencyKit
+
+/// A replica's view of the shared PostgreSQL log, as ``Journal/SharedLog``: appends through one
+/// ``PostgresGroupCommit`` (one transaction per batch of requests), applies through one
+/// ``PostgresLogFollower``, and reads (`GET /actions`, idempotency answers, history) on a third
+/// connection, one call at a time.
+public final class PostgresSharedLog: SharedLog {
+    private let conninfo: String
+    private let appender: PostgresGroupCommit
+    private let follower = Lock<PostgresLogFollower?>(nil)
+    /// The reading connection; a `PostgresLog` is used by one thread at a time.
+    private let reader: Lock<PostgresLog>
+
+    /// Opens the log at `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for
+    /// libpq's `PG*` environment variables), creating its schema on first use, retrying while
+    /// PostgreSQL cannot be reached for up to `patience` (`onRetry` hears each failure, for a log
+    /// line). Throws ``Journal/JournalError`` with ``Journal/JournalError/Code/newerFormat`` for a
+    /// schema of another version (never migrated silently), ``Journal/JournalError/Code/unusable``
+    /// when PostgreSQL stayed unreachable.
+    public init(
+        conninfo: String,
+        patience: Duration = .seconds(60),
+        onRetry: (String, Duration) -> Void = { _, _ in }
+    ) throws(JournalError) {
+        self.conninfo = conninfo
+        do {
+            let log = try PostgresLog.connect(to: conninfo, retryingFor: patience) { error, pause in
+                onRetry(error.message, pause)
+            }
+            reader = Lock(log)
+        } catch {
+            throw JournalError(
+                code: error.code == .incompatibleSchema ? .newerFormat : .unusable,
+                message: "cannot open the shared log in PostgreSQL: \(error.message)"
+            )
+        }
+        appender = PostgresGroupCommit(conninfo: conninfo)
+    }
+
+    public func head() throws(JournalError) -> UInt64 {
+        try reading { log throws(PostgresLogError) in try log.head() }
+    }
+
+    public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
+        let follower = PostgresLogFollower(conninfo: conninfo, applied: applied, apply: apply)
+        self.follower.withLock { $0 = follower }
+        guard appender.start(), follower.start() else {
+            throw JournalError(code: .unusable, message: "could not start the threads that append to and follow the shared log")
+        }
+    }
+
+    public func submit(_ group: LogGroup, completion: @escaping @Sendable (Result<LogGroupOutcome, JournalError>) -> Void) {
+        appender.submit(group) { result in
+            completion(result.mapError(Self.journalError))
+        }
+    }
+
+    public func waitUntilApplied(_ version: UInt64, timeout: Duration) -> Bool {
+        follower.withLock { $0 }?.waitUntilApplied(version, timeout: timeout) ?? false
+    }
+
+    public func whenApplied(_ version: UInt64, timeout: Duration, _ callback: @escaping @Sendable (Bool) -> Void) {
+        guard let follower = follower.withLock({ $0 }) else { return callback(false) }
+        follower.whenApplied(version, timeout: timeout, callback)
+    }
+
+    public var applied: UInt64 {
+        follower.withLock { $0 }?.applied ?? 0
+    }
+
+    public var status: SharedLogStatus {
+        switch follower.withLock({ $0 })?.status {
+        case nil, .connecting: .catchingUp
+        case .following: .following
+        case .unavailable(let message): .unavailable(message)
+        case .stopped(let reason): .stopped(reason)
+        }
+    }
+
+    public var appendFailure: JournalError? {
+        appender.failure.map(Self.journalError)
+    }
+
+    /// Transactions and groups appended so far by this replica.
+    public var appendStatistics: PostgresGroupCommit.Statistics {
+        appender.statistics
+    }
+
+    public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
+        try reading { log throws(PostgresLogError) in try log.answer(forKey: key) }
+    }
+
+    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try reading { log throws(PostgresLogError) in try log.entries(after: version, limit: limit).map(\.record) }
+    }
+
+    public func stop() {
+        appender.stop()
+        follower.withLock { $0 }?.stop()
+        reader.withLock { $0.close() }
+    }
+
+    private func reading<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
+        do {
+            return try reader.withLock { log throws(PostgresLogError) in try body(log) }
+        } catch {
+            throw Self.journalError(error)
+        }
+    }
+
+    /// The journal's view of a log error: unreachable → ``Journal/JournalError/Code/writeFailed``
+    /// (nothing stored, retry), a broken `COMMIT` → ``Journal/JournalError/Code/outcomeUnknown``.
+    static func journalError(_ error: PostgresLogError) -> JournalError {
+        let code: JournalError.Code = switch error.code {
+        case .unavailable, .queryFailed, .headMoved: .writeFailed
+        case .commitOutcomeUnknown: .outcomeUnknown
+        case .incompatibleSchema: .newerFormat
+        case .corrupt: .corrupt
+        case .closed: .closed
+        }
+        return JournalError(code: code, message: "shared log: \(error.message)")
+    }
+}

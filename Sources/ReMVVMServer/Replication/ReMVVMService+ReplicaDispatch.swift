@@ -1,0 +1,178 @@
+import Journal
+import MicroHTTP
+import ReMVVM
+
+extension ReMVVMService {
+    /// How long a request waits for its own replica to apply what it appended before it answers
+    /// 503 (the actions are stored; the answer says so).
+    static var replicaApplyTimeout: Duration { .seconds(10) }
+
+    /// The dispatch path of a replica (`docs/replicas.md`): readiness (503), `If-Match` that
+    /// already cannot hold (412), `Idempotency-Key` (a kept answer from any replica), then
+    /// middleware **once, here**, proposing instead of reducing; the proposed actions go to the
+    /// shared log as one group (`If-Match` and the key checked under the head's lock), and the
+    /// answer is sent once this replica applied them, so the client reads its own writes here.
+    func replicaDispatch(
+        _ request: Request, key: IdempotencyKey?, replica: ReplicaRuntime<State>, plan: () -> DispatchPlan
+    ) -> Response {
+        let log = replica.log
+        switch log.status {
+        case .following:
+            break
+        case .catchingUp:
+            return Problem.replicaNotReady("catching up with the log").response
+        case .unavailable(let reason):
+            return Problem.replicaNotReady("cannot reach the log: \(reason)").response
+        case .stopped(let reason):
+            return Problem.replicaNotReady("stopped following the log: \(reason ?? "shutting down")").response
+        }
+        if let failure = log.appendFailure {
+            logger.error("refusing actions while the shared log fails: \(failure)")
+            return Problem.journalUnavailable.response
+        }
+        var expectedHeads: Set<UInt64>?
+        if let ifMatch = request.headers["If-Match"] {
+            expectedHeads = Self.acceptedVersions(ifMatch: ifMatch, tags: configuration.versionTags)
+            // Versions never go back: past every version named here locally, the head is too.
+            let applied = store.version
+            if let expected = expectedHeads, expected.allSatisfy({ $0 < applied }) {
+                return versionMismatch(current: applied).response
+            }
+        }
+        if let key {
+            switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
+            case .replay(let kept):
+                return DispatchAnswer(kept: kept).response(replayed: true)
+            case .reusedForAnotherRequest:
+                return Problem.idempotencyKeyReused.response
+            case .inFlight:
+                return Problem.idempotencyKeyInFlight.response
+            case .unavailable(let error):
+                logger.error("cannot look up an idempotency key: \(error)")
+                return Problem.journalUnavailable.response
+            case .fresh:
+                break
+            }
+        }
+        let release: @Sendable () -> Void = { [idempotencyKeys] in if let key { idempotencyKeys.release(key) } }
+        let actions: [any StoreAction]
+        switch plan() {
+        case .dispatch(let planned):
+            actions = planned
+        case .answer(let response):
+            release()
+            return response
+        }
+        let proposal = store.propose(actions) { [self] late in appendLate(late, to: log) }
+        let logged = proposal.actions.compactMap { action in
+            codec.record(of: action, version: 0, time: ActionJournalCodec.now())
+                .map { LoggedAction(type: $0.type, payload: $0.payload, time: $0.time) }
+        }
+        var answer = proposalAnswer(proposal, requested: actions)
+        guard !logged.isEmpty, logged.count == proposal.actions.count else {
+            // Nothing to append (middleware held or rejected everything): nothing is kept either,
+            // a retry is proposed anew.
+            release()
+            metrics?.countActions(actions, outcome: outcome(of: proposal, version: nil))
+            return answer.response()
+        }
+        var group = LogGroup(actions: logged, expectedHeads: expectedHeads)
+        if let key, answer.isKept {
+            if answer.status == 200 {
+                // `{"version":N}`: N is known once the log assigned the versions.
+                answer.body = Array("{\"version\":}".utf8)
+                group.answerVersionOffset = answer.body.count - 1
+            }
+            group.answer = answer.kept(for: key, time: ActionJournalCodec.now())
+        }
+        let pending = PendingResponse()
+        let logger = logger
+        let decided = answer
+        log.submit(group) { [self] result in
+            switch result {
+            case .success(.appended(let versions)):
+                log.whenApplied(versions.upperBound, timeout: Self.replicaApplyTimeout) { [self] applied in
+                    release()
+                    metrics?.countActions(actions, outcome: outcome(of: proposal, version: versions.upperBound))
+                    guard applied else {
+                        logger.error("versions \(versions) are in the shared log but this replica has not applied them")
+                        return pending.complete(Problem.notYetApplied(versions.upperBound).response)
+                    }
+                    pending.complete((decided.status == 200 ? .applied(versions.upperBound) : decided).response())
+                }
+            case .success(.headMoved(let head)):
+                release()
+                metrics?.countActions(actions, outcome: .preconditionFailed(currentVersion: head))
+                pending.complete(versionMismatch(current: head).response)
+            case .success(.duplicateKey(let duplicate)):
+                // Another replica stored this key meanwhile: its answer is the answer.
+                release()
+                let kept = try? log.answer(forKey: duplicate)
+                if let kept, let key, kept.fingerprint == key.fingerprint {
+                    pending.complete(DispatchAnswer(kept: kept).response(replayed: true))
+                } else if kept != nil {
+                    pending.complete(Problem.idempotencyKeyReused.response)
+                } else {
+                    pending.complete(Problem.journalUnavailable.response)
+                }
+            case .failure(let error):
+                release()
+                logger.error("appending to the shared log failed: \(error)")
+                pending.complete(error.code == .outcomeUnknown ? Problem.appendOutcomeUnknown.response : Problem.journalUnavailable.response)
+            }
+        }
+        return Response(pending: pending)
+    }
+
+    /// What the client gets for `proposal`, before the log assigned versions (a `200` is
+    /// completed with the version once applied).
+    private func proposalAnswer(_ proposal: Proposal, requested: [any StoreAction]) -> DispatchAnswer {
+        if let (reason, index) = proposal.refusal {
+            logger.error("actions refused before the log: \(reason)")
+            return DispatchAnswer(problem: Problem(
+                type: Problem.type("action-not-journaled"),
+                title: "Action cannot be journaled",
+                status: 500,
+                detail: reason
+            ), isKept: index > 0)
+        }
+        if let (reason, index) = proposal.rejection {
+            let position = requested.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
+            let applied = requested.count > 1 && index > 0 ? "; the actions before it were applied" : ""
+            return DispatchAnswer(problem: Problem(
+                type: Problem.type("action-rejected"),
+                title: "Action rejected",
+                status: 422,
+                detail: position + reason + applied,
+                index: requested.count > 1 ? index : nil
+            ), isKept: true)
+        }
+        if proposal.actions.isEmpty {
+            return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
+        }
+        return DispatchAnswer(status: 200, body: [], isKept: true)
+    }
+
+    /// The outcome a dispatch in one process would have had, for the action counters.
+    private func outcome(of proposal: Proposal, version: UInt64?) -> DispatchOutcome {
+        if let (reason, index) = proposal.refusal { return .refused(reason: reason, index: index) }
+        if let (reason, index) = proposal.rejection { return .rejected(reason: reason, index: index) }
+        if let version { return .reduced(version: version) }
+        return .accepted
+    }
+
+    /// Appends an action that middleware passed on after its request was answered (asynchronous
+    /// middleware), as a group of its own; nobody waits for it.
+    private func appendLate(_ action: any StoreAction, to log: any SharedLog) {
+        guard let record = codec.record(of: action, version: 0, time: ActionJournalCodec.now()) else {
+            logger.error("an action passed on late cannot be logged: \(codec.refusal(of: action) ?? "no wire name")")
+            return
+        }
+        let logger = logger
+        log.submit(LogGroup(actions: [LoggedAction(type: record.type, payload: record.payload, time: record.time)])) { result in
+            if case .failure(let error) = result {
+                logger.error("an action passed on late by middleware was not logged: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Journal
+import Logging
+import ReMVVM
+
+/// A store that is one replica of a shared, totally ordered action log (`docs/replicas.md`):
+/// restored from its local snapshot, then every log entry after it applied through the reducers
+/// only (``ReMVVM/Store/replay(_:)``), in version order, by the log's follower — the actions this
+/// replica received included. Requests propose their actions (middleware runs once, here) and
+/// append them; nothing is reduced before the log ordered it.
+final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
+    let log: any SharedLog
+    /// The local snapshots and the shared log's records, read as one journal.
+    let storage: ReplicaStorage
+    /// What reads and events see: the store (everything it holds came from the log, committed).
+    let publisher: ReplicaPublisher<State>
+    private let snapshots: SnapshotWriter<State>
+    private let store: Store<State>
+    private let logger: Logger
+
+    /// Restores `store` from the newest local snapshot and starts following `log` from there.
+    /// Throws ``Journal/JournalError`` when the local storage holds records (a single-node
+    /// journal: its versions are not the log's), when its snapshot is ahead of the log (it
+    /// belongs to another log), or when the log's threads cannot start.
+    init(
+        store: Store<State>,
+        log: any SharedLog,
+        snapshots local: any JournalStorage,
+        codec: ActionJournalCodec,
+        snapshotEvery: UInt64,
+        logger: Logger
+    ) throws(JournalError) {
+        let initial = store.snapshot
+        let recovery = try local.recover()
+        guard recovery.earliestVersion == nil else {
+            throw JournalError(
+                code: .unusable,
+                message: "the data directory holds a single-node journal (versions \(recovery.earliestVersion ?? 0)…\(recovery.lastVersion)); a replica of a shared log keeps only snapshots there: use another data directory"
+            )
+        }
+        var restored: UInt64 = 0
+        if let snapshot = recovery.snapshot {
+            let head = try log.head()
+            guard snapshot.version <= head else {
+                throw JournalError(
+                    code: .corrupt,
+                    message: "the local snapshot is of version \(snapshot.version) but the shared log ends at \(head): the snapshot belongs to another log; move the data directory aside"
+                )
+            }
+            do {
+                let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
+                store.restore(state: state, version: snapshot.version)
+                restored = snapshot.version
+            } catch {
+                throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
+            }
+        }
+        self.log = log
+        self.store = store
+        self.logger = logger
+        storage = ReplicaStorage(snapshots: local, log: log)
+        publisher = ReplicaPublisher(
+            store: store,
+            history: JournalHistory(storage: storage, codec: codec, store: store, initial: initial.version == 0 ? initial : nil, logger: logger)
+        )
+        snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger)
+        // Proposals refuse what could not be logged; replays are never checked.
+        store.addReduceCheck { action in codec.refusal(of: action) }
+        if restored > 0 {
+            logger.notice("restored version \(restored) from the local snapshot; following the shared log from there")
+        }
+        try log.start(applied: restored) { [store, snapshots] entries in
+            for entry in entries {
+                let action: any StoreAction
+                do {
+                    action = try codec.action(from: entry.record)
+                } catch {
+                    throw JournalError(
+                        code: .corrupt,
+                        message: "log version \(entry.record.version) holds an action \"\(entry.record.type)\" this build cannot read (\(error)); run a build that registers it"
+                    )
+                }
+                let version = store.replay(action)
+                guard version == entry.record.version else {
+                    throw JournalError(code: .corrupt, message: "log version \(entry.record.version) was applied as local version \(version): the replica's state does not follow the log")
+                }
+            }
+            if let last = entries.last?.record.version {
+                snapshots.writeIfDue(at: last) { store.snapshot }
+            }
+        }
+    }
+
+    /// Whether this replica may take writes and says it is ready: it follows the log, caught up.
+    var isReady: Bool {
+        log.status == .following
+    }
+
+    /// Appends what is queued, stops following, writes a snapshot of the state reached and
+    /// closes the local storage.
+    func stop() {
+        log.stop()
+        snapshots.finish(with: store.snapshot)
+        storage.close()
+    }
+}
+
+/// What a replica's reads and events see: its store — every version in it was read from the
+/// log, hence committed — with the log as the history behind the event ring.
+struct ReplicaPublisher<State: StoreState & Codable>: StatePublisher {
+    let store: Store<State>
+    let history: (any VersionHistory<State>)?
+
+    var snapshot: StoreSnapshot<State> { store.snapshot }
+
+    @discardableResult
+    func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State> {
+        store.addPublicationHandler(handler)
+    }
+}

@@ -1,0 +1,50 @@
+import Journal
+
+/// What a replica of a shared log reads as its journal: snapshots from its own local storage
+/// (snapshots stay per replica), records and idempotency answers from the shared log. For the
+/// code that reads a journal (``JournalHistory``, `GET /actions`, ``IdempotencyKeys``); nothing
+/// appends through it: a replica appends with ``Journal/SharedLog/submit(_:completion:)``.
+///
+/// Records are never removed through it: every replica reads the same log, and one replica's
+/// snapshot says nothing about the others' (`docs/replicas.md`, "Retention").
+struct ReplicaStorage: JournalStorage {
+    let snapshots: any JournalStorage
+    let log: any SharedLog
+
+    func recover() throws(JournalError) -> JournalRecovery {
+        try snapshots.recover()
+    }
+
+    func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
+        throw JournalError(code: .unusable, message: "a replica appends to the shared log, not to its local snapshot storage")
+    }
+
+    func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
+        try snapshots.saveSnapshot(snapshot)
+    }
+
+    func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
+        try snapshots.snapshot(atOrBefore: version)
+    }
+
+    func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
+        try log.answer(forKey: key)
+    }
+
+    /// Answers live on the shared log's rows: nothing to remove here.
+    func removeAnswers(keptBefore time: Int64) throws(JournalError) {}
+
+    func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try log.records(after: version, limit: limit)
+    }
+
+    func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
+        nil
+    }
+
+    func removeRecords(through version: UInt64) throws(JournalError) {}
+
+    func close() {
+        snapshots.close()
+    }
+}
