@@ -102,8 +102,16 @@ public final class PostgresSharedLog: SharedLog {
     }
 
     private func reading<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
-        do {
-            return try reader.withLock { log throws(PostgresLogError) in try body(log) }
+        do throws(PostgresLogError) {
+            return try reader.withLock { log throws(PostgresLogError) in
+                do throws(PostgresLogError) {
+                    return try body(log)
+                } catch where error.code == .unavailable {
+                    // A connection broken since the last read (PostgreSQL restarted) fails once;
+                    // the next call reconnects.
+                    return try body(log)
+                }
+            }
         } catch {
             throw Self.journalError(error)
         }

@@ -90,6 +90,22 @@ import Testing
         }
     }
 
+    @Test func replicaSettingsComeFromTheEnvironmentAndPostgresExcludesInMemory() async throws {
+        #expect(SettingsError.environmentName(.postgresURL) == "POSTGRES_URL", "a run of capitals is one word")
+        #expect(SettingsError.environmentName(.jwtHs256Secret) == "JWT_HS256_SECRET")
+        let settings = try await ServerSettings.load(flags: [:], environment: [
+            "REMVVM_JOURNAL": "postgres", "REMVVM_POSTGRES_URL": "postgresql://u:pw@db/app", "REMVVM_REPLICA_NAME": "r1",
+        ], configPath: nil)
+        #expect(settings.journal == .postgres && settings.postgresURL == "postgresql://u:pw@db/app" && settings.replicaName == "r1")
+        #expect(settings.values[.postgresURL] == .string(""), "a secret is never shown")
+        #expect(ServerSettings.defaultText(.journal) == "sqlite")
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_JOURNAL": "mysql"], configPath: nil) }
+            throws: { "\($0)".contains("journal") && "\($0)".contains("sqlite, postgres") }
+        await #expect {
+            _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_JOURNAL": "postgres", "REMVVM_IN_MEMORY": "true"], configPath: nil)
+        } throws: { "\($0)".contains("inMemory") }
+    }
+
     @Test func idempotencyRetentionIsADurationWithAUnit() async throws {
         for (text, seconds) in [("24h", 86_400), ("90m", 5_400), ("7d", 604_800), ("3600", 3_600), ("45s", 45)] {
             let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IDEMPOTENCY_RETENTION": text], configPath: nil)

@@ -26,10 +26,8 @@ extension ReMVVMService {
         case .stopped(let reason):
             return Problem.replicaNotReady("stopped following the log: \(reason ?? "shutting down")").response
         }
-        if let failure = log.appendFailure {
-            logger.error("refusing actions while the shared log fails: \(failure)")
-            return Problem.journalUnavailable.response
-        }
+        // No refusal on the appender's last failure: only a new append can clear it (PostgreSQL
+        // back); while the log is down, the follower's status says so, and an append fails fast.
         var expectedHeads: Set<UInt64>?
         if let ifMatch = request.headers["If-Match"] {
             expectedHeads = Self.acceptedVersions(ifMatch: ifMatch, tags: configuration.versionTags)

@@ -41,6 +41,7 @@ final class LiveServer: Sendable {
         heartbeat: Duration = .seconds(15),
         subscriberBacklogBytes: Int = 1 << 20,
         journal: (any JournalStorage)? = nil,
+        replication: ReplicaConfiguration? = nil,
         snapshotEvery: UInt64 = 10_000,
         replayRingEvents: Int = 10_000,
         journalRetention: JournalRetention = 1_000_000,
@@ -63,7 +64,7 @@ final class LiveServer: Sendable {
         service.journalRetention = journalRetention
         service.corsAllowedOrigins = corsAllowedOrigins
         service.metricsEnabled = metricsEnabled
-        if journal != nil {
+        if journal != nil || replication != nil {
             service.versionTags = .plain  // versions survive restarts
         }
         versionTags = service.versionTags
@@ -75,6 +76,7 @@ final class LiveServer: Sendable {
             service: service,
             accessControl: accessControl,
             journal: journal,
+            replication: replication,
             logger: logger
         )
         self.transport = transport

@@ -1,0 +1,349 @@
+import ConcurrencyKit
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Journal
+import Logging
+import PostgresJournal
+import PostgresTestSupport
+import ReMVVM
+import ReMVVMServer
+import SQLiteJournal
+import Testing
+
+/// Several replicas of one store on a shared PostgreSQL log (issue 14, `docs/replicas.md`),
+/// over real sockets against a real PostgreSQL 15: writers and subscribers on every replica,
+/// byte-identical states and events, read-your-writes, If-Match and Idempotency-Key across
+/// replicas, a PostgreSQL restart and a replica restart mid-load.
+@Suite(.serialized) struct ReplicaServerTests {
+    /// One replica: a server on a shared log, its snapshots in a directory of its own.
+    final class Replica: Sendable {
+        let server: LiveServer
+        let directory: String
+
+        init(conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000) throws {
+            self.directory = directory
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let log = try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
+            let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
+            server = try LiveServer(
+                middleware: ExampleApp.middleware(services: Services()),
+                replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name),
+                snapshotEvery: snapshotEvery
+            )
+        }
+
+        var port: Int { server.port }
+
+        /// The version `/healthz` reports, when it says ok.
+        func readyVersion() -> UInt64? {
+            guard let response = try? server.get("/healthz"), response.status == 200,
+                  let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            else { return nil }
+            return (json["version"] as? NSNumber)?.uint64Value
+        }
+    }
+
+    /// A throwaway PostgreSQL and `count` replicas on it.
+    final class Cluster: Sendable {
+        /// The server, used by one thread at a time (a test's controller stops and starts it).
+        private let postgres: Lock<PostgresServer>
+        let conninfo: String
+        let root: TemporaryDirectory
+        let replicas: Lock<[Replica]>
+
+        init(count: Int, snapshotEvery: UInt64 = 10_000) throws {
+            let postgres = try PostgresServer()
+            conninfo = postgres.conninfo
+            self.postgres = Lock(postgres)
+            root = try TemporaryDirectory(prefix: "remvvm-replicas")
+            var replicas: [Replica] = []
+            for index in 0..<count {
+                replicas.append(try Replica(
+                    conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery
+                ))
+            }
+            self.replicas = Lock(replicas)
+        }
+
+        /// Stops PostgreSQL (fast shutdown).
+        func stopPostgres() { postgres.withLock { $0.stop() } }
+
+        /// Starts PostgreSQL again on the same cluster and waits until it accepts connections.
+        func startPostgres() throws { try postgres.withLock { try $0.start() } }
+
+        subscript(index: Int) -> Replica { replicas.withLock { $0[index] } }
+
+        /// Waits until every replica says ok at version `head`.
+        func converge(at head: UInt64, timeout: Duration = .seconds(30)) -> Bool {
+            waitUntil(timeout: timeout) {
+                replicas.withLock { $0 }.allSatisfy { $0.readyVersion() == head }
+            }
+        }
+    }
+
+    private static let actions = [
+        #"{"type":"increase"}"#,
+        #"{"type":"decrease"}"#,
+        #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#,
+        #"{"type":"logout"}"#,
+    ]
+
+    /// What a writer saw acknowledged: version → action type.
+    private typealias Acknowledged = Lock<[UInt64: String]>
+
+    /// Posts one random action to `replica`; records it when acknowledged with 200.
+    private static func post(
+        _ replica: Replica, _ random: inout SplitMix64, acknowledged: Acknowledged, key: String? = nil
+    ) throws -> TestHTTPResponse {
+        let json = actions[Int(random.next() % UInt64(actions.count))]
+        var headers = [("Content-Type", "application/json")]
+        if let key { headers.append(("Idempotency-Key", key)) }
+        let response = try replica.server.send(method: "POST", path: "/actions", headers: headers, body: Array(json.utf8))
+        if response.status == 200 {
+            let version = try #require(versionOf(response.body))
+            let type = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["type"] as? String)
+            acknowledged.withLock { $0[version] = type }
+        }
+        return response
+    }
+
+    private static func versionOf(_ body: [UInt8]) -> UInt64? {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return (json["version"] as? NSNumber)?.uint64Value
+    }
+
+    /// Reads `client`'s events up to `head`: version → data; fails on a gap or a repeat.
+    private static func events(of client: SSEClient, through head: UInt64, from first: UInt64) throws -> [UInt64: String] {
+        var seen: [UInt64: String] = [:]
+        var expected = first
+        while expected <= head {
+            let event = try #require(try client.nextEvent(timeout: .seconds(30)), "stream ended before version \(head)")
+            let version = try #require(event.id.flatMap { UInt64($0) })
+            if version < expected { continue }  // the first event: the state when subscribing
+            try #require(version == expected, "expected version \(expected), got \(version)")
+            seen[version] = event.data
+            expected += 1
+        }
+        return seen
+    }
+
+    /// The action type an event's data names.
+    private static func actionType(_ data: String) -> String? {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else { return nil }
+        return (json["action"] as? [String: Any])?["type"] as? String
+    }
+
+    @Test func threeReplicasServeOneStoreWithWritersAndSubscribersOnEach() throws {
+        let cluster = try Cluster(count: 3)
+        #expect(cluster.converge(at: 0))
+        let subscribers = try (0..<6).map { index in try cluster[index % 3].server.subscribe() }
+        let acknowledged = Acknowledged([:])
+        let errors = runOnThreads(6) { writer in
+            var random = SplitMix64(seed: UInt64(writer) + 1)
+            let replica = cluster[writer % 3]
+            for index in 0..<40 {
+                let response = try Self.post(replica, &random, acknowledged: acknowledged)
+                guard response.status == 200, let version = Self.versionOf(response.body) else {
+                    throw TestHTTPError(code: .connectFailed, message: "writer \(writer) #\(index): \(response.status) \(response.bodyString)")
+                }
+                // Read your own writes: the replica written to shows that version at once.
+                let state = try replica.server.get("/state")
+                let etag = state.headers["ETag"] ?? ""
+                guard let seen = UInt64(etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seen >= version else {
+                    throw TestHTTPError(code: .connectFailed, message: "version \(version) acknowledged but /state shows \(etag)")
+                }
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let head: UInt64 = 240
+        #expect(acknowledged.withLock { $0.count } == 240)
+        #expect(cluster.converge(at: head))
+
+        // Same state, byte for byte, on every replica.
+        let states = try (0..<3).map { try cluster[$0].server.get("/state").body }
+        #expect(states[0] == states[1] && states[1] == states[2])
+        // Every subscriber on every replica: every version once, in order, identical events.
+        let streams = try subscribers.map { try Self.events(of: $0, through: head, from: 1) }
+        for stream in streams.dropFirst() {
+            #expect(stream == streams[0])
+        }
+        // Each acknowledged version holds the action its writer sent.
+        for (version, type) in acknowledged.withLock({ $0 }) {
+            #expect(Self.actionType(streams[0][version] ?? "") == type, "version \(version)")
+        }
+        // The action log is the same from every replica.
+        let logs = try (0..<3).map { try cluster[$0].server.get("/actions?since=230&limit=100").body }
+        #expect(logs[0] == logs[1] && logs[1] == logs[2])
+    }
+
+    @Test func ifMatchAndIdempotencyKeysHoldAcrossReplicas() throws {
+        let cluster = try Cluster(count: 2)
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        let json = Array(#"{"type":"increase"}"#.utf8)
+        let headers = [("Content-Type", "application/json")]
+
+        // If-Match is checked against the log's head, whichever replica answers.
+        let first = try a.server.send(method: "POST", path: "/actions", headers: headers + [("If-Match", "\"0\"")], body: json)
+        #expect(first.status == 200 && Self.versionOf(first.body) == 1)
+        let stale = try b.server.send(method: "POST", path: "/actions", headers: headers + [("If-Match", "\"0\"")], body: json)
+        #expect(stale.status == 412)
+        #expect(stale.bodyString.contains("\"currentVersion\":1"))
+        let current = try b.server.send(method: "POST", path: "/actions", headers: headers + [("If-Match", "\"1\"")], body: json)
+        #expect(current.status == 200 && Self.versionOf(current.body) == 2)
+
+        // A key used on one replica is replayed by another, with the same answer.
+        let keyed = headers + [("Idempotency-Key", "order-7")]
+        let original = try a.server.send(method: "POST", path: "/actions", headers: keyed, body: json)
+        #expect(original.status == 200 && Self.versionOf(original.body) == 3)
+        let retry = try b.server.send(method: "POST", path: "/actions", headers: keyed, body: json)
+        #expect(retry.status == 200 && retry.body == original.body)
+        #expect(retry.headers["Idempotent-Replayed"] == "true")
+        let reused = try b.server.send(method: "POST", path: "/actions", headers: keyed, body: Array(#"{"type":"decrease"}"#.utf8))
+        #expect(reused.status == 422)
+        #expect(cluster.converge(at: 3), "the retries applied nothing")
+    }
+
+    @Test func aLogEntryThisBuildCannotReadStopsTheReplicaAndHealthSaysWhy() throws {
+        let cluster = try Cluster(count: 1)
+        let replica = cluster[0]
+        #expect(cluster.converge(at: 0))
+        // Another build appended an action this one does not know.
+        let other = try PostgresSharedLog(conninfo: cluster.conninfo)
+        try other.start(applied: 0) { _ in }
+        defer { other.stop() }
+        let appended = Lock<Result<LogGroupOutcome, JournalError>?>(nil)
+        other.submit(LogGroup(actions: [
+            LoggedAction(type: "increase", payload: [], time: 0),
+            LoggedAction(type: "teleport", payload: Array("{}".utf8), time: 0),
+        ])) { result in
+            appended.withLock { $0 = result }
+            appended.notifyAll()
+        }
+        #expect(appended.wait(timeout: .seconds(10)) { $0 != nil })
+        #expect(waitUntil(timeout: .seconds(10)) { (try? replica.server.get("/healthz"))?.status == 503 })
+        let health = try replica.server.get("/healthz")
+        #expect(health.bodyString.contains("\"status\":\"stopped\""))
+        #expect(health.bodyString.contains("teleport") && health.bodyString.contains("2"), "\(health.bodyString)")
+        #expect(try replica.server.get("/state").headers["ETag"] == "\"1\"", "applied up to the entry before, never past it")
+        let refused = try replica.server.post(#"{"type":"increase"}"#)
+        #expect(refused.status == 503)
+        #expect(refused.bodyString.contains("replica-not-ready"))
+    }
+
+    @Test func postgresRestartedMidLoadLosesNothingAcknowledgedAndReplicasCatchUp() throws {
+        let cluster = try Cluster(count: 3)
+        #expect(cluster.converge(at: 0))
+        let acknowledged = Acknowledged([:])
+        let refused = Lock(0)
+        let phase = Lock(0)  // 0: before the restart, 1: PostgreSQL down, 2: back up, 3: stop
+        let controllerErrors = Lock<[String]>([])
+        let errors = runOnThreads(7) { thread in
+            guard thread < 6 else {
+                // The controller: restart PostgreSQL once writes are flowing, then end the run.
+                defer { phase.withLock { $0 = 3 } }
+                guard waitUntil(timeout: .seconds(30), { acknowledged.withLock { $0.count } >= 60 }) else {
+                    return controllerErrors.withLock { $0.append("writes did not start") }
+                }
+                cluster.stopPostgres()
+                phase.withLock { $0 = 1 }
+                if !waitUntil(timeout: .seconds(10), { refused.withLock { $0 } > 0 }) {
+                    controllerErrors.withLock { $0.append("no write was refused while PostgreSQL was down") }
+                }
+                if !waitUntil(timeout: .seconds(10), { (try? cluster[0].server.get("/healthz"))?.status == 503 }) {
+                    controllerErrors.withLock { $0.append("/healthz did not say 503 while PostgreSQL was down") }
+                }
+                try cluster.startPostgres()
+                phase.withLock { $0 = 2 }
+                if !waitUntil(timeout: .seconds(60), { (try? cluster[1].server.get("/healthz"))?.status == 200 }) {
+                    controllerErrors.withLock { $0.append("replica 1 did not become ready again") }
+                }
+                return
+            }
+            let writer = thread
+            var random = SplitMix64(seed: UInt64(writer) + 100)
+            let replica = cluster[writer % 3]
+            var sentAfterRestart = 0
+            let deadline = ContinuousClock.now + .seconds(120)
+            while phase.withLock({ $0 }) < 3 || sentAfterRestart < 20 {
+                guard ContinuousClock.now < deadline else {
+                    let health = (try? replica.server.get("/healthz").bodyString) ?? "?"
+                    throw TestHTTPError(code: .connectFailed, message: "writer \(writer): no write acknowledged after the restart; /healthz: \(health)")
+                }
+                let response = try Self.post(replica, &random, acknowledged: acknowledged, key: "w\(writer)-\(random.next())")
+                if response.status == 503 {
+                    refused.withLock { $0 += 1 }
+                    usleep(20_000)  // a client's pause before it retries, not synchronization
+                } else if response.status != 200 {
+                    throw TestHTTPError(code: .connectFailed, message: "\(response.status) \(response.bodyString)")
+                }
+                if phase.withLock({ $0 }) >= 2, response.status == 200 { sentAfterRestart += 1 }
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(controllerErrors.withLock { $0 }.isEmpty, "\(controllerErrors.withLock { $0 })")
+
+        let all = acknowledged.withLock { $0 }
+        let head = try #require(all.keys.max())
+        let appendedHead = try PostgresSharedLog(conninfo: cluster.conninfo).head()
+        #expect(cluster.converge(at: appendedHead, timeout: .seconds(60)))
+        let states = try (0..<3).map { try cluster[$0].server.get("/state").body }
+        #expect(states[0] == states[1] && states[1] == states[2])
+        // Every acknowledged version is in the log with its action.
+        var logged: [UInt64: String] = [:]
+        var since: UInt64 = 0
+        while since < head {
+            let page = try cluster[2].server.get("/actions?since=\(since)&limit=1000")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])
+            let actions = try #require(json["actions"] as? [[String: Any]])
+            guard let last = actions.last else { break }
+            for action in actions {
+                logged[(action["version"] as! NSNumber).uint64Value] = action["type"] as? String
+            }
+            since = (last["version"] as! NSNumber).uint64Value
+        }
+        for (version, type) in all {
+            #expect(logged[version] == type, "acknowledged version \(version) (\(type)) is in the log")
+        }
+    }
+
+    @Test func aReplicaRestartedMidLoadStartsFromItsSnapshotAndCatchesUp() throws {
+        let cluster = try Cluster(count: 2, snapshotEvery: 25)
+        #expect(cluster.converge(at: 0))
+        let acknowledged = Acknowledged([:])
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<60 {
+            #expect(try Self.post(cluster[1], &random, acknowledged: acknowledged).status == 200)
+        }
+        #expect(cluster.converge(at: 60))
+        // Stop replica 0 (its snapshot is written at stop), write on, start it again.
+        let directory = cluster[0].directory
+        cluster.replicas.withLock { $0[0].server.server.shutdown() }
+        for _ in 0..<40 {
+            #expect(try Self.post(cluster[1], &random, acknowledged: acknowledged).status == 200)
+        }
+        let restarted = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 25)
+        cluster.replicas.withLock { $0[0] = restarted }
+        #expect(cluster.converge(at: 100))
+        #expect(try cluster[0].server.get("/state").body == cluster[1].server.get("/state").body)
+        // It writes again, and both see it.
+        #expect(try Self.post(cluster[0], &random, acknowledged: acknowledged).status == 200)
+        #expect(cluster.converge(at: 101))
+    }
+
+    @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {
+        let postgres = try PostgresServer()
+        let directory = try TemporaryDirectory(prefix: "remvvm-replica-refuse")
+        let journal = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        try journal.append([JournalRecord(version: 1, type: "increase", payload: [], time: 0)])
+        journal.close()
+        let log = try PostgresSharedLog(conninfo: postgres.conninfo)
+        let snapshots = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        #expect {
+            _ = try LiveServer(replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: "r"))
+        } throws: { error in
+            "\(error)".contains("single-node journal")
+        }
+    }
+}
