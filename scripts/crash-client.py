@@ -52,6 +52,7 @@ def client(index):
             else:
                 with lock:
                     errors += 1
+                time.sleep(0.01)  # a client's pause before it retries (503 says Retry-After)
         except (OSError, http.client.HTTPException):
             # The server was killed (or is restarting): what was not answered 200 was not promised.
             with lock:
