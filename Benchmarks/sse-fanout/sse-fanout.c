@@ -58,6 +58,8 @@ static struct {
     double rate;
     double duration;
     long server_pid;         /* 0: none */
+    int post_port;           /* where the actions are posted; 0: --port (another replica: lag) */
+    struct sockaddr_storage post_addr;
     const char *action;
     const char *path;        /* of the subscribers' GET, with its query */
     double connect_timeout;
@@ -78,6 +80,8 @@ static void usage(FILE *f) {
         "  --rate R                POST /actions per second (default 10)\n"
         "  --duration D            seconds of posting (default 10)\n"
         "  --action JSON           body to POST (default {\"type\":\"increase\"})\n"
+        "  --post-port PORT        post the actions to this port instead (another replica: the latency is\n"
+        "                          then replica lag, from the POST's write on one to the event on the other)\n"
         "  --path PATH             the subscribers' request target (default /events; e.g. /events?delta=json-patch)\n"
         "  --server-pid PID        read the server's VmRSS and CPU time from /proc/PID\n"
         "  --connect-timeout S     seconds to wait for every first event (default 30)\n"
@@ -156,7 +160,7 @@ static void set_host(const char *arg) {
 }
 
 static void parse_options(int argc, char **argv) {
-    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_TARGET, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_HELP };
+    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_TARGET, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_POST_PORT, O_HELP };
     static const struct option longopts[] = {
         {"host", required_argument, 0, O_HOST},
         {"port", required_argument, 0, O_PORT},
@@ -170,6 +174,7 @@ static void parse_options(int argc, char **argv) {
         {"json", required_argument, 0, O_JSON},
         {"settle", required_argument, 0, O_SETTLE},
         {"threads", required_argument, 0, O_THREADS},
+        {"post-port", required_argument, 0, O_POST_PORT},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -199,6 +204,7 @@ static void parse_options(int argc, char **argv) {
         case O_JSON: opt.json_path = optarg; break;
         case O_SETTLE: opt.settle = parse_double("settle", optarg, 0, 3600, false); break;
         case O_THREADS: opt.threads = parse_long("threads", optarg, 1, 64); break;
+        case O_POST_PORT: opt.post_port = (int)parse_long("post-port", optarg, 1, 65535); break;
         case O_HELP: usage(stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -213,6 +219,13 @@ static void parse_options(int argc, char **argv) {
         ((struct sockaddr_in *)&opt.addr)->sin_port = htons((uint16_t)opt.port);
     snprintf(opt.host_header, sizeof opt.host_header, opt.family == AF_INET6 ? "[%s]:%d" : "%s:%d",
              opt.host, opt.port);
+    opt.post_addr = opt.addr;
+    if (opt.post_port) {
+        if (opt.family == AF_INET6)
+            ((struct sockaddr_in6 *)&opt.post_addr)->sin6_port = htons((uint16_t)opt.post_port);
+        else
+            ((struct sockaddr_in *)&opt.post_addr)->sin_port = htons((uint16_t)opt.post_port);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -384,7 +397,7 @@ static int blocking_connect(void) {
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv); /* also bounds connect() */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, (struct sockaddr *)&opt.addr, opt.addrlen) != 0) {
+    if (connect(fd, (struct sockaddr *)&opt.post_addr, opt.addrlen) != 0) {
         int e = errno;
         close(fd);
         errno = e;

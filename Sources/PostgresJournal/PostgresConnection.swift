@@ -80,6 +80,58 @@ final class PostgresConnection {
         return PostgresRows(result)
     }
 
+    /// Inside an open transaction, sends `sql` and `COMMIT` together in libpq's pipeline mode and
+    /// returns `sql`'s rows: the server runs both back to back, so a lock `sql` takes is held for
+    /// no client round trip. Throws ``PostgresLogError/Code/commitOutcomeUnknown`` when the
+    /// connection breaks once they were sent (the commit may have happened), `queryFailed` (with
+    /// the SQLSTATE) when `sql` failed (then `COMMIT` rolled back: nothing stored).
+    func executeAndCommit(_ sql: String, _ parameters: [String?]) throws(PostgresLogError) -> PostgresRows {
+        guard let handle else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
+        }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw failure(sql: sql, message: "cannot enter pipeline mode: " + Self.trimmed(PQerrorMessage(handle)), sqlState: nil)
+        }
+        defer { _ = PQexitPipelineMode(handle) }
+        let sent = Self.withCStrings(parameters) { values in
+            PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+        } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 && PQpipelineSync(handle) == 1
+        guard sent else {
+            throw PostgresLogError(code: .commitOutcomeUnknown, message: "sending the append and its COMMIT failed: \(Self.trimmed(PQerrorMessage(handle)))")
+        }
+        // Results: the statement's, NULL, COMMIT's, NULL, then the sync point.
+        var rows: PostgresRows?
+        var error: PostgresLogError?
+        var step = 0
+        while true {
+            guard let result = PQgetResult(handle) else {
+                step += 1
+                if step > 4 || PQstatus(handle) != CONNECTION_OK { break }
+                continue
+            }
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+            if status == PGRES_TUPLES_OK, rows == nil {
+                rows = PostgresRows(result)
+            } else if status == PGRES_FATAL_ERROR, error == nil {
+                let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+                error = failure(sql: sql, message: Self.trimmed(PQresultErrorMessage(result)), sqlState: sqlState)
+            }
+        }
+        if PQstatus(handle) != CONNECTION_OK {
+            throw PostgresLogError(
+                code: .commitOutcomeUnknown,
+                message: "the connection broke after the append and its COMMIT were sent: they may or may not be stored (\(Self.trimmed(PQerrorMessage(handle))))"
+            )
+        }
+        if let error { throw error }
+        guard let rows else {
+            throw PostgresLogError(code: .queryFailed, message: "the append returned no rows")
+        }
+        return rows
+    }
+
     /// Starts listening on `channel` (a plain identifier).
     func listen(_ channel: String) throws(PostgresLogError) {
         try execute("LISTEN \(channel)")

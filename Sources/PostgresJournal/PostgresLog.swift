@@ -65,6 +65,16 @@ public final class PostgresLog {
     /// ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         try ensureOpen()
+        let nonEmpty = groups.filter { !$0.actions.isEmpty }
+        guard !nonEmpty.isEmpty else { return [] }
+        if !nonEmpty.contains(where: { $0.expectedHeads != nil }) {
+            do throws(PostgresLogError) {
+                return try appendWithoutRoundTripsUnderTheLock(nonEmpty)
+            } catch where error.sqlState == "23505" {
+                // A key already in the log: nothing was stored; the checked path below tells
+                // which group it was and stores the others.
+            }
+        }
         try run("BEGIN")
         do throws(PostgresLogError) {
             let outcomes = try appendInTransaction(groups)
@@ -178,18 +188,103 @@ public final class PostgresLog {
         return outcomes
     }
 
+    /// The append of groups without `If-Match`, as one statement pipelined with its `COMMIT`: the
+    /// head's row lock is taken and released inside the server, without waiting for this client
+    /// in between (on a busy machine, each round trip under the lock also waits for this thread
+    /// to be scheduled, and the lock serializes every replica's appends). Answers that name their
+    /// group's last version are completed in SQL. A key already in the log fails the whole
+    /// statement with a unique violation (`23505`): nothing is stored then.
+    private func appendWithoutRoundTripsUnderTheLock(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
+        var ordinals: [String?] = [], types: [String?] = [], payloads: [String?] = [], times: [String?] = []
+        var keys: [String?] = [], statuses: [String?] = [], fingerprints: [String?] = []
+        var bodies: [String?] = [], suffixes: [String?] = [], answerTimes: [String?] = []
+        var ranges: [ClosedRange<UInt64>] = []
+        var count: UInt64 = 0
+        for group in groups {
+            ranges.append(count + 1...count + UInt64(group.actions.count))
+            for (index, action) in group.actions.enumerated() {
+                count += 1
+                ordinals.append(String(count))
+                types.append(action.type)
+                payloads.append(action.payload.isEmpty ? nil : String(decoding: action.payload, as: UTF8.self))
+                times.append(String(action.time))
+                let answer = index == group.actions.count - 1 ? group.answer : nil
+                keys.append(answer?.key)
+                statuses.append(answer.map { String($0.status) })
+                fingerprints.append(answer.map { "\\x" + Hex.encode($0.fingerprint) })
+                if let answer, let offset = group.answerVersionOffset, offset >= 0, offset <= answer.body.count {
+                    bodies.append("\\x" + Hex.encode(Array(answer.body[..<offset])))
+                    suffixes.append("\\x" + Hex.encode(Array(answer.body[offset...])))
+                } else {
+                    bodies.append(answer.map { "\\x" + Hex.encode($0.body) })
+                    suffixes.append(nil)
+                }
+                answerTimes.append(answer.map { String($0.time) })
+            }
+        }
+        try run("BEGIN")
+        let rows: PostgresRows
+        do throws(PostgresLogError) {
+            rows = try connection.executeAndCommit(
+                """
+                WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
+                rows AS (
+                    SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
+                                         $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
+                        AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
+                ),
+                inserted AS (
+                    INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
+                                            answer_fingerprint, answer_body, answer_time)
+                    SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
+                           CASE WHEN r.suffix IS NULL THEN r.body
+                                ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
+                           r.answer_time
+                    FROM head, rows r
+                )
+                SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
+                """,
+                [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
+                 Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
+                 Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
+                 Self.arrayLiteral(answerTimes)]
+            )
+        } catch where error.code == .unavailable {
+            throw PostgresLogError(code: .commitOutcomeUnknown, message: error.message, sqlState: error.sqlState)
+        } catch {
+            // The statement failed, so the pipelined COMMIT was skipped: end the transaction.
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        let head = try Self.number(rows.rows.first?.first ?? nil, "head version")
+        let base = head - count
+        return ranges.map { .appended(base + $0.lowerBound...base + $0.upperBound) }
+    }
+
+    /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
+    /// nil as NULL), for an array parameter.
+    static func arrayLiteral(_ elements: [String?]) -> String {
+        var literal = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { literal.append(",") }
+            guard let element else {
+                literal.append("NULL")
+                continue
+            }
+            literal.append("\"")
+            for character in element {
+                if character == "\\" || character == "\"" { literal.append("\\") }
+                literal.append(character)
+            }
+            literal.append("\"")
+        }
+        return literal + "}"
+    }
+
     /// Which of `keys` the log already holds (read inside the append's transaction).
     private func existingKeys(_ keys: [String]) throws(PostgresLogError) -> Set<String> {
         guard !keys.isEmpty else { return [] }
-        // A text[] literal: each key double-quoted, with `\` and `"` escaped.
-        let array = "{" + keys.map { key in
-            var quoted = "\""
-            for character in key {
-                if character == "\\" || character == "\"" { quoted.append("\\") }
-                quoted.append(character)
-            }
-            return quoted + "\""
-        }.joined(separator: ",") + "}"
+        let array = Self.arrayLiteral(keys)
         let rows = try connection.execute(
             "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])", [array]
         )

@@ -216,9 +216,24 @@ struct OpenAPIDocument {
     }
 
     private var getHealth: JSONValue {
-        operation("getHealth", "Liveness", responses: [
-            "200": json(["type": "object", "properties": ["status": ["type": "string"], "version": ["type": "integer"]], "required": ["status", "version"]]),
-            "503": problem("Not ready"),
+        let health: JSONValue = [
+            "type": "object",
+            "properties": [
+                "status": ["type": "string", "enum": ["ok", "catching-up", "unavailable", "stopped"]],
+                "version": ["type": "integer"],
+                "replica": ["type": "string"],
+                "reason": ["type": "string"],
+            ],
+            "required": ["status", "version"],
+        ]
+        return operation("getHealth", "Liveness, and for a replica of a shared log readiness", responses: [
+            "200": json(health),
+            // A replica not following its log answers its health (application/json); a server at
+            // its connection limit or shutting down answers a problem.
+            "503": ["description": "Not ready", "content": [
+                "application/json": ["schema": health],
+                "application/problem+json": ["schema": ref("Problem")],
+            ]],
         ])
     }
 

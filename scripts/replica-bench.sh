@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Replica benchmark (issue 14): a throwaway PostgreSQL 15 (Debian's postgresql; fsync and
+# synchronous_commit on, unix socket) and three release-built replicas on it (journal postgres), all
+# on this machine. Prints:
+# 1. throughput: 64 wrk connections spread over the three replicas (22 + 21 + 21) posting
+#    {"type":"increase"} — acknowledged actions/s in total (target >= 20,000), p99 per replica;
+# 2. replica lag under that load: a probe (sse-fanout, 10 subscribers on replica 1) posts 20
+#    actions/s to replica 0 while wrk runs; lag = from the POST's write on replica 0 to the event
+#    read on replica 1 (an upper bound of "answer on one → event on the other"; target p99 <= 50 ms);
+# 3. fan-out: 1,000 subscribers on each replica at 100 actions/s in total, each replica's
+#    subscribers timing the actions posted to the next replica (lag again) — lost must be 0.
+#
+#   scripts/replica-bench.sh             # 10 s runs
+#   DURATION=5 scripts/replica-bench.sh
+#
+# Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh postgresql wrk python3 curl
+. scripts/lib/postgres.sh
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+DURATION=${DURATION:-10}
+OUT=bench-results
+BUILD=.build-bench
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/remvvm-replica-bench.XXXXXX)
+chmod 755 "$WORK"
+
+echo "== building (release)"
+swift build -c release --scratch-path "$BUILD" --product remvvm-server 2>&1 | grep -E "error|warning:|complete" | tail -1
+BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+cc -O2 -o "$WORK/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
+read -r -a PORTS <<<"$(python3 -c 'import socket
+s=[socket.socket() for _ in range(4)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))')"
+
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    stop_postgres "$WORK/pg"
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+start_postgres "$WORK/pg" "${PORTS[3]}"
+as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -Atc "SHOW fsync; SHOW synchronous_commit" | tr '\n' ' ' \
+    | sed 's/^/PostgreSQL fsync, synchronous_commit: /'; echo
+for index in 0 1 2; do
+    REMVVM_POSTGRES_URL="$PG_URL" "$BIN/remvvm-server" --journal postgres --replica-name "r$index" \
+        --port "${PORTS[$index]}" --data-dir "$WORK/r$index" --log-level notice --connection-limit 20000 \
+        >"$WORK/r$index.log" 2>&1 &
+    PIDS+=($!)
+done
+for index in 0 1 2; do
+    deadline=$((SECONDS + 60))
+    until curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:${PORTS[$index]}/healthz" 2>/dev/null; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "replica r$index not ready"
+        sleep 0.1
+    done
+done
+head_version() { as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -Atc "SELECT version FROM remvvm_head"; }
+
+# post_load SECONDS NAME: 64 connections over the three replicas; prints nothing, writes wrk files.
+post_load() {
+    local seconds=$1 name=$2 wrk_pids=() index connections
+    for index in 0 1 2; do
+        connections=$((index == 0 ? 22 : 21))
+        wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/wrk/post-action.lua \
+            "http://127.0.0.1:${PORTS[$index]}/actions" >"$OUT/replica-$name-r$index.txt" 2>&1 &
+        wrk_pids+=($!)
+    done
+    for pid in "${wrk_pids[@]}"; do wait "$pid"; done
+    for index in 0 1 2; do
+        if grep -q "Non-2xx" "$OUT/replica-$name-r$index.txt"; then
+            cat "$OUT/replica-$name-r$index.txt" >&2
+            fail "some answers of r$index were not 2xx"
+        fi
+    done
+}
+# cpu_seconds PID…: user + system CPU seconds of these processes so far.
+cpu_seconds() {
+    local ticks=0 pid
+    for pid in "$@"; do
+        [ -r "/proc/$pid/stat" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+postgres_pids() { pgrep -u postgres -d ' ' postgres || true; }
+total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
+p99s() { for index in 0 1 2; do awk '$1 == "99%" { printf "%s ", $2 }' "$OUT/replica-$1-r$index.txt"; done; }
+
+echo "== throughput: wrk, 64 connections over 3 replicas, ${DURATION}s (after a 2 s warm-up)"
+post_load 2 warmup
+before_version=$(head_version)
+# shellcheck disable=SC2046
+servers_before=$(cpu_seconds "${PIDS[@]}"); postgres_before=$(cpu_seconds $(postgres_pids))
+post_load "$DURATION" throughput
+# shellcheck disable=SC2046
+servers_after=$(cpu_seconds "${PIDS[@]}"); postgres_after=$(cpu_seconds $(postgres_pids))
+after_version=$(head_version)
+rps=$(total_rps throughput)
+actions=$((after_version - before_version))
+echo "acknowledged actions/s (sum of the three): $rps   p99 per replica: $(p99s throughput)  log grew by $actions versions"
+awk -v s="$(awk -v a="$servers_after" -v b="$servers_before" 'BEGIN { print a - b }')" \
+    -v p="$(awk -v a="$postgres_after" -v b="$postgres_before" 'BEGIN { print a - b }')" -v n="$actions" -v d="$DURATION" \
+    'BEGIN { printf "CPU during the run (2 cores = %.0f core-s): 3 replicas %.1f s (%.0f us/action), PostgreSQL %.1f s (%.0f us/action), the rest (wrk, kernel, idle) %.1f s\n", 2 * d, s, s * 1e6 / n, p, p * 1e6 / n, 2 * d - s - p }'
+
+echo "== replica lag under that load: probe posts 20/s to r0, 10 subscribers on r1"
+post_load "$((DURATION + 4))" lag-load &
+load_pid=$!
+sleep 2  # let the load reach its steady state before probing
+"$WORK/sse-fanout" --port "${PORTS[1]}" --post-port "${PORTS[0]}" --subscribers 10 --rate 20 --duration "$DURATION" \
+    --threads 1 >"$OUT/replica-lag.txt" 2>&1 || { cat "$OUT/replica-lag.txt" >&2; fail "the lag probe failed"; }
+wait "$load_pid"
+grep -E "^(posted|expected|latency)" "$OUT/replica-lag.txt"
+
+echo "== fan-out: 1,000 subscribers per replica, 100 actions/s in total (each replica times the next one's posts)"
+fanout_pids=()
+for index in 0 1 2; do
+    "$WORK/sse-fanout" --port "${PORTS[$index]}" --post-port "${PORTS[$(((index + 1) % 3))]}" --subscribers 1000 \
+        --rate 33.34 --duration "$DURATION" --server-pid "${PIDS[$index]}" --threads 1 \
+        >"$OUT/replica-fanout-r$index.txt" 2>&1 &
+    fanout_pids+=($!)
+done
+for index in 0 1 2; do
+    wait "${fanout_pids[$index]}" || { cat "$OUT/replica-fanout-r$index.txt" >&2; fail "fan-out on r$index failed"; }
+    echo "-- r$index (subscribers) <- r$(((index + 1) % 3)) (posts)"
+    grep -E "^(connected|posted|expected|latency)" "$OUT/replica-fanout-r$index.txt"
+done
