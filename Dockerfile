@@ -7,10 +7,11 @@
 # Swift standard library (and Foundation) linked statically.
 FROM swift:6.3-bookworm AS build
 
-# libmicrohttpd and SQLite headers + pkg-config for the CMicroHTTPD and CSQLite system library targets.
+# libmicrohttpd, SQLite and libpq headers + pkg-config for the CMicroHTTPD, CSQLite and CPostgres
+# system library targets.
 RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /build
@@ -29,13 +30,14 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
 # Run stage: only the runtime libraries.
 FROM debian:bookworm-slim
 
-# libmicrohttpd12: the HTTP server library; libsqlite3-0: the journal (everything
+# libmicrohttpd12: the HTTP server library; libsqlite3-0: the journal; libpq5: the
+# shared log of replicas (journal postgres) (everything
 # else the binary links, libc, libstdc++ and libgcc_s, is already in the base
 # image; check with `ldd /usr/local/bin/remvvm-server`).
 # curl: the HEALTHCHECK's HTTP client.
 RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 curl \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 curl \
     && rm -rf /var/lib/apt/lists/*
 
 # Unprivileged user with a fixed numeric id (so `runAsNonRoot` can verify it).
