@@ -29,13 +29,8 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         let recovery = try storage.recover()
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
-            do {
-                let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
-                store.restore(state: state, version: snapshot.version)
-                restoredVersion = snapshot.version
-            } catch {
-                throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
-            }
+            try store.restore(from: snapshot)
+            restoredVersion = snapshot.version
         }
         while true {
             let records = try storage.records(after: restoredVersion, limit: 10_000)
@@ -95,5 +90,18 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         journal.stop()
         snapshots.finish(with: gate.snapshot)
         storage.close()
+    }
+}
+
+extension Store where State: Decodable {
+    /// Restores the state and version `snapshot` holds (a journal's or a replica's newest);
+    /// throws ``Journal/JournalError/Code/corrupt`` when it does not decode as `State`.
+    func restore(from snapshot: JournalSnapshot) throws(JournalError) {
+        do {
+            let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
+            restore(state: state, version: snapshot.version)
+        } catch {
+            throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
+        }
     }
 }

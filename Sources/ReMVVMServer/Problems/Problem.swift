@@ -120,6 +120,20 @@ extension Problem {
         }
     }
 
+    /// 422: a middleware rejected the action at `index` of a batch of `count` (the ones before it
+    /// were applied).
+    static func actionRejected(_ reason: String, index: Int, of count: Int) -> Problem {
+        let position = count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
+        let applied = count > 1 && index > 0 ? "; the actions before it were applied" : ""
+        return Problem(
+            type: type("action-rejected"),
+            title: "Action rejected",
+            status: 422,
+            detail: position + reason + applied,
+            index: count > 1 ? index : nil
+        )
+    }
+
     /// The journal cannot make actions durable right now (disk full, I/O error, stopping): the
     /// action is not acknowledged; the client may retry (with an `Idempotency-Key` to be safe).
     static var journalUnavailable: Problem {

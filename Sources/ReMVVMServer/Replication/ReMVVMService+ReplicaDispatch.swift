@@ -37,20 +37,8 @@ extension ReMVVMService {
                 return versionMismatch(current: applied).response
             }
         }
-        if let key {
-            switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
-            case .replay(let kept):
-                return DispatchAnswer(kept: kept).response(replayed: true)
-            case .reusedForAnotherRequest:
-                return Problem.idempotencyKeyReused.response
-            case .inFlight:
-                return Problem.idempotencyKeyInFlight.response
-            case .unavailable(let error):
-                logger.error("cannot look up an idempotency key: \(error)")
-                return Problem.journalUnavailable.response
-            case .fresh:
-                break
-            }
+        if let key, let answered = claim(key) {
+            return answered
         }
         let release: @Sendable () -> Void = { [idempotencyKeys] in if let key { idempotencyKeys.release(key) } }
         let actions: [any StoreAction]
@@ -135,15 +123,7 @@ extension ReMVVMService {
             ), isKept: index > 0)
         }
         if let (reason, index) = proposal.rejection {
-            let position = requested.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
-            let applied = requested.count > 1 && index > 0 ? "; the actions before it were applied" : ""
-            return DispatchAnswer(problem: Problem(
-                type: Problem.type("action-rejected"),
-                title: "Action rejected",
-                status: 422,
-                detail: position + reason + applied,
-                index: requested.count > 1 ? index : nil
-            ), isKept: true)
+            return DispatchAnswer(problem: .actionRejected(reason, index: index, of: requested.count), isKept: true)
         }
         if proposal.actions.isEmpty {
             return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)

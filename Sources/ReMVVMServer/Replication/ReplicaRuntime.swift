@@ -47,13 +47,8 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                     message: "the local snapshot is of version \(snapshot.version) but the shared log ends at \(head): the snapshot belongs to another log; move the data directory aside"
                 )
             }
-            do {
-                let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
-                store.restore(state: state, version: snapshot.version)
-                restored = snapshot.version
-            } catch {
-                throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
-            }
+            try store.restore(from: snapshot)
+            restored = snapshot.version
         }
         self.log = log
         self.store = store

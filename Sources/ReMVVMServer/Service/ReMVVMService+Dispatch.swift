@@ -65,19 +65,7 @@ extension ReMVVMService {
         key: IdempotencyKey,
         plan: () -> DispatchPlan
     ) -> Response {
-        switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
-        case .replay(let kept):
-            return DispatchAnswer(kept: kept).response(replayed: true)
-        case .reusedForAnotherRequest:
-            return Problem.idempotencyKeyReused.response
-        case .inFlight:
-            return Problem.idempotencyKeyInFlight.response
-        case .unavailable(let error):
-            logger.error("cannot look up an idempotency key: \(error)")
-            return Problem.journalUnavailable.response
-        case .fresh:
-            break
-        }
+        if let answered = claim(key) { return answered }
         let actions: [any StoreAction]
         switch plan() {
         case .dispatch(let planned):
@@ -116,6 +104,26 @@ extension ReMVVMService {
         return Response(pending: pending)
     }
 
+    /// Claims `key` for this request: nil when it is fresh (process the request, then keep or
+    /// release the key); otherwise the answer instead — the kept answer of an earlier request
+    /// (`Idempotent-Replayed`), 422 for a key used for another request, 409 while in flight, 503
+    /// when the kept answers cannot be read.
+    func claim(_ key: IdempotencyKey) -> Response? {
+        switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
+        case .replay(let kept):
+            return DispatchAnswer(kept: kept).response(replayed: true)
+        case .reusedForAnotherRequest:
+            return Problem.idempotencyKeyReused.response
+        case .inFlight:
+            return Problem.idempotencyKeyInFlight.response
+        case .unavailable(let error):
+            logger.error("cannot look up an idempotency key: \(error)")
+            return Problem.journalUnavailable.response
+        case .fresh:
+            return nil
+        }
+    }
+
     /// Dispatches `actions` if `condition` holds, and says what the client gets.
     private func dispatch(_ actions: [any StoreAction], if condition: @escaping @Sendable (UInt64) -> Bool) -> DispatchAnswer {
         let outcome = store.dispatchAndWait(actions, if: condition)
@@ -140,15 +148,7 @@ extension ReMVVMService {
         case .accepted:
             return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
         case .rejected(let reason, let index):
-            let position = actions.count > 1 ? "action [\(index)] was rejected: " : "the action was rejected: "
-            let applied = actions.count > 1 && index > 0 ? "; the actions before it were applied" : ""
-            var answer = DispatchAnswer(problem: Problem(
-                type: Problem.type("action-rejected"),
-                title: "Action rejected",
-                status: 422,
-                detail: position + reason + applied,
-                index: actions.count > 1 ? index : nil
-            ), isKept: true)
+            var answer = DispatchAnswer(problem: .actionRejected(reason, index: index, of: actions.count), isKept: true)
             // The actions before the rejected one were applied: nothing that says so is sent
             // before they are durable (the store's version now covers them).
             answer.version = index > 0 ? store.version : nil
