@@ -13,6 +13,13 @@ import Musl
 final class PostgresConnection {
     private var handle: OpaquePointer?
     let conninfo: String
+    /// Statements prepared on this connection, by SQL text: parsing, analysing and planning
+    /// the same few statements for every append and every read was a third of PostgreSQL's CPU
+    /// under load (`docs/replicas.md`, Measured).
+    private var prepared: [String: String] = [:]
+    /// The most statements prepared per connection (texts that vary, like a multi-row `INSERT`
+    /// of the checked path, beyond that run unprepared).
+    private static let preparedLimit = 32
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs; empty means libpq's
     /// environment variables and defaults).
@@ -41,6 +48,7 @@ final class PostgresConnection {
     func connect() throws(PostgresLogError) {
         if let handle { PQfinish(handle) }
         handle = nil
+        prepared = [:]
         guard let connection = PQconnectdb(conninfo) else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection failed: out of memory")
         }
@@ -63,6 +71,10 @@ final class PostgresConnection {
         let result: OpaquePointer?
         if parameters.isEmpty {
             result = PQexec(handle, sql)
+        } else if let name = try preparedStatement(sql, parameterCount: parameters.count) {
+            result = Self.withCStrings(parameters) { values in
+                PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            }
         } else {
             result = Self.withCStrings(parameters) { values in
                 PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -89,12 +101,17 @@ final class PostgresConnection {
         guard let handle else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
         }
+        let name = try preparedStatement(sql, parameterCount: parameters.count)
         guard PQenterPipelineMode(handle) == 1 else {
             throw failure(sql: sql, message: "cannot enter pipeline mode: " + Self.trimmed(PQerrorMessage(handle)), sqlState: nil)
         }
         defer { _ = PQexitPipelineMode(handle) }
         let sent = Self.withCStrings(parameters) { values in
-            PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            if let name {
+                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            } else {
+                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
         } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 && PQpipelineSync(handle) == 1
         guard sent else {
             throw PostgresLogError(code: .commitOutcomeUnknown, message: "sending the append and its COMMIT failed: \(Self.trimmed(PQerrorMessage(handle)))")
@@ -130,6 +147,24 @@ final class PostgresConnection {
             throw PostgresLogError(code: .queryFailed, message: "the append returned no rows")
         }
         return rows
+    }
+
+    /// The name of `sql` prepared on this connection (preparing it the first time), or nil past
+    /// ``preparedLimit`` statements.
+    private func preparedStatement(_ sql: String, parameterCount: Int) throws(PostgresLogError) -> String? {
+        if let name = prepared[sql] { return name }
+        guard prepared.count < Self.preparedLimit, let handle else { return nil }
+        let name = "remvvm_\(prepared.count)"
+        guard let result = PQprepare(handle, name, sql, Int32(parameterCount), nil) else {
+            throw failure(sql: sql, message: Self.trimmed(PQerrorMessage(handle)), sqlState: nil)
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            throw failure(sql: sql, message: Self.trimmed(PQresultErrorMessage(result)), sqlState: sqlState)
+        }
+        prepared[sql] = name
+        return name
     }
 
     /// Starts listening on `channel` (a plain identifier).
