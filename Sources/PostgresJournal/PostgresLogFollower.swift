@@ -170,6 +170,9 @@ public final class PostgresLogFollower: Sendable {
                     state.withLock { $0.applied = applied }
                     state.notifyAll()
                     answerWaiters()
+                    // A short page reached the head as it was then: wait for the doorbell rather
+                    // than ask again for nothing (under load that empty read doubled the queries).
+                    if page.count < pageSize { break }
                 }
                 report(.following)
                 pause = .milliseconds(50)
