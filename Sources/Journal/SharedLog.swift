@@ -14,7 +14,12 @@ public protocol SharedLog: Sendable {
     /// Starts appending and following: `apply` gets every entry after `applied`, oldest first,
     /// in pages, on one thread; when it throws, following stops there for good (never skips) and
     /// ``status`` says why. Throws when the threads cannot start.
-    func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError)
+    /// `onStatus` hears every change of ``status`` (for a log line).
+    func start(
+        applied: UInt64,
+        onStatus: @escaping @Sendable (SharedLogStatus) -> Void,
+        apply: @escaping @Sendable ([LogEntry]) throws -> Void
+    ) throws(JournalError)
 
     /// Queues `group` for the next append (groups queued meanwhile go in the same transaction);
     /// `completion` hears what became of it, or why it could not be appended
@@ -47,6 +52,13 @@ public protocol SharedLog: Sendable {
 
     /// Appends what is queued, stops following and closes the connections.
     func stop()
+}
+
+extension SharedLog {
+    /// ``start(applied:onStatus:apply:)`` without a status handler.
+    public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
+        try start(applied: applied, onStatus: { _ in }, apply: apply)
+    }
 }
 
 /// Where a replica's follower stands.

@@ -41,6 +41,7 @@ public final class PostgresLogFollower: Sendable {
     private let pageSize: Int
     private let pollInterval: Duration
     private let apply: @Sendable ([LogEntry]) throws -> Void
+    private let onStatus: @Sendable (Status) -> Void
     private let state: Lock<State>
 
     /// - Parameters:
@@ -49,13 +50,16 @@ public final class PostgresLogFollower: Sendable {
     ///   - pageSize: the most entries read and applied at once.
     ///   - pollInterval: the longest wait for the doorbell before reading anyway.
     ///   - apply: applies a page of entries through the reducers; throws to stop the follower.
+    ///   - onStatus: hears every change of ``status`` (for a log line), on the follower's thread.
     public init(
         conninfo: String, applied: UInt64, pageSize: Int = 1_000, pollInterval: Duration = .seconds(1),
+        onStatus: @escaping @Sendable (Status) -> Void = { _ in },
         apply: @escaping @Sendable ([LogEntry]) throws -> Void
     ) {
         self.conninfo = conninfo
         self.pageSize = max(1, pageSize)
         self.pollInterval = pollInterval
+        self.onStatus = onStatus
         self.apply = apply
         state = Lock(State(applied: applied))
     }
@@ -127,8 +131,12 @@ public final class PostgresLogFollower: Sendable {
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func report(_ status: Status) {
-        state.withLock { $0.status = status }
+        let changed = state.withLock { state -> Bool in
+            defer { state.status = status }
+            return state.status != status
+        }
         state.notifyAll()
+        if changed { onStatus(status) }
     }
 
     /// Waits for the doorbell or the poll interval, in slices short enough for ``stop()`` to be

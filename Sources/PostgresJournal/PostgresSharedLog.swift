@@ -9,8 +9,8 @@ public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
     private let appender: PostgresGroupCommit
     private let follower = Lock<PostgresLogFollower?>(nil)
-    /// The reading connection; a `PostgresLog` is used by one thread at a time.
-    private let reader: Lock<PostgresLog>
+    /// The reading connection, once opened; a `PostgresLog` is used by one thread at a time.
+    private let reader: Lock<PostgresLog?>
 
     /// Opens the log at `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for
     /// libpq's `PG*` environment variables), creating its schema on first use, retrying while
@@ -28,7 +28,7 @@ public final class PostgresSharedLog: SharedLog {
             let log = try PostgresLog.connect(to: conninfo, retryingFor: patience) { error, pause in
                 onRetry(error.message, pause)
             }
-            reader = Lock(log)
+            reader = Lock(Optional(log))
         } catch {
             throw JournalError(
                 code: error.code == .incompatibleSchema ? .newerFormat : .unusable,
@@ -38,12 +38,28 @@ public final class PostgresSharedLog: SharedLog {
         appender = PostgresGroupCommit(conninfo: conninfo)
     }
 
+    /// A log that connects on first use: for a replica started while PostgreSQL cannot be reached
+    /// (it serves `/healthz` 503 meanwhile; its follower and appender retry by themselves). The
+    /// schema is created or checked by the first connection that succeeds; an incompatible one
+    /// then stops the follower with the reason.
+    public init(connectingLater conninfo: String) {
+        self.conninfo = conninfo
+        reader = Lock(nil)
+        appender = PostgresGroupCommit(conninfo: conninfo)
+    }
+
     public func head() throws(JournalError) -> UInt64 {
         try reading { log throws(PostgresLogError) in try log.head() }
     }
 
-    public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
-        let follower = PostgresLogFollower(conninfo: conninfo, applied: applied, apply: apply)
+    public func start(
+        applied: UInt64,
+        onStatus: @escaping @Sendable (SharedLogStatus) -> Void,
+        apply: @escaping @Sendable ([LogEntry]) throws -> Void
+    ) throws(JournalError) {
+        let follower = PostgresLogFollower(
+            conninfo: conninfo, applied: applied, onStatus: { onStatus(Self.status($0)) }, apply: apply
+        )
         self.follower.withLock { $0 = follower }
         guard appender.start(), follower.start() else {
             throw JournalError(code: .unusable, message: "could not start the threads that append to and follow the shared log")
@@ -70,8 +86,12 @@ public final class PostgresSharedLog: SharedLog {
     }
 
     public var status: SharedLogStatus {
-        switch follower.withLock({ $0 })?.status {
-        case nil, .connecting: .catchingUp
+        follower.withLock({ $0 }).map { Self.status($0.status) } ?? .catchingUp
+    }
+
+    private static func status(_ status: PostgresLogFollower.Status) -> SharedLogStatus {
+        switch status {
+        case .connecting: .catchingUp
         case .following: .following
         case .unavailable(let message): .unavailable(message)
         case .stopped(let reason): .stopped(reason)
@@ -98,12 +118,19 @@ public final class PostgresSharedLog: SharedLog {
     public func stop() {
         appender.stop()
         follower.withLock { $0 }?.stop()
-        reader.withLock { $0.close() }
+        reader.withLock { $0?.close() }
     }
 
     private func reading<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
         do throws(PostgresLogError) {
-            return try reader.withLock { log throws(PostgresLogError) in
+            return try reader.withLock { reader throws(PostgresLogError) in
+                let log: PostgresLog
+                if let open = reader {
+                    log = open
+                } else {
+                    log = try PostgresLog(conninfo: conninfo)
+                    reader = log
+                }
                 do throws(PostgresLogError) {
                     return try body(log)
                 } catch where error.code == .unavailable {

@@ -217,9 +217,12 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("replica \(name): connecting to the shared log in PostgreSQL")
         let log: PostgresSharedLog
         do {
-            log = try PostgresSharedLog(conninfo: settings.postgresURL, patience: .seconds(600)) { reason, pause in
-                logger.warning("replica \(name): PostgreSQL cannot be reached (\(reason)); retrying in \(pause)")
-            }
+            // One attempt now: an incompatible schema refuses to start. PostgreSQL unreachable:
+            // start anyway, /healthz answers 503 and the replica connects when it can.
+            log = try PostgresSharedLog(conninfo: settings.postgresURL, patience: .zero)
+        } catch where error.code == .unusable {
+            logger.warning("replica \(name): PostgreSQL cannot be reached (\(error)); serving /healthz 503 and retrying with backoff")
+            log = PostgresSharedLog(connectingLater: settings.postgresURL)
         } catch {
             snapshots.close()
             throw error

@@ -21,10 +21,14 @@ import Testing
         let server: LiveServer
         let directory: String
 
-        init(conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000) throws {
+        init(
+            conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false
+        ) throws {
             self.directory = directory
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let log = try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
+            let log = connectLater
+                ? PostgresSharedLog(connectingLater: conninfo)
+                : try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
             let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
             server = try LiveServer(
                 middleware: ExampleApp.middleware(services: Services()),
@@ -330,6 +334,23 @@ import Testing
         // It writes again, and both see it.
         #expect(try Self.post(cluster[0], &random, acknowledged: acknowledged).status == 200)
         #expect(cluster.converge(at: 101))
+    }
+
+    @Test func aReplicaStartedWhilePostgresIsDownServesHealth503UntilItCanFollow() throws {
+        let cluster = try Cluster(count: 0)
+        cluster.stopPostgres()
+        let replica = try Replica(conninfo: cluster.conninfo, directory: cluster.root.path + "/late", name: "late", connectLater: true)
+        cluster.replicas.withLock { $0 = [replica] }
+        let health = try replica.server.get("/healthz")
+        #expect(health.status == 503)
+        #expect(health.bodyString.contains("\"replica\":\"late\""), "\(health.bodyString)")
+        #expect(try replica.server.post(#"{"type":"increase"}"#).status == 503, "no writes before it follows the log")
+        #expect(try replica.server.get("/state").status == 200, "reads are served meanwhile")
+
+        try cluster.startPostgres()
+        #expect(cluster.converge(at: 0), "it connects and follows once PostgreSQL is up")
+        let posted = try replica.server.post(#"{"type":"increase"}"#)
+        #expect(posted.status == 200 && Self.versionOf(posted.body) == 1)
     }
 
     @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {

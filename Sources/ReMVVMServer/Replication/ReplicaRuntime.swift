@@ -40,7 +40,15 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         }
         var restored: UInt64 = 0
         if let snapshot = recovery.snapshot {
-            let head = try log.head()
+            let head: UInt64
+            do {
+                head = try log.head()
+            } catch where error.code == .writeFailed {
+                // PostgreSQL cannot be reached now: start (healthz 503) and let the follower
+                // catch up once it can; the snapshot cannot be checked against the head then.
+                logger.warning("cannot check the local snapshot against the shared log now: \(error)")
+                head = snapshot.version
+            }
             guard snapshot.version <= head else {
                 throw JournalError(
                     code: .corrupt,
@@ -64,7 +72,20 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         if restored > 0 {
             logger.notice("restored version \(restored) from the local snapshot; following the shared log from there")
         }
-        try log.start(applied: restored) { [store, snapshots] entries in
+        try log.start(applied: restored, onStatus: { [store] status in
+            switch status {
+            case .catchingUp:
+                break
+            case .following:
+                logger.notice("following the shared log (version \(store.version) applied)")
+            case .unavailable(let reason):
+                logger.warning("the shared log cannot be reached (\(reason)); /healthz answers 503, writes are refused, retrying with backoff")
+            case .stopped(let reason?):
+                logger.critical("stopped applying the shared log: \(reason)")
+            case .stopped(nil):
+                break
+            }
+        }) { [store, snapshots] entries in
             for entry in entries {
                 let action: any StoreAction
                 do {
