@@ -45,7 +45,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_postgres "$WORK/pg" "${PORTS[3]}"
+# pg_stat_statements: which statements PostgreSQL's CPU goes to (printed after the throughput run).
+start_postgres "$WORK/pg" "${PORTS[3]}" -c shared_preload_libraries=pg_stat_statements
+psql_query() { as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -X -q "$@"; }
+psql_query -c "CREATE EXTENSION pg_stat_statements" >/dev/null
 as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -Atc "SHOW fsync; SHOW synchronous_commit" | tr '\n' ' ' \
     | sed 's/^/PostgreSQL fsync, synchronous_commit: /'; echo
 for index in 0 1 2; do
@@ -61,7 +64,7 @@ for index in 0 1 2; do
         sleep 0.1
     done
 done
-head_version() { as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -Atc "SELECT version FROM remvvm_head"; }
+head_version() { psql_query -Atc "SELECT version FROM remvvm_head"; }
 
 # post_load SECONDS NAME: 64 connections over the three replicas; prints nothing, writes wrk files.
 post_load() {
@@ -97,7 +100,10 @@ post_load 2 warmup
 before_version=$(head_version)
 # shellcheck disable=SC2046
 servers_before=$(cpu_seconds "${PIDS[@]}"); postgres_before=$(cpu_seconds $(postgres_pids))
+psql_query -c "SELECT pg_stat_statements_reset()" >/dev/null
+commits_before=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 post_load "$DURATION" throughput
+commits_after=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 # shellcheck disable=SC2046
 servers_after=$(cpu_seconds "${PIDS[@]}"); postgres_after=$(cpu_seconds $(postgres_pids))
 after_version=$(head_version)
@@ -108,6 +114,8 @@ awk -v s="$(awk -v a="$servers_after" -v b="$servers_before" 'BEGIN { print a - 
     -v p="$(awk -v a="$postgres_after" -v b="$postgres_before" 'BEGIN { print a - b }')" -v n="$actions" -v d="$DURATION" \
     'BEGIN { printf "CPU during the run (2 cores = %.0f core-s): 3 replicas %.1f s (%.0f us/action), PostgreSQL %.1f s (%.0f us/action), the rest (wrk, kernel, idle) %.1f s\n", 2 * d, s, s * 1e6 / n, p, p * 1e6 / n, 2 * d - s - p }'
 
+echo "PostgreSQL: $((commits_after - commits_before)) transactions committed ($(awk -v n="$actions" -v c="$((commits_after - commits_before))" 'BEGIN { printf "%.1f", n / c }') versions per transaction, reads included); statements by total time:"
+psql_query -c "SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round((total_exec_time / calls * 1000)::numeric, 0) AS us_per_call, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8"
 echo "== replica lag under that load: probe posts 20/s to r0, 10 subscribers on r1"
 post_load "$((DURATION + 4))" lag-load &
 load_pid=$!

@@ -4,6 +4,8 @@
 // libpq, imported by PostgresJournal only. Debian's libpq-dev puts it in /usr/include/postgresql
 // (pkg-config libpq gives that path).
 #include <libpq-fe.h>
+// The follower's wake-up descriptor (an appender hands it what it committed).
+#include <sys/eventfd.h>
 
 /// A notice processor that drops notices and warnings. libpq's default prints them to stderr,
 /// including the "FATAL: terminating connection" a server shutting down sends: the Swift side

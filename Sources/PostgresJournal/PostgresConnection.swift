@@ -38,6 +38,18 @@ final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Whether the server closed the connection while it was idle (PostgreSQL restarted or
+    /// terminated it): checked without blocking, so that a statement is not sent on a connection
+    /// already known to be dead, where its failure would leave its outcome unknown.
+    var wasClosedByServer: Bool {
+        guard let handle else { return true }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return true }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK
+    }
+
     /// Closes the connection for good.
     func close() {
         if let handle { PQfinish(handle) }
@@ -65,13 +77,22 @@ final class PostgresConnection {
     /// Runs one statement (or several, without parameters) and returns its rows as text.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
+        guard handle != nil else {
+            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
+        }
+        let name = parameters.isEmpty ? nil : try preparedStatement(sql, parameterCount: parameters.count)
+        return try execute(sql, parameters, preparedAs: name)
+    }
+
+    /// ``execute(_:_:)`` with the name `sql` was prepared under, if it was.
+    private func execute(_ sql: String, _ parameters: [String?], preparedAs name: String?) throws(PostgresLogError) -> PostgresRows {
         guard let handle else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
         }
         let result: OpaquePointer?
         if parameters.isEmpty {
             result = PQexec(handle, sql)
-        } else if let name = try preparedStatement(sql, parameterCount: parameters.count) {
+        } else if let name {
             result = Self.withCStrings(parameters) { values in
                 PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
             }
@@ -92,61 +113,25 @@ final class PostgresConnection {
         return PostgresRows(result)
     }
 
-    /// Inside an open transaction, sends `sql` and `COMMIT` together in libpq's pipeline mode and
-    /// returns `sql`'s rows: the server runs both back to back, so a lock `sql` takes is held for
-    /// no client round trip. Throws ``PostgresLogError/Code/commitOutcomeUnknown`` when the
-    /// connection breaks once they were sent (the commit may have happened), `queryFailed` (with
-    /// the SQLSTATE) when `sql` failed (then `COMMIT` rolled back: nothing stored).
-    func executeAndCommit(_ sql: String, _ parameters: [String?]) throws(PostgresLogError) -> PostgresRows {
+    /// Runs `sql` outside any open transaction, as a transaction of its own (committed when it
+    /// ends), and returns its rows. Throws ``PostgresLogError/Code/commitOutcomeUnknown`` when the
+    /// connection breaks once it was sent (it may have committed), `queryFailed` (with the
+    /// SQLSTATE) when it failed (then nothing it did is stored).
+    func executeInOwnTransaction(_ sql: String, _ parameters: [String?]) throws(PostgresLogError) -> PostgresRows {
         guard let handle else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
         }
+        // Prepared first: a failure there leaves nothing sent, so nothing stored.
         let name = try preparedStatement(sql, parameterCount: parameters.count)
-        guard PQenterPipelineMode(handle) == 1 else {
-            throw failure(sql: sql, message: "cannot enter pipeline mode: " + Self.trimmed(PQerrorMessage(handle)), sqlState: nil)
-        }
-        defer { _ = PQexitPipelineMode(handle) }
-        let sent = Self.withCStrings(parameters) { values in
-            if let name {
-                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
-            } else {
-                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
-            }
-        } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 && PQpipelineSync(handle) == 1
-        guard sent else {
-            throw PostgresLogError(code: .commitOutcomeUnknown, message: "sending the append and its COMMIT failed: \(Self.trimmed(PQerrorMessage(handle)))")
-        }
-        // Results: the statement's, NULL, COMMIT's, NULL, then the sync point.
-        var rows: PostgresRows?
-        var error: PostgresLogError?
-        var step = 0
-        while true {
-            guard let result = PQgetResult(handle) else {
-                step += 1
-                if step > 4 || PQstatus(handle) != CONNECTION_OK { break }
-                continue
-            }
-            defer { PQclear(result) }
-            let status = PQresultStatus(result)
-            if status == PGRES_PIPELINE_SYNC { break }
-            if status == PGRES_TUPLES_OK, rows == nil {
-                rows = PostgresRows(result)
-            } else if status == PGRES_FATAL_ERROR, error == nil {
-                let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-                error = failure(sql: sql, message: Self.trimmed(PQresultErrorMessage(result)), sqlState: sqlState)
-            }
-        }
-        if PQstatus(handle) != CONNECTION_OK {
+        do throws(PostgresLogError) {
+            return try execute(sql, parameters, preparedAs: name)
+        } catch where error.code == .unavailable || PQstatus(handle) != CONNECTION_OK {
             throw PostgresLogError(
                 code: .commitOutcomeUnknown,
-                message: "the connection broke after the append and its COMMIT were sent: they may or may not be stored (\(Self.trimmed(PQerrorMessage(handle))))"
+                message: "the connection broke once the append was sent: it may or may not be stored (\(error.message))",
+                sqlState: error.sqlState
             )
         }
-        if let error { throw error }
-        guard let rows else {
-            throw PostgresLogError(code: .queryFailed, message: "the append returned no rows")
-        }
-        return rows
     }
 
     /// The name of `sql` prepared on this connection (preparing it the first time), or nil past
@@ -173,10 +158,12 @@ final class PostgresConnection {
     }
 
     /// Reads what the server sent and returns the payloads of the notifications received, waiting
-    /// up to `timeout` for the socket to become readable when none is buffered yet.
-    func notifications(waitingUpTo timeout: Duration) throws(PostgresLogError) -> [String] {
+    /// up to `timeout` for the socket to become readable when none is buffered yet. A readable
+    /// `wakeDescriptor` (an eventfd another thread writes to; -1 for none) ends the wait too: it
+    /// is drained and `woken` is true.
+    func notifications(waitingUpTo timeout: Duration, wakeDescriptor: Int32 = -1) throws(PostgresLogError) -> (payloads: [String], woken: Bool) {
         var received = try drainNotifications()
-        if !received.isEmpty { return received }
+        if !received.isEmpty { return (received, false) }
         guard let handle else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
         }
@@ -184,14 +171,23 @@ final class PostgresConnection {
         guard socket >= 0 else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection has no socket")
         }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),  // ignored when -1
+        ]
         let milliseconds = Int32(clamping: timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        let ready = poll(&descriptor, 1, max(0, milliseconds))
+        let ready = poll(&descriptors, 2, max(0, milliseconds))
         if ready < 0 && errno != EINTR {
             throw PostgresLogError(code: .unavailable, message: "poll on the PostgreSQL socket failed (errno \(errno))")
         }
+        var woken = false
+        if wakeDescriptor >= 0, descriptors[1].revents & Int16(POLLIN) != 0 {
+            var counter: UInt64 = 0
+            _ = read(wakeDescriptor, &counter, MemoryLayout<UInt64>.size)
+            woken = true
+        }
         received = try drainNotifications()
-        return received
+        return (received, woken)
     }
 
     private func drainNotifications() throws(PostgresLogError) -> [String] {

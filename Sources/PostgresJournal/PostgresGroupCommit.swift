@@ -7,6 +7,12 @@ import DequeModule
 /// thread with one connection. One commit costs about as much for 64 actions as for one
 /// (`docs/replicas.md`, Measured), so under load the batch grows by itself.
 ///
+/// Requests come back in bursts (a batch's clients are answered together and send their next
+/// requests together), and an append that started on the first of a burst would leave the rest
+/// for the next transaction. So once woken, the thread waits up to ``gatherWindow`` for as many
+/// groups as the last batch held before it appends: the batch stays as large as the load is,
+/// without a delay when requests come one at a time (the last batch held one).
+///
 /// Nothing is reduced before its append (the database assigns versions), so when PostgreSQL is
 /// unreachable the groups of the failed append are answered with the error at once (the request
 /// answers 503 and the client retries) rather than kept; ``failure`` says so until an append
@@ -28,6 +34,8 @@ public final class PostgresGroupCommit: Sendable {
         var finished = false
         var commits: UInt64 = 0
         var groups: UInt64 = 0
+        /// How many groups the thread gathers before it appends: the size of the last batch.
+        var gatherTarget = 1
     }
 
     /// Counters for benchmarks and logs.
@@ -40,14 +48,26 @@ public final class PostgresGroupCommit: Sendable {
 
     private let conninfo: String
     private let maxGroups: Int
+    /// The longest wait for a batch as large as the last one, from the first group queued.
+    public let gatherWindow: Duration
+    private let onAppended: @Sendable ([LogEntry]) -> Void
     private let state = Lock(State())
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
     ///   - maxGroups: the most groups in one transaction.
-    public init(conninfo: String, maxGroups: Int = 1_024) {
+    ///   - gatherWindow: the longest wait for a batch as large as the last one (zero: append
+    ///     whatever is queued at once).
+    ///   - onAppended: hears the entries of every transaction committed, as stored, before the
+    ///     completions do (a replica's follower applies them without reading them back).
+    public init(
+        conninfo: String, maxGroups: Int = 1_024, gatherWindow: Duration = .milliseconds(1),
+        onAppended: @escaping @Sendable ([LogEntry]) -> Void = { _ in }
+    ) {
         self.conninfo = conninfo
         self.maxGroups = max(1, maxGroups)
+        self.gatherWindow = max(.zero, gatherWindow)
+        self.onAppended = onAppended
     }
 
     /// Why the last append failed, while appends fail (cleared by the next one that succeeds).
@@ -70,16 +90,19 @@ public final class PostgresGroupCommit: Sendable {
     /// Queues `group` (at least one action); `completion` hears its outcome. After ``stop()`` it
     /// is answered at once with ``PostgresLogError/Code/closed``.
     public func submit(_ group: LogGroup, completion: @escaping Completion) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.stopping else { return false }
+        let accepted = state.withLock { state -> Bool? in
+            guard !state.stopping else { return nil }
             state.pending.append(Submitted(group: group, completion: completion))
-            return true
+            // Wake the thread only when it has something to do: the first group (it may be
+            // idle), or the batch it gathers is complete. Other wake-ups would cost a context
+            // switch per request for nothing.
+            return state.pending.count == 1 || state.pending.count >= state.gatherTarget
         }
-        guard accepted else {
+        guard let accepted else {
             completion(.failure(PostgresLogError(code: .closed, message: "the PostgreSQL log is stopping")))
             return
         }
-        state.notifyAll()
+        if accepted { state.notifyAll() }
     }
 
     /// Appends what is queued, then ends the thread and waits for it.
@@ -89,14 +112,35 @@ public final class PostgresGroupCommit: Sendable {
         _ = state.wait(timeout: .seconds(30)) { $0.finished }
     }
 
+    /// The entries `groups` became, as stored: the actions of each appended group with their
+    /// versions, the idempotency key on a group's last row.
+    static func entries(of groups: [LogGroup], outcomes: [LogGroupOutcome]) -> [LogEntry] {
+        var entries: [LogEntry] = []
+        for (group, outcome) in zip(groups, outcomes) {
+            guard case .appended(let versions) = outcome, versions.count == group.actions.count else { continue }
+            for (version, action) in zip(versions, group.actions) {
+                entries.append(LogEntry(
+                    record: JournalRecord(version: version, type: action.type, payload: action.payload, time: action.time),
+                    idempotencyKey: version == versions.upperBound ? group.answer?.key : nil
+                ))
+            }
+        }
+        return entries
+    }
+
     private func run() {
         var log: PostgresLog?
         var pause = Duration.milliseconds(50)
         defer { log?.close() }
         while true {
-            let batch = state.withLock(waitingUntil: { !$0.pending.isEmpty || $0.stopping }) { state -> [Submitted] in
+            state.withLock(waitingUntil: { !$0.pending.isEmpty || $0.stopping }) { _ in }
+            let batch = state.withLock(
+                waitingUntil: { $0.pending.count >= min($0.gatherTarget, self.maxGroups) || $0.stopping },
+                timeout: gatherWindow
+            ) { state, _ -> [Submitted] in
                 let count = min(state.pending.count, maxGroups)
                 defer { state.pending.removeFirst(count) }
+                state.gatherTarget = max(1, count)
                 return Array(state.pending.prefix(count))
             }
             if batch.isEmpty { return }  // stopping, and nothing left
@@ -110,6 +154,7 @@ public final class PostgresGroupCommit: Sendable {
                     $0.commits += 1
                     $0.groups += UInt64(groups.count)
                 }
+                onAppended(Self.entries(of: groups, outcomes: outcomes))
                 var next = outcomes.makeIterator()
                 for submitted in batch {
                     if submitted.group.actions.isEmpty {

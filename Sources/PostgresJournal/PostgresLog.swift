@@ -188,12 +188,12 @@ public final class PostgresLog {
         return outcomes
     }
 
-    /// The append of groups without `If-Match`, as one statement pipelined with its `COMMIT`: the
-    /// head's row lock is taken and released inside the server, without waiting for this client
-    /// in between (on a busy machine, each round trip under the lock also waits for this thread
-    /// to be scheduled, and the lock serializes every replica's appends). Answers that name their
-    /// group's last version are completed in SQL. A key already in the log fails the whole
-    /// statement with a unique violation (`23505`): nothing is stored then.
+    /// The append of groups without `If-Match`, as one statement that is its own transaction
+    /// (one round trip): the head's row lock is taken and released inside the server, without
+    /// waiting for this client in between (on a busy machine, each round trip under the lock also
+    /// waits for this thread to be scheduled, and the lock serializes every replica's appends).
+    /// Answers that name their group's last version are completed in SQL. A key already in the
+    /// log fails the whole statement with a unique violation (`23505`): nothing is stored then.
     private func appendWithoutRoundTripsUnderTheLock(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         var ordinals: [String?] = [], types: [String?] = [], payloads: [String?] = [], times: [String?] = []
         var keys: [String?] = [], statuses: [String?] = [], fingerprints: [String?] = []
@@ -222,40 +222,31 @@ public final class PostgresLog {
                 answerTimes.append(answer.map { String($0.time) })
             }
         }
-        try run("BEGIN")
-        let rows: PostgresRows
-        do throws(PostgresLogError) {
-            rows = try connection.executeAndCommit(
-                """
-                WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
-                rows AS (
-                    SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
-                                         $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
-                        AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
-                ),
-                inserted AS (
-                    INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
-                                            answer_fingerprint, answer_body, answer_time)
-                    SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
-                           CASE WHEN r.suffix IS NULL THEN r.body
-                                ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
-                           r.answer_time
-                    FROM head, rows r
-                )
-                SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
-                """,
-                [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
-                 Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
-                 Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
-                 Self.arrayLiteral(answerTimes)]
+        try ensureOpen()
+        let rows = try connection.executeInOwnTransaction(
+            """
+            WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
+            rows AS (
+                SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
+                                     $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
+                    AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
+            ),
+            inserted AS (
+                INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
+                                        answer_fingerprint, answer_body, answer_time)
+                SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
+                       CASE WHEN r.suffix IS NULL THEN r.body
+                            ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
+                       r.answer_time
+                FROM head, rows r
             )
-        } catch where error.code == .unavailable {
-            throw PostgresLogError(code: .commitOutcomeUnknown, message: error.message, sqlState: error.sqlState)
-        } catch {
-            // The statement failed, so the pipelined COMMIT was skipped: end the transaction.
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
-        }
+            SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
+            """,
+            [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
+             Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
+             Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
+             Self.arrayLiteral(answerTimes)]
+        )
         let head = try Self.number(rows.rows.first?.first ?? nil, "head version")
         let base = head - count
         return ranges.map { .appended(base + $0.lowerBound...base + $0.upperBound) }
@@ -330,7 +321,7 @@ public final class PostgresLog {
 
     private func ensureOpen() throws(PostgresLogError) {
         guard !closed else { throw PostgresLogError(code: .closed, message: "the PostgreSQL log was closed") }
-        if !connection.isConnected { try connection.connect() }
+        if !connection.isConnected || connection.wasClosedByServer { try connection.connect() }
     }
 
     @discardableResult

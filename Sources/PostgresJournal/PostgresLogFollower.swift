@@ -1,11 +1,23 @@
 public import Journal
 import ConcurrencyKit
+internal import CPostgres
+import DequeModule
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A replica's reader of the shared log: on its own thread, applies every entry with a version
 /// greater than the last one applied, in order, in pages; then waits for the NOTIFY doorbell or
 /// for the poll interval (NOTIFY is not replayed after a reconnect, so the poll is what
 /// guarantees progress). While PostgreSQL is down it reports ``Status/unavailable(_:)`` and
 /// reconnects with a doubling pause (50 ms to 2 s), then catches up by itself.
+///
+/// What this replica's own appender committed is handed over with ``offer(_:)``: those entries
+/// are applied without reading them back (the read covers only the versions before them, which
+/// other replicas committed), and a doorbell announcing a head already applied reads nothing.
 ///
 /// `apply` runs on the follower's thread, one page at a time, oldest first. If it throws (a row
 /// this build cannot decode) the follower stops there and reports why: it never skips a version.
@@ -35,7 +47,13 @@ public final class PostgresLogFollower: Sendable {
         var finished = false
         /// Callbacks of ``whenApplied(_:timeout:_:)`` still waiting.
         var waiters: [Waiter] = []
+        /// Entries committed by this replica, handed over by ``offer(_:)``, oldest first.
+        var offered: Deque<LogEntry> = []
     }
+
+    /// The most offered entries kept while the thread does not take them (beyond, the oldest
+    /// are dropped: they are read from the log instead).
+    private static let offeredLimit = 65_536
 
     private let conninfo: String
     private let pageSize: Int
@@ -43,6 +61,9 @@ public final class PostgresLogFollower: Sendable {
     private let apply: @Sendable ([LogEntry]) throws -> Void
     private let onStatus: @Sendable (Status) -> Void
     private let state: Lock<State>
+    /// An eventfd that ``offer(_:)`` writes to, to wake the thread from its wait for the doorbell
+    /// (-1 if the system refused one: offers are then taken at the next doorbell or poll).
+    private let wakeDescriptor: Int32
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -62,6 +83,11 @@ public final class PostgresLogFollower: Sendable {
         self.onStatus = onStatus
         self.apply = apply
         state = Lock(State(applied: applied))
+        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+    }
+
+    deinit {
+        if wakeDescriptor >= 0 { close(wakeDescriptor) }
     }
 
     /// The last version applied.
@@ -97,6 +123,47 @@ public final class PostgresLogFollower: Sendable {
             return nil
         }
         if let answer { callback(answer) }
+    }
+
+    /// Hands over entries this replica's appender committed (consecutive versions, as stored):
+    /// the thread applies them without reading them back once every version before them is
+    /// applied. Entries already applied are ignored.
+    public func offer(_ entries: [LogEntry]) {
+        guard !entries.isEmpty else { return }
+        state.withLock { state in
+            state.offered.append(contentsOf: entries)
+            if state.offered.count > Self.offeredLimit {
+                state.offered.removeFirst(state.offered.count - Self.offeredLimit)
+            }
+        }
+        if wakeDescriptor >= 0 {
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+        }
+    }
+
+    /// The offered entries that follow `applied` directly (dropping those already applied), and
+    /// the first version offered beyond a gap, if any.
+    private func takeOffered(after applied: UInt64) -> (entries: [LogEntry], nextOffered: UInt64?) {
+        state.withLock { state in
+            while let first = state.offered.first, first.record.version <= applied {
+                state.offered.removeFirst()
+            }
+            guard let first = state.offered.first else { return ([], nil) }
+            guard first.record.version == applied + 1 else { return ([], first.record.version) }
+            var entries: [LogEntry] = []
+            var expected = applied + 1
+            while let next = state.offered.first, next.record.version == expected, entries.count < pageSize {
+                entries.append(state.offered.removeFirst())
+                expected += 1
+            }
+            return (entries, nil)
+        }
+    }
+
+    /// Forgets every offered entry (they are read from the log instead).
+    private func dropOffered() {
+        state.withLock { $0.offered.removeAll() }
     }
 
     /// Answers the waiters whose version is applied (true) or whose deadline passed (false);
@@ -139,16 +206,31 @@ public final class PostgresLogFollower: Sendable {
         if changed { onStatus(status) }
     }
 
-    /// Waits for the doorbell or the poll interval, in slices short enough for ``stop()`` to be
-    /// heard within 200 ms.
-    private func waitForDoorbell(_ listener: PostgresLogListener) throws(PostgresLogError) {
+    /// Waits for the doorbell, an offer or the poll interval, in slices short enough for
+    /// ``stop()`` to be heard within 200 ms. Returns the version the log must be read up to:
+    /// the head a doorbell announced, `.max` when unknown (a reconnect, the poll), nil when there
+    /// is nothing to read — a doorbell for a head already applied (this replica's own append,
+    /// offered), an offer (its entries are taken first; a read then covers only what comes
+    /// before them).
+    private func waitForDoorbell(_ listener: PostgresLogListener, applied: UInt64) throws(PostgresLogError) -> UInt64? {
         let deadline = ContinuousClock.now + pollInterval
         while !isStopping {
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return }
-            if try listener.wait(upTo: min(remaining, .milliseconds(200))) { return }
-            answerWaiters()
+            guard remaining > .zero else { return .max }
+            switch try listener.wait(upTo: min(remaining, .milliseconds(200)), wakeDescriptor: wakeDescriptor) {
+            case .rang(let head?) where head <= applied:
+                continue
+            case .rang(let head?):
+                return head
+            case .rang(nil), .reconnected:
+                return .max
+            case .woken:
+                return nil
+            case .timedOut:
+                answerWaiters()
+            }
         }
+        return nil
     }
 
     private func run() {
@@ -156,6 +238,8 @@ public final class PostgresLogFollower: Sendable {
         var listener: PostgresLogListener?
         var pause = Duration.milliseconds(50)
         var applied = self.applied
+        // The version to read up to (`.max`: whatever is there); nil once caught up.
+        var readUpTo: UInt64? = .max
         defer {
             log?.close()
             listener?.close()
@@ -166,8 +250,30 @@ public final class PostgresLogFollower: Sendable {
                 if listener == nil { listener = try PostgresLogListener(conninfo: conninfo) }
                 guard let log, let listener else { continue }
                 while !isStopping {
-                    let page = try log.entries(after: applied, limit: pageSize)
-                    guard let last = page.last else { break }
+                    let (offered, nextOffered) = takeOffered(after: applied)
+                    let page: [LogEntry]
+                    if !offered.isEmpty {
+                        page = offered
+                    } else if let nextOffered {
+                        // What other replicas committed before this replica's next append: all
+                        // committed already (the head's lock orders commits), so a short read
+                        // means the offer cannot be trusted; read everything from the log then.
+                        let missing = Int(nextOffered - applied - 1)
+                        page = try log.entries(after: applied, limit: min(pageSize, missing))
+                        if page.count < min(pageSize, missing) {
+                            dropOffered()
+                            readUpTo = .max
+                        }
+                    } else if let target = readUpTo, applied < target {
+                        page = try log.entries(after: applied, limit: pageSize)
+                        // A short page reached the head as it was then: wait for the doorbell
+                        // rather than ask again for nothing (under load that empty read doubled
+                        // the queries).
+                        if page.count < pageSize { readUpTo = nil }
+                    } else {
+                        break
+                    }
+                    guard let last = page.last else { continue }
                     do {
                         try apply(page)
                     } catch {
@@ -178,13 +284,10 @@ public final class PostgresLogFollower: Sendable {
                     state.withLock { $0.applied = applied }
                     state.notifyAll()
                     answerWaiters()
-                    // A short page reached the head as it was then: wait for the doorbell rather
-                    // than ask again for nothing (under load that empty read doubled the queries).
-                    if page.count < pageSize { break }
                 }
                 report(.following)
                 pause = .milliseconds(50)
-                try waitForDoorbell(listener)
+                readUpTo = try waitForDoorbell(listener, applied: applied)
             } catch where error.code == .unavailable || error.code == .queryFailed {
                 // queryFailed too: a server shutting down answers some statements with an error
                 // before it closes the connection. Start over with fresh connections.
@@ -192,6 +295,7 @@ public final class PostgresLogFollower: Sendable {
                 listener?.close()
                 log = nil
                 listener = nil
+                readUpTo = .max
                 report(.unavailable(error.message))
                 answerWaiters()
                 _ = state.wait(timeout: pause) { $0.stopping }

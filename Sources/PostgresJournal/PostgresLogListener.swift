@@ -1,7 +1,8 @@
 /// The doorbell of the shared log: a connection that `LISTEN`s on the log's channel.
 ///
 /// NOTIFY is a wake-up only: it is not replayed after a reconnect and may be coalesced, so the
-/// reader always re-reads `version > applied` after ``wait(upTo:)`` returns, whatever it says.
+/// reader re-reads `version > applied` whenever ``wait(upTo:wakeDescriptor:)`` does not prove
+/// there is nothing new (a doorbell announcing a head already applied).
 /// Not `Sendable`: one thread (the follower's) owns it.
 public final class PostgresLogListener {
     private let connection: PostgresConnection
@@ -14,19 +15,37 @@ public final class PostgresLogListener {
         listening = true
     }
 
-    /// Waits up to `timeout` for the doorbell. Returns true when it rang, or when the connection
-    /// was re-established (notifications sent meanwhile are lost: read the log again); false on
-    /// timeout. Throws ``PostgresLogError/Code/unavailable`` while PostgreSQL cannot be reached.
-    public func wait(upTo timeout: Duration) throws(PostgresLogError) -> Bool {
+    /// What ended a ``wait(upTo:wakeDescriptor:)``.
+    public enum Wake: Sendable, Equatable {
+        /// The doorbell rang; `head` is the newest version it announced (nil if a payload was
+        /// not a version: read the log to know).
+        case rang(head: UInt64?)
+        /// The connection was re-established: notifications sent meanwhile are lost, read the log.
+        case reconnected
+        /// The wake descriptor became readable (another thread has something for the waiter).
+        case woken
+        /// Nothing happened within the timeout.
+        case timedOut
+    }
+
+    /// Waits up to `timeout` for the doorbell, or for `wakeDescriptor` (an eventfd; -1 for none)
+    /// to become readable. Throws ``PostgresLogError/Code/unavailable`` while PostgreSQL cannot
+    /// be reached.
+    public func wait(upTo timeout: Duration, wakeDescriptor: Int32 = -1) throws(PostgresLogError) -> Wake {
         if !listening || !connection.isConnected {
             listening = false
             try connection.connect()
             try connection.listen(PostgresLogSchema.channel)
             listening = true
-            return true
+            return .reconnected
         }
         do {
-            return try !connection.notifications(waitingUpTo: timeout).isEmpty
+            let (payloads, woken) = try connection.notifications(waitingUpTo: timeout, wakeDescriptor: wakeDescriptor)
+            if !payloads.isEmpty {
+                let heads = payloads.map { UInt64($0) }
+                return .rang(head: heads.contains(nil) ? nil : heads.compactMap { $0 }.max())
+            }
+            return woken ? .woken : .timedOut
         } catch {
             listening = false
             throw error

@@ -3,7 +3,7 @@ import ConcurrencyKit
 
 /// A replica's view of the shared PostgreSQL log, as ``Journal/SharedLog``: appends through one
 /// ``PostgresGroupCommit`` (one transaction per batch of requests), applies through one
-/// ``PostgresLogFollower``, and reads (`GET /actions`, idempotency answers, history) on a third
+/// ``PostgresLogFollower`` (which takes what the appender committed without reading it back), and reads (`GET /actions`, idempotency answers, history) on a third
 /// connection, one call at a time.
 public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
@@ -35,7 +35,7 @@ public final class PostgresSharedLog: SharedLog {
                 message: "cannot open the shared log in PostgreSQL: \(error.message)"
             )
         }
-        appender = PostgresGroupCommit(conninfo: conninfo)
+        appender = Self.appender(conninfo: conninfo, follower: follower)
     }
 
     /// A log that connects on first use: for a replica started while PostgreSQL cannot be reached
@@ -45,7 +45,14 @@ public final class PostgresSharedLog: SharedLog {
     public init(connectingLater conninfo: String) {
         self.conninfo = conninfo
         reader = Lock(nil)
-        appender = PostgresGroupCommit(conninfo: conninfo)
+        appender = Self.appender(conninfo: conninfo, follower: follower)
+    }
+
+    /// The appender, which hands what it committed to the follower (once started).
+    private static func appender(conninfo: String, follower: Lock<PostgresLogFollower?>) -> PostgresGroupCommit {
+        PostgresGroupCommit(conninfo: conninfo) { entries in
+            follower.withLock { $0 }?.offer(entries)
+        }
     }
 
     public func head() throws(JournalError) -> UInt64 {

@@ -75,4 +75,49 @@ import Testing
         #expect(outcome == .success(.appended(3...3)))
         #expect(commit.failure == nil)
     }
+
+    @Test func afterABatchOfNTheNextNGroupsSubmittedOneByOneGoInOneTransaction() throws {
+        let server = try PostgresServer()
+        let appended = Lock<[[LogEntry]]>([])
+        // A window far longer than the test: the second batch can only be complete by gathering.
+        let commit = PostgresGroupCommit(conninfo: server.conninfo, gatherWindow: .seconds(60)) { entries in
+            appended.withLock { $0.append(entries) }
+        }
+        let outcomes = Lock<[LogGroupOutcome]>([])
+        let submit: @Sendable (Int) -> Void = { size in
+            commit.submit(Self.group(size)) { result in
+                if case .success(let outcome) = result { outcomes.withLock { $0.append(outcome) } }
+                outcomes.notifyAll()
+            }
+        }
+        // Queued before the thread starts: the first batch holds all four.
+        for size in [1, 2, 1, 1] { submit(size) }
+        #expect(commit.start())
+        defer { commit.stop() }
+        #expect(outcomes.wait(timeout: .seconds(30)) { $0.count == 4 })
+        #expect(commit.statistics.commits == 1)
+        // One at a time now: the thread waits for the fourth before it appends.
+        for size in [1, 1, 3, 1] { submit(size) }
+        #expect(outcomes.wait(timeout: .seconds(30)) { $0.count == 8 })
+        #expect(commit.statistics.commits == 2)
+        #expect(commit.statistics.groups == 8)
+        #expect(outcomes.withLock { $0 }.suffix(4) == [.appended(6...6), .appended(7...7), .appended(8...10), .appended(11...11)])
+        // onAppended heard each transaction's entries, as stored, before the completions.
+        let heard = appended.withLock { $0 }
+        #expect(heard.map { $0.map(\.record.version) } == [Array(1...5), Array(6...11)])
+        #expect(heard.last?.map(\.record.time) == [0, 0, 0, 1, 2, 0])
+    }
+
+    @Test func aLoneGroupIsAppendedAtOnceWhenTheLastBatchHeldOne() throws {
+        let server = try PostgresServer()
+        let commit = PostgresGroupCommit(conninfo: server.conninfo, gatherWindow: .seconds(60))
+        #expect(commit.start())
+        defer { commit.stop() }
+        // Without gathering to do, a 60 s window must not delay anything.
+        let started = ContinuousClock.now
+        #expect(Self.submitAndWait(commit, Self.group(1)) == .success(.appended(1...1)))
+        #expect(Self.submitAndWait(commit, Self.group(2)) == .success(.appended(2...3)))
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(commit.statistics.commits == 2)
+    }
 }

@@ -117,9 +117,9 @@ import Testing
         defer { log.close() }
         let listener = try PostgresLogListener(conninfo: server.conninfo)
         defer { listener.close() }
-        #expect(try listener.wait(upTo: .milliseconds(50)) == false)
+        #expect(try listener.wait(upTo: .milliseconds(50)) == .timedOut)
         _ = try log.append([LogGroup(actions: [action(1)])])
-        #expect(try listener.wait(upTo: .seconds(5)) == true)
+        #expect(try listener.wait(upTo: .seconds(5)) == .rang(head: 1))
 
         let applied = Lock<[UInt64]>([])
         // A long poll interval: only the doorbell can make the follower see the second append quickly.
@@ -150,6 +150,56 @@ import Testing
         }
         #expect(error.code == .incompatibleSchema)
         #expect(error.message.contains("schema version 99"))
+    }
+
+    @Test func offeredEntriesAreAppliedInOrderWithTheVersionsBeforeThemReadFromTheLog() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let applied = Lock<[LogEntry]>([])
+        let follower = PostgresLogFollower(conninfo: server.conninfo, applied: 0, pageSize: 2, pollInterval: .seconds(30)) { page in
+            applied.withLock { $0 += page }
+        }
+        #expect(follower.start())
+        defer { follower.stop() }
+        // Versions 1-3 from "another replica", 4-5 from this one (offered as its appender does).
+        _ = try log.append([LogGroup(actions: [action(1), action(2), action(3)])])
+        let own = LogGroup(actions: [action(4), action(5)])
+        #expect(try log.append([own]) == [.appended(4...5)])
+        follower.offer((4...5).map { version in
+            LogEntry(record: JournalRecord(version: version, type: "increase", payload: Array("{\"by\":\(version)}".utf8), time: Int64(version)), idempotencyKey: nil)
+        })
+        #expect(follower.waitUntilApplied(5, timeout: .seconds(10)))
+        let entries = applied.withLock { $0 }
+        #expect(entries.map(\.record.version) == [1, 2, 3, 4, 5])
+        // 1-3 were read from the log; 4-5 are the entries offered (their times tell them apart),
+        // not read back.
+        #expect(entries.map(\.record.time) == [1_700_000_000_001, 1_700_000_000_002, 1_700_000_000_003, 4, 5])
+        // Entries offered again, or already applied, are ignored.
+        follower.offer(Array(entries.suffix(2)))
+        _ = try log.append([LogGroup(actions: [action(6)])])
+        #expect(follower.waitUntilApplied(6, timeout: .seconds(10)))
+        #expect(applied.withLock { $0 }.map(\.record.version) == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func anOfferTheLogCannotLeadUpToIsDroppedAndTheLogIsReadInstead() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let applied = Lock<[UInt64]>([])
+        let follower = PostgresLogFollower(conninfo: server.conninfo, applied: 0, pollInterval: .milliseconds(200)) { page in
+            applied.withLock { $0 += page.map(\.record.version) }
+        }
+        // Version 10 offered while the log ends at 2: reading 1…9 comes back short, so the offer
+        // is not trusted; versions are applied from the log only, never 10 out of nowhere.
+        follower.offer([LogEntry(record: JournalRecord(version: 10, type: "increase", payload: [], time: 0), idempotencyKey: nil)])
+        _ = try log.append([LogGroup(actions: [action(1), action(2)])])
+        #expect(follower.start())
+        defer { follower.stop() }
+        #expect(follower.waitUntilApplied(2, timeout: .seconds(10)))
+        _ = try log.append([LogGroup(actions: [action(3)])])
+        #expect(follower.waitUntilApplied(3, timeout: .seconds(10)))
+        #expect(applied.withLock { $0 } == [1, 2, 3])
     }
 
     @Test func aRestartOfPostgreSQLGivesErrorsThenRecovery() throws {

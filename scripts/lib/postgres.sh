@@ -7,10 +7,11 @@ pg_bin() {
     ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
 }
 
-# start_postgres DIR PORT: creates a cluster in DIR (if missing) and starts it on a socket in DIR;
+# start_postgres DIR PORT [-c NAME=VALUE…]: creates a cluster in DIR (if missing) and starts it on a socket in DIR;
 # sets PG_PID and PG_URL (a libpq connection string). fsync stays on: this is what replicas rely on.
 start_postgres() {
     local dir=$1 port=$2 bin
+    shift 2
     bin=$(pg_bin)
     [ -n "$bin" ] || fail "PostgreSQL is not installed (scripts/install-deps.sh postgresql)"
     mkdir -p "$dir"
@@ -20,7 +21,7 @@ start_postgres() {
             || { tail -20 "$dir/initdb.log" >&2; fail "initdb failed"; }
     fi
     as_postgres "$bin/postgres" -D "$dir/data" -k "$dir" -p "$port" -c listen_addresses= \
-        -c max_connections=300 >>"$dir/server.log" 2>&1 &
+        -c max_connections=300 "$@" >>"$dir/server.log" 2>&1 &
     PG_PID=$!
     local deadline=$((SECONDS + 30))
     until "$bin/pg_isready" -q -h "$dir" -p "$port" -t 1; do
