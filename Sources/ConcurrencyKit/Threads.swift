@@ -6,9 +6,11 @@ package import Musl
 
 /// Starts a plain pthread running `body` and returns its handle (join or detach it), or nil when
 /// the system refuses. For work that blocks in system calls (epoll, sockets, condition waits) and
-/// must not tie up a thread of Swift's cooperative pool, which has only one per core.
-package func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    let context = Unmanaged.passRetained(ThreadBody(body))
+/// must not tie up a thread of Swift's cooperative pool, which has only one per core. `name` (at
+/// most 15 bytes are kept) is what `top -H`, `perf` and debuggers show; unnamed threads show the
+/// name of the thread that started them.
+package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    let context = Unmanaged.passRetained(ThreadBody(name: name, body))
     var handle = pthread_t()
     guard pthread_create(&handle, nil, threadMain, context.toOpaque()) == 0 else {
         context.release()
@@ -18,8 +20,8 @@ package func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 }
 
 /// Starts a plain pthread running `body` that nobody joins; false when the system refuses.
-package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    guard let handle = startThread(body) else { return false }
+package func startDetachedThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+    guard let handle = startThread(named: name, body) else { return false }
     pthread_detach(handle)
     return true
 }
@@ -29,22 +31,36 @@ package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool
 package func runOnOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
         let run: @Sendable () -> Void = { continuation.resume(returning: work()) }
-        if !startDetachedThread(run) {
+        if !startDetachedThread(named: "blocking-work", run) {
             run()  // no thread to be had: run it here rather than not at all
         }
     }
 }
 
 private final class ThreadBody: Sendable {
+    let name: String
     let run: @Sendable () -> Void
 
-    init(_ run: @escaping @Sendable () -> Void) {
+    init(name: String, _ run: @escaping @Sendable () -> Void) {
+        self.name = name
         self.run = run
     }
 }
 
 private func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
-    Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().run()
+    let body = Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue()
+    nameThisThread(body.name)
+    body.run()
     return nil
+}
+
+/// Names the calling thread (Linux keeps 15 bytes) by writing its `comm` file, which is what
+/// `pthread_setname_np` does too (that one is not visible to Swift through Glibc).
+private func nameThisThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }

@@ -167,7 +167,7 @@ public final class GroupCommitJournal: Sendable {
             return true
         }
         guard claimed else { return true }
-        guard startDetachedThread({ [self] in run() }) else {
+        guard startDetachedThread(named: "journal-commit", { [self] in run() }) else {
             state.withLock { $0.finished = true }
             return false
         }

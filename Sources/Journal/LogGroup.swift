@@ -65,6 +65,10 @@ public enum LogGroupOutcome: Sendable, Equatable {
     /// Refused: the log already holds this idempotency key (a retry, possibly received by another
     /// replica); nothing of it stored. Read the kept answer with ``PostgresLog/answer(forKey:)``.
     case duplicateKey(String)
+    /// Refused by the log's database: it cannot store this group's data (PostgreSQL's `jsonb`
+    /// refuses `\u0000` in a string, for one), with its message. Nothing of it stored; the other
+    /// groups of the append are not affected, and a retry of the same data will fail again.
+    case unstorable(String)
 }
 
 /// One row of the shared log as a replica reads it.

@@ -80,7 +80,7 @@ public final class PostgresGroupCommit: Sendable {
 
     /// Starts the commit thread; false if the system refused it.
     public func start() -> Bool {
-        startDetachedThread { [self] in
+        startDetachedThread(named: "log-append") { [self] in
             run()
             state.withLock { $0.finished = true }
             state.notifyAll()

@@ -61,12 +61,33 @@ public final class PostgresLog {
     /// A group whose ``LogGroup/expectedHeads`` do not hold the head is left out (``LogGroupOutcome/headMoved(head:)``),
     /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
     /// the others are stored. One outcome per group that has actions (groups without are ignored),
-    /// in order. On a throw nothing is stored, except with
-    /// ``PostgresLogError/Code/commitOutcomeUnknown``.
+    /// in order. A group holding data PostgreSQL refuses to store is left out
+    /// (``LogGroupOutcome/unstorable(_:)``), the others stored. On a throw nothing is stored,
+    /// except with ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         try ensureOpen()
         let nonEmpty = groups.filter { !$0.actions.isEmpty }
         guard !nonEmpty.isEmpty else { return [] }
+        do throws(PostgresLogError) {
+            return try appendTogether(nonEmpty)
+        } catch where error.isDataRefusal {
+            // Data PostgreSQL cannot store fails the whole statement (nothing stored): append
+            // each group alone, so that only the group holding it is refused.
+            guard nonEmpty.count > 1 else { return [.unstorable(error.message)] }
+            var outcomes: [LogGroupOutcome] = []
+            for group in nonEmpty {
+                do throws(PostgresLogError) {
+                    outcomes += try appendTogether([group])
+                } catch where error.isDataRefusal {
+                    outcomes.append(.unstorable(error.message))
+                }
+            }
+            return outcomes
+        }
+    }
+
+    /// ``append(_:)`` of non-empty groups in one transaction; throws for data PostgreSQL refuses.
+    private func appendTogether(_ nonEmpty: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         if !nonEmpty.contains(where: { $0.expectedHeads != nil }) {
             do throws(PostgresLogError) {
                 return try appendWithoutRoundTripsUnderTheLock(nonEmpty)
@@ -77,7 +98,7 @@ public final class PostgresLog {
         }
         try run("BEGIN")
         do throws(PostgresLogError) {
-            let outcomes = try appendInTransaction(groups)
+            let outcomes = try appendInTransaction(nonEmpty)
             do throws(PostgresLogError) {
                 try connection.execute("COMMIT")
             } catch where error.code == .unavailable {

@@ -35,4 +35,12 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var description: String { message }
+
+    /// Whether PostgreSQL refused the data itself (SQLSTATE class 22, data exception, or 54000,
+    /// a program limit such as a value too large): the statement failed and stored nothing, and
+    /// the same data would fail again, whatever the connection.
+    public var isDataRefusal: Bool {
+        guard code == .queryFailed, let sqlState else { return false }
+        return sqlState.hasPrefix("22") || sqlState == "54000"
+    }
 }

@@ -98,7 +98,7 @@ public final class PostgresLogFollower: Sendable {
 
     /// Starts the follower's thread; false if the system refused it.
     public func start() -> Bool {
-        startDetachedThread { [self] in
+        startDetachedThread(named: "log-follower") { [self] in
             run()
             state.withLock { $0.finished = true }
             state.notifyAll()

@@ -31,7 +31,7 @@ final class WALCheckpointer: Sendable {
     /// Starts the thread; false if the system refused it (checkpoints then never run in the
     /// background, and the writer's log grows until close).
     func start() -> Bool {
-        startDetachedThread { [self] in run() }
+        startDetachedThread(named: "wal-checkpoint") { [self] in run() }
     }
 
     /// Asks for a checkpoint soon; cheap, any thread.

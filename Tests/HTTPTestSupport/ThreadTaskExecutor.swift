@@ -21,7 +21,7 @@ public final class ThreadTaskExecutor: TaskExecutor {
 
     /// Starts the thread.
     public init() {
-        precondition(startDetachedThread({ [self] in run() }), "no thread")
+        precondition(startDetachedThread(named: "test-executor", { [self] in run() }), "no thread")
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

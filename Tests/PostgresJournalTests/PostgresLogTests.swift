@@ -152,6 +152,36 @@ import Testing
         #expect(error.message.contains("schema version 99"))
     }
 
+    @Test func aGroupWithDataPostgresCannotStoreIsRefusedAloneAndTheOthersAreStored() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let unstorable = LoggedAction(type: "rename", payload: Array(#"{"name":"a\u0000b"}"#.utf8), time: 1)
+        let outcomes = try log.append([
+            LogGroup(actions: [action(1)]),
+            LogGroup(actions: [action(2), unstorable]),
+            LogGroup(actions: [action(3), action(4)]),
+        ])
+        #expect(outcomes.count == 3)
+        #expect(outcomes[0] == .appended(1...1))
+        guard case .unstorable(let reason) = outcomes[1] else {
+            Issue.record("the group holding U+0000 should be refused, got \(outcomes[1])")
+            return
+        }
+        #expect(reason.contains("\\u0000"))
+        #expect(outcomes[2] == .appended(2...3))
+        #expect(try log.head() == 3)
+        #expect(try log.entries(after: 0, limit: 10).map(\.record.time) == [1_700_000_000_001, 1_700_000_000_003, 1_700_000_000_004])
+        // Alone, too; and the If-Match (checked) path refuses it the same way.
+        #expect(try log.append([LogGroup(actions: [unstorable])]).count == 1)
+        let checked = try log.append([LogGroup(actions: [unstorable], expectedHeads: [3])])
+        guard case .unstorable = checked.first else {
+            Issue.record("the checked path should refuse it too, got \(checked)")
+            return
+        }
+        #expect(try log.head() == 3)
+    }
+
     @Test func offeredEntriesAreAppliedInOrderWithTheVersionsBeforeThemReadFromTheLog() throws {
         let server = try PostgresServer()
         let log = try PostgresLog(conninfo: server.conninfo)

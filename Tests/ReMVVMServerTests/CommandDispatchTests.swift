@@ -90,7 +90,7 @@ import Testing
         let live = try LiveServer(journal: storage)
         storage.holdCommits()
         let answer = Mailbox<TestHTTPResponse>()
-        let thread = startThread { [client = HandedOver(live.client())] in
+        let thread = startThread(named: "test-client") { [client = HandedOver(live.client())] in
             if let response = try? client.value.send(
                 method: "POST", path: "/viewmodels/login/commands/login",
                 headers: [("Content-Type", "application/json")], body: Array(Self.ada.utf8)

@@ -25,7 +25,7 @@ import Testing
     /// commit); its answer arrives in the mailbox.
     private func postOnAThread(_ live: LiveServer, key: String) -> (Mailbox<TestHTTPResponse>, pthread_t?) {
         let answer = Mailbox<TestHTTPResponse>()
-        let thread = startThread { [client = HandedOver(live.client())] in
+        let thread = startThread(named: "test-client") { [client = HandedOver(live.client())] in
             if let response = try? client.value.send(
                 method: "POST", path: "/actions",
                 headers: [("Content-Type", "application/json"), ("Idempotency-Key", key)],
@@ -187,7 +187,7 @@ import Testing
         let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
         storage.holdCommits()
         let answer = Mailbox<TestHTTPResponse>()
-        let thread = startThread { [client = HandedOver(live.client())] in
+        let thread = startThread(named: "test-client") { [client = HandedOver(live.client())] in
             if let response = try? client.value.send(
                 method: "POST", path: "/actions", headers: [("Content-Type", "application/json")],
                 body: Array("[{\"type\":\"increase\"},\(login),\(login)]".utf8)

@@ -209,6 +209,26 @@ import Testing
         #expect(cluster.converge(at: 3), "the retries applied nothing")
     }
 
+    @Test func actionsThePostgresLogCannotStoreAre422AndNothingElseIsAffected() throws {
+        let cluster = try Cluster(count: 2)
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        let headers = [("Content-Type", "application/json")]
+        // Valid JSON and a valid action, but jsonb cannot hold U+0000 in a string.
+        let nul = Array(#"{"type":"login","payload":{"firstName":"a\u0000b","lastName":"c"}}"#.utf8)
+        let refused = try a.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "nul-1")], body: nul)
+        #expect(refused.status == 422)
+        #expect(refused.bodyString.contains("urn:remvvm:problem:action-not-storable"))
+        #expect(refused.bodyString.contains("nothing was appended"))
+        // Nothing was appended, the key was not kept, and the replicas go on.
+        let next = try b.server.send(method: "POST", path: "/actions", headers: headers, body: Array(#"{"type":"increase"}"#.utf8))
+        #expect(next.status == 200 && Self.versionOf(next.body) == 1)
+        let again = try a.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "nul-1")], body: nul)
+        #expect(again.status == 422)
+        #expect(cluster.converge(at: 1))
+        #expect(try a.server.send(method: "GET", path: "/healthz").status == 200)
+    }
+
     @Test func aLogEntryThisBuildCannotReadStopsTheReplicaAndHealthSaysWhy() throws {
         let cluster = try Cluster(count: 1)
         let replica = cluster[0]

@@ -65,7 +65,7 @@ final class SocketWatcher: Sendable {
             return false
         }
         descriptors.store(Int64(epoll) << 32 | Int64(wake), ordering: .releasing)
-        guard let handle = startThread({ [self] in run() }) else {
+        guard let handle = startThread(named: "stream-watcher", { [self] in run() }) else {
             closeDescriptors()
             return false
         }

@@ -94,7 +94,7 @@ final class ConnectionTracker: Sendable {
     func start() -> Bool {
         guard headTimeoutNanoseconds > 0 else { return true }
         let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
-        let thread = PeriodicThread(interval: interval) { [weak self] in self?.cutOffOverdueHeads() }
+        let thread = PeriodicThread(named: "header-timeout", interval: interval) { [weak self] in self?.cutOffOverdueHeads() }
         checker.withLock { $0 = thread }
         return thread.start()
     }

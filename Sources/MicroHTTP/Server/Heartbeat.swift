@@ -10,7 +10,7 @@ final class Heartbeat: Sendable {
     private let thread: PeriodicThread
 
     init(interval: Duration, streams: StreamRegistry) {
-        thread = PeriodicThread(interval: interval) {
+        thread = PeriodicThread(named: "sse-heartbeat", interval: interval) {
             for stream in streams.snapshot() {
                 stream.cutOffIfStalled()
                 _ = stream.enqueue(CollectionOfOne(Self.comment), onlyIfIdle: true)

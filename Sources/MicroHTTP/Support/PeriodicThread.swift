@@ -17,16 +17,18 @@ final class PeriodicThread: Sendable {
     }
 
     private let control = Lock(Control())
+    private let name: String
 
-    /// A thread that will run `task` every `interval` once started.
-    init(interval: Duration, task: @escaping @Sendable () -> Void) {
+    /// A thread named `name` that will run `task` every `interval` once started.
+    init(named name: String, interval: Duration, task: @escaping @Sendable () -> Void) {
+        self.name = name
         self.interval = interval
         self.task = task
     }
 
     /// Starts the thread; returns `false` if the system refused to create it.
     func start() -> Bool {
-        guard let handle = startThread({ [self] in run() }) else { return false }
+        guard let handle = startThread(named: name, { [self] in run() }) else { return false }
         control.withLock { $0.thread = handle }
         return true
     }

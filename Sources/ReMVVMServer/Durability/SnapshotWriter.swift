@@ -41,7 +41,7 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         }
         guard due else { return }
         let snapshot = current()
-        let started = startDetachedThread { [self] in
+        let started = startDetachedThread(named: "snapshots") { [self] in
             write(snapshot)
             progress.withLock { $0.writing = false }
             progress.notifyAll()

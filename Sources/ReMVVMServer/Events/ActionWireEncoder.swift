@@ -16,15 +16,16 @@ struct ActionWireEncoder: Sendable {
 
     /// `{"type":<type>,"payload":<payload>}`, the payload left out when it is nil, empty or `{}`.
     static func envelope(type: String, payload: [UInt8]?) -> [UInt8] {
-        var bytes = Array(#"{"type":"#.utf8) + jsonString(type)
-        if let payload, !payload.isEmpty, payload != Array("{}".utf8) {
-            bytes += Array(#","payload":"#.utf8) + payload
+        let name = JSONCoding.string(type)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + name.count + (payload?.count ?? 0))
+        bytes += #"{"type":"#.utf8
+        bytes += name
+        if let payload, !payload.isEmpty, !(payload.count == 2 && payload[0] == UInt8(ascii: "{") && payload[1] == UInt8(ascii: "}")) {
+            bytes += #","payload":"#.utf8
+            bytes += payload
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
-    }
-
-    private static func jsonString(_ text: String) -> [UInt8] {
-        (try? JSONCoding.encode(text)) ?? Array("\"\"".utf8)
     }
 }

@@ -38,4 +38,16 @@ extension Problem {
         problem.headers["Retry-After"] = "1"
         return problem
     }
+
+    /// 422: the shared log's database refused to store the actions' data (PostgreSQL's `jsonb`
+    /// cannot hold `\u0000` in a string, for one); nothing was appended, and sending the same
+    /// data again fails the same way.
+    static func actionNotStorable(_ reason: String) -> Problem {
+        Problem(
+            type: type("action-not-storable"),
+            title: "Action cannot be stored",
+            status: 422,
+            detail: "the shared log cannot store these actions, so nothing was appended: \(reason)"
+        )
+    }
 }

@@ -101,6 +101,11 @@ extension ReMVVMService {
                 } else {
                     pending.complete(Problem.journalUnavailable.response)
                 }
+            case .success(.unstorable(let reason)):
+                release()
+                logger.warning("the shared log refused to store the actions of a request: \(reason)")
+                metrics?.countActions(actions, outcome: .rejected(reason: reason, index: 0))
+                pending.complete(Problem.actionNotStorable(reason).response)
             case .failure(let error):
                 release()
                 logger.error("appending to the shared log failed: \(error)")
