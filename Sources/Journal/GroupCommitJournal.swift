@@ -61,6 +61,17 @@ public final class GroupCommitJournal: Sendable {
         var started = false
         var stopping = false
         var finished = false
+        /// A commit is running (on the journal thread, or on a caller's:
+        /// ``commitOnCallingThread(through:)``); commits and their listeners never overlap.
+        var committing = false
+        /// Records in the last commit: more than a request brings means load, where the journal
+        /// thread batches (a request committed on its own thread then would split batches).
+        var lastCommitRecords = 0
+        /// A lone record left for the thread that dispatched it to commit
+        /// (``commitOnCallingThread(through:)``), and until when: the journal thread leaves it
+        /// alone meanwhile, so the two do not race for it; past that (nobody came for it) or once
+        /// someone waits for it, the journal thread commits it as any other.
+        var claim: (version: UInt64, until: ContinuousClock.Instant)?
         var commits: UInt64 = 0
         var committedRecords: UInt64 = 0
     }
@@ -143,6 +154,7 @@ public final class GroupCommitJournal: Sendable {
     /// its records; listeners added with ``onAnswers(_:)`` hear when it is durable.
     public func endGroup(keeping answer: KeptAnswer?) {
         state.withLock { state in
+            state.claim = nil
             guard let open = state.openGroup else { return }
             if let answer {
                 state.pendingAnswers.append(PendingAnswer(answer: answer, through: state.lastQueuedVersion))
@@ -189,7 +201,15 @@ public final class GroupCommitJournal: Sendable {
             }
             state.lastQueuedVersion = record.version
             state.pending.append(record)
-            return (state.pending.count == 1, [])
+            let wasClaimed = state.claim != nil
+            if state.pending.count == 1, state.waiters.isEmpty, !state.committing, state.openGroup == nil,
+               state.failure == nil, state.lastCommitRecords <= 1 {
+                state.claim = (record.version, .now + Self.claimPatience)
+            } else {
+                state.claim = nil
+            }
+            // The thread waits for a claim to end: tell it when this one ended it.
+            return (state.pending.count == 1 || (wasClaimed && state.claim == nil), [])
         }
         if wake { state.notifyAll() }
         if let broken = failure {
@@ -209,8 +229,46 @@ public final class GroupCommitJournal: Sendable {
             state.waiters.append(Waiter(version: version, completion: completion))
             return nil
         }
-        if let now { completion(now) }
+        if let now {
+            completion(now)
+        } else if state.withLock({ state in defer { state.claim = nil }; return state.claim != nil }) {
+            state.notifyAll()  // someone waits: the journal thread commits the claimed record
+        }
     }
+
+    /// Commits what is queued through `version` on the calling thread, and returns the outcome —
+    /// when that saves the hand-over to the journal thread and back: nothing else waits for the
+    /// journal, no commit is running, `version` is the newest queued, the last commit held no more
+    /// records than this one would (no load), and commits are not failing.
+    /// Otherwise nil: wait with ``whenDurable(_:_:)``. Listeners run on the calling thread then;
+    /// commits and their listeners never overlap, whichever thread runs them.
+    ///
+    /// A lone request (one client at a time) is answered without waking the journal thread and
+    /// then the HTTP worker again; under load there are waiters, and the journal thread batches.
+    public func commitOnCallingThread(through version: UInt64) -> Result<UInt64, JournalError>? {
+        let maxGroup = maxGroup
+        let taken = state.withLock { state -> Batch? in
+            guard state.started, !state.finished, !state.stopping, state.broken == nil, state.failure == nil,
+                  !state.committing, state.waiters.isEmpty, state.durableVersion < version,
+                  state.pending.last?.version == version, state.lastCommitRecords <= state.pending.count
+            else { return nil }
+            state.claim = nil
+            let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
+            guard size.records == state.pending.count else { return nil }
+            state.committing = true
+            return Self.take(size, from: &state)
+        }
+        guard let taken else {
+            return durableVersion >= version ? .success(durableVersion) : nil
+        }
+        let outcome = commit(taken)
+        state.withLock { $0.committing = false }
+        state.notifyAll()
+        return outcome.map { $0 ?? version }
+    }
+
+    /// How long a record claimed by the thread that dispatched it is left to that thread.
+    static var claimPatience: Duration { .milliseconds(2) }
 
     /// Blocks until `version` is durable or its commit failed; nil after `timeout`.
     public func waitUntilDurable(_ version: UInt64, timeout: Duration) -> Result<UInt64, JournalError>? {
@@ -237,36 +295,36 @@ public final class GroupCommitJournal: Sendable {
 
     private func run() {
         var pause: Duration = .milliseconds(10)
-        while true {
+        commits: while true {
             let maxGroup = maxGroup
-            let (batch, stopping) = state.withLock(waitingUntil: { state in
-                let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
-                return state.stopping || size.records > 0 || size.answers > 0
-            }) { state in
-                let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
-                let batch = Batch(
-                    records: Array(state.pending.prefix(size.records)),
-                    answers: state.pendingAnswers.prefix(size.answers).map(\.answer)
-                )
-                state.pending.removeFirst(size.records)
-                state.pendingAnswers.removeFirst(size.answers)
+            // A claimed record is left to its thread for `claimPatience`: while there is one the
+            // wait is timed, to come back for it (the predicate reads the clock); otherwise it
+            // ends when a claim appears, to switch to the timed wait.
+            let hasClaim = state.withLock { $0.claim != nil }
+            let take = { (state: inout State, ready: Bool) -> (Batch, Bool) in
+                if let claim = state.claim, claim.version <= state.durableVersion || ContinuousClock.now >= claim.until {
+                    state.claim = nil  // committed by its thread, or left: no longer a reason to wait
+                }
+                guard ready, Self.isReady(state, maxGroup: maxGroup) else { return (Batch(records: [], answers: []), false) }
+                state.claim = nil
+                let batch = Self.take(Self.nextBatchSize(of: state, maxGroup: maxGroup), from: &state)
+                state.committing = !batch.isEmpty
                 return (batch, state.stopping)
             }
+            let (batch, stopping) = hasClaim
+                ? state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) }, timeout: Self.claimPatience, take)
+                : state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) || $0.claim != nil }) { take(&$0, true) }
             if batch.isEmpty {
-                break  // stopping, nothing left
+                if stopping { break commits }  // stopping, nothing left
+                continue  // the wait timed out: look again
             }
-            do {
-                let started = ContinuousClock.now
-                try storage.append(batch.records, answers: batch.answers)
-                let duration = ContinuousClock.now - started
+            let outcome = commit(batch)
+            state.withLock { $0.committing = false }
+            switch outcome {
+            case .success:
                 pause = .milliseconds(10)
-                for listener in commitListeners.withLock({ $0 }) {
-                    listener(batch.records.count, duration)
-                }
-                finishCommit(of: batch)
-            } catch {
-                failCommit(of: batch, error)
-                if stopping { break }
+            case .failure:
+                if stopping { break commits }
                 // Retry after a pause that grows to 1 s, unless asked to stop meanwhile.
                 _ = state.wait(timeout: pause) { $0.stopping }
                 pause = min(pause * 2, .seconds(1))
@@ -281,6 +339,44 @@ public final class GroupCommitJournal: Sendable {
         let closed = JournalError(code: .closed, message: "the journal stopped before these versions were durable")
         for waiter in orphans {
             waiter.completion(.failure(closed))
+        }
+    }
+
+    /// Whether the journal thread has a batch to commit (or is stopping): no commit running, and
+    /// no claimed record still left to the thread that dispatched it.
+    private static func isReady(_ state: State, maxGroup: Int) -> Bool {
+        guard !state.committing else { return false }
+        if state.stopping { return true }
+        if let claim = state.claim, ContinuousClock.now < claim.until { return false }
+        let size = nextBatchSize(of: state, maxGroup: maxGroup)
+        return size.records > 0 || size.answers > 0
+    }
+
+    /// Removes the first `size` records and answers from the queue, as a batch.
+    private static func take(_ size: (records: Int, answers: Int), from state: inout State) -> Batch {
+        let batch = Batch(
+            records: Array(state.pending.prefix(size.records)),
+            answers: state.pendingAnswers.prefix(size.answers).map(\.answer)
+        )
+        state.pending.removeFirst(size.records)
+        state.pendingAnswers.removeFirst(size.answers)
+        return batch
+    }
+
+    /// Writes `batch`, tells the listeners and releases (or fails) the waiters it covers; the
+    /// newest version it made durable (nil for answers only). The caller holds `committing`.
+    private func commit(_ batch: Batch) -> Result<UInt64?, JournalError> {
+        do {
+            let started = ContinuousClock.now
+            try storage.append(batch.records, answers: batch.answers)
+            let duration = ContinuousClock.now - started
+            for listener in commitListeners.withLock({ $0 }) {
+                listener(batch.records.count, duration)
+            }
+            finishCommit(of: batch)
+            return .success(batch.records.last?.version)
+        } catch {
+            return .failure(failCommit(of: batch, error))
         }
     }
 
@@ -318,6 +414,7 @@ public final class GroupCommitJournal: Sendable {
         let released = state.withLock { state -> [Waiter] in
             state.failure = nil
             state.commits += 1
+            state.lastCommitRecords = batch.records.count
             guard let last else { return [] }
             state.durableVersion = last
             state.committedRecords += UInt64(batch.records.count)
@@ -347,7 +444,8 @@ public final class GroupCommitJournal: Sendable {
         }
     }
 
-    private func failCommit(of batch: Batch, _ error: any Error) {
+    @discardableResult
+    private func failCommit(of batch: Batch, _ error: any Error) -> JournalError {
         let journalError = error as? JournalError
             ?? JournalError(code: .writeFailed, message: "journal commit failed: \(error)")
         let failed = state.withLock { state -> [Waiter] in
@@ -372,5 +470,6 @@ public final class GroupCommitJournal: Sendable {
         for waiter in failed {
             waiter.completion(.failure(journalError))
         }
+        return journalError
     }
 }

@@ -159,7 +159,17 @@ extension ReMVVMService {
     /// The response for `answer`: at once in memory-only mode; with a journal, once the version it
     /// names is durable (503 if its commit fails).
     private func answerWhenDurable(_ answer: DispatchAnswer) -> Response {
-        guard durable != nil, answer.version != nil else { return answer.response() }
+        guard let journal = durable?.journal, let version = answer.version else { return answer.response() }
+        // A lone request commits on this thread: no hand-over to the journal thread and back.
+        if let result = journal.commitOnCallingThread(through: version) {
+            switch result {
+            case .success:
+                return answer.response()
+            case .failure(let error):
+                logger.error("version \(version) is not durable: \(error)")
+                return Problem.journalUnavailable.response
+            }
+        }
         let pending = PendingResponse()
         answerWhenDurable(answer, pending)
         return Response(pending: pending)

@@ -1,0 +1,92 @@
+import ConcurrencyKit
+import HTTPTestSupport
+import Journal
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// ``GroupCommitJournal/commitOnCallingThread(through:)``: a lone request commits on its own
+/// thread; under load, or while a commit runs, it is left to the journal thread; a record claimed
+/// for a thread that never comes for it is still committed.
+@Suite struct GroupCommitInlineTests {
+    private func record(_ version: UInt64) -> JournalRecord {
+        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
+    }
+
+    @Test func aLoneRecordIsCommittedOnTheCallingThreadWithItsListeners() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        let listenerThreads = Lock<[pthread_t]>([])
+        journal.onDurable { _ in listenerThreads.withLock { $0.append(pthread_self()) } }
+        #expect(journal.start())
+        defer { journal.stop() }
+        for version: UInt64 in 1...3 {
+            journal.append(record(version))
+            #expect(try journal.commitOnCallingThread(through: version)?.get() == version)
+            #expect(journal.durableVersion == version)
+        }
+        #expect(storage.committedRecords.map(\.version) == [1, 2, 3])
+        #expect(storage.appendCalls == 3)
+        let threads = listenerThreads.withLock { $0 }
+        #expect(threads.count == 3)
+        #expect(threads.allSatisfy { pthread_equal($0, pthread_self()) != 0 }, "the listeners ran on the calling thread")
+    }
+
+    @Test func underLoadTheJournalThreadCommitsAndTheCallerWaits() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        // Queued before the thread starts: its first commit holds ten records, which is load.
+        for version: UInt64 in 1...10 {
+            journal.append(record(version))
+        }
+        #expect(journal.start())
+        defer { journal.stop() }
+        #expect(try journal.waitUntilDurable(10, timeout: .seconds(5))?.get() == 10)
+        journal.append(record(11))
+        #expect(journal.commitOnCallingThread(through: 11) == nil, "after a batch of ten, the journal thread batches")
+        #expect(try journal.waitUntilDurable(11, timeout: .seconds(5))?.get() == 11)
+        #expect(storage.appendCalls == 2)
+    }
+
+    @Test func whileACommitRunsTheCallerIsToldToWait() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        storage.holdCommits()
+        journal.append(record(1))
+        // Nobody commits version 1 on its own thread: the journal thread takes it once the claim
+        // lapses, and holds it in the storage.
+        #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)))
+        journal.append(record(2))
+        #expect(journal.commitOnCallingThread(through: 2) == nil, "a commit is running")
+        storage.releaseCommits()
+        #expect(try journal.waitUntilDurable(2, timeout: .seconds(5))?.get() == 2)
+        #expect(storage.committedRecords.map(\.version) == [1, 2])
+    }
+
+    @Test func aClaimedRecordNobodyComesForIsCommittedByTheJournalThread() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))  // claimed for this thread, which never commits it
+        // No waiter either (a waiter would end the claim): only the claim's lapse can commit it.
+        #expect(waitUntil(timeout: .seconds(5)) { journal.durableVersion == 1 })
+        #expect(storage.committedRecords.map(\.version) == [1])
+    }
+
+    @Test func aWaiterEndsTheClaimAtOnce() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        for version: UInt64 in 1...200 {
+            journal.append(record(version))
+            #expect(try journal.waitUntilDurable(version, timeout: .seconds(5))?.get() == version)
+        }
+        #expect(storage.committedRecords.count == 200)
+    }
+}
