@@ -37,6 +37,14 @@ public protocol SharedLog: Sendable {
     /// The last version this replica applied.
     var applied: UInt64 { get }
 
+    /// The newest version this replica knows the log holds — announced by a doorbell, appended
+    /// here, or read — never below ``applied``: `knownHead - applied` is how far it lags.
+    var knownHead: UInt64 { get }
+
+    /// Calls `listener` after every transaction this replica appended, with its actions and how
+    /// long it took (for metrics); a listener added later hears the commits from then on.
+    func onCommit(_ listener: @escaping @Sendable (_ actions: Int, _ duration: Duration) -> Void)
+
     /// Where this replica's follower stands.
     var status: SharedLogStatus { get }
 

@@ -50,7 +50,7 @@ public final class PostgresGroupCommit: Sendable {
     private let maxGroups: Int
     /// The longest wait for a batch as large as the last one, from the first group queued.
     public let gatherWindow: Duration
-    private let onAppended: @Sendable ([LogEntry]) -> Void
+    private let onAppended: @Sendable ([LogEntry], Duration) -> Void
     private let state = Lock(State())
 
     /// - Parameters:
@@ -58,11 +58,12 @@ public final class PostgresGroupCommit: Sendable {
     ///   - maxGroups: the most groups in one transaction.
     ///   - gatherWindow: the longest wait for a batch as large as the last one (zero: append
     ///     whatever is queued at once).
-    ///   - onAppended: hears the entries of every transaction committed, as stored, before the
-    ///     completions do (a replica's follower applies them without reading them back).
+    ///   - onAppended: hears the entries of every transaction committed, as stored, and how
+    ///     long the append took, before the completions do (a replica's follower applies them
+    ///     without reading them back; metrics count them).
     public init(
         conninfo: String, maxGroups: Int = 1_024, gatherWindow: Duration = .milliseconds(1),
-        onAppended: @escaping @Sendable ([LogEntry]) -> Void = { _ in }
+        onAppended: @escaping @Sendable ([LogEntry], Duration) -> Void = { _, _ in }
     ) {
         self.conninfo = conninfo
         self.maxGroups = max(1, maxGroups)
@@ -148,13 +149,15 @@ public final class PostgresGroupCommit: Sendable {
                 if log == nil { log = try PostgresLog(conninfo: conninfo) }
                 guard let log else { continue }
                 let groups = batch.map(\.group).filter { !$0.actions.isEmpty }
+                let started = ContinuousClock.now
                 let outcomes = try log.append(groups)
+                let duration = ContinuousClock.now - started
                 state.withLock {
                     $0.failure = nil
                     $0.commits += 1
                     $0.groups += UInt64(groups.count)
                 }
-                onAppended(Self.entries(of: groups, outcomes: outcomes))
+                onAppended(Self.entries(of: groups, outcomes: outcomes), duration)
                 var next = outcomes.makeIterator()
                 for submitted in batch {
                     if submitted.group.actions.isEmpty {

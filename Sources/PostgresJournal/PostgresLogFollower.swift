@@ -49,6 +49,8 @@ public final class PostgresLogFollower: Sendable {
         var waiters: [Waiter] = []
         /// Entries committed by this replica, handed over by ``offer(_:)``, oldest first.
         var offered: Deque<LogEntry> = []
+        /// The newest version known to be in the log.
+        var knownHead: UInt64
     }
 
     /// The most offered entries kept while the thread does not take them (beyond, the oldest
@@ -82,7 +84,7 @@ public final class PostgresLogFollower: Sendable {
         self.pollInterval = pollInterval
         self.onStatus = onStatus
         self.apply = apply
-        state = Lock(State(applied: applied))
+        state = Lock(State(applied: applied, knownHead: applied))
         wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
     }
 
@@ -92,6 +94,15 @@ public final class PostgresLogFollower: Sendable {
 
     /// The last version applied.
     public var applied: UInt64 { state.withLock { $0.applied } }
+
+    /// The newest version known to be in the log (announced by a doorbell, offered, or applied):
+    /// `knownHead - applied` is how far this follower lags.
+    public var knownHead: UInt64 { state.withLock { max($0.knownHead, $0.applied) } }
+
+    /// Raises ``knownHead`` to `version`.
+    private func learnHead(_ version: UInt64) {
+        state.withLock { $0.knownHead = max($0.knownHead, version) }
+    }
 
     /// Where the follower stands.
     public var status: Status { state.withLock { $0.status } }
@@ -131,6 +142,7 @@ public final class PostgresLogFollower: Sendable {
     public func offer(_ entries: [LogEntry]) {
         guard !entries.isEmpty else { return }
         state.withLock { state in
+            state.knownHead = max(state.knownHead, entries.last?.record.version ?? 0)
             state.offered.append(contentsOf: entries)
             if state.offered.count > Self.offeredLimit {
                 state.offered.removeFirst(state.offered.count - Self.offeredLimit)
@@ -221,6 +233,7 @@ public final class PostgresLogFollower: Sendable {
             case .rang(let head?) where head <= applied:
                 continue
             case .rang(let head?):
+                learnHead(head)
                 return head
             case .rang(nil), .reconnected:
                 return .max

@@ -9,6 +9,7 @@ public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
     private let appender: PostgresGroupCommit
     private let follower = Lock<PostgresLogFollower?>(nil)
+    private let commitListeners = Lock<[@Sendable (Int, Duration) -> Void]>([])
     /// The reading connection, once opened; a `PostgresLog` is used by one thread at a time.
     private let reader: Lock<PostgresLog?>
 
@@ -35,7 +36,7 @@ public final class PostgresSharedLog: SharedLog {
                 message: "cannot open the shared log in PostgreSQL: \(error.message)"
             )
         }
-        appender = Self.appender(conninfo: conninfo, follower: follower)
+        appender = Self.appender(conninfo: conninfo, follower: follower, listeners: commitListeners)
     }
 
     /// A log that connects on first use: for a replica started while PostgreSQL cannot be reached
@@ -45,14 +46,28 @@ public final class PostgresSharedLog: SharedLog {
     public init(connectingLater conninfo: String) {
         self.conninfo = conninfo
         reader = Lock(nil)
-        appender = Self.appender(conninfo: conninfo, follower: follower)
+        appender = Self.appender(conninfo: conninfo, follower: follower, listeners: commitListeners)
     }
 
-    /// The appender, which hands what it committed to the follower (once started).
-    private static func appender(conninfo: String, follower: Lock<PostgresLogFollower?>) -> PostgresGroupCommit {
-        PostgresGroupCommit(conninfo: conninfo) { entries in
+    /// The appender, which hands what it committed to the follower (once started) and tells the
+    /// commit listeners.
+    private static func appender(
+        conninfo: String, follower: Lock<PostgresLogFollower?>, listeners: Lock<[@Sendable (Int, Duration) -> Void]>
+    ) -> PostgresGroupCommit {
+        PostgresGroupCommit(conninfo: conninfo) { entries, duration in
             follower.withLock { $0 }?.offer(entries)
+            for listener in listeners.withLock({ $0 }) {
+                listener(entries.count, duration)
+            }
         }
+    }
+
+    public func onCommit(_ listener: @escaping @Sendable (Int, Duration) -> Void) {
+        commitListeners.withLock { $0.append(listener) }
+    }
+
+    public var knownHead: UInt64 {
+        follower.withLock { $0 }?.knownHead ?? 0
     }
 
     public func head() throws(JournalError) -> UInt64 {

@@ -80,7 +80,7 @@ import Testing
         let server = try PostgresServer()
         let appended = Lock<[[LogEntry]]>([])
         // A window far longer than the test: the second batch can only be complete by gathering.
-        let commit = PostgresGroupCommit(conninfo: server.conninfo, gatherWindow: .seconds(60)) { entries in
+        let commit = PostgresGroupCommit(conninfo: server.conninfo, gatherWindow: .seconds(60)) { entries, _ in
             appended.withLock { $0.append(entries) }
         }
         let outcomes = Lock<[LogGroupOutcome]>([])

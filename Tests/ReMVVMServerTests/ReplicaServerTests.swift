@@ -229,6 +229,39 @@ import Testing
         #expect(try a.server.send(method: "GET", path: "/healthz").status == 200)
     }
 
+    @Test func metricsShowAReplicasAppendsLagAndWhetherItFollows() throws {
+        let cluster = try Cluster(count: 2)
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        for _ in 0..<3 {
+            let posted = try a.server.send(
+                method: "POST", path: "/actions", headers: [("Content-Type", "application/json")], body: Array(#"{"type":"increase"}"#.utf8)
+            )
+            #expect(posted.status == 200)
+        }
+        #expect(cluster.converge(at: 3))
+        func metric(_ replica: Replica, _ name: String) throws -> Double? {
+            let text = try replica.server.get("/metrics").bodyString
+            return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        }
+        #expect(try metric(a, "remvvm_replica_following") == 1)
+        #expect(try metric(a, "remvvm_replica_lag_versions") == 0)
+        #expect(try metric(a, "remvvm_store_version") == 3)
+        // The appends were a's: one transaction per request here (each waited for the previous).
+        #expect(try metric(a, "remvvm_journal_batch_actions_sum") == 3)
+        #expect(try metric(a, "remvvm_journal_batch_actions_count") == 3)
+        #expect(try (metric(a, "remvvm_journal_commit_duration_seconds_count") ?? 0) == 3)
+        // b appended nothing but applied everything.
+        #expect(try (metric(b, "remvvm_journal_batch_actions_count") ?? 0) == 0)
+        #expect(try metric(b, "remvvm_store_version") == 3)
+        #expect(try metric(b, "remvvm_replica_lag_versions") == 0)
+        // While PostgreSQL is down the replica says it does not follow.
+        cluster.stopPostgres()
+        #expect(waitUntil(timeout: .seconds(15)) { (try? metric(b, "remvvm_replica_following")) == 0 })
+        try cluster.startPostgres()
+        #expect(waitUntil(timeout: .seconds(15)) { (try? metric(b, "remvvm_replica_following")) == 1 })
+    }
+
     @Test func aLogEntryThisBuildCannotReadStopsTheReplicaAndHealthSaysWhy() throws {
         let cluster = try Cluster(count: 1)
         let replica = cluster[0]

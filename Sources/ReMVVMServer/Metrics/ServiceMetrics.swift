@@ -50,6 +50,9 @@ final class ServiceMetrics: Sendable {
     private let openDescriptors: CoreMetrics.Gauge
     private let cpuSeconds: CoreMetrics.Gauge
     private let startTime: CoreMetrics.Gauge
+    /// A replica's lag behind the shared log's head it knows of, and whether it follows it.
+    private let replicaLag: CoreMetrics.Gauge?
+    private let replicaFollowing: CoreMetrics.Gauge?
 
     /// Reasons an event subscriber ends, the `reason` label of `remvvm_sse_disconnects_total`.
     static let disconnectReasons = ["client_gone", "overflow", "stalled", "closed", "shutdown"]
@@ -74,7 +77,8 @@ final class ServiceMetrics: Sendable {
     /// Buckets of `remvvm_journal_batch_actions`.
     static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 4_096, 8_192]
 
-    init(actionTypes: [ObjectIdentifier: String]) {
+    /// - Parameter replica: whether the service is a replica of a shared log (adds its gauges).
+    init(actionTypes: [ObjectIdentifier: String], replica: Bool = false) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.durationBuckets
         factory.valueHistogramBuckets["remvvm_journal_batch_actions"] = Self.batchBuckets
@@ -110,6 +114,8 @@ final class ServiceMetrics: Sendable {
         openDescriptors = CoreMetrics.Gauge(label: "process_open_fds", factory: factory)
         cpuSeconds = CoreMetrics.Gauge(label: "process_cpu_seconds_total", factory: factory)
         startTime = CoreMetrics.Gauge(label: "process_start_time_seconds", factory: factory)
+        replicaLag = replica ? CoreMetrics.Gauge(label: "remvvm_replica_lag_versions", factory: factory) : nil
+        replicaFollowing = replica ? CoreMetrics.Gauge(label: "remvvm_replica_following", factory: factory) : nil
     }
 
     /// Handles for the routes of `router`.
@@ -156,11 +162,18 @@ final class ServiceMetrics: Sendable {
     ///
     /// - Parameter viewModelStreams: open view-model streams, and the view models they made and
     ///   encoded since start.
+    /// - Parameter replica: a replica's lag behind the log head it knows of (versions), and
+    ///   whether it follows the log (1) or not (0: catching up, log unreachable, stopped).
     func render(
         storeVersion version: UInt64,
         subscribers count: Int,
-        viewModelStreams: (subscribers: Int, made: Int, encoded: Int) = (0, 0, 0)
+        viewModelStreams: (subscribers: Int, made: Int, encoded: Int) = (0, 0, 0),
+        replica: (lag: UInt64, following: Bool)? = nil
     ) -> [UInt8] {
+        if let replica {
+            replicaLag?.record(Double(replica.lag))
+            replicaFollowing?.record(replica.following ? 1 : 0)
+        }
         storeVersion.record(Double(version))
         subscribers.record(Double(count))
         viewModelSubscribers.record(Double(viewModelStreams.subscribers))

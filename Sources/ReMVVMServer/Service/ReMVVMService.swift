@@ -75,7 +75,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             retention: configuration.idempotencyRetention,
             logger: logger
         )
-        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.namesByType) : nil
+        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.namesByType, replica: replication != nil) : nil
         self.actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
@@ -137,7 +137,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     snapshotEvery: configuration.snapshotEvery,
                     logger: logger
                 )
-                _ = replicaRuntime.storeIfNil(runtime)
+                if replicaRuntime.storeIfNil(runtime) === runtime, let metrics {
+                    replication.log.onCommit { actions, duration in
+                        metrics.journalCommitted(actions: actions, duration: duration)
+                    }
+                }
             }
             try hub.start(source: publisher)
             viewModelHub.start(source: publisher)
@@ -252,7 +256,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     body: .bytes(metrics.render(
                         storeVersion: publisher.snapshot.version,
                         subscribers: hub.subscriberCount,
-                        viewModelStreams: (viewModelHub.subscriberCount, viewModelHub.statistics.made, viewModelHub.statistics.encoded)
+                        viewModelStreams: (viewModelHub.subscriberCount, viewModelHub.statistics.made, viewModelHub.statistics.encoded),
+                        replica: replication.map { ($0.log.knownHead - min($0.log.knownHead, $0.log.applied), $0.log.status == .following) }
                     ))
                 )
             }
