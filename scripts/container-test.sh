@@ -10,7 +10,12 @@
 # 3. runs the image and checks: every shared library resolves, it runs as a
 #    non-root user, /healthz answers, the image's HEALTHCHECK passes, a POSTed
 #    action changes GET /state, GET /events streams the new state, and
-#    `podman stop` (SIGTERM) ends it with exit code 0 in under 10 s.
+#    `podman stop` (SIGTERM) ends it with exit code 0 in under 10 s; a new
+#    container on the same volume has the same state;
+# 4. runs two containers of the image as replicas of one shared log in a
+#    throwaway PostgreSQL on the host (its unix socket mounted into them: no
+#    container networking here) and checks that an action posted to one is
+#    applied by the other.
 #
 # Prints PASS/FAIL per check and a summary; exits non-zero on any failure.
 # Every container it starts is removed on exit.
@@ -51,7 +56,8 @@ cleanup() {
     local pid c
     for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null; done
     for c in "${started_containers[@]}"; do pm rm -f -t 0 "$c" >/dev/null 2>&1; done
-    pm volume rm -f "$VOLUME" >/dev/null 2>&1
+    pm volume rm -f "$VOLUME" "$VOLUME-r1" "$VOLUME-r2" >/dev/null 2>&1
+    [ -z "${PG_WORK:-}" ] || { stop_postgres "$PG_WORK/pg"; rm -rf "$PG_WORK"; }
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -293,6 +299,70 @@ if pm run -d --name "$NAME-2" "${RUN_OPTS[@]}" -v "$VOLUME":/app/data \
 else
     cat "$LOG_DIR/run2.log"
     fail "a second container starts on the same volume"
+fi
+
+# ------------------------------------------------------------ replicas -----
+# Two containers of the image following one shared log in PostgreSQL (journal postgres): the
+# image holds libpq and takes its settings from the environment, as deploy/compose.replicas.yaml
+# gives them. PostgreSQL runs on the host (Debian's package, scripts/lib/postgres.sh); its socket
+# directory is mounted into the containers.
+"$ROOT/scripts/install-deps.sh" postgresql >/dev/null
+. "$ROOT/scripts/lib/postgres.sh"
+PG_WORK=$(mktemp -d /tmp/remvvm-container-pg.XXXXXX)
+chmod 755 "$PG_WORK"
+pg_port=$((PORT + 2))
+start_postgres "$PG_WORK/pg" "$pg_port"
+replica_ports=($((PORT + 3)) $((PORT + 4)))
+for index in 0 1; do
+    name="r$((index + 1))"
+    if ! pm run -d --name "$NAME-$name" "${RUN_OPTS[@]}" -v "$VOLUME-$name":/app/data -v "$PG_WORK/pg":/pgsocket \
+            -e REMVVM_PORT="${replica_ports[$index]}" -e REMVVM_HOST=127.0.0.1 -e REMVVM_JOURNAL=postgres \
+            -e REMVVM_POSTGRES_URL="host=/pgsocket port=$pg_port user=postgres dbname=postgres" \
+            -e REMVVM_REPLICA_NAME="$name" "$IMAGE" >"$LOG_DIR/run-$name.log" 2>&1; then
+        cat "$LOG_DIR/run-$name.log"
+        fail "replica $name starts"
+    fi
+    started_containers+=("$NAME-$name")
+done
+replicas_ready=1
+for index in 0 1; do
+    health=""
+    for _ in $(seq 1 60); do
+        if health="$(curl -fsS --max-time 2 "http://127.0.0.1:${replica_ports[$index]}/healthz" 2>/dev/null)"; then break; fi
+        sleep 0.5
+    done
+    if grep -q '"status":"ok"' <<<"$health" && grep -q "\"replica\":\"r$((index + 1))\"" <<<"$health"; then
+        pass "replica r$((index + 1)) follows the shared log (/healthz: $health)"
+    else
+        replicas_ready=0
+        pm logs "$NAME-r$((index + 1))" 2>&1 | tail -n 20
+        fail "replica r$((index + 1)) follows the shared log (/healthz: ${health:-no answer})"
+    fi
+done
+if [ "$replicas_ready" = 1 ]; then
+    posted="$(curl -fsS --max-time 10 -H 'Content-Type: application/json' -d '{"type":"increase"}' \
+        "http://127.0.0.1:${replica_ports[0]}/actions" 2>&1)"
+    seen=""
+    for _ in $(seq 1 40); do
+        seen="$(curl -fsS --max-time 2 "http://127.0.0.1:${replica_ports[1]}/state" 2>/dev/null)"
+        counter_is 1 "$seen" && break
+        sleep 0.25
+    done
+    if grep -q '"version":1' <<<"$posted" && counter_is 1 "$seen"; then
+        pass "an action posted to replica r1 ($posted) is applied by replica r2 (GET /state: $seen)"
+    else
+        fail "an action posted to replica r1 is applied by replica r2 (POST: ${posted:-nothing}; r2 state: ${seen:-nothing})"
+    fi
+    t0=$(date +%s%N)
+    pm stop -t "$STOP_LIMIT_S" "$NAME-r2" >/dev/null 2>&1
+    stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    exit_code="$(pm inspect --format '{{.State.ExitCode}}' "$NAME-r2" 2>/dev/null)"
+    if [ "$exit_code" = 0 ] && [ "$stop_ms" -lt $((STOP_LIMIT_S * 1000)) ]; then
+        pass "podman stop of replica r2 exits 0 in ${stop_ms} ms"
+    else
+        pm logs "$NAME-r2" 2>&1 | tail -n 20
+        fail "podman stop of replica r2 exits 0 in < ${STOP_LIMIT_S} s (exit code ${exit_code:-?} after ${stop_ms} ms)"
+    fi
 fi
 
 summary
