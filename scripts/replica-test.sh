@@ -37,6 +37,9 @@ CLIENT_PIDS=()
 cleanup() {
     for pid in "${CLIENT_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
+    # Reaped here, where wait's report of "Killed" goes to /dev/null, rather than while
+    # stop_postgres runs (bash would print it there).
+    for pid in "${PIDS[@]}" "${CLIENT_PIDS[@]}"; do [ -n "$pid" ] && { wait "$pid" 2>/dev/null || true; }; done
     stop_postgres "$WORK/pg"
     wait 2>/dev/null || true
 }
