@@ -252,9 +252,10 @@ public final class GroupCommitJournal: Sendable {
                   !state.committing, state.waiters.isEmpty, state.durableVersion < version,
                   state.pending.last?.version == version, state.lastCommitRecords <= state.pending.count
             else { return nil }
-            state.claim = nil
             let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
+            // Not taken: the claim stays, for the waiter the caller registers next to end it.
             guard size.records == state.pending.count else { return nil }
+            state.claim = nil
             state.committing = true
             return Self.take(size, from: &state)
         }
