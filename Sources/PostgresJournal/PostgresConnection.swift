@@ -38,16 +38,17 @@ final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
-    /// Whether the server closed the connection while it was idle (PostgreSQL restarted or
-    /// terminated it): checked without blocking, so that a statement is not sent on a connection
-    /// already known to be dead, where its failure would leave its outcome unknown.
-    var wasClosedByServer: Bool {
+    /// Whether the server sent something, or closed the connection, while it was idle (checked
+    /// without blocking). On a connection that neither listens nor waits for a result, that is
+    /// PostgreSQL terminating it (restarted or shut down): its "terminating connection" message
+    /// can arrive before the close itself, so both count. A statement is then better sent on a new
+    /// connection: on this one its failure would leave its outcome unknown.
+    var serverSpokeWhileIdle: Bool {
         guard let handle else { return true }
         let socket = PQsocket(handle)
         guard socket >= 0 else { return true }
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) > 0 else { return false }
-        return PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK
+        return poll(&descriptor, 1, 0) != 0
     }
 
     /// Closes the connection for good.
@@ -77,9 +78,6 @@ final class PostgresConnection {
     /// Runs one statement (or several, without parameters) and returns its rows as text.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
-        guard handle != nil else {
-            throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
-        }
         let name = parameters.isEmpty ? nil : try preparedStatement(sql, parameterCount: parameters.count)
         return try execute(sql, parameters, preparedAs: name)
     }

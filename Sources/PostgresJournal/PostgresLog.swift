@@ -243,7 +243,10 @@ public final class PostgresLog {
                 answerTimes.append(answer.map { String($0.time) })
             }
         }
-        try ensureOpen()
+        // The statement commits itself, so its failure on a connection the server is closing
+        // (PostgreSQL restarted while it was idle) would leave the outcome unknown: reopen such a
+        // connection first (if PostgreSQL is down, that fails as `unavailable`: nothing sent).
+        if connection.serverSpokeWhileIdle { try connection.connect() }
         let rows = try connection.executeInOwnTransaction(
             """
             WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
@@ -342,7 +345,7 @@ public final class PostgresLog {
 
     private func ensureOpen() throws(PostgresLogError) {
         guard !closed else { throw PostgresLogError(code: .closed, message: "the PostgreSQL log was closed") }
-        if !connection.isConnected || connection.wasClosedByServer { try connection.connect() }
+        if !connection.isConnected { try connection.connect() }
     }
 
     @discardableResult

@@ -173,6 +173,8 @@ public final class PostgresLogFollower: Sendable {
         }
     }
 
+    private var hasOffers: Bool { state.withLock { !$0.offered.isEmpty } }
+
     /// Forgets every offered entry (they are read from the log instead).
     private func dropOffered() {
         state.withLock { $0.offered.removeAll() }
@@ -227,6 +229,9 @@ public final class PostgresLogFollower: Sendable {
     private func waitForDoorbell(_ listener: PostgresLogListener, applied: UInt64) throws(PostgresLogError) -> UInt64? {
         let deadline = ContinuousClock.now + pollInterval
         while !isStopping {
+            // Checked on the state, not only through the eventfd: a wait that drains the eventfd
+            // and a doorbell together reports the doorbell.
+            if hasOffers { return nil }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return .max }
             switch try listener.wait(upTo: min(remaining, .milliseconds(200)), wakeDescriptor: wakeDescriptor) {

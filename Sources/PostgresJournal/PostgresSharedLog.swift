@@ -3,8 +3,8 @@ import ConcurrencyKit
 
 /// A replica's view of the shared PostgreSQL log, as ``Journal/SharedLog``: appends through one
 /// ``PostgresGroupCommit`` (one transaction per batch of requests), applies through one
-/// ``PostgresLogFollower`` (which takes what the appender committed without reading it back), and reads (`GET /actions`, idempotency answers, history) on a third
-/// connection, one call at a time.
+/// ``PostgresLogFollower`` (which takes what the appender committed without reading it back), and
+/// reads (`GET /actions`, idempotency answers, history) on a third connection, one call at a time.
 public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
     private let appender: PostgresGroupCommit
