@@ -39,7 +39,7 @@ extension ReMVVMService {
         for (index, record) in records.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             body += Array("{\"version\":\(record.version),\"type\":".utf8)
-            body += (try? JSONCoding.encode(record.type)) ?? Array("\"\"".utf8)
+            body += JSONCoding.string(record.type)
             body += Array(",\"payload\":".utf8) + (record.payload.isEmpty ? Array("{}".utf8) : record.payload)
             body += Array(",\"time\":\"".utf8) + Array(Self.rfc3339(milliseconds: record.time).utf8) + [UInt8(ascii: "\"")]
             body.append(UInt8(ascii: "}"))

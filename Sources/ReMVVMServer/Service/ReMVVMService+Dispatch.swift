@@ -162,13 +162,7 @@ extension ReMVVMService {
         guard let journal = durable?.journal, let version = answer.version else { return answer.response() }
         // A lone request commits on this thread: no hand-over to the journal thread and back.
         if let result = journal.commitOnCallingThread(through: version) {
-            switch result {
-            case .success:
-                return answer.response()
-            case .failure(let error):
-                logger.error("version \(version) is not durable: \(error)")
-                return Problem.journalUnavailable.response
-            }
+            return Self.response(for: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
         }
         let pending = PendingResponse()
         answerWhenDurable(answer, pending)
@@ -191,12 +185,19 @@ extension ReMVVMService {
         _ pending: PendingResponse, with answer: DispatchAnswer, once result: Result<Void, JournalError>,
         logger: Logger, what: String
     ) {
+        pending.complete(response(for: answer, once: result, logger: logger, what: what))
+    }
+
+    /// `answer` if its commit succeeded; 503 (logged) when it failed.
+    private static func response(
+        for answer: DispatchAnswer, once result: Result<Void, JournalError>, logger: Logger, what: String
+    ) -> Response {
         switch result {
         case .success:
-            pending.complete(answer.response())
+            return answer.response()
         case .failure(let error):
             logger.error("\(what) is not durable: \(error)")
-            pending.complete(Problem.journalUnavailable.response)
+            return Problem.journalUnavailable.response
         }
     }
 

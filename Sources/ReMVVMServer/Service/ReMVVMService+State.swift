@@ -35,9 +35,9 @@ extension ReMVVMService {
         case .stopped(let why): (status, reason) = ("stopped", why ?? "shutting down")
         }
         var body = Array("{\"status\":\"\(status)\",\"version\":\(version),\"replica\":".utf8)
-        body += (try? JSONCoding.encode(replication.name)) ?? Array("\"\"".utf8)
+        body += JSONCoding.string(replication.name)
         if let reason {
-            body += Array(",\"reason\":".utf8) + ((try? JSONCoding.encode(reason)) ?? Array("\"\"".utf8))
+            body += Array(",\"reason\":".utf8) + JSONCoding.string(reason)
         }
         body.append(UInt8(ascii: "}"))
         return JSONCoding.response(body, status: status == "ok" ? 200 : 503, headers: [("Cache-Control", "no-cache")])
