@@ -9,9 +9,16 @@ import ConcurrencyKit
 /// commit. The writer turns it off (`wal_autocheckpoint=0`) and asks this thread instead, which
 /// runs `PASSIVE` checkpoints on its own connection: they never block the writer, and the writer
 /// starts the log over once a checkpoint has caught up.
+///
+/// While commits keep coming, a checkpoint never catches up by itself: the writer adds frames
+/// while it copies. So after each one the writer is asked to finish it (``takeCatchUp()``): its
+/// own checkpoint then copies only the frames committed meanwhile, and its next transaction
+/// starts the log over, writing over the file's existing blocks instead of at its end, where
+/// every fsync must also write the file's new size.
 final class WALCheckpointer: Sendable {
     private struct State {
         var requested = false
+        var catchUpDue = false
         var stopping = false
         var finished = false
         var completed: UInt64 = 0
@@ -55,6 +62,21 @@ final class WALCheckpointer: Sendable {
         return state.wait(timeout: timeout) { $0.completed > before + 1 }
     }
 
+    /// True once after each completed checkpoint: the writer should then run a checkpoint of its
+    /// own before its next transaction (see the type's documentation).
+    func takeCatchUp() -> Bool {
+        state.withLock { state in
+            defer { state.catchUpDue = false }
+            return state.catchUpDue
+        }
+    }
+
+    /// Asks the writer again to finish a checkpoint (after its own attempt found another one
+    /// under way).
+    func catchUpAgain() {
+        state.withLock { $0.catchUpDue = true }
+    }
+
     /// Checkpoints that ran to completion so far.
     var completed: UInt64 {
         state.withLock { $0.completed }
@@ -89,6 +111,7 @@ final class WALCheckpointer: Sendable {
                     state.lastError = outcome
                 } else {
                     state.completed += 1
+                    state.catchUpDue = true
                 }
             }
             state.notifyAll()
