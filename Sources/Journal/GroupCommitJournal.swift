@@ -72,6 +72,12 @@ public final class GroupCommitJournal: Sendable {
         /// alone meanwhile, so the two do not race for it; past that (nobody came for it) or once
         /// someone waits for it, the journal thread commits it as any other.
         var claim: (version: UInt64, until: ContinuousClock.Instant)?
+        /// When the newest claim ran out (or will): for ``claimLinger`` after it, the journal
+        /// thread keeps looking at claims by itself, every ``claimPatience``.
+        var lastClaimUntil: ContinuousClock.Instant = .now
+        /// The journal thread's wait is timed (it comes back within ``claimPatience`` by itself),
+        /// so a new claim need not wake it.
+        var threadWaitIsTimed = false
         var commits: UInt64 = 0
         var committedRecords: UInt64 = 0
     }
@@ -204,12 +210,17 @@ public final class GroupCommitJournal: Sendable {
             let wasClaimed = state.claim != nil
             if state.pending.count == 1, state.waiters.isEmpty, !state.committing, state.openGroup == nil,
                state.failure == nil, state.lastCommitRecords <= 1 {
-                state.claim = (record.version, .now + Self.claimPatience)
+                let until = ContinuousClock.now + Self.claimPatience
+                state.claim = (record.version, until)
+                state.lastClaimUntil = until
             } else {
                 state.claim = nil
             }
-            // The thread waits for a claim to end: tell it when this one ended it.
-            return (state.pending.count == 1 || (wasClaimed && state.claim == nil), [])
+            let claimed = state.claim != nil
+            // The thread must hear of a first record nobody claimed, of a claim this record ended,
+            // and of a claim while its wait is untimed (to come back for it if nobody does).
+            let wake = (state.pending.count == 1 && (!claimed || !state.threadWaitIsTimed)) || (wasClaimed && !claimed)
+            return (wake, [])
         }
         if wake { state.notifyAll() }
         if let broken = failure {
@@ -263,13 +274,23 @@ public final class GroupCommitJournal: Sendable {
             return durableVersion >= version ? .success(durableVersion) : nil
         }
         let outcome = commit(taken)
-        state.withLock { $0.committing = false }
-        state.notifyAll()
+        // The journal thread needs waking only for what was queued meanwhile (it waits for no
+        // commit to be running before it takes a batch) or to stop.
+        let wake = state.withLock { state -> Bool in
+            state.committing = false
+            return !state.pending.isEmpty || !state.pendingAnswers.isEmpty || state.stopping
+        }
+        if wake { state.notifyAll() }
         return outcome.map { $0 ?? version }
     }
 
     /// How long a record claimed by the thread that dispatched it is left to that thread.
     static var claimPatience: Duration { .milliseconds(2) }
+
+    /// How long after the last claim the journal thread keeps looking at claims every
+    /// ``claimPatience`` without being woken: a client sending requests one after the other then
+    /// costs no wake-up of the journal thread per request; once it stops, the thread sleeps.
+    static var claimLinger: Duration { .milliseconds(100) }
 
     /// Blocks until `version` is durable or its commit failed; nil after `timeout`.
     public func waitUntilDurable(_ version: UInt64, timeout: Duration) -> Result<UInt64, JournalError>? {
@@ -298,10 +319,14 @@ public final class GroupCommitJournal: Sendable {
         var pause: Duration = .milliseconds(10)
         commits: while true {
             let maxGroup = maxGroup
-            // A claimed record is left to its thread for `claimPatience`: while there is one the
-            // wait is timed, to come back for it (the predicate reads the clock); otherwise it
-            // ends when a claim appears, to switch to the timed wait.
-            let hasClaim = state.withLock { $0.claim != nil }
+            // A claimed record is left to its thread for `claimPatience`: while there is one, and
+            // for `claimLinger` after the last, the wait is timed, to come back for claims (the
+            // predicate reads the clock); otherwise it ends when a claim appears, to switch to the
+            // timed wait.
+            let timed = state.withLock { state -> Bool in
+                state.threadWaitIsTimed = state.claim != nil || ContinuousClock.now < state.lastClaimUntil + Self.claimLinger
+                return state.threadWaitIsTimed
+            }
             let take = { (state: inout State, ready: Bool) -> (Batch, Bool) in
                 if let claim = state.claim, claim.version <= state.durableVersion || ContinuousClock.now >= claim.until {
                     state.claim = nil  // committed by its thread, or left: no longer a reason to wait
@@ -312,7 +337,7 @@ public final class GroupCommitJournal: Sendable {
                 state.committing = !batch.isEmpty
                 return (batch, state.stopping)
             }
-            let (batch, stopping) = hasClaim
+            let (batch, stopping) = timed
                 ? state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) }, timeout: Self.claimPatience, take)
                 : state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) || $0.claim != nil }) { take(&$0, true) }
             if batch.isEmpty {

@@ -78,6 +78,20 @@ import Glibc
         #expect(storage.committedRecords.map(\.version) == [1])
     }
 
+    @Test func aClaimMadeWhileTheJournalThreadLingersIsStillCommittedByIt() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))
+        #expect(try journal.commitOnCallingThread(through: 1)?.get() == 1)
+        // Right after a claim the journal thread looks at claims by itself (a new one does not
+        // wake it): this one, nobody comes for, must still be committed once it lapses.
+        journal.append(record(2))
+        #expect(waitUntil(timeout: .seconds(5)) { journal.durableVersion == 2 })
+        #expect(storage.committedRecords.map(\.version) == [1, 2])
+    }
+
     @Test func aWaiterEndsTheClaimAtOnce() throws {
         let storage = MemoryJournalStorage()
         let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
