@@ -13,9 +13,9 @@
 #    `podman stop` (SIGTERM) ends it with exit code 0 in under 10 s; a new
 #    container on the same volume has the same state;
 # 4. runs two containers of the image as replicas of one shared log in a
-#    throwaway PostgreSQL on the host (its unix socket mounted into them: no
-#    container networking here) and checks that an action posted to one is
-#    applied by the other.
+#    throwaway PostgreSQL on the host (its unix socket mounted into them) and
+#    checks that an action posted to one is applied by the other.
+#    (scripts/compose-test.sh runs the compose file on a container network.)
 #
 # Prints PASS/FAIL per check and a summary; exits non-zero on any failure.
 # Every container it starts is removed on exit.
@@ -37,8 +37,8 @@ NAME="remvvm-container-test-$$"
 VOLUME="remvvm-container-test-data-$$"
 BASE="http://127.0.0.1:${PORT}"
 
-# This machine: the default OCI runtime (crun) and default ulimits fail, and
-# container networking is not available, so use runc + host networking.
+# This machine: the default OCI runtime (crun) and default ulimits fail, so
+# use runc and explicit ulimits; host networking keeps the checks simple.
 # There is no systemd either, so podman cannot start healthcheck timers (it
 # logs an error and goes on): the test runs the image's HEALTHCHECK by hand.
 pm() { podman --runtime runc "$@"; }
