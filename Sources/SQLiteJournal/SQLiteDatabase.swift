@@ -73,15 +73,11 @@ final class SQLiteDatabase {
     }
 
     /// Runs a `PASSIVE` checkpoint of the write-ahead log: copies what no reader still needs into
-    /// the database file, never waiting for readers or writers. Returns the log's frames and how
-    /// many of them are now in the database file; throws `SQLITE_BUSY` at once if another
-    /// connection is checkpointing.
-    func checkpointPassive() throws(SQLiteError) -> (logFrames: Int32, checkpointedFrames: Int32) {
-        var logFrames: Int32 = 0
-        var checkpointedFrames: Int32 = 0
-        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointedFrames)
+    /// the database file, never waiting for readers or writers; throws `SQLITE_BUSY` at once if
+    /// another connection is checkpointing.
+    func checkpointPassive() throws(SQLiteError) {
+        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         try check(status, "wal_checkpoint(PASSIVE)")
-        return (logFrames, checkpointedFrames)
     }
 
     /// A prepared statement, kept for reuse.

@@ -174,12 +174,13 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     /// Copies the frames committed while the background checkpoint ran, so that the transaction
-    /// that follows starts the log over. Only a few frames: one commit pays for a few hundred
-    /// microseconds (measured here) what saves each of the next hundreds of commits about 170 µs.
-    /// A failure here is left to the commit that follows, which meets it again if it is real.
+    /// that follows starts the log over. Only a few frames: one commit pays for copying them and
+    /// one fsync of the database file, and each of the next hundreds of commits saves about 170 µs
+    /// (`docs/benchmarks.md`). A failure here is left to the commit that follows, which meets it
+    /// again if it is real.
     private func finishCheckpoint(_ database: SQLiteDatabase, _ checkpointer: WALCheckpointer) {
         do throws(SQLiteError) {
-            _ = try database.checkpointPassive()
+            try database.checkpointPassive()
         } catch where error.isBusy {
             checkpointer.catchUpAgain()
         } catch {
