@@ -231,19 +231,21 @@ public final class GroupCommitJournal: Sendable {
     /// Calls `completion` once `version` is durable (at once if it is), or with the error of the
     /// commit that should have made it so. Runs on the journal thread, or on the caller's.
     public func whenDurable(_ version: UInt64, _ completion: @escaping Completion) {
-        let now: Result<UInt64, JournalError>? = state.withLock { state in
-            if let broken = state.broken { return .failure(broken) }
-            if version <= state.durableVersion { return .success(state.durableVersion) }
+        let (now, endedClaim) = state.withLock { state -> (Result<UInt64, JournalError>?, Bool) in
+            if let broken = state.broken { return (.failure(broken), false) }
+            if version <= state.durableVersion { return (.success(state.durableVersion), false) }
             if state.finished {
-                return .failure(JournalError(code: .closed, message: "the journal stopped before version \(version) was durable"))
+                return (.failure(JournalError(code: .closed, message: "the journal stopped before version \(version) was durable")), false)
             }
             state.waiters.append(Waiter(version: version, completion: completion))
-            return nil
+            // Someone waits: a claimed record goes to the journal thread now.
+            defer { state.claim = nil }
+            return (nil, state.claim != nil)
         }
         if let now {
             completion(now)
-        } else if state.withLock({ state in defer { state.claim = nil }; return state.claim != nil }) {
-            state.notifyAll()  // someone waits: the journal thread commits the claimed record
+        } else if endedClaim {
+            state.notifyAll()
         }
     }
 
