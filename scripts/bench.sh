@@ -251,6 +251,7 @@ mkdir -p "$DURABLE"
 for clients in 1 8 64; do
     "$BIN/journal-bench" "$DURABLE/journal-bench" full "$clients" "$DURATION" >>"$OUT/journal-bench.txt"
 done
+"$BIN/journal-bench" storage "$DURABLE/journal-bench" full "$DURATION" >>"$OUT/journal-bench.txt"
 start durable $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/server" --log-level warning
 durable_pid=$SERVER_PID
 # metric NAME: a sample of GET /metrics (0 when absent).
@@ -268,6 +269,18 @@ durable_post_p99=$(awk '$1 == "99%" { print $2 }' "$OUT/wrk-durable-post.txt")
 wrk -t1 -c1 -d"${DURATION}s" --latency -s Benchmarks/wrk/post-action.lua "http://127.0.0.1:$SERVER_PORT/actions" >"$OUT/wrk-durable-sequential.txt" 2>&1
 durable_sequential_rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-durable-sequential.txt")
 stop "$durable_pid"
+# What this machine allows one sequential client: a durable answer costs at least a round trip
+# of the C hello server (loopback, wrk and libmicrohttpd's wake-ups) plus one single-record commit
+# of the journal's SQLite storage alone, on the calling thread (its fsync); no server code can
+# answer faster than the sum.
+start mhd-hello $HELLO_PORT "$BIN/mhd-hello" $HELLO_PORT
+hello_pid=$SERVER_PID
+wrk -t1 -c1 -d"${DURATION}s" --latency "http://127.0.0.1:$HELLO_PORT/" >"$OUT/wrk-baseline-sequential.txt" 2>&1
+stop "$hello_pid"
+hello_sequential_rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-baseline-sequential.txt")
+hello_round_trip_us=$(awk -v r="$hello_sequential_rps" 'BEGIN { printf "%.0f", 1e6 / r }')
+single_commit_us=$(awk '/storage alone:/ { for (i = 1; i <= NF; i++) if ($(i+1) == "us") print $i }' "$OUT/journal-bench.txt")
+sequential_ceiling=$(awk -v a="$hello_round_trip_us" -v b="$single_commit_us" 'BEGIN { printf "%.0f", 1e6 / (a + b) }')
 start durable-replay $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/replay" --log-level warning
 replay_pid=$SERVER_PID
 python3 Benchmarks/replay/replay-measure.py $SERVER_PORT 10000 >"$OUT/replay.txt"
@@ -372,6 +385,8 @@ printf "  %-44s %s\n" "POST /actions, wrk -c64, acknowledged/s" "$durable_post_r
 printf "  %-44s %s\n" "  during it: commits/s (one WAL fsync each)" "$durable_commits_per_second ($durable_commits commits in $durable_seconds s, warm-up included)"
 printf "  %-44s %s\n" "  during it: actions per commit" "$durable_actions_per_commit"
 printf "  %-44s %s\n" "POST /actions, one sequential client, /s" "$durable_sequential_rps (target >= 3,000)"
+printf "  %-44s %s\n" "  this machine's ceiling for it, /s" "$sequential_ceiling = 1 / (C hello round trip $hello_round_trip_us us + one commit $single_commit_us us); $(ratio "$durable_sequential_rps" "$sequential_ceiling") of it"
+printf "  %-44s %s\n" "  C hello at wrk -c64 (rounds above), p99" "$(for f in "$OUT"/wrk-baseline-[0-9].txt; do awk '$1 == "99%" { printf "%s ", $2 }' "$f"; done)(the p99 target's yardstick)"
 sed 's/^/  journal alone: /' "$OUT/journal-bench.txt"
 sed -n 's/^replay: /  resume with Last-Event-ID 0 after 10,000 versions: /p' "$OUT/replay.txt" | head -3
 sed -n 's/^replay: /  the same after a restart, from the journal: /p' "$OUT/replay-journal.txt" | head -3
@@ -399,7 +414,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
-    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
+    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"sequential_ceiling_rps\": $sequential_ceiling, \"hello_round_trip_us\": $hello_round_trip_us, \"single_commit_us\": $single_commit_us, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"
 } >"$OUT/results.json"

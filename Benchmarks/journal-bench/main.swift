@@ -4,6 +4,8 @@
 //
 //   journal-bench <directory> <sync: full|normal|off> <clients> <seconds>
 //   journal-bench fill <directory> <count>    # count {"type":"increase"} records, for restart timing
+//   journal-bench storage <directory> <sync> <seconds>   # one record per commit, on the calling
+//                                                        # thread, no journal thread: a commit's cost
 import ConcurrencyKit
 import Foundation
 import Journal
@@ -26,6 +28,28 @@ if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]
     }
     storage.close()
     print("filled \(count) records in \(ContinuousClock.now - started)")
+    exit(0)
+}
+if arguments.count == 5, arguments[1] == "storage", let sync = JournalSync(rawValue: arguments[3]),
+   let seconds = Double(arguments[4]) {
+    let directory = arguments[2]
+    try? FileManager.default.removeItem(atPath: directory)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+    let payload = Array(#"{"amount":1}"#.utf8)
+    let started = ContinuousClock.now
+    let deadline = started + .milliseconds(Int(seconds * 1000))
+    var version: UInt64 = 0
+    while ContinuousClock.now < deadline {
+        version += 1
+        try storage.append(
+            [JournalRecord(version: version, type: "increase", payload: payload, time: 1_700_000_000_000)], answers: []
+        )
+    }
+    let elapsed = ContinuousClock.now - started
+    storage.close()
+    let perSecond = Double(version) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    print(String(format: "sync=%@ storage alone: %.0f single-record commits/s, %.0f us each", sync.rawValue, perSecond, 1e6 / perSecond))
     exit(0)
 }
 guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
