@@ -182,6 +182,44 @@ private struct VersionAnswer: Decodable {
         #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 1)
     }
 
+    @Test func a412NamesTheCurrentVersionOnlyOnceItIsDurable() throws {
+        let storage = MemoryJournalStorage()
+        let live = try LiveServer(journal: storage)
+        storage.holdCommits()
+        let applied = Mailbox<TestHTTPResponse>()
+        let refused = Mailbox<TestHTTPResponse>()
+        let errors = runOnThreads(3) { index in
+            switch index {
+            case 0:
+                applied.post(try live.post(#"{"type":"increase"}"#))
+            case 1:
+                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else { return }
+                // Version 1 is reduced in memory and held before its commit: the 412 names it.
+                refused.post(try live.send(
+                    method: "POST", path: "/actions",
+                    headers: [("Content-Type", "application/json"), ("If-Match", live.etag(0))],
+                    body: Array(#"{"type":"increase"}"#.utf8)
+                ))
+            default:
+                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
+                    storage.releaseCommits()
+                    Issue.record("no commit was held")
+                    return
+                }
+                // Released in any case: a thread that stopped here would leave the commit held.
+                defer { storage.releaseCommits() }
+                #expect(live.store.version == 1, "reduced in memory")
+                #expect(refused.next(timeout: .milliseconds(300)) == nil, "no 412 naming version 1 before it is durable")
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let response = try #require(refused.next(timeout: .seconds(5)))
+        #expect(response.status == 412)
+        #expect(response.headers["ETag"] == live.etag(1))
+        #expect(applied.next(timeout: .seconds(5))?.status == 200)
+        #expect(live.store.version == 1, "the conditional action was not applied")
+    }
+
     @Test func nothingIsSeenBeforeItIsDurable() throws {
         let storage = MemoryJournalStorage()
         let live = try LiveServer(journal: storage)

@@ -130,7 +130,11 @@ extension ReMVVMService {
         metrics?.countActions(actions, outcome: outcome)
         switch outcome {
         case .preconditionFailed(let current):
-            return DispatchAnswer(problem: versionMismatch(current: current), isKept: false)
+            // The 412 names the current version (its ETag too): it is sent once that version is
+            // durable, like every other answer that names one.
+            var answer = DispatchAnswer(problem: versionMismatch(current: current), isKept: false)
+            answer.version = current
+            return answer
         case .reduced(let version):
             return .applied(version)
         case .refused(let reason, let index):
