@@ -2,6 +2,10 @@
 /// later a shared PostgreSQL log. ``GroupCommitJournal`` calls ``append(_:)`` and
 /// ``saveSnapshot(_:)`` from its one thread; the read calls may come from any thread.
 public protocol JournalStorage: Sendable {
+    /// Where the data is kept, for messages that must say where to look: the journal file's
+    /// path, or a description such as "memory".
+    var location: String { get }
+
     /// Reads what is stored and checks it: the newest snapshot, and that records run without a
     /// gap up to the last one.
     func recover() throws(JournalError) -> JournalRecovery

@@ -3,6 +3,9 @@ import ConcurrencyKit
 /// A journal kept in memory: for tests, with injectable commit failures (disk full), commits that
 /// can be held back (a slow disk), and a simulated crash that keeps only what was committed.
 public final class MemoryJournalStorage: JournalStorage {
+    /// Nothing on disk: "memory".
+    public var location: String { "memory" }
+
     /// What one successful ``append(_:answers:)`` stored: the transaction's contents.
     public struct Commit: Sendable, Equatable {
         public var versions: [UInt64]

@@ -42,6 +42,9 @@ public final class SQLiteJournalStorage: JournalStorage {
     public let directory: String
     /// The journal file's path.
     public let path: String
+
+    /// The journal file's path.
+    public var location: String { path }
     private let lockDescriptor: Int32
     // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
     private let writer: Lock<Writer?>

@@ -135,6 +135,20 @@ private struct VersionAnswer: Decodable {
         } throws: { error in
             let text = "\(error)"
             return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("teleport")
+                && text.contains(storage.path) && text.contains("register its type again")
+        }
+    }
+
+    @Test func aSnapshotTheStateTypeCannotReadRefusesToStartNamingTheFile() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        try storage.saveSnapshot(JournalSnapshot(version: 3, state: Array(#"{"counter":"three"}"#.utf8), time: 1))
+        #expect {
+            _ = try LiveServer(journal: storage)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? JournalError)?.code == .corrupt && text.contains("version 3") && text.contains(storage.path)
+                && text.contains("move the data directory aside")
         }
     }
 

@@ -29,7 +29,11 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         let recovery = try storage.recover()
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
-            try store.restore(from: snapshot)
+            do {
+                try store.restore(from: snapshot)
+            } catch {
+                throw JournalError(code: error.code, message: "the journal \(storage.location): \(error.message)")
+            }
             restoredVersion = snapshot.version
         }
         while true {
@@ -37,7 +41,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             guard !records.isEmpty else { break }
             for record in records {
                 guard record.version == restoredVersion + 1 else {
-                    throw JournalError(code: .corrupt, message: "the journal has version \(record.version) after \(restoredVersion): versions in between are missing")
+                    throw JournalError(code: .corrupt, message: "the journal \(storage.location) has version \(record.version) after \(restoredVersion): versions in between are missing; restore the data directory from a backup, or move it aside to start empty")
                 }
                 let action: any StoreAction
                 do {
@@ -45,7 +49,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
                 } catch {
                     throw JournalError(
                         code: .corrupt,
-                        message: "version \(record.version) holds an action \"\(record.type)\" this server cannot read (\(error)); register its type again, or move the data directory aside"
+                        message: "the journal \(storage.location): version \(record.version) holds an action \"\(record.type)\" this server cannot read (\(error)); register its type again, or move the data directory aside"
                     )
                 }
                 restoredVersion = store.replay(action)
@@ -101,7 +105,7 @@ extension Store where State: Decodable {
             let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
             restore(state: state, version: snapshot.version)
         } catch {
-            throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error)")
+            throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error); run the build that wrote it, or move the data directory aside")
         }
     }
 }

@@ -11,6 +11,9 @@ struct ReplicaStorage: JournalStorage {
     let snapshots: any JournalStorage
     let log: any SharedLog
 
+    /// Where the snapshots are; the records are in the shared log.
+    var location: String { snapshots.location }
+
     func recover() throws(JournalError) -> JournalRecovery {
         try snapshots.recover()
     }
