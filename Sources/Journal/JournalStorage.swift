@@ -27,6 +27,11 @@ public protocol JournalStorage: Sendable {
     /// Removes the answers kept before `time` (milliseconds since 1970).
     func removeAnswers(keptBefore time: Int64) throws(JournalError)
 
+    /// Removes the answer kept for `key` if it was kept before `time` (it expired), so that the
+    /// key can be kept again. Storages whose ``append(_:answers:)`` replaces a kept key need
+    /// nothing (the default); the shared log, which refuses a key it holds, removes it here.
+    func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError)
+
     /// Up to `limit` records with a version greater than `version`, oldest first.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
 
@@ -41,6 +46,9 @@ public protocol JournalStorage: Sendable {
 }
 
 extension JournalStorage {
+    /// Nothing to do: ``append(_:answers:)`` replaces an answer whose key is already kept.
+    public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {}
+
     /// Stores `records` in one transaction, with no kept answers.
     public func append(_ records: [JournalRecord]) throws(JournalError) {
         try append(records, answers: [])

@@ -54,6 +54,14 @@ public protocol SharedLog: Sendable {
     /// The answer kept for an idempotency key by whichever replica received that request.
     func answer(forKey key: String) throws(JournalError) -> KeptAnswer?
 
+    /// Forgets the idempotency keys (and their answers) kept before `time` (milliseconds since
+    /// 1970); the records stay. The log refuses a key it holds, so an expired key is removed
+    /// before it can be used again.
+    func removeAnswers(keptBefore time: Int64) throws(JournalError)
+
+    /// Forgets `key` (and its answer) if it was kept before `time`.
+    func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError)
+
     /// Up to `limit` records with a version greater than `version`, oldest first (for `GET
     /// /actions` and streams resuming beyond the event ring).
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]

@@ -30,6 +30,7 @@ public final class PostgresGroupCommit: Sendable {
     private struct State {
         var pending: Deque<Submitted> = []
         var failure: PostgresLogError?
+        var started = false
         var stopping = false
         var finished = false
         var commits: UInt64 = 0
@@ -81,11 +82,14 @@ public final class PostgresGroupCommit: Sendable {
 
     /// Starts the commit thread; false if the system refused it.
     public func start() -> Bool {
-        startDetachedThread(named: "log-append") { [self] in
+        state.withLock { $0.started = true }
+        let launched = startDetachedThread(named: "log-append") { [self] in
             run()
             state.withLock { $0.finished = true }
             state.notifyAll()
         }
+        if !launched { state.withLock { $0.started = false } }
+        return launched
     }
 
     /// Queues `group` (at least one action); `completion` hears its outcome. After ``stop()`` it
@@ -106,10 +110,21 @@ public final class PostgresGroupCommit: Sendable {
         if accepted { state.notifyAll() }
     }
 
-    /// Appends what is queued, then ends the thread and waits for it.
+    /// Appends what is queued, then ends the thread and waits for it. Never started: answers
+    /// what is queued with ``PostgresLogError/Code/closed`` at once.
     public func stop() {
-        state.withLock { $0.stopping = true }
+        let (started, unsent) = state.withLock { state -> (Bool, Deque<Submitted>) in
+            state.stopping = true
+            guard !state.started else { return (true, []) }
+            defer { state.pending = [] }
+            return (false, state.pending)
+        }
         state.notifyAll()
+        guard started else {
+            let closed = PostgresLogError(code: .closed, message: "the PostgreSQL log was stopped before it started")
+            for submitted in unsent { submitted.completion(.failure(closed)) }
+            return
+        }
         _ = state.wait(timeout: .seconds(30)) { $0.finished }
     }
 

@@ -143,6 +143,20 @@ public final class PostgresLog {
         return entries
     }
 
+    /// Forgets the idempotency keys and answers kept before `time` (milliseconds since 1970):
+    /// the rows stay, their keys can be used again. Finds them through a partial index.
+    public func removeAnswers(keptBefore time: Int64) throws(PostgresLogError) {
+        _ = try run("UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1", [String(time)])
+    }
+
+    /// Forgets `key` and its answer if they were kept before `time`.
+    public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(PostgresLogError) {
+        _ = try run("UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key = $1 AND answer_time < $2", [key, String(time)])
+    }
+
+    private static let forgetAnswer =
+        "idempotency_key = NULL, answer_status = NULL, answer_fingerprint = NULL, answer_body = NULL, answer_time = NULL"
+
     /// The answer kept for `key` by whichever replica received that request, if any.
     public func answer(forKey key: String) throws(PostgresLogError) -> KeptAnswer? {
         let rows = try run(

@@ -26,6 +26,8 @@ enum PostgresLogSchema {
             answer_body bytea,
             answer_time bigint
         );
+        CREATE INDEX IF NOT EXISTS remvvm_log_answer_time ON remvvm_log (answer_time)
+            WHERE idempotency_key IS NOT NULL;
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;
         INSERT INTO remvvm_meta (key, value) VALUES ('schema', '\(version)') ON CONFLICT DO NOTHING;
         """

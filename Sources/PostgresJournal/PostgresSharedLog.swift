@@ -133,6 +133,14 @@ public final class PostgresSharedLog: SharedLog {
         try reading { log throws(PostgresLogError) in try log.answer(forKey: key) }
     }
 
+    public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
+        try reading { log throws(PostgresLogError) in try log.removeAnswers(keptBefore: time) }
+    }
+
+    public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {
+        try reading { log throws(PostgresLogError) in try log.removeAnswer(forKey: key, keptBefore: time) }
+    }
+
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
         try reading { log throws(PostgresLogError) in try log.entries(after: version, limit: limit).map(\.record) }
     }

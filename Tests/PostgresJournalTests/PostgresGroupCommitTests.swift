@@ -23,6 +23,20 @@ import Testing
         return result.withLock { $0 }
     }
 
+    @Test func stoppedBeforeItStartedItAnswersWhatWasSubmittedAtOnce() {
+        // No PostgreSQL needed: nothing is sent. (Before, stop waited 30 s for a thread that
+        // never ran, and the submitted group was never answered.)
+        let commit = PostgresGroupCommit(conninfo: "host=/nonexistent")
+        let outcome = Lock<Result<LogGroupOutcome, PostgresLogError>?>(nil)
+        commit.submit(Self.group(1)) { result in outcome.withLock { $0 = result } }
+        commit.stop()
+        guard case .failure(let error)? = outcome.withLock({ $0 }) else {
+            Issue.record("the submitted group was not answered by stop")
+            return
+        }
+        #expect(error.code == .closed)
+    }
+
     @Test func groupsFromManyThreadsGetDisjointConsecutiveVersions() throws {
         let server = try PostgresServer()
         let commit = PostgresGroupCommit(conninfo: server.conninfo)

@@ -76,9 +76,14 @@ final class IdempotencyKeys: Sendable {
         guard case .journal(let storage) = backing else { return .fresh }
         pruneIfDue(storage, now: now)
         do {
-            if let kept = try storage.answer(forKey: key.value), kept.time >= oldest {
-                release(key)
-                return kept.fingerprint == key.fingerprint ? .replay(kept) : .reusedForAnotherRequest
+            if let kept = try storage.answer(forKey: key.value) {
+                if kept.time >= oldest {
+                    release(key)
+                    return kept.fingerprint == key.fingerprint ? .replay(kept) : .reusedForAnotherRequest
+                }
+                // Expired: a new request. A storage that refuses a kept key (the shared log)
+                // forgets it first.
+                try storage.removeAnswer(forKey: key.value, keptBefore: oldest)
             }
             return .fresh
         } catch {

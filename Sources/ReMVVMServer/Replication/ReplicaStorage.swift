@@ -34,8 +34,15 @@ struct ReplicaStorage: JournalStorage {
         try log.answer(forKey: key)
     }
 
-    /// Answers live on the shared log's rows: nothing to remove here.
-    func removeAnswers(keptBefore time: Int64) throws(JournalError) {}
+    /// Answers live on the shared log's rows: their keys are forgotten there (the rows stay).
+    func removeAnswers(keptBefore time: Int64) throws(JournalError) {
+        try log.removeAnswers(keptBefore: time)
+    }
+
+    /// The shared log refuses a key it holds: an expired one is forgotten before it is used again.
+    func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {
+        try log.removeAnswer(forKey: key, keptBefore: time)
+    }
 
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
         try log.records(after: version, limit: limit)
