@@ -39,11 +39,18 @@ public struct JournalRecovery: Sendable, Equatable {
     public var lastVersion: UInt64
     /// The version of the oldest record kept, if any.
     public var earliestVersion: UInt64?
+    /// Whether the storage was not closed the last time (a crash, `kill -9`, power loss): what
+    /// it holds is every complete commit, and a last commit cut short — never acknowledged — was
+    /// discarded, if there was one.
+    public var previousStopWasUnclean: Bool
 
-    public init(snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?) {
+    public init(
+        snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?, previousStopWasUnclean: Bool = false
+    ) {
         self.snapshot = snapshot
         self.lastVersion = lastVersion
         self.earliestVersion = earliestVersion
+        self.previousStopWasUnclean = previousStopWasUnclean
     }
 }
 

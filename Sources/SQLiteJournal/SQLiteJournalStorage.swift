@@ -46,6 +46,8 @@ public final class SQLiteJournalStorage: JournalStorage {
     /// The journal file's path.
     public var location: String { path }
     private let lockDescriptor: Int32
+    /// A write-ahead log was left behind: the last server to use the journal did not close it.
+    private let foundUncleanStop: Bool
     // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
     private let writer: Lock<Writer?>
     private let reader: Lock<Reader?>
@@ -64,6 +66,10 @@ public final class SQLiteJournalStorage: JournalStorage {
         self.directory = directory
         path = directory + "/" + Self.fileName
         lockDescriptor = try Self.lockDirectory(directory)
+        // Closing the last connection checkpoints the write-ahead log into the file and deletes
+        // it; one that is still there (with the directory's lock free) was left by a crash.
+        var walStatus = stat()
+        foundUncleanStop = stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode=WAL")
@@ -136,7 +142,9 @@ public final class SQLiteJournalStorage: JournalStorage {
                 throw SQLiteError(code: -1, message: "records start at \(earliest) and there is no snapshot to start from", sql: nil)
             }
             let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
-            return JournalRecovery(snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest)
+            return JournalRecovery(
+                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop
+            )
         } describing: { "cannot read the journal \(path): \($0)" }
     }
 
@@ -316,13 +324,15 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     public func close() {
-        // The checkpointer's connection first: the writer, closing last, checkpoints what is left.
+        // The checkpointer's and the reader's connections first: the writer, closing last,
+        // checkpoints what is left and deletes the write-ahead log (a read-only connection
+        // closing last cannot, and would leave it behind as if the server had crashed).
         checkpointer?.stop()
+        reader.withLock { $0 = nil }
         let wasOpen = writer.withLock { writer in
             defer { writer = nil }
             return writer != nil
         }
-        reader.withLock { $0 = nil }
         if wasOpen {
             // Closing the descriptor releases the flock.
             Glibc.close(lockDescriptor)

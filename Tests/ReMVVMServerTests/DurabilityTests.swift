@@ -139,6 +139,28 @@ private struct VersionAnswer: Decodable {
         }
     }
 
+    @Test func aRestartAfterACrashSaysSoNamingTheJournal() throws {
+        let running = try TemporaryDirectory(prefix: "remvvm-durable")
+        let crashed = try TemporaryDirectory(prefix: "remvvm-durable-crashed")
+        let storage = try SQLiteJournalStorage(directory: running.path, sync: .full)
+        defer { storage.close() }
+        try storage.append([JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1)])
+        // The files as `kill -9` leaves them: the write-ahead log is still there.
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(
+                atPath: storage.path + suffix, toPath: crashed.path + "/" + SQLiteJournalStorage.fileName + suffix
+            )
+        }
+        let reopened = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
+        let log = CapturedLog()
+        let live = try LiveServer(journal: reopened, logger: log.logger())
+        #expect(live.store.version == 1)
+        #expect(log.messages.snapshot.contains { message in
+            message.hasPrefix("warning") && message.contains("was not closed by the previous server")
+                && message.contains(reopened.path) && message.contains("restored to version 1")
+        }, "\(log.messages.snapshot)")
+    }
+
     @Test func aSnapshotTheStateTypeCannotReadRefusesToStartNamingTheFile() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)

@@ -99,6 +99,44 @@ import Testing
         #expect(error.message.contains(missing))
     }
 
+    @Test func aJournalClosedCleanlyIsNotReportedAsAnUncleanStop() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        let first = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        try first.append([record(1), record(2)])
+        #expect(try first.recover().previousStopWasUnclean == false, "a new journal")
+        first.close()
+        #expect(!FileManager.default.fileExists(atPath: first.path + "-wal"), "closing folds the log into the file")
+        let second = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { second.close() }
+        let recovery = try second.recover()
+        #expect(recovery.lastVersion == 2)
+        #expect(recovery.previousStopWasUnclean == false)
+    }
+
+    @Test func aJournalLeftByACrashIsReportedAndATornLastCommitIsDiscarded() throws {
+        let live = try TemporaryDirectory(prefix: "remvvm-journal")
+        let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
+        let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
+        defer { storage.close() }
+        try storage.append([record(1)])
+        try storage.append([record(2)])
+        try storage.append([record(3, payload: String(repeating: "x", count: 3_000))])
+        // The files as `kill -9` leaves them (the process still has them open), except that the
+        // last commit's last frame is cut short, as a crash in the middle of its write leaves it.
+        let wal = try Data(contentsOf: URL(fileURLWithPath: storage.path + "-wal"))
+        try FileManager.default.copyItem(atPath: storage.path, toPath: crashed.path + "/" + SQLiteJournalStorage.fileName)
+        try wal.prefix(wal.count - 100).write(to: URL(fileURLWithPath: crashed.path + "/" + SQLiteJournalStorage.fileName + "-wal"))
+
+        let reopened = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
+        defer { reopened.close() }
+        let recovery = try reopened.recover()
+        #expect(recovery.previousStopWasUnclean)
+        #expect(recovery.lastVersion == 2, "the torn commit is discarded, the complete ones kept")
+        #expect(try reopened.records(after: 0, limit: 10).map(\.version) == [1, 2])
+        try reopened.append([record(3)])
+        #expect(try reopened.recover().lastVersion == 3, "versions continue")
+    }
+
     @Test func aTransactionCutShortLeavesThePreviousCommitWhole() throws {
         // A duplicate version makes the second statement of the batch fail: nothing of it stays.
         let directory = try TemporaryDirectory(prefix: "remvvm-journal")

@@ -55,6 +55,9 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
                 restoredVersion = store.replay(action)
             }
         }
+        if recovery.previousStopWasUnclean {
+            logger.warning("the journal \(storage.location) was not closed by the previous server (it crashed or was killed): every complete commit is kept, restored to version \(restoredVersion); a last commit cut short, if there was one, was never acknowledged and is discarded")
+        }
         if restoredVersion > 0 {
             logger.notice("restored version \(restoredVersion) from the journal (snapshot \(recovery.snapshot?.version ?? 0), then \(restoredVersion - (recovery.snapshot?.version ?? 0)) replayed)")
         }
