@@ -53,6 +53,50 @@ private struct VersionAnswer: Decodable {
         #expect(try restarted.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 13)
     }
 
+    @Test func whileRunningASnapshotIsWrittenEverySnapshotEveryVersions() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        let live = try LiveServer(journal: storage, snapshotEvery: 5)
+        for _ in 0..<12 {
+            _ = try live.post(#"{"type":"increase"}"#)
+        }
+        // Written off the dispatch path once version 10 is durable, before any stop.
+        #expect(waitUntil(timeout: .seconds(10)) { (try? storage.snapshot(atOrBefore: 12))??.version == 10 })
+        let snapshot = try #require(try storage.snapshot(atOrBefore: 12))
+        #expect(String(decoding: snapshot.state, as: UTF8.self) == #"{"counter":10,"user":null}"#)
+        #expect(try storage.snapshot(atOrBefore: 9)?.version == 5)
+    }
+
+    @Test func actionsThatMiddlewareDispatchesAreJournaledAndRestoredWithoutIt() throws {
+        /// Passes a login on, then dispatches an increase of its own (a nested dispatch).
+        struct CountLogins: AnyMiddleware {
+            func onNext<State>(
+                for state: State, action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+            ) {
+                interceptor.next()
+                if action is Login { dispatcher.dispatch(action: Increase()) }
+            }
+        }
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
+        let before: String
+        do {
+            let live = try LiveServer(middleware: [CountLogins()], journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
+            #expect(try live.post(login).status == 200)
+            #expect(waitUntil { live.store.version == 2 }, "the login and the increase it caused")
+            before = try live.get("/state").bodyString
+            #expect(before == #"{"counter":1,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+            live.server.shutdown()
+        }
+        // Restored by the reducers alone: the middleware is not there to dispatch again.
+        let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
+        #expect(restarted.store.version == 2)
+        #expect(try restarted.get("/state").bodyString == before)
+        let types = try restarted.get("/actions").bodyString
+        #expect(types.contains(#""type":"login""#) && types.contains(#""type":"increase""#), "\(types)")
+    }
+
     @Test func recordsOlderThanTheRetentionBeforeTheNewestSnapshotAreRemoved() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         do {

@@ -31,6 +31,21 @@ import Testing
         #expect(client.retry?.milliseconds == 1000, "the first block carries retry:")
     }
 
+    @Test func theRingIsBoundedByBytesToo() throws {
+        // This state's frames are smaller than 256 bytes and count as 256: 4,096 bytes keep the
+        // newest 16 versions (the count bound alone, 10,000, would keep all 40).
+        let live = try LiveServer(replayRingBytes: 4_096)
+        try increase(live, times: 40)
+        let recent = try resume(live, header: live.versionTags.tag(36))
+        #expect(recent.headers["ReMVVM-Replay"] == nil)
+        for version: UInt64 in 37...40 {
+            #expect(try recent.nextEvent(timeout: .seconds(5))?.version == version)
+        }
+        let old = try resume(live, header: live.versionTags.tag(10))
+        #expect(old.headers["ReMVVM-Replay"] == "reset", "version 11 is no longer in the ring")
+        #expect(try old.nextEvent(timeout: .seconds(5))?.version == 40)
+    }
+
     @Test func theHeaderWinsOverTheQueryParameter() throws {
         let live = try LiveServer()
         try increase(live, times: 4)

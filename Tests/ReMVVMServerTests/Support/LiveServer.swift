@@ -44,6 +44,7 @@ final class LiveServer: Sendable {
         replication: ReplicaConfiguration? = nil,
         snapshotEvery: UInt64 = 10_000,
         replayRingEvents: Int = 10_000,
+        replayRingBytes: Int = 64 << 20,
         journalRetention: JournalRetention = 1_000_000,
         corsAllowedOrigins: [String] = [],
         metricsEnabled: Bool = true,
@@ -61,6 +62,7 @@ final class LiveServer: Sendable {
         service.subscriberBacklogBytes = subscriberBacklogBytes
         service.snapshotEvery = snapshotEvery
         service.replayRingEvents = replayRingEvents
+        service.replayRingBytes = replayRingBytes
         service.journalRetention = journalRetention
         service.corsAllowedOrigins = corsAllowedOrigins
         service.metricsEnabled = metricsEnabled
