@@ -281,15 +281,10 @@ private struct VersionAnswer: Decodable {
                     body: Array(#"{"type":"increase"}"#.utf8)
                 ))
             default:
-                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
-                    storage.releaseCommits()
-                    Issue.record("no commit was held")
-                    return
+                whileACommitIsHeld(storage) {
+                    #expect(live.store.version == 1, "reduced in memory")
+                    #expect(refused.next(timeout: .milliseconds(300)) == nil, "no 412 naming version 1 before it is durable")
                 }
-                // Released in any case: a thread that stopped here would leave the commit held.
-                defer { storage.releaseCommits() }
-                #expect(live.store.version == 1, "reduced in memory")
-                #expect(refused.next(timeout: .milliseconds(300)) == nil, "no 412 naming version 1 before it is durable")
             }
         }
         #expect(errors.isEmpty, "\(errors)")
@@ -311,24 +306,31 @@ private struct VersionAnswer: Decodable {
             if index == 0 {
                 answer.post(try live.post(#"{"type":"increase"}"#))
             } else {
-                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
-                    storage.releaseCommits()
-                    Issue.record("no commit was held")
-                    return
+                try whileACommitIsHeld(storage) { () throws in
+                    #expect(live.store.version == 1, "reduced in memory")
+                    #expect(answer.snapshot.isEmpty, "not answered before the commit")
+                    #expect(try live.get("/state").headers["ETag"] == "\"0\"", "GET /state shows the durable version")
+                    let early = #expect(throws: TestHTTPError.self, "no event before the commit") {
+                        try subscriber.value.nextEvent(timeout: .milliseconds(200))
+                    }
+                    #expect(early?.code == .timeout)
                 }
-                // Released in any case: a thread that stopped here would leave the commit held.
-                defer { storage.releaseCommits() }
-                #expect(live.store.version == 1, "reduced in memory")
-                #expect(answer.snapshot.isEmpty, "not answered before the commit")
-                #expect(try live.get("/state").headers["ETag"] == "\"0\"", "GET /state shows the durable version")
-                let early = #expect(throws: TestHTTPError.self, "no event before the commit") {
-                    try subscriber.value.nextEvent(timeout: .milliseconds(200))
-                }
-                #expect(early?.code == .timeout)
             }
         }
         #expect(errors.isEmpty, "\(errors)")
         #expect(try answer.next(timeout: .seconds(5))?.decoded(VersionAnswer.self).version == 1)
         #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 1)
+    }
+
+    /// Runs `body` once `storage` holds a commit back, then releases it whatever `body` does (a
+    /// thread that stopped in between would leave the commit held).
+    private func whileACommitIsHeld(_ storage: MemoryJournalStorage, _ body: () throws -> Void) rethrows {
+        guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
+            storage.releaseCommits()
+            Issue.record("no commit was held")
+            return
+        }
+        defer { storage.releaseCommits() }
+        try body()
     }
 }
