@@ -26,8 +26,13 @@ enum PostgresLogSchema {
             answer_body bytea,
             answer_time bigint
         );
-        CREATE INDEX IF NOT EXISTS remvvm_log_answer_time ON remvvm_log (answer_time)
-            WHERE idempotency_key IS NOT NULL;
+        DO $$ BEGIN
+            -- Looked up first: CREATE INDEX IF NOT EXISTS would lock the log against appends at
+            -- every start, even when the index exists.
+            IF to_regclass('remvvm_log_answer_time') IS NULL THEN
+                CREATE INDEX remvvm_log_answer_time ON remvvm_log (answer_time) WHERE idempotency_key IS NOT NULL;
+            END IF;
+        END $$;
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;
         INSERT INTO remvvm_meta (key, value) VALUES ('schema', '\(version)') ON CONFLICT DO NOTHING;
         """

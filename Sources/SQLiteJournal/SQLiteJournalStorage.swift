@@ -42,9 +42,9 @@ public final class SQLiteJournalStorage: JournalStorage {
     public let directory: String
     /// The journal file's path.
     public let path: String
-
-    /// The journal file's path.
+    /// Where messages say the journal is: ``path``.
     public var location: String { path }
+
     private let lockDescriptor: Int32
     /// A write-ahead log was left behind: the last server to use the journal did not close it.
     private let foundUncleanStop: Bool

@@ -136,6 +136,18 @@ import Testing
         #expect(applied.withLock { $0 } == [1, 2, 3, 4])
     }
 
+    @Test func theIndexOfKeptAnswersIsCreatedOnceAndFoundByLaterStarts() throws {
+        let server = try PostgresServer()
+        // The first start creates it; the second finds it (and does not lock the log for it).
+        try PostgresLog(conninfo: server.conninfo).close()
+        try PostgresLog(conninfo: server.conninfo).close()
+        let raw = try PostgresConnection(conninfo: server.conninfo)
+        defer { raw.close() }
+        let rows = try raw.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'remvvm_log_answer_time'")
+        #expect(rows.rows.count == 1)
+        #expect(rows.rows.first?.first??.contains("WHERE (idempotency_key IS NOT NULL)") == true)
+    }
+
     @Test func anIncompatibleSchemaIsRefused() throws {
         let server = try PostgresServer()
         do {
