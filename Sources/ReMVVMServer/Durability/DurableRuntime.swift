@@ -29,11 +29,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         let recovery = try storage.recover()
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
-            do {
-                try store.restore(from: snapshot)
-            } catch {
-                throw JournalError(code: error.code, message: "the journal \(storage.location): \(error.message)")
-            }
+            try store.restore(from: snapshot, keptIn: storage)
             restoredVersion = snapshot.version
         }
         while true {
@@ -101,14 +97,15 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
 }
 
 extension Store where State: Decodable {
-    /// Restores the state and version `snapshot` holds (a journal's or a replica's newest);
-    /// throws ``Journal/JournalError/Code/corrupt`` when it does not decode as `State`.
-    func restore(from snapshot: JournalSnapshot) throws(JournalError) {
+    /// Restores the state and version `snapshot` holds (a journal's or a replica's newest, read
+    /// from `storage`); throws ``Journal/JournalError/Code/corrupt``, naming the storage's
+    /// location, when it does not decode as `State`.
+    func restore(from snapshot: JournalSnapshot, keptIn storage: any JournalStorage) throws(JournalError) {
         do {
             let state = try JSONDecoder().decode(State.self, from: Data(snapshot.state))
             restore(state: state, version: snapshot.version)
         } catch {
-            throw JournalError(code: .corrupt, message: "the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error); run the build that wrote it, or move the data directory aside")
+            throw JournalError(code: .corrupt, message: "the journal \(storage.location): the snapshot of version \(snapshot.version) cannot be decoded as the current state type: \(error); run the build that wrote it, or move the data directory aside")
         }
     }
 }

@@ -55,7 +55,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                     message: "the local snapshot is of version \(snapshot.version) but the shared log ends at \(head): the snapshot belongs to another log; move the data directory aside"
                 )
             }
-            try store.restore(from: snapshot)
+            try store.restore(from: snapshot, keptIn: local)
             restored = snapshot.version
         }
         self.log = log
