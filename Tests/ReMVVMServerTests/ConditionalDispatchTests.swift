@@ -5,11 +5,7 @@ import Testing
 /// `If-Match` on `POST /actions` (docs/http-api.md, "Conditional and idempotent dispatch").
 @Suite struct ConditionalDispatchTests {
     private func post(_ live: LiveServer, ifMatch: String) throws -> TestHTTPResponse {
-        try live.send(
-            method: "POST", path: "/actions",
-            headers: [("Content-Type", "application/json"), ("If-Match", ifMatch)],
-            body: Array(#"{"type":"increase"}"#.utf8)
-        )
+        try live.post(#"{"type":"increase"}"#, headers: [("If-Match", ifMatch)])
     }
 
     @Test(arguments: Transport.allCases, [true, false])

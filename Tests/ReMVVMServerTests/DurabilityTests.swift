@@ -275,11 +275,7 @@ private struct VersionAnswer: Decodable {
             case 1:
                 guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else { return }
                 // Version 1 is reduced in memory and held before its commit: the 412 names it.
-                refused.post(try live.send(
-                    method: "POST", path: "/actions",
-                    headers: [("Content-Type", "application/json"), ("If-Match", live.etag(0))],
-                    body: Array(#"{"type":"increase"}"#.utf8)
-                ))
+                refused.post(try live.post(#"{"type":"increase"}"#, headers: [("If-Match", live.etag(0))]))
             default:
                 whileACommitIsHeld(storage) {
                     #expect(live.store.version == 1, "reduced in memory")

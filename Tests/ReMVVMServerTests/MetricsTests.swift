@@ -62,9 +62,7 @@ import Testing
         let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
         _ = try live.post(login)
         _ = try live.post(login)
-        _ = try live.send(method: "POST", path: "/actions",
-                          headers: [("Content-Type", "application/json"), ("If-Match", live.etag(0))],
-                          body: Array(#"{"type":"increase"}"#.utf8))
+        _ = try live.post(#"{"type":"increase"}"#, headers: [("If-Match", live.etag(0))])
         let text = try scrape(live)
         #expect(sample(text, "remvvm_actions_total", ["type": "login", "outcome": "applied"]) == 1)
         #expect(sample(text, "remvvm_actions_total", ["type": "login", "outcome": "rejected"]) == 1)

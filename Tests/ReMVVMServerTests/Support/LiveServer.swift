@@ -120,13 +120,14 @@ final class LiveServer: Sendable {
         return try send(method: "POST", path: "/viewmodels/" + target, headers: sent, body: Array((json ?? "").utf8))
     }
 
-    /// `POST /actions` with a JSON body.
+    /// `POST /actions` with a JSON body, and `headers` after its `Content-Type`.
     func post(
         _ json: String,
         contentType: String? = "application/json",
+        headers extra: [(String, String)] = [],
         client: TestHTTPClient? = nil
     ) throws -> TestHTTPResponse {
-        let headers = contentType.map { [("Content-Type", $0)] } ?? []
+        let headers = (contentType.map { [("Content-Type", $0)] } ?? []) + extra
         if let client {
             return try client.send(method: "POST", path: "/actions", headers: headers, body: Array(json.utf8))
         }
