@@ -11,12 +11,16 @@ import Foundation
 import Journal
 import SQLiteJournal
 
-let arguments = CommandLine.arguments
-if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]) {
-    let directory = arguments[2]
+/// A journal in `directory`, emptied first (whatever an earlier run left there is removed).
+func emptyJournal(in directory: String, sync: JournalSync) throws -> SQLiteJournalStorage {
     try? FileManager.default.removeItem(atPath: directory)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let storage = try SQLiteJournalStorage(directory: directory, sync: .off)
+    return try SQLiteJournalStorage(directory: directory, sync: sync)
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]) {
+    let storage = try emptyJournal(in: arguments[2], sync: .off)
     var version: UInt64 = 0
     let started = ContinuousClock.now
     while version < count {
@@ -32,10 +36,7 @@ if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]
 }
 if arguments.count == 5, arguments[1] == "storage", let sync = JournalSync(rawValue: arguments[3]),
    let seconds = Double(arguments[4]) {
-    let directory = arguments[2]
-    try? FileManager.default.removeItem(atPath: directory)
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+    let storage = try emptyJournal(in: arguments[2], sync: sync)
     let payload = Array(#"{"amount":1}"#.utf8)
     let started = ContinuousClock.now
     let deadline = started + .milliseconds(Int(seconds * 1000))
@@ -57,10 +58,7 @@ guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
     print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds>")
     exit(2)
 }
-let directory = arguments[1]
-try? FileManager.default.removeItem(atPath: directory)
-try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+let storage = try emptyJournal(in: arguments[1], sync: sync)
 let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
 precondition(journal.start())
 
