@@ -12,6 +12,7 @@
 #
 #   scripts/replica-bench.sh             # 10 s runs
 #   DURATION=5 scripts/replica-bench.sh
+#   KEYED=1 scripts/replica-bench.sh     # every POST of the load with an Idempotency-Key of its own
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -22,6 +23,8 @@ scripts/install-deps.sh postgresql wrk python3 curl
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 DURATION=${DURATION:-10}
+LOAD_SCRIPT=Benchmarks/wrk/post-action.lua
+[ -n "${KEYED:-}" ] && LOAD_SCRIPT=Benchmarks/wrk/post-action-keyed.lua
 OUT=bench-results
 BUILD=.build-bench
 mkdir -p "$OUT"
@@ -71,7 +74,7 @@ post_load() {
     local seconds=$1 name=$2 wrk_pids=() index connections
     for index in 0 1 2; do
         connections=$((index == 0 ? 22 : 21))
-        wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/wrk/post-action.lua \
+        KEY_PREFIX="$name-r$index" wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$LOAD_SCRIPT" \
             "http://127.0.0.1:${PORTS[$index]}/actions" >"$OUT/replica-$name-r$index.txt" 2>&1 &
         wrk_pids+=($!)
     done
@@ -95,7 +98,7 @@ postgres_pids() { pgrep -u postgres -d ' ' postgres || true; }
 total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
 p99s() { for index in 0 1 2; do awk '$1 == "99%" { printf "%s ", $2 }' "$OUT/replica-$1-r$index.txt"; done; }
 
-echo "== throughput: wrk, 64 connections over 3 replicas, ${DURATION}s (after a 2 s warm-up)"
+echo "== throughput: wrk, 64 connections over 3 replicas${KEYED:+, every POST with an Idempotency-Key of its own}, ${DURATION}s (after a 2 s warm-up)"
 post_load 2 warmup
 before_version=$(head_version)
 # shellcheck disable=SC2046

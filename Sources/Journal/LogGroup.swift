@@ -16,9 +16,11 @@ public struct LoggedAction: Sendable, Equatable {
 }
 
 /// The actions of one request, appended with consecutive versions in one transaction (never
-/// split), with the answer kept for its `Idempotency-Key` on the group's last row.
+/// split), with the answer kept for its `Idempotency-Key` on the group's last row. A group
+/// without actions keeps only its answer: a request that appended nothing (`202`, or a `422` of
+/// its first action) is answered the same way when retried.
 public struct LogGroup: Sendable, Equatable {
-    /// The actions, oldest first (at least one).
+    /// The actions, oldest first; empty for a group that only keeps ``answer``.
     public var actions: [LoggedAction]
     /// The answer to keep for the request's idempotency key, if it had one.
     public var answer: KeptAnswer?
@@ -60,6 +62,8 @@ public struct LogGroup: Sendable, Equatable {
 public enum LogGroupOutcome: Sendable, Equatable {
     /// Stored with these versions.
     case appended(ClosedRange<UInt64>)
+    /// A group without actions: its answer is kept for its key (no version was used).
+    case kept
     /// Refused by its `If-Match`: the head was `head`, not the expected one. Nothing of it stored.
     case headMoved(head: UInt64)
     /// Refused: the log already holds this idempotency key (a retry, possibly received by another

@@ -22,6 +22,7 @@ public protocol SharedLog: Sendable {
     ) throws(JournalError)
 
     /// Queues `group` for the next append (groups queued meanwhile go in the same transaction);
+    /// a group without actions keeps only its answer (``LogGroupOutcome/kept``).
     /// `completion` hears what became of it, or why it could not be appended
     /// (``JournalError/Code/writeFailed``: not stored; ``JournalError/Code/outcomeUnknown``: may
     /// be stored).

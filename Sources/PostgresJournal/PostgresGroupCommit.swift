@@ -92,7 +92,7 @@ public final class PostgresGroupCommit: Sendable {
         return launched
     }
 
-    /// Queues `group` (at least one action); `completion` hears its outcome. After ``stop()`` it
+    /// Queues `group` (at least one action, or an answer to keep); `completion` hears its outcome. After ``stop()`` it
     /// is answered at once with ``PostgresLogError/Code/closed``.
     public func submit(_ group: LogGroup, completion: @escaping Completion) {
         let accepted = state.withLock { state -> Bool? in
@@ -144,6 +144,11 @@ public final class PostgresGroupCommit: Sendable {
         return entries
     }
 
+    /// Whether the log stores anything of `group`: actions, or an answer to keep.
+    private static func isStorable(_ group: LogGroup) -> Bool {
+        !group.actions.isEmpty || group.answer != nil
+    }
+
     private func run() {
         var log: PostgresLog?
         var pause = Duration.milliseconds(50)
@@ -163,7 +168,7 @@ public final class PostgresGroupCommit: Sendable {
             do {
                 if log == nil { log = try PostgresLog(conninfo: conninfo) }
                 guard let log else { continue }
-                let groups = batch.map(\.group).filter { !$0.actions.isEmpty }
+                let groups = batch.map(\.group).filter(Self.isStorable)
                 let started = ContinuousClock.now
                 let outcomes = try log.append(groups)
                 let duration = ContinuousClock.now - started
@@ -175,8 +180,8 @@ public final class PostgresGroupCommit: Sendable {
                 onAppended(Self.entries(of: groups, outcomes: outcomes), duration)
                 var next = outcomes.makeIterator()
                 for submitted in batch {
-                    if submitted.group.actions.isEmpty {
-                        submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action")))
+                    if !Self.isStorable(submitted.group) {
+                        submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action or an answer to keep")))
                     } else if let outcome = next.next() {
                         submitted.completion(.success(outcome))
                     }

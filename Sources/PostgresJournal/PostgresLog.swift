@@ -60,13 +60,16 @@ public final class PostgresLog {
     /// Appends `groups` in one transaction, each with consecutive versions in the given order.
     /// A group whose ``LogGroup/expectedHeads`` do not hold the head is left out (``LogGroupOutcome/headMoved(head:)``),
     /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
-    /// the others are stored. One outcome per group that has actions (groups without are ignored),
-    /// in order. A group holding data PostgreSQL refuses to store is left out
-    /// (``LogGroupOutcome/unstorable(_:)``), the others stored. On a throw nothing is stored,
-    /// except with ``PostgresLogError/Code/commitOutcomeUnknown``.
+    /// the others are stored. A group without actions that keeps an answer (a request that
+    /// appended nothing: `202`, or a `422` of its first action) keeps it in `remvvm_answers`
+    /// (``LogGroupOutcome/kept``); its key is refused like any other the log holds, and holds it
+    /// against later groups alike. One outcome per group that has actions or an answer (groups
+    /// with neither are ignored), in order. A group holding data PostgreSQL refuses to store is
+    /// left out (``LogGroupOutcome/unstorable(_:)``), the others stored. On a throw nothing is
+    /// stored, except with ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         try ensureOpen()
-        let nonEmpty = groups.filter { !$0.actions.isEmpty }
+        let nonEmpty = groups.filter { !$0.actions.isEmpty || $0.answer != nil }
         guard !nonEmpty.isEmpty else { return [] }
         do throws(PostgresLogError) {
             return try appendTogether(nonEmpty)
@@ -88,7 +91,7 @@ public final class PostgresLog {
 
     /// ``append(_:)`` of non-empty groups in one transaction; throws for data PostgreSQL refuses.
     private func appendTogether(_ nonEmpty: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        if !nonEmpty.contains(where: { $0.expectedHeads != nil }) {
+        if !nonEmpty.contains(where: { $0.expectedHeads != nil || $0.actions.isEmpty }) {
             do throws(PostgresLogError) {
                 return try appendWithoutRoundTripsUnderTheLock(nonEmpty)
             } catch where error.sqlState == "23505" {
@@ -144,23 +147,43 @@ public final class PostgresLog {
     }
 
     /// Forgets the idempotency keys and answers kept before `time` (milliseconds since 1970):
-    /// the rows stay, their keys can be used again. Finds them through a partial index.
+    /// the log's rows stay, their keys can be used again; answers kept without actions are
+    /// deleted. Finds them through indexes on `answer_time`.
     public func removeAnswers(keptBefore time: Int64) throws(PostgresLogError) {
-        _ = try run("UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1", [String(time)])
+        _ = try run(
+            """
+            WITH answers AS (DELETE FROM remvvm_answers WHERE answer_time < $1)
+            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1
+            """,
+            [String(time)]
+        )
     }
 
     /// Forgets `key` and its answer if they were kept before `time`.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(PostgresLogError) {
-        _ = try run("UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key = $1 AND answer_time < $2", [key, String(time)])
+        _ = try run(
+            """
+            WITH answers AS (DELETE FROM remvvm_answers WHERE idempotency_key = $1 AND answer_time < $2)
+            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key = $1 AND answer_time < $2
+            """,
+            [key, String(time)]
+        )
     }
 
     private static let forgetAnswer =
         "idempotency_key = NULL, answer_status = NULL, answer_fingerprint = NULL, answer_body = NULL, answer_time = NULL"
 
-    /// The answer kept for `key` by whichever replica received that request, if any.
+    /// The answer kept for `key` by whichever replica received that request, if any: on the last
+    /// row of its actions, or in `remvvm_answers` for a request that appended nothing.
     public func answer(forKey key: String) throws(PostgresLogError) -> KeptAnswer? {
         let rows = try run(
-            "SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time FROM remvvm_log WHERE idempotency_key = $1",
+            """
+            SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
+                FROM remvvm_log WHERE idempotency_key = $1
+            UNION ALL
+            SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
+                FROM remvvm_answers WHERE idempotency_key = $1
+            """,
             [key]
         )
         guard let row = rows.rows.first else { return nil }
@@ -186,7 +209,7 @@ public final class PostgresLog {
             head = try Self.number(rows.rows.first?.first ?? nil, "head version")
             var keys = try existingKeys(groups.compactMap(\.answer?.key))
             var next = head
-            for group in groups where !group.actions.isEmpty {
+            for group in groups where !group.actions.isEmpty || group.answer != nil {
                 if let key = group.answer?.key {
                     guard keys.insert(key).inserted else {
                         outcomes.append(.duplicateKey(key))
@@ -195,6 +218,11 @@ public final class PostgresLog {
                 }
                 if let expected = group.expectedHeads, !expected.contains(next) {
                     outcomes.append(.headMoved(head: next))
+                    continue
+                }
+                if group.actions.isEmpty, let answer = group.answer {
+                    try keep(answer)
+                    outcomes.append(.kept)
                     continue
                 }
                 accepted.append(group)
@@ -223,12 +251,14 @@ public final class PostgresLog {
         return outcomes
     }
 
-    /// The append of groups without `If-Match`, as one statement that is its own transaction
-    /// (one round trip): the head's row lock is taken and released inside the server, without
-    /// waiting for this client in between (on a busy machine, each round trip under the lock also
-    /// waits for this thread to be scheduled, and the lock serializes every replica's appends).
-    /// Answers that name their group's last version are completed in SQL. A key already in the
-    /// log fails the whole statement with a unique violation (`23505`): nothing is stored then.
+    /// The append of groups without `If-Match`, each with actions, as one call of
+    /// ``PostgresLogSchema/appendFunction`` that is its own transaction (one round trip): the
+    /// head's row lock is taken and released inside the server, without waiting for this client in
+    /// between (on a busy machine, each round trip under the lock also waits for this thread to be
+    /// scheduled, and the lock serializes every replica's appends). Answers that name their
+    /// group's last version are completed in SQL. A key the log already holds, on a row or kept
+    /// without actions, fails the whole call with a unique violation (`23505`): nothing is stored
+    /// then.
     private func appendWithoutRoundTripsUnderTheLock(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         var ordinals: [String?] = [], types: [String?] = [], payloads: [String?] = [], times: [String?] = []
         var keys: [String?] = [], statuses: [String?] = [], fingerprints: [String?] = []
@@ -262,24 +292,7 @@ public final class PostgresLog {
         // connection first (if PostgreSQL is down, that fails as `unavailable`: nothing sent).
         if connection.serverSpokeWhileIdle { try connection.connect() }
         let rows = try connection.executeInOwnTransaction(
-            """
-            WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
-            rows AS (
-                SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
-                                     $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
-                    AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
-            ),
-            inserted AS (
-                INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
-                                        answer_fingerprint, answer_body, answer_time)
-                SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
-                       CASE WHEN r.suffix IS NULL THEN r.body
-                            ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
-                       r.answer_time
-                FROM head, rows r
-            )
-            SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
-            """,
+            "SELECT \(PostgresLogSchema.appendFunction)($1, $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])",
             [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
              Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
              Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
@@ -310,14 +323,29 @@ public final class PostgresLog {
         return literal + "}"
     }
 
-    /// Which of `keys` the log already holds (read inside the append's transaction).
+    /// Which of `keys` the log already holds, on its rows or with answers kept without actions
+    /// (read inside the append's transaction, after the head's row lock).
     private func existingKeys(_ keys: [String]) throws(PostgresLogError) -> Set<String> {
         guard !keys.isEmpty else { return [] }
         let array = Self.arrayLiteral(keys)
         let rows = try connection.execute(
-            "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])", [array]
+            """
+            SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])
+            UNION ALL
+            SELECT idempotency_key FROM remvvm_answers WHERE idempotency_key = ANY($1::text[])
+            """,
+            [array]
         )
         return Set(rows.rows.compactMap { $0.first ?? nil })
+    }
+
+    /// Keeps the answer of a request that appended nothing (inside the append's transaction,
+    /// after its key was found new under the head's row lock).
+    private func keep(_ answer: KeptAnswer) throws(PostgresLogError) {
+        try connection.execute(
+            "INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time) VALUES ($1, $2, $3::bytea, $4::bytea, $5)",
+            [answer.key, String(answer.status), "\\x" + Hex.encode(answer.fingerprint), "\\x" + Hex.encode(answer.body), String(answer.time)]
+        )
     }
 
     /// Inserts the rows of `groups` with versions from `head + 1`, in statements of at most 512 rows.

@@ -7,6 +7,47 @@ enum PostgresLogSchema {
     /// The channel NOTIFY rings after every append (the payload is the new head, a doorbell only).
     static let channel = "remvvm_log"
 
+    /// The function that appends groups without `If-Match` in one call (``PostgresLog``): its
+    /// name carries its version, so a build that needs another one creates it beside this one.
+    static let appendFunction = "remvvm_append_v1"
+
+    /// The argument types of ``appendFunction``, as `to_regprocedure` names them.
+    static let appendFunctionArguments =
+        "bigint, bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[]"
+
+    /// Appends `n` actions (the arrays, one element per action; `ords` 1…n) after the head and
+    /// returns the new head: the head's row lock first, then a check that no key of the append is
+    /// kept in `remvvm_answers` (a command of its own, so it sees every answer committed before
+    /// the lock was granted — within one statement it would see only those committed before the
+    /// statement began), the rows, the doorbell. A key already kept, in either table, raises
+    /// `unique_violation` (`23505`) and nothing is stored. An answer whose `suffix` is not NULL
+    /// gets the row's version between `body` and `suffix` (`{"version":N}`).
+    static let createAppendFunction = """
+        CREATE FUNCTION \(appendFunction)(
+                n bigint, ords bigint[], types text[], payloads text[], times bigint[], keys text[],
+                statuses integer[], fingerprints bytea[], bodies bytea[], suffixes bytea[], answer_times bigint[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $append$
+            DECLARE
+                new_head bigint;
+            BEGIN
+                UPDATE remvvm_head SET version = version + n RETURNING version INTO new_head;
+                IF EXISTS (SELECT 1 FROM remvvm_answers WHERE idempotency_key = ANY(keys)) THEN
+                    RAISE unique_violation USING MESSAGE = 'an idempotency key of the append is kept already';
+                END IF;
+                INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
+                                        answer_fingerprint, answer_body, answer_time)
+                SELECT new_head - n + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
+                       CASE WHEN r.suffix IS NULL THEN r.body
+                            ELSE r.body || convert_to((new_head - n + r.ord)::text, 'UTF8') || r.suffix END,
+                       r.answer_time
+                FROM unnest(ords, types, payloads, times, keys, statuses, fingerprints, bodies, suffixes, answer_times)
+                    AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time);
+                PERFORM pg_notify('\(channel)', new_head::text);
+                RETURN new_head;
+            END
+            $append$;
+        """
+
     /// Creates what is missing, under a transaction-level advisory lock so that replicas starting
     /// together do not race.
     static let create = """
@@ -31,6 +72,21 @@ enum PostgresLogSchema {
             -- every start, even when the index exists.
             IF to_regclass('remvvm_log_answer_time') IS NULL THEN
                 CREATE INDEX remvvm_log_answer_time ON remvvm_log (answer_time) WHERE idempotency_key IS NOT NULL;
+            END IF;
+        END $$;
+        CREATE TABLE IF NOT EXISTS remvvm_answers (
+            idempotency_key text PRIMARY KEY,
+            answer_status integer NOT NULL,
+            answer_fingerprint bytea NOT NULL,
+            answer_body bytea NOT NULL,
+            answer_time bigint NOT NULL
+        );
+        DO $$ BEGIN
+            IF to_regclass('remvvm_answers_time') IS NULL THEN
+                CREATE INDEX remvvm_answers_time ON remvvm_answers (answer_time);
+            END IF;
+            IF to_regprocedure('\(appendFunction)(\(appendFunctionArguments))') IS NULL THEN
+                \(createAppendFunction)
             END IF;
         END $$;
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;

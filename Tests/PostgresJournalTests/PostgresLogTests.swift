@@ -146,6 +146,28 @@ import Testing
         let rows = try raw.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'remvvm_log_answer_time'")
         #expect(rows.rows.count == 1)
         #expect(rows.rows.first?.first??.contains("WHERE (idempotency_key IS NOT NULL)") == true)
+        let function = try raw.execute("SELECT count(*) FROM pg_proc WHERE proname = '\(PostgresLogSchema.appendFunction)'")
+        #expect(function.rows.first?.first == "1")
+    }
+
+    /// A log created by a build without the table of answers kept without actions, the append
+    /// function and their index gains them at the next start (additive: the schema version stays).
+    @Test func aLogCreatedByAnEarlierBuildGainsTheAdditionsAndKeepsItsRows() throws {
+        let server = try PostgresServer()
+        do {
+            let log = try PostgresLog(conninfo: server.conninfo)
+            defer { log.close() }
+            #expect(try log.append([LogGroup(actions: [action(1)])]) == [.appended(1...1)])
+        }
+        let raw = try PostgresConnection(conninfo: server.conninfo)
+        defer { raw.close() }
+        try raw.execute("DROP FUNCTION \(PostgresLogSchema.appendFunction); DROP TABLE remvvm_answers")
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let held = KeptAnswer(key: "held", fingerprint: [1], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: 3)
+        #expect(try log.append([LogGroup(actions: [action(2)]), LogGroup(actions: [], answer: held)]) == [.appended(2...2), .kept])
+        #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2])
+        #expect(try log.answer(forKey: "held") == held)
     }
 
     @Test func anIncompatibleSchemaIsRefused() throws {
@@ -313,6 +335,126 @@ import Testing
         #expect(outcomes == [.duplicateKey("a"), .appended(3...3), .duplicateKey("b"), .duplicateKey(odd), .appended(4...4)])
         #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2, 3, 4])
         #expect(try log.answer(forKey: odd)?.fingerprint == [9])
+    }
+}
+
+/// The answer of a request that appended nothing (`202`, or a `422` of its first action) is kept
+/// in the log too, in `remvvm_answers`: its key is refused to later groups, in a batch and across
+/// appenders, and forgotten with the others when it expires.
+@Suite(.serialized) struct PostgresLogAnswerOnlyTests {
+    private func group(_ key: String, time: Int64 = 2) -> LogGroup {
+        LogGroup(
+            actions: [LoggedAction(type: "increase", payload: [], time: 1)],
+            answer: KeptAnswer(key: key, fingerprint: [9], status: 200, body: Array(#"{"version":}"#.utf8), time: time),
+            answerVersionOffset: 11
+        )
+    }
+
+    private func held(_ key: String, time: Int64 = 2) -> LogGroup {
+        LogGroup(actions: [], answer: KeptAnswer(key: key, fingerprint: [7], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: time))
+    }
+
+    @Test func anAnswerWithoutActionsIsKeptAndHoldsItsKeyAgainstEveryLaterGroup() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([held("held")]) == [.kept])
+        #expect(try log.head() == 0, "no version was used")
+        #expect(try log.answer(forKey: "held")?.status == 202)
+        #expect(try log.answer(forKey: "held")?.body == Array(#"{"accepted":true}"#.utf8))
+        // A group with actions and that key: refused (the one-call append finds it and falls back
+        // to the checked path, which names the group); nothing stored.
+        #expect(try log.append([group("held")]) == [.duplicateKey("held")])
+        #expect(try log.head() == 0)
+        // Within one batch, and against a key on a log row: the first holder wins.
+        let outcomes = try log.append([held("x"), group("y"), held("x"), held("y"), held("held"), group("x")])
+        #expect(outcomes == [.kept, .appended(1...1), .duplicateKey("x"), .duplicateKey("y"), .duplicateKey("held"), .duplicateKey("x")])
+        #expect(try log.answer(forKey: "y")?.body == Array(#"{"version":1}"#.utf8))
+        #expect(try log.answer(forKey: "x")?.status == 202)
+        #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1])
+    }
+
+    @Test func anAnswerWithoutActionsWaitsForIfMatchLikeAnyGroup() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        var stale = held("stale")
+        stale.expectedHeads = [5]
+        var current = held("current")
+        current.expectedHeads = [0]
+        #expect(try log.append([stale, current]) == [.headMoved(head: 0), .kept])
+        #expect(try log.answer(forKey: "stale") == nil)
+    }
+
+    @Test func expiredAnswersWithoutActionsAreForgottenWithTheOthers() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([held("old", time: 10), held("new", time: 100), group("row", time: 10)]) == [.kept, .kept, .appended(1...1)])
+        try log.removeAnswers(keptBefore: 50)
+        #expect(try log.answer(forKey: "old") == nil)
+        #expect(try log.answer(forKey: "row") == nil)
+        #expect(try log.answer(forKey: "new")?.time == 100)
+        try log.removeAnswer(forKey: "new", keptBefore: 100)
+        #expect(try log.answer(forKey: "new")?.time == 100, "kept at 100 is not before 100")
+        try log.removeAnswer(forKey: "new", keptBefore: 101)
+        #expect(try log.answer(forKey: "new") == nil)
+        // Forgotten keys can be used again, by either kind of group.
+        #expect(try log.append([group("old"), held("row")]) == [.appended(2...2), .kept])
+    }
+
+    /// The race the append function closes: an answer committed while a one-call append waits for
+    /// the head's row lock. The waiting statement's snapshot predates that commit, so a check in
+    /// the same statement would miss the key; the function checks in a command of its own, after
+    /// the lock was granted.
+    @Test func anAnswerKeptWhileAnAppendWaitsForTheHeadIsSeenByThatAppend() throws {
+        let server = try PostgresServer()
+        let conninfo = server.conninfo
+        let appenderReady = Mailbox<Bool>(), headLocked = Mailbox<Bool>()
+        let outcome = Lock<Result<[LogGroupOutcome], PostgresLogError>?>(nil)
+        let raced = group("raced")
+        let errors = runOnThreads(2) { index in
+            if index == 0 {
+                // Holds the head's row lock, keeps an answer for "raced", and commits only once
+                // the append waits for that lock.
+                let holder = try PostgresConnection(conninfo: conninfo)
+                defer { holder.close() }
+                let observer = try PostgresConnection(conninfo: conninfo)
+                defer { observer.close() }
+                _ = appenderReady.next(timeout: .seconds(10))
+                try holder.execute("BEGIN")
+                try holder.execute("SELECT version FROM remvvm_head FOR UPDATE")
+                try holder.execute(
+                    "INSERT INTO remvvm_answers VALUES ('raced', 202, '\\x07'::bytea, convert_to('{\"accepted\":true}', 'UTF8'), 2)"
+                )
+                headLocked.post(true)
+                let waiting = waitUntil(timeout: .seconds(10)) {
+                    let rows = try? observer.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT \(PostgresLogSchema.appendFunction)%'"
+                    )
+                    return rows?.rows.first?.first == "1"
+                }
+                try holder.execute("COMMIT")
+                #expect(waiting, "the append never waited for the head's lock")
+            } else {
+                let log = try PostgresLog(conninfo: conninfo)
+                defer { log.close() }
+                appenderReady.post(true)
+                guard headLocked.next(timeout: .seconds(10)) == true else { return }
+                do throws(PostgresLogError) {
+                    let outcomes = try log.append([raced])
+                    outcome.withLock { $0 = .success(outcomes) }
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let result = try #require(outcome.withLock { $0 })
+        #expect(try result.get() == [.duplicateKey("raced")])
+        let log = try PostgresLog(conninfo: conninfo)
+        defer { log.close() }
+        #expect(try log.head() == 0, "nothing was appended under a key already kept")
     }
 }
 

@@ -22,7 +22,8 @@ import Testing
         let directory: String
 
         init(
-            conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false
+            conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false,
+            middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             self.directory = directory
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -31,7 +32,7 @@ import Testing
                 : try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
             let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
             server = try LiveServer(
-                middleware: ExampleApp.middleware(services: Services()),
+                middleware: middleware,
                 replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name),
                 snapshotEvery: snapshotEvery
             )
@@ -56,7 +57,10 @@ import Testing
         let root: TemporaryDirectory
         let replicas: Lock<[Replica]>
 
-        init(count: Int, snapshotEvery: UInt64 = 10_000) throws {
+        init(
+            count: Int, snapshotEvery: UInt64 = 10_000,
+            middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
+        ) throws {
             let postgres = try PostgresServer()
             conninfo = postgres.conninfo
             self.postgres = Lock(postgres)
@@ -64,7 +68,8 @@ import Testing
             var replicas: [Replica] = []
             for index in 0..<count {
                 replicas.append(try Replica(
-                    conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery
+                    conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery,
+                    middleware: middleware
                 ))
             }
             self.replicas = Lock(replicas)
@@ -207,6 +212,51 @@ import Testing
         let reused = try b.server.send(method: "POST", path: "/actions", headers: keyed, body: Array(#"{"type":"decrease"}"#.utf8))
         #expect(reused.status == 422)
         #expect(cluster.converge(at: 3), "the retries applied nothing")
+    }
+
+    /// Holds every `logout` (the request is answered 202, nothing is appended) and counts how
+    /// often it ran, on whichever replica.
+    private struct HoldLogouts: Middleware {
+        let runs: Lock<Int>
+
+        func onNext(for state: User?, action: Logout, interceptor: Interceptor<Logout, User?>, dispatcher: any Dispatcher) {
+            runs.withLock { $0 += 1 }
+        }
+    }
+
+    @Test func answersOfKeyedRequestsThatAppendNothingHoldAcrossReplicas() throws {
+        let runs = Lock(0)
+        let cluster = try Cluster(count: 2, middleware: [RejectSecondLogin(), HoldLogouts(runs: runs)])
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        let headers = [("Content-Type", "application/json")]
+        let login = Array(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#.utf8)
+        #expect(try a.server.send(method: "POST", path: "/actions", headers: headers, body: login).status == 200)
+        #expect(cluster.converge(at: 1))
+
+        // Middleware rejected the first action: 422, kept in the log, replayed by the other replica.
+        let rejected = try a.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "login-2")], body: login)
+        #expect(rejected.status == 422)
+        let rejectedAgain = try b.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "login-2")], body: login)
+        #expect(rejectedAgain.status == 422)
+        #expect(rejectedAgain.headers["Idempotent-Replayed"] == "true")
+        #expect(rejectedAgain.body == rejected.body)
+
+        // Middleware held the action: 202, kept; the retry elsewhere runs no middleware again.
+        let logout = Array(#"{"type":"logout"}"#.utf8)
+        let held = try a.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "logout-1")], body: logout)
+        #expect(held.status == 202)
+        #expect(runs.withLock { $0 } == 1)
+        let heldAgain = try b.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "logout-1")], body: logout)
+        #expect(heldAgain.status == 202)
+        #expect(heldAgain.headers["Idempotent-Replayed"] == "true")
+        #expect(heldAgain.body == held.body)
+        #expect(runs.withLock { $0 } == 1, "the retry ran the middleware again")
+        // The key stays taken for another request, and the action log gained nothing.
+        let reused = try b.server.send(method: "POST", path: "/actions", headers: headers + [("Idempotency-Key", "logout-1")], body: login)
+        #expect(reused.status == 422)
+        #expect(reused.bodyString.contains("idempotency-key-reused"))
+        #expect(cluster.converge(at: 1))
     }
 
     @Test func actionsThePostgresLogCannotStoreAre422AndNothingElseIsAffected() throws {

@@ -11,7 +11,8 @@ extension ReMVVMService {
     /// already cannot hold (412), `Idempotency-Key` (a kept answer from any replica), then
     /// middleware **once, here**, proposing instead of reducing; the proposed actions go to the
     /// shared log as one group (`If-Match` and the key checked under the head's lock), and the
-    /// answer is sent once this replica applied them, so the client reads its own writes here.
+    /// answer is sent once this replica applied them, so the client reads its own writes here. A
+    /// keyed request that appends nothing keeps its answer in the log all the same.
     func replicaDispatch(
         _ request: Request, key: IdempotencyKey?, replica: ReplicaRuntime<State>, plan: () -> DispatchPlan
     ) -> Response {
@@ -55,9 +56,12 @@ extension ReMVVMService {
                 .map { LoggedAction(type: $0.type, payload: $0.payload, time: $0.time) }
         }
         var answer = proposalAnswer(proposal, requested: actions)
-        guard !logged.isEmpty, logged.count == proposal.actions.count else {
-            // Nothing to append (middleware held or rejected everything): nothing is kept either,
-            // a retry is proposed anew.
+        // Nothing to append, but an answer to keep (middleware held the actions: 202; or rejected
+        // the first: 422): the log keeps it all the same, so that a retry on any replica gets it
+        // and runs no middleware again.
+        let keepsOnlyTheAnswer = proposal.actions.isEmpty && key != nil && answer.isKept
+        guard keepsOnlyTheAnswer || (!logged.isEmpty && logged.count == proposal.actions.count) else {
+            // Nothing to append and nothing to keep (no key, or a refusal): a retry is proposed anew.
             release()
             metrics?.countActions(actions, outcome: outcome(of: proposal, version: nil))
             return answer.response()
@@ -86,6 +90,10 @@ extension ReMVVMService {
                     }
                     pending.complete((decided.status == 200 ? .applied(versions.upperBound) : decided).response())
                 }
+            case .success(.kept):
+                release()
+                metrics?.countActions(actions, outcome: outcome(of: proposal, version: nil))
+                pending.complete(decided.response())
             case .success(.headMoved(let head)):
                 release()
                 metrics?.countActions(actions, outcome: .preconditionFailed(currentVersion: head))
