@@ -13,6 +13,7 @@
 #   scripts/replica-bench.sh             # 10 s runs
 #   DURATION=5 scripts/replica-bench.sh
 #   KEYED=1 scripts/replica-bench.sh     # every POST of the load with an Idempotency-Key of its own
+#   SERVER_BIN=<dir> scripts/replica-bench.sh   # remvvm-server from <dir> (another build, for A/B)
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -31,9 +32,14 @@ mkdir -p "$OUT"
 WORK=$(mktemp -d /tmp/remvvm-replica-bench.XXXXXX)
 chmod 755 "$WORK"
 
-echo "== building (release)"
-swift build -c release --scratch-path "$BUILD" --product remvvm-server 2>&1 | grep -E "error|warning:|complete" | tail -1
-BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+if [ -n "${SERVER_BIN:-}" ]; then
+    BIN=$SERVER_BIN
+    echo "== remvvm-server from $BIN"
+else
+    echo "== building (release)"
+    swift build -c release --scratch-path "$BUILD" --product remvvm-server 2>&1 | grep -E "error|warning:|complete" | tail -1
+    BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
+fi
 cc -O2 -o "$WORK/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
 read -r -a PORTS <<<"$(python3 -c 'import socket
 s=[socket.socket() for _ in range(4)]

@@ -24,6 +24,11 @@ public protocol JournalStorage: Sendable {
     /// The answer kept for `key`, if any (expired ones too, until removed).
     func answer(forKey key: String) throws(JournalError) -> KeptAnswer?
 
+    /// ``answer(forKey:)`` without blocking the caller where the storage can: `completion` runs
+    /// once, on any thread. The default answers at once, on the caller's thread; the shared log
+    /// looks up the keys of concurrent requests together, on a thread of its own.
+    func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void)
+
     /// Removes the answers kept before `time` (milliseconds since 1970).
     func removeAnswers(keptBefore time: Int64) throws(JournalError)
 
@@ -46,6 +51,15 @@ public protocol JournalStorage: Sendable {
 }
 
 extension JournalStorage {
+    /// Looks `key` up at once, on the caller's thread.
+    public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
+        do throws(JournalError) {
+            completion(.success(try answer(forKey: key)))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// Nothing to do: ``append(_:answers:)`` replaces an answer whose key is already kept.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {}
 

@@ -55,6 +55,9 @@ public protocol SharedLog: Sendable {
     /// The answer kept for an idempotency key by whichever replica received that request.
     func answer(forKey key: String) throws(JournalError) -> KeptAnswer?
 
+    /// ``answer(forKey:)`` without blocking the caller: `completion` runs once, on any thread.
+    func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void)
+
     /// Forgets the idempotency keys (and their answers) kept before `time` (milliseconds since
     /// 1970); the records stay. The log refuses a key it holds, so an expired key is removed
     /// before it can be used again.
@@ -72,6 +75,15 @@ public protocol SharedLog: Sendable {
 }
 
 extension SharedLog {
+    /// Looks `key` up at once, on the caller's thread.
+    public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
+        do throws(JournalError) {
+            completion(.success(try answer(forKey: key)))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// ``start(applied:onStatus:apply:)`` without a status handler.
     public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
         try start(applied: applied, onStatus: { _ in }, apply: apply)

@@ -176,24 +176,34 @@ public final class PostgresLog {
     /// The answer kept for `key` by whichever replica received that request, if any: on the last
     /// row of its actions, or in `remvvm_answers` for a request that appended nothing.
     public func answer(forKey key: String) throws(PostgresLogError) -> KeptAnswer? {
+        try answers(forKeys: [key])[key]
+    }
+
+    /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).
+    public func answers(forKeys keys: [String]) throws(PostgresLogError) -> [String: KeptAnswer] {
+        guard !keys.isEmpty else { return [:] }
         let rows = try run(
             """
-            SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
-                FROM remvvm_log WHERE idempotency_key = $1
+            SELECT idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
+                FROM remvvm_log WHERE idempotency_key = ANY($1::text[])
             UNION ALL
-            SELECT answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
-                FROM remvvm_answers WHERE idempotency_key = $1
+            SELECT idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
+                FROM remvvm_answers WHERE idempotency_key = ANY($1::text[])
             """,
-            [key]
+            [Self.arrayLiteral(keys)]
         )
-        guard let row = rows.rows.first else { return nil }
-        guard let fingerprint = row[1].flatMap(Hex.decode), let body = row[2].flatMap(Hex.decode) else {
-            throw PostgresLogError(code: .corrupt, message: "the answer kept for idempotency key \(key) cannot be decoded")
+        var answers: [String: KeptAnswer] = [:]
+        for row in rows.rows {
+            guard let key = row[0] else { continue }
+            guard let fingerprint = row[2].flatMap(Hex.decode), let body = row[3].flatMap(Hex.decode) else {
+                throw PostgresLogError(code: .corrupt, message: "the answer kept for idempotency key \(key) cannot be decoded")
+            }
+            answers[key] = KeptAnswer(
+                key: key, fingerprint: fingerprint, status: Int(try Self.number(row[1], "answer status")),
+                body: body, time: Int64(try Self.number(row[4], "answer time"))
+            )
         }
-        return KeptAnswer(
-            key: key, fingerprint: fingerprint, status: Int(try Self.number(row[0], "answer status")),
-            body: body, time: Int64(try Self.number(row[3], "answer time"))
-        )
+        return answers
     }
 
     // MARK: - Internals

@@ -3,11 +3,14 @@ import ConcurrencyKit
 
 /// A replica's view of the shared PostgreSQL log, as ``Journal/SharedLog``: appends through one
 /// ``PostgresGroupCommit`` (one transaction per batch of requests), applies through one
-/// ``PostgresLogFollower`` (which takes what the appender committed without reading it back), and
-/// reads (`GET /actions`, idempotency answers, history) on a third connection, one call at a time.
+/// ``PostgresLogFollower`` (which takes what the appender committed without reading it back),
+/// looks up the idempotency keys of requests in batches on a thread of its own
+/// (``PostgresAnswerLookup``), and reads (`GET /actions`, history, expired answers) on another
+/// connection, one call at a time.
 public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
     private let appender: PostgresGroupCommit
+    private let lookup: PostgresAnswerLookup
     private let follower = Lock<PostgresLogFollower?>(nil)
     private let commitListeners = Lock<[@Sendable (Int, Duration) -> Void]>([])
     /// The reading connection, once opened; a `PostgresLog` is used by one thread at a time.
@@ -37,6 +40,7 @@ public final class PostgresSharedLog: SharedLog {
             )
         }
         appender = Self.appender(conninfo: conninfo, follower: follower, listeners: commitListeners)
+        lookup = PostgresAnswerLookup(conninfo: conninfo)
     }
 
     /// A log that connects on first use: for a replica started while PostgreSQL cannot be reached
@@ -47,6 +51,7 @@ public final class PostgresSharedLog: SharedLog {
         self.conninfo = conninfo
         reader = Lock(nil)
         appender = Self.appender(conninfo: conninfo, follower: follower, listeners: commitListeners)
+        lookup = PostgresAnswerLookup(conninfo: conninfo)
     }
 
     /// The appender, which hands what it committed to the follower (once started) and tells the
@@ -133,6 +138,13 @@ public final class PostgresSharedLog: SharedLog {
         try reading { log throws(PostgresLogError) in try log.answer(forKey: key) }
     }
 
+    /// Batched with the lookups of concurrent requests, on the lookup thread.
+    public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
+        lookup.lookUp(key) { result in
+            completion(result.mapError(Self.journalError))
+        }
+    }
+
     public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
         try reading { log throws(PostgresLogError) in try log.removeAnswers(keptBefore: time) }
     }
@@ -147,6 +159,7 @@ public final class PostgresSharedLog: SharedLog {
 
     public func stop() {
         appender.stop()
+        lookup.stop()
         follower.withLock { $0 }?.stop()
         reader.withLock { $0?.close() }
     }

@@ -62,8 +62,37 @@ final class IdempotencyKeys: Sendable {
 
     /// Claims `key` for a request received at `now` (milliseconds since 1970).
     func claim(_ key: IdempotencyKey, now: Int64) -> Claim {
+        if let decided = claimInMemory(key, now: now) { return decided }
+        guard case .journal(let storage) = backing else { return .fresh }
+        pruneIfDue(storage, now: now)
+        let found: Result<KeptAnswer?, JournalError>
+        do throws(JournalError) {
+            found = .success(try storage.answer(forKey: key.value))
+        } catch {
+            found = .failure(error)
+        }
+        return decide(key, found: found, in: storage, oldest: now - retentionMilliseconds)
+    }
+
+    /// ``claim(_:now:)`` without blocking the caller on the storage: `completion` gets the claim
+    /// at once when memory decides it, else once the storage looked the key up (the shared log
+    /// looks up the keys of concurrent requests together, on a thread of its own).
+    func claim(_ key: IdempotencyKey, now: Int64, completion: @escaping @Sendable (Claim) -> Void) {
+        if let decided = claimInMemory(key, now: now) { return completion(decided) }
+        guard case .journal(let storage) = backing else { return completion(.fresh) }
+        pruneIfDue(storage, now: now)
         let oldest = now - retentionMilliseconds
-        let decided = state.withLock { state -> Claim? in
+        storage.lookUpAnswer(forKey: key.value) { [self] found in
+            completion(decide(key, found: found, in: storage, oldest: oldest))
+        }
+    }
+
+    /// The claim decided by memory alone (in flight; a remembered answer without a journal; a
+    /// fresh key without a journal), or nil when the journal must be asked (the key is then in
+    /// flight, claimed by this request).
+    private func claimInMemory(_ key: IdempotencyKey, now: Int64) -> Claim? {
+        let oldest = now - retentionMilliseconds
+        return state.withLock { state -> Claim? in
             if state.inFlight[key.value] != nil { return .inFlight }
             if case .memory = backing, let kept = state.remembered[key.value], kept.time >= oldest {
                 return kept.fingerprint == key.fingerprint ? .replay(kept) : .reusedForAnotherRequest
@@ -72,11 +101,14 @@ final class IdempotencyKeys: Sendable {
             if case .memory = backing { return .fresh }
             return nil
         }
-        if let decided { return decided }
-        guard case .journal(let storage) = backing else { return .fresh }
-        pruneIfDue(storage, now: now)
-        do {
-            if let kept = try storage.answer(forKey: key.value) {
+    }
+
+    /// The claim of `key`, in flight, once the journal said what it keeps for it (`found`).
+    private func decide(
+        _ key: IdempotencyKey, found: Result<KeptAnswer?, JournalError>, in storage: any JournalStorage, oldest: Int64
+    ) -> Claim {
+        do throws(JournalError) {
+            if let kept = try found.get() {
                 if kept.time >= oldest {
                     release(key)
                     return kept.fingerprint == key.fingerprint ? .replay(kept) : .reusedForAnotherRequest

@@ -8,7 +8,8 @@ extension ReMVVMService {
     static var replicaApplyTimeout: Duration { .seconds(10) }
 
     /// The dispatch path of a replica (`docs/replicas.md`): readiness (503), `If-Match` that
-    /// already cannot hold (412), `Idempotency-Key` (a kept answer from any replica), then
+    /// already cannot hold (412), `Idempotency-Key` (a kept answer from any replica, looked up
+    /// without holding the calling thread; `plan` is then called before the lookup), then
     /// middleware **once, here**, proposing instead of reducing; the proposed actions go to the
     /// shared log as one group (`If-Match` and the key checked under the head's lock), and the
     /// answer is sent once this replica applied them, so the client reads its own writes here. A
@@ -38,12 +39,43 @@ extension ReMVVMService {
                 return versionMismatch(current: applied).response
             }
         }
-        if let key, let answered = claim(key) {
-            return answered
+        guard let key else {
+            return propose(plan(), key: nil, expectedHeads: expectedHeads, log: log)
         }
+        // The key is looked up in the log without holding this thread (lookups of concurrent
+        // requests go together, `PostgresAnswerLookup`), so the plan is made first: it only
+        // decodes, or reads the visible state for a command, and it is dropped when the key
+        // answers instead.
+        let planned = plan()
+        let pending = PendingResponse()
+        idempotencyKeys.claim(key, now: ActionJournalCodec.now()) { [self, expectedHeads] claim in
+            if let answered = response(for: claim) {
+                return pending.complete(answered)
+            }
+            Self.forward(propose(planned, key: key, expectedHeads: expectedHeads, log: log), to: pending)
+        }
+        return Response(pending: pending)
+    }
+
+    /// Completes `pending` with `response`, or with what `response` completes with when it is
+    /// pending itself.
+    private static func forward(_ response: Response, to pending: PendingResponse) {
+        if case .pending(let inner) = response.body {
+            inner.whenCompleted { pending.complete($0) }
+        } else {
+            pending.complete(response)
+        }
+    }
+
+    /// A replica's dispatch once the key (if any) is claimed: middleware proposes `planned`'s
+    /// actions, which go to the log as one group with the answer kept for `key`; the answer is
+    /// sent once this replica applied them.
+    private func propose(
+        _ planned: DispatchPlan, key: IdempotencyKey?, expectedHeads: Set<UInt64>?, log: any SharedLog
+    ) -> Response {
         let release: @Sendable () -> Void = { [idempotencyKeys] in if let key { idempotencyKeys.release(key) } }
         let actions: [any StoreAction]
-        switch plan() {
+        switch planned {
         case .dispatch(let planned):
             actions = planned
         case .answer(let response):

@@ -34,6 +34,10 @@ struct ReplicaStorage: JournalStorage {
         try log.answer(forKey: key)
     }
 
+    func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
+        log.lookUpAnswer(forKey: key, completion: completion)
+    }
+
     /// Answers live on the shared log's rows: their keys are forgotten there (the rows stay).
     func removeAnswers(keptBefore time: Int64) throws(JournalError) {
         try log.removeAnswers(keptBefore: time)

@@ -23,7 +23,8 @@ extension ReMVVMService {
     ///     `Idempotency-Key` is bound to, with the method and the body: the same key on another
     ///     path is `422`.
     ///   - plan: the actions to dispatch, or the answer to give instead; called at most once, and
-    ///     only when the request gets that far.
+    ///     only when the request gets that far (on a replica, before its key is looked up; its
+    ///     result is dropped when the key answers instead).
     func dispatchRequest(_ request: Request, fingerprintPath: String, plan: () -> DispatchPlan) -> Response {
         var key: IdempotencyKey?
         if let header = request.headers["Idempotency-Key"] {
@@ -109,7 +110,12 @@ extension ReMVVMService {
     /// (`Idempotent-Replayed`), 422 for a key used for another request, 409 while in flight, 503
     /// when the kept answers cannot be read.
     func claim(_ key: IdempotencyKey) -> Response? {
-        switch idempotencyKeys.claim(key, now: ActionJournalCodec.now()) {
+        response(for: idempotencyKeys.claim(key, now: ActionJournalCodec.now()))
+    }
+
+    /// What a request gets instead of being processed for `claim`, or nil when it is fresh.
+    func response(for claim: IdempotencyKeys.Claim) -> Response? {
+        switch claim {
         case .replay(let kept):
             return DispatchAnswer(kept: kept).response(replayed: true)
         case .reusedForAnotherRequest:

@@ -1,0 +1,101 @@
+import Journal
+import ConcurrencyKit
+
+/// Looks up the idempotency answers of a replica's keyed requests without blocking the threads
+/// that serve HTTP: the keys queued while a lookup runs go together in the next one (one query,
+/// ``PostgresLog/answers(forKeys:)``), on one thread with one connection, started on first use.
+///
+/// Every keyed request must look its key up before middleware runs (a retry must run nothing);
+/// done on the request's thread, one query at a time on one connection, that lookup was the
+/// bottleneck of keyed writes (`docs/replicas.md`, Measured).
+final class PostgresAnswerLookup: Sendable {
+    typealias Completion = @Sendable (Result<KeptAnswer?, PostgresLogError>) -> Void
+
+    private struct Queued {
+        let key: String
+        let completion: Completion
+    }
+
+    private struct State {
+        var queued: [Queued] = []
+        var running = false
+        var stopping = false
+    }
+
+    private let conninfo: String
+    private let maxKeys: Int
+    private let state = Lock(State())
+
+    /// - Parameters:
+    ///   - conninfo: the PostgreSQL connection string.
+    ///   - maxKeys: the most keys in one query.
+    init(conninfo: String, maxKeys: Int = 512) {
+        self.conninfo = conninfo
+        self.maxKeys = max(1, maxKeys)
+    }
+
+    /// Queues `key`; `completion` hears its kept answer (nil: none), on the lookup thread. After
+    /// ``stop()``, or when the thread cannot start, it is answered at once with the error.
+    func lookUp(_ key: String, completion: @escaping Completion) {
+        let start = state.withLock { state -> Bool? in
+            guard !state.stopping else { return nil }
+            state.queued.append(Queued(key: key, completion: completion))
+            defer { state.running = true }
+            return !state.running
+        }
+        switch start {
+        case nil:
+            completion(.failure(PostgresLogError(code: .closed, message: "the PostgreSQL log is stopping")))
+        case true?:
+            guard startDetachedThread(named: "key-lookup", { [self] in run() }) else {
+                let queued = state.withLock { state -> [Queued] in
+                    state.running = false
+                    defer { state.queued = [] }
+                    return state.queued
+                }
+                let error = PostgresLogError(code: .unavailable, message: "could not start the thread that looks up idempotency keys")
+                for entry in queued { entry.completion(.failure(error)) }
+                return
+            }
+        case false?:
+            state.notifyAll()
+        }
+    }
+
+    /// Answers what is queued, then ends the thread and waits for it.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        state.notifyAll()
+        _ = state.wait(timeout: .seconds(30)) { !$0.running }
+    }
+
+    private func run() {
+        var log: PostgresLog?
+        defer {
+            log?.close()
+            state.withLock { $0.running = false }
+            state.notifyAll()
+        }
+        while true {
+            let batch = state.withLock(waitingUntil: { !$0.queued.isEmpty || $0.stopping }) { state -> [Queued] in
+                let count = min(state.queued.count, maxKeys)
+                defer { state.queued.removeFirst(count) }
+                return Array(state.queued.prefix(count))
+            }
+            if batch.isEmpty { return }  // stopping, and nothing left
+            do throws(PostgresLogError) {
+                if log == nil { log = try PostgresLog(conninfo: conninfo) }
+                guard let open = log else { continue }
+                let answers = try open.answers(forKeys: Array(Set(batch.map(\.key))))
+                for entry in batch { entry.completion(.success(answers[entry.key])) }
+            } catch {
+                // The request answers 503; the next lookup reconnects.
+                if error.code == .unavailable {
+                    log?.close()
+                    log = nil
+                }
+                for entry in batch { entry.completion(.failure(error)) }
+            }
+        }
+    }
+}
