@@ -84,7 +84,11 @@ final class PostgresAnswerLookup: Sendable {
             }
             if batch.isEmpty { return }  // stopping, and nothing left
             do throws(PostgresLogError) {
-                if log == nil { log = try PostgresLog(conninfo: conninfo) }
+                if log == nil {
+                    let opened = try PostgresLog(conninfo: conninfo)
+                    log = opened
+                    try opened.planEachExecution()
+                }
                 guard let open = log else { continue }
                 let answers = try open.answers(forKeys: Array(Set(batch.map(\.key))))
                 for entry in batch { entry.completion(.success(answers[entry.key])) }

