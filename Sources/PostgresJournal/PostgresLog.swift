@@ -270,8 +270,8 @@ public final class PostgresLog {
         return outcomes
     }
 
-    /// The append of groups without `If-Match`, each with actions, as one call of
-    /// ``PostgresLogSchema/appendFunction`` that is its own transaction (one round trip): the
+    /// The append of groups without `If-Match`, each with actions, as one statement that is its
+    /// own transaction (one round trip; with keys, a call of ``PostgresLogSchema/appendFunction``): the
     /// head's row lock is taken and released inside the server, without waiting for this client in
     /// between (on a busy machine, each round trip under the lock also waits for this thread to be
     /// scheduled, and the lock serializes every replica's appends). Answers that name their
@@ -310,8 +310,11 @@ public final class PostgresLog {
         // (PostgreSQL restarted while it was idle) would leave the outcome unknown: reopen such a
         // connection first (if PostgreSQL is down, that fails as `unavailable`: nothing sent).
         if connection.serverSpokeWhileIdle { try connection.connect() }
+        // Without keys there is nothing to look for in `remvvm_answers`: one statement does it,
+        // cheaper than the function (measured: 381–418 µs per append against 522–546 µs).
+        let keyed = groups.contains { $0.answer != nil }
         let rows = try connection.executeInOwnTransaction(
-            "SELECT \(PostgresLogSchema.appendFunction)($1, $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])",
+            keyed ? Self.appendCallingTheFunction : Self.appendWithoutKeys,
             [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
              Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
              Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
@@ -321,6 +324,32 @@ public final class PostgresLog {
         let base = head - count
         return ranges.map { .appended(base + $0.lowerBound...base + $0.upperBound) }
     }
+
+    /// The append of groups with a key: ``PostgresLogSchema/appendFunction``, which checks
+    /// `remvvm_answers` after the head's row lock.
+    private static let appendCallingTheFunction =
+        "SELECT \(PostgresLogSchema.appendFunction)($1, $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])"
+
+    /// The append of groups without keys, as one statement: the same steps as
+    /// ``PostgresLogSchema/appendFunction`` but the check of `remvvm_answers`, which only keys need.
+    private static let appendWithoutKeys = """
+        WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
+        rows AS (
+            SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
+                                 $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
+                AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
+        ),
+        inserted AS (
+            INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
+                                    answer_fingerprint, answer_body, answer_time)
+            SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
+                   CASE WHEN r.suffix IS NULL THEN r.body
+                        ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
+                   r.answer_time
+            FROM head, rows r
+        )
+        SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
+        """
 
     /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
     /// nil as NULL), for an array parameter.
