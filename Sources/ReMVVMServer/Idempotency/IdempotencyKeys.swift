@@ -80,10 +80,12 @@ final class IdempotencyKeys: Sendable {
     func claim(_ key: IdempotencyKey, now: Int64, completion: @escaping @Sendable (Claim) -> Void) {
         if let decided = claimInMemory(key, now: now) { return completion(decided) }
         guard case .journal(let storage) = backing else { return completion(.fresh) }
-        pruneIfDue(storage, now: now)
         let oldest = now - retentionMilliseconds
         storage.lookUpAnswer(forKey: key.value) { [self] found in
             completion(decide(key, found: found, in: storage, oldest: oldest))
+            // Here rather than on the caller's thread, which serves HTTP: removing a minute of
+            // expired answers may take a while.
+            pruneIfDue(storage, now: now)
         }
     }
 
