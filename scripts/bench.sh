@@ -267,9 +267,10 @@ durable_commits_per_second=$(awk -v c="$durable_commits" -v s="$durable_seconds"
 durable_actions_per_commit=$(ratio "$durable_actions" "$durable_commits")
 durable_post_p99=$(awk '$1 == "99%" { print $2 }' "$OUT/wrk-durable-post.txt")
 stop "$durable_pid"
-# One sequential client on a server and journal of its own: right after the -c64 run, that
-# journal's checkpoints would still be writing and stall single commits (a p99 of 3.6 ms against
-# a p50 of 0.5 ms in the run of 2026-11-26 on one server).
+# One sequential client on a server and journal of its own, so that the row does not depend on
+# what the -c64 run left in its journal. (It did not explain the row's long tail: on the -c64
+# server, 1,695/s, p99 3.6 ms; on its own, 1,836/s, p99 2.6 ms, 0.67 and 0.68 of the ceiling in
+# full runs of 2026-11-26; the same binary run alone gave 2,418-2,743/s.)
 start durable-sequential $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/sequential" --log-level warning
 durable_pid=$SERVER_PID
 wrk -t1 -c1 -d2s -s Benchmarks/wrk/post-action.lua "http://127.0.0.1:$SERVER_PORT/actions" >/dev/null 2>&1 || true
