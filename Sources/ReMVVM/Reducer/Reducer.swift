@@ -14,7 +14,10 @@ public protocol Reducer {
 
 extension Reducer {
     /// Applies `action` if it is exactly of type `Action` (or `Action` is `any StoreAction`);
-    /// returns `state` unchanged otherwise.
+    /// returns `state` unchanged otherwise. Inlinable, so that a composition of concrete
+    /// reducers is specialized where it is used: unspecialized, each call looks up generic
+    /// metadata at run time.
+    @inlinable
     public static func reduce(state: State, withAny action: any StoreAction) -> State {
         if Action.self == (any StoreAction).self, let erased = action as? Action {
             return reduce(state: state, with: erased)
