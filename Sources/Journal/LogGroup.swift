@@ -48,6 +48,11 @@ public struct LogGroup: Sendable, Equatable {
         self.init(actions: actions, answer: answer, expectedHeads: expectedHead.map { [$0] })
     }
 
+    /// Whether the group holds neither actions nor an answer to keep: the log stores nothing of it.
+    public var isEmpty: Bool {
+        actions.isEmpty && answer == nil
+    }
+
     /// ``answer`` as kept once the group's last version is `version`.
     public func answer(lastVersion version: UInt64) -> KeptAnswer? {
         guard var answer else { return nil }

@@ -75,15 +75,6 @@ public protocol SharedLog: Sendable {
 }
 
 extension SharedLog {
-    /// Looks `key` up at once, on the caller's thread.
-    public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
-        do throws(JournalError) {
-            completion(.success(try answer(forKey: key)))
-        } catch {
-            completion(.failure(error))
-        }
-    }
-
     /// ``start(applied:onStatus:apply:)`` without a status handler.
     public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
         try start(applied: applied, onStatus: { _ in }, apply: apply)

@@ -144,11 +144,6 @@ public final class PostgresGroupCommit: Sendable {
         return entries
     }
 
-    /// Whether the log stores anything of `group`: actions, or an answer to keep.
-    private static func isStorable(_ group: LogGroup) -> Bool {
-        !group.actions.isEmpty || group.answer != nil
-    }
-
     private func run() {
         var log: PostgresLog?
         var pause = Duration.milliseconds(50)
@@ -168,7 +163,7 @@ public final class PostgresGroupCommit: Sendable {
             do {
                 if log == nil { log = try PostgresLog(conninfo: conninfo) }
                 guard let log else { continue }
-                let groups = batch.map(\.group).filter(Self.isStorable)
+                let groups = batch.map(\.group).filter { !$0.isEmpty }
                 let started = ContinuousClock.now
                 let outcomes = try log.append(groups)
                 let duration = ContinuousClock.now - started
@@ -180,7 +175,7 @@ public final class PostgresGroupCommit: Sendable {
                 onAppended(Self.entries(of: groups, outcomes: outcomes), duration)
                 var next = outcomes.makeIterator()
                 for submitted in batch {
-                    if !Self.isStorable(submitted.group) {
+                    if submitted.group.isEmpty {
                         submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action or an answer to keep")))
                     } else if let outcome = next.next() {
                         submitted.completion(.success(outcome))

@@ -69,7 +69,7 @@ public final class PostgresLog {
     /// stored, except with ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         try ensureOpen()
-        let nonEmpty = groups.filter { !$0.actions.isEmpty || $0.answer != nil }
+        let nonEmpty = groups.filter { !$0.isEmpty }
         guard !nonEmpty.isEmpty else { return [] }
         do throws(PostgresLogError) {
             return try appendTogether(nonEmpty)
@@ -228,7 +228,7 @@ public final class PostgresLog {
             head = try Self.number(rows.rows.first?.first ?? nil, "head version")
             var keys = try existingKeys(groups.compactMap(\.answer?.key))
             var next = head
-            for group in groups where !group.actions.isEmpty || group.answer != nil {
+            for group in groups where !group.isEmpty {
                 if let key = group.answer?.key {
                     guard keys.insert(key).inserted else {
                         outcomes.append(.duplicateKey(key))
@@ -337,16 +337,10 @@ public final class PostgresLog {
         rows AS (
             SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
                                  $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
-                AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)
+                AS \(PostgresLogSchema.appendedRow)
         ),
         inserted AS (
-            INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
-                                    answer_fingerprint, answer_body, answer_time)
-            SELECT head.version - $1 + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
-                   CASE WHEN r.suffix IS NULL THEN r.body
-                        ELSE r.body || convert_to((head.version - $1 + r.ord)::text, 'UTF8') || r.suffix END,
-                   r.answer_time
-            FROM head, rows r
+            \(PostgresLogSchema.insertAppendedRows(base: "head.version - $1", from: "head, rows r"))
         )
         SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
         """

@@ -15,6 +15,26 @@ enum PostgresLogSchema {
     static let appendFunctionArguments =
         "bigint, bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[]"
 
+    /// The columns of one row to append, as both appends unnest them from their array arguments.
+    static let appendedRow = "r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time)"
+
+    /// Inserts the rows of `source` (columns ``appendedRow``) with versions `base + ord`, and an
+    /// answer whose `suffix` is not NULL with the row's version between `body` and `suffix`
+    /// (`{"version":N}`). Shared by ``createAppendFunction`` and `PostgresLog`'s statement for
+    /// groups without keys; a database keeps the function it was given, so a change here needs a
+    /// new ``appendFunction`` name too.
+    static func insertAppendedRows(base: String, from source: String) -> String {
+        """
+        INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
+                                answer_fingerprint, answer_body, answer_time)
+        SELECT \(base) + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
+               CASE WHEN r.suffix IS NULL THEN r.body
+                    ELSE r.body || convert_to((\(base) + r.ord)::text, 'UTF8') || r.suffix END,
+               r.answer_time
+        FROM \(source)
+        """
+    }
+
     /// Appends `n` actions (the arrays, one element per action; `ords` 1…n) after the head and
     /// returns the new head: the head's row lock first, then a check that no key of the append is
     /// kept in `remvvm_answers` (a command of its own, so it sees every answer committed before
@@ -34,14 +54,10 @@ enum PostgresLogSchema {
                 IF EXISTS (SELECT 1 FROM remvvm_answers WHERE idempotency_key = ANY(keys)) THEN
                     RAISE unique_violation USING MESSAGE = 'an idempotency key of the append is kept already';
                 END IF;
-                INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status,
-                                        answer_fingerprint, answer_body, answer_time)
-                SELECT new_head - n + r.ord, r.type, r.payload::jsonb, r.time, r.key, r.status, r.fingerprint,
-                       CASE WHEN r.suffix IS NULL THEN r.body
-                            ELSE r.body || convert_to((new_head - n + r.ord)::text, 'UTF8') || r.suffix END,
-                       r.answer_time
-                FROM unnest(ords, types, payloads, times, keys, statuses, fingerprints, bodies, suffixes, answer_times)
-                    AS r(ord, type, payload, time, key, status, fingerprint, body, suffix, answer_time);
+                \(insertAppendedRows(
+                    base: "new_head - n",
+                    from: "unnest(ords, types, payloads, times, keys, statuses, fingerprints, bodies, suffixes, answer_times) AS \(appendedRow)"
+                ));
                 PERFORM pg_notify('\(channel)', new_head::text);
                 RETURN new_head;
             END
