@@ -67,8 +67,25 @@ public protocol SharedLog: Sendable {
     func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError)
 
     /// Up to `limit` records with a version greater than `version`, oldest first (for `GET
-    /// /actions` and streams resuming beyond the event ring).
+    /// /actions` and streams resuming beyond the event ring). Records removed by
+    /// ``removeRecords(keeping:recordedBefore:)`` are missing at the start: the first record
+    /// returned may be later than `version + 1`.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
+
+    /// Tells the log that replica `name` keeps a local snapshot of version `snapshot` (0: none),
+    /// replacing what it said before: ``removeRecords(keeping:recordedBefore:)`` keeps every
+    /// record after the oldest snapshot of the replicas registered. Returns the log's extent as
+    /// seen once registered: records after `snapshot` missing from it were removed before the
+    /// registration, and none will be removed after it. Registers nothing when `snapshot` is
+    /// past the head or records after it are missing (that replica cannot follow this log).
+    func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent
+
+    /// Removes the oldest records that every registered replica's snapshot has passed, keeping
+    /// `versions` versions before the oldest of those snapshots and every record recorded at or
+    /// after `cutoff` (milliseconds since 1970; nil: no such bound). Removes nothing while no
+    /// replica is registered. The idempotency answers on removed records stay kept (their keys
+    /// are still refused until they expire). Returns the newest version removed, or nil.
+    func removeRecords(keeping versions: UInt64, recordedBefore cutoff: Int64?) throws(JournalError) -> UInt64?
 
     /// Appends what is queued, stops following and closes the connections.
     func stop()
@@ -78,6 +95,28 @@ extension SharedLog {
     /// ``start(applied:onStatus:apply:)`` without a status handler.
     public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
         try start(applied: applied, onStatus: { _ in }, apply: apply)
+    }
+}
+
+/// Which versions a shared log holds: its records run from ``earliest`` through ``head``
+/// without gaps (the ones before ``earliest`` were removed by retention).
+public struct SharedLogExtent: Sendable, Equatable {
+    /// The oldest record's version; nil when the log holds no record.
+    public var earliest: UInt64?
+    /// The newest version appended (0 when nothing ever was).
+    public var head: UInt64
+
+    public init(earliest: UInt64?, head: UInt64) {
+        self.earliest = earliest
+        self.head = head
+    }
+
+    /// Whether every record after `version` is still in the log: what a replica restored at
+    /// `version` needs in order to follow it.
+    public func holdsEveryRecord(after version: UInt64) -> Bool {
+        guard version < head else { return true }
+        guard let earliest else { return false }
+        return earliest <= version + 1
     }
 }
 

@@ -13,7 +13,7 @@ public import Journal
 /// ``PostgresLogError/Code/commitOutcomeUnknown`` if `COMMIT` was in flight) and the next call
 /// reconnects once; callers retry with a backoff (``connect(to:retryingFor:onRetry:)``).
 public final class PostgresLog {
-    private let connection: PostgresConnection
+    let connection: PostgresConnection
     private var closed = false
 
     /// Connects to `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for libpq's
@@ -120,7 +120,9 @@ public final class PostgresLog {
 
     /// Up to `limit` entries with a version greater than `version`, oldest first, without gaps
     /// (a gap throws ``PostgresLogError/Code/corrupt``: the replica must never skip a version).
-    public func entries(after version: UInt64, limit: Int) throws(PostgresLogError) -> [LogEntry] {
+    /// With `fromEarliest`, records removed by retention may be missing at the start (for
+    /// reading the log's history, never for applying it).
+    public func entries(after version: UInt64, limit: Int, fromEarliest: Bool = false) throws(PostgresLogError) -> [LogEntry] {
         let rows = try run(
             "SELECT version, type, payload::text, time, idempotency_key FROM remvvm_log WHERE version > $1 ORDER BY version LIMIT $2",
             [String(version), String(max(1, limit))]
@@ -130,8 +132,14 @@ public final class PostgresLog {
         var expected = version + 1
         for row in rows.rows {
             let number = try Self.number(row[0], "version")
+            if fromEarliest, entries.isEmpty, number > expected {
+                expected = number
+            }
             guard number == expected else {
-                throw PostgresLogError(code: .corrupt, message: "the log has no version \(expected) (next is \(number)): the replica stops applying rather than skip it")
+                throw PostgresLogError(
+                    code: .corrupt,
+                    message: "the log has no version \(expected) (next is \(number)): the replica stops applying rather than skip it. If retention removed it (journalRetention, once every registered replica's snapshot had passed it), start this replica from a snapshot of version \(number - 1) or later: copy the data directory of another replica"
+                )
             }
             guard let type = row[1] else {
                 throw PostgresLogError(code: .corrupt, message: "log version \(number) has no type")
@@ -433,7 +441,7 @@ public final class PostgresLog {
     }
 
     @discardableResult
-    private func run(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
+    func run(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
         try ensureOpen()
         return try connection.execute(sql, parameters)
     }
@@ -458,7 +466,7 @@ public final class PostgresLog {
         }
     }
 
-    private static func number(_ text: String?, _ what: String) throws(PostgresLogError) -> UInt64 {
+    static func number(_ text: String?, _ what: String) throws(PostgresLogError) -> UInt64 {
         guard let text, let value = UInt64(text) else {
             throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable \(what): \(text ?? "NULL")")
         }

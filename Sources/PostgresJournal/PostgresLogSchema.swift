@@ -105,6 +105,11 @@ enum PostgresLogSchema {
                 \(createAppendFunction)
             END IF;
         END $$;
+        CREATE TABLE IF NOT EXISTS remvvm_replicas (
+            name text PRIMARY KEY,
+            snapshot_version bigint NOT NULL,
+            registered_at timestamptz NOT NULL
+        );
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;
         INSERT INTO remvvm_meta (key, value) VALUES ('schema', '\(version)') ON CONFLICT DO NOTHING;
         """

@@ -154,7 +154,25 @@ public final class PostgresSharedLog: SharedLog {
     }
 
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try reading { log throws(PostgresLogError) in try log.entries(after: version, limit: limit).map(\.record) }
+        try reading { log throws(PostgresLogError) in
+            try log.entries(after: version, limit: limit, fromEarliest: true).map(\.record)
+        }
+    }
+
+    public func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent {
+        try reading { log throws(PostgresLogError) in try log.register(replica: name, snapshot: snapshot) }
+    }
+
+    /// On a connection of its own, opened for the call: removing many records takes many
+    /// transactions, which must not hold up the reads of `GET /actions` and resuming streams.
+    public func removeRecords(keeping versions: UInt64, recordedBefore cutoff: Int64?) throws(JournalError) -> UInt64? {
+        do throws(PostgresLogError) {
+            let log = try PostgresLog(conninfo: conninfo)
+            defer { log.close() }
+            return try log.removeRecords(keeping: versions, recordedBefore: cutoff)
+        } catch {
+            throw Self.journalError(error)
+        }
     }
 
     public func stop() {

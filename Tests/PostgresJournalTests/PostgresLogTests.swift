@@ -151,7 +151,8 @@ import Testing
     }
 
     /// A log created by a build without the table of answers kept without actions, the append
-    /// function and their index gains them at the next start (additive: the schema version stays).
+    /// function, their index and the table of registered replicas gains them at the next start
+    /// (additive: the schema version stays).
     @Test func aLogCreatedByAnEarlierBuildGainsTheAdditionsAndKeepsItsRows() throws {
         let server = try PostgresServer()
         do {
@@ -161,13 +162,14 @@ import Testing
         }
         let raw = try PostgresConnection(conninfo: server.conninfo)
         defer { raw.close() }
-        try raw.execute("DROP FUNCTION \(PostgresLogSchema.appendFunction); DROP TABLE remvvm_answers")
+        try raw.execute("DROP FUNCTION \(PostgresLogSchema.appendFunction); DROP TABLE remvvm_answers; DROP TABLE remvvm_replicas")
         let log = try PostgresLog(conninfo: server.conninfo)
         defer { log.close() }
         let held = KeptAnswer(key: "held", fingerprint: [1], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: 3)
         #expect(try log.append([LogGroup(actions: [action(2)]), LogGroup(actions: [], answer: held)]) == [.appended(2...2), .kept])
         #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2])
         #expect(try log.answer(forKey: "held") == held)
+        #expect(try log.register(replica: "r", snapshot: 1) == SharedLogExtent(earliest: 1, head: 2))
     }
 
     @Test func anIncompatibleSchemaIsRefused() throws {
@@ -409,50 +411,19 @@ import Testing
     /// the lock was granted.
     @Test func anAnswerKeptWhileAnAppendWaitsForTheHeadIsSeenByThatAppend() throws {
         let server = try PostgresServer()
-        let conninfo = server.conninfo
-        let appenderReady = Mailbox<Bool>(), headLocked = Mailbox<Bool>()
-        let outcome = Lock<Result<[LogGroupOutcome], PostgresLogError>?>(nil)
         let raced = group("raced")
-        let errors = runOnThreads(2) { index in
-            if index == 0 {
-                // Holds the head's row lock, keeps an answer for "raced", and commits only once
-                // the append waits for that lock.
-                let holder = try PostgresConnection(conninfo: conninfo)
-                defer { holder.close() }
-                let observer = try PostgresConnection(conninfo: conninfo)
-                defer { observer.close() }
-                _ = appenderReady.next(timeout: .seconds(10))
-                try holder.execute("BEGIN")
-                try holder.execute("SELECT version FROM remvvm_head FOR UPDATE")
-                try holder.execute(
-                    "INSERT INTO remvvm_answers VALUES ('raced', 202, '\\x07'::bytea, convert_to('{\"accepted\":true}', 'UTF8'), 2)"
-                )
-                headLocked.post(true)
-                let waiting = waitUntil(timeout: .seconds(10)) {
-                    let rows = try? observer.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT \(PostgresLogSchema.appendFunction)%'"
-                    )
-                    return rows?.rows.first?.first == "1"
-                }
-                try holder.execute("COMMIT")
-                #expect(waiting, "the append never waited for the head's lock")
-            } else {
-                let log = try PostgresLog(conninfo: conninfo)
-                defer { log.close() }
-                appenderReady.post(true)
-                guard headLocked.next(timeout: .seconds(10)) == true else { return }
-                do throws(PostgresLogError) {
-                    let outcomes = try log.append([raced])
-                    outcome.withLock { $0 = .success(outcomes) }
-                } catch {
-                    outcome.withLock { $0 = .failure(error) }
-                }
-            }
-        }
-        #expect(errors.isEmpty, "\(errors)")
-        let result = try #require(outcome.withLock { $0 })
-        #expect(try result.get() == [.duplicateKey("raced")])
-        let log = try PostgresLog(conninfo: conninfo)
+        // The holder takes the head's row lock and keeps an answer for "raced"; it commits once
+        // the append waits for that lock.
+        let outcomes = try raceForLock(
+            server.conninfo,
+            holding: [
+                "SELECT version FROM remvvm_head FOR UPDATE",
+                "INSERT INTO remvvm_answers VALUES ('raced', 202, '\\x07'::bytea, convert_to('{\"accepted\":true}', 'UTF8'), 2)",
+            ],
+            waiter: "SELECT \(PostgresLogSchema.appendFunction)%"
+        ) { log throws(PostgresLogError) in try log.append([raced]) }
+        #expect(outcomes == [.duplicateKey("raced")])
+        let log = try PostgresLog(conninfo: server.conninfo)
         defer { log.close() }
         #expect(try log.head() == 0, "nothing was appended under a key already kept")
     }

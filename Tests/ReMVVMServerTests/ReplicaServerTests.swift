@@ -23,6 +23,7 @@ import Testing
 
         init(
             conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false,
+            journalRetention: JournalRetention = 1_000_000,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             self.directory = directory
@@ -34,7 +35,8 @@ import Testing
             server = try LiveServer(
                 middleware: middleware,
                 replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name),
-                snapshotEvery: snapshotEvery
+                snapshotEvery: snapshotEvery,
+                journalRetention: journalRetention
             )
         }
 
@@ -58,7 +60,7 @@ import Testing
         let replicas: Lock<[Replica]>
 
         init(
-            count: Int, snapshotEvery: UInt64 = 10_000,
+            count: Int, snapshotEvery: UInt64 = 10_000, journalRetention: JournalRetention = 1_000_000,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             let postgres = try PostgresServer()
@@ -69,7 +71,7 @@ import Testing
             for index in 0..<count {
                 replicas.append(try Replica(
                     conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery,
-                    middleware: middleware
+                    journalRetention: journalRetention, middleware: middleware
                 ))
             }
             self.replicas = Lock(replicas)

@@ -17,6 +17,16 @@ public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, 
         }
     }
 
+    /// What a shared log keeps at `now` (milliseconds since 1970), as the arguments of
+    /// ``Journal/SharedLog/removeRecords(keeping:recordedBefore:)``: the versions before the
+    /// oldest replica's snapshot, and the time before which records may go.
+    func sharedLogBounds(now: Int64) -> (versions: UInt64, cutoff: Int64?) {
+        switch self {
+        case .versions(let count): (count, nil)
+        case .age(let age): (0, now - age.wholeMilliseconds)
+        }
+    }
+
     /// The newest version whose record may be removed after a snapshot of `snapshotVersion`
     /// taken at `now` (milliseconds since 1970), or nil when none may; `newestBefore` finds the
     /// newest version reduced before a time.

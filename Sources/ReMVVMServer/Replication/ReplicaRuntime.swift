@@ -18,16 +18,22 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     private let store: Store<State>
     private let logger: Logger
 
-    /// Restores `store` from the newest local snapshot and starts following `log` from there.
+    /// Restores `store` from the newest local snapshot, registers it with `log` as replica
+    /// `name` (retention keeps every record after it) and starts following `log` from there;
+    /// after each later snapshot, registers that one and removes the records `retention` no
+    /// longer keeps before the oldest registered snapshot.
     /// Throws ``Journal/JournalError`` when the local storage holds records (a single-node
     /// journal: its versions are not the log's), when its snapshot is ahead of the log (it
-    /// belongs to another log), or when the log's threads cannot start.
+    /// belongs to another log), when records after it were removed from the log (retention),
+    /// or when the log's threads cannot start.
     init(
         store: Store<State>,
         log: any SharedLog,
         snapshots local: any JournalStorage,
+        name: String,
         codec: ActionJournalCodec,
         snapshotEvery: UInt64,
+        retention: JournalRetention,
         logger: Logger
     ) throws(JournalError) {
         let initial = store.snapshot
@@ -38,25 +44,30 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 message: "the data directory holds a single-node journal (versions \(recovery.earliestVersion ?? 0)…\(recovery.lastVersion)); a replica of a shared log keeps only snapshots there: use another data directory"
             )
         }
-        var restored: UInt64 = 0
-        if let snapshot = recovery.snapshot {
-            let head: UInt64
-            do {
-                head = try log.head()
-            } catch where error.code == .writeFailed {
-                // PostgreSQL cannot be reached now: start (healthz 503) and let the follower
-                // catch up once it can; the snapshot cannot be checked against the head then.
-                logger.warning("cannot check the local snapshot against the shared log now: \(error)")
-                head = snapshot.version
-            }
-            guard snapshot.version <= head else {
+        let restored = recovery.snapshot?.version ?? 0
+        do throws(JournalError) {
+            let extent = try log.register(replica: name, snapshot: restored)
+            guard restored <= extent.head else {
                 throw JournalError(
                     code: .corrupt,
-                    message: "the local snapshot is of version \(snapshot.version) but the shared log ends at \(head): the snapshot belongs to another log; move the data directory aside"
+                    message: "the local snapshot is of version \(restored) but the shared log ends at \(extent.head): the snapshot belongs to another log; move the data directory aside"
                 )
             }
+            guard extent.holdsEveryRecord(after: restored) else {
+                throw JournalError(
+                    code: .unusable,
+                    message: "the shared log holds versions \(extent.earliest.map(String.init) ?? "none") through \(extent.head): the records after version \(restored) (this replica's \(restored == 0 ? "start, without a local snapshot" : "newest local snapshot")) were removed by journalRetention once every registered replica's snapshot had passed them; copy the data directory of another replica of this log (its snapshot) to \(local.location) and start again"
+                )
+            }
+        } catch where error.code == .writeFailed {
+            // PostgreSQL cannot be reached now: start (healthz 503) and let the follower catch
+            // up once it can; the snapshot cannot be checked against the log then, and the
+            // replica registers with its next snapshot (the follower stops, saying why, if
+            // retention removed records it needs meanwhile).
+            logger.warning("cannot check the local snapshot against the shared log now: \(error)")
+        }
+        if let snapshot = recovery.snapshot {
             try store.restore(from: snapshot, keptIn: local)
-            restored = snapshot.version
         }
         self.log = log
         self.store = store
@@ -66,7 +77,14 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             store: store,
             history: JournalHistory(storage: storage, codec: codec, store: store, initial: initial.version == 0 ? initial : nil, logger: logger)
         )
-        snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger)
+        snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger) {
+            [log, logger] version in
+            _ = try log.register(replica: name, snapshot: version)
+            let bounds = retention.sharedLogBounds(now: ActionJournalCodec.now())
+            if let removed = try log.removeRecords(keeping: bounds.versions, recordedBefore: bounds.cutoff) {
+                logger.info("removed the shared log's records through version \(removed) (journalRetention \(retention), before the oldest registered replica's snapshot)")
+            }
+        }
         // Proposals refuse what could not be logged; replays are never checked.
         store.addReduceCheck { action in codec.refusal(of: action) }
         if restored > 0 {

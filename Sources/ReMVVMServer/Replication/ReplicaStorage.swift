@@ -5,8 +5,9 @@ import Journal
 /// code that reads a journal (``JournalHistory``, `GET /actions`, ``IdempotencyKeys``); nothing
 /// appends through it: a replica appends with ``Journal/SharedLog/submit(_:completion:)``.
 ///
-/// Records are never removed through it: every replica reads the same log, and one replica's
-/// snapshot says nothing about the others' (`docs/replicas.md`, "Retention").
+/// Records are never removed through it: one replica's snapshot says nothing about the others',
+/// so ``ReplicaRuntime`` removes them from the shared log itself, before the oldest snapshot any
+/// replica registered there (`docs/replicas.md`, "Retention").
 struct ReplicaStorage: JournalStorage {
     let snapshots: any JournalStorage
     let log: any SharedLog

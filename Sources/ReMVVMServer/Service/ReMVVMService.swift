@@ -133,8 +133,10 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     store: store,
                     log: replication.log,
                     snapshots: replication.snapshots,
+                    name: replication.name,
                     codec: codec,
                     snapshotEvery: configuration.snapshotEvery,
+                    retention: configuration.journalRetention,
                     logger: logger
                 )
                 if replicaRuntime.storeIfNil(runtime) === runtime, let metrics {

@@ -1,0 +1,150 @@
+public import Journal
+
+/// Retention of the shared log: replicas register the version of their newest local snapshot
+/// (`remvvm_replicas`), and the records every registered snapshot has passed may be removed.
+///
+/// Removal and registration exclude each other: a removal locks `remvvm_replicas` in `SHARE`
+/// mode (registrations write rows of it, `ROW EXCLUSIVE`) and reads the oldest snapshot under
+/// that lock, and a registration reads the log's extent after its row is written, in the same
+/// transaction. So either the removal saw the registered snapshot, or the registration sees
+/// what the removal took away — a replica never trusts records that are about to go.
+/// Removal also holds the head's row lock, like every append: an idempotency key moving from a
+/// removed row to `remvvm_answers` cannot cross an append of the same key.
+extension PostgresLog {
+    /// Registers (or re-registers) replica `name` with the version of its newest local snapshot
+    /// (0: none) and returns the log's extent as seen after the registration. Registers nothing
+    /// (and returns the extent that says why) when `snapshot` is past the head, or when records
+    /// after it are no longer in the log: such a replica cannot follow this log, and its row
+    /// would only hold retention back.
+    public func register(replica name: String, snapshot: UInt64) throws(PostgresLogError) -> SharedLogExtent {
+        try run("BEGIN")
+        do throws(PostgresLogError) {
+            try connection.execute(
+                """
+                INSERT INTO remvvm_replicas (name, snapshot_version, registered_at) VALUES ($1, $2, now())
+                ON CONFLICT (name) DO UPDATE SET snapshot_version = EXCLUDED.snapshot_version, registered_at = now()
+                """,
+                [name, String(snapshot)]
+            )
+            // A statement of its own: its snapshot is taken after the row is written (and after
+            // any removal that held the table's lock committed).
+            let extent = try self.extent()
+            let follows = snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot)
+            try connection.execute(follows ? "COMMIT" : "ROLLBACK")
+            return extent
+        } catch {
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The versions the log holds now.
+    public func extent() throws(PostgresLogError) -> SharedLogExtent {
+        let rows = try run("SELECT (SELECT min(version) FROM remvvm_log), (SELECT version FROM remvvm_head)")
+        let row = rows.rows.first ?? []
+        let earliest = row.first ?? nil
+        return SharedLogExtent(
+            earliest: try earliest.map { text throws(PostgresLogError) in try Self.number(text, "earliest version") },
+            head: try Self.number(row.count > 1 ? row[1] : nil, "head version")
+        )
+    }
+
+    /// Removes the oldest records that every registered replica's snapshot has passed, keeping
+    /// `versions` versions before the oldest snapshot and every record recorded at or after
+    /// `cutoff` (milliseconds since 1970; nil: no such bound), in transactions of at most `chunk`
+    /// records (each holds the head's row lock, so appends wait that long). The idempotency
+    /// answers of removed records move to `remvvm_answers`: their keys stay refused until they
+    /// expire. Removes nothing while no replica is registered. Returns the newest version
+    /// removed, or nil.
+    public func removeRecords(
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, chunk: Int = 1_000
+    ) throws(PostgresLogError) -> UInt64? {
+        var bound = UInt64(Int64.max)
+        if let cutoff {
+            guard let newest = try newestVersion(recordedBefore: cutoff) else { return nil }
+            bound = newest
+        }
+        var removedThrough: UInt64?
+        while true {
+            let (count, newest) = try removeChunk(keeping: versions, through: bound, chunk: max(1, chunk))
+            if let newest { removedThrough = newest }
+            if count < chunk { return removedThrough }
+        }
+    }
+
+    /// One transaction of ``removeRecords(keeping:recordedBefore:chunk:)``: the oldest snapshot
+    /// is read again under the lock each time, so a replica registered meanwhile is respected.
+    private func removeChunk(
+        keeping versions: UInt64, through bound: UInt64, chunk: Int
+    ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
+        try run("BEGIN")
+        do throws(PostgresLogError) {
+            try connection.execute("LOCK TABLE remvvm_replicas IN SHARE MODE")
+            try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
+            let rows = try connection.execute(
+                """
+                WITH bound AS (
+                    SELECT least(
+                        coalesce((SELECT min(snapshot_version) FROM remvvm_replicas), 0) - $1::bigint,
+                        $2::bigint,
+                        (SELECT min(version) FROM remvvm_log) + $3::bigint - 1
+                    ) AS version
+                ),
+                removed AS (
+                    DELETE FROM remvvm_log WHERE version <= (SELECT version FROM bound)
+                    RETURNING version, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                ),
+                moved AS (
+                    INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+                    SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                        FROM removed WHERE idempotency_key IS NOT NULL
+                    ON CONFLICT DO NOTHING
+                )
+                SELECT count(*), max(version) FROM removed
+                """,
+                [String(min(versions, UInt64(Int64.max))), String(min(bound, UInt64(Int64.max))), String(chunk)]
+            )
+            try connection.execute("COMMIT")
+            let row = rows.rows.first ?? []
+            let count = Int(try Self.number(row.first ?? nil, "count of removed records"))
+            let newest = row.count > 1 ? row[1] : nil
+            return (count, try newest.map { text throws(PostgresLogError) in try Self.number(text, "removed version") })
+        } catch {
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The newest version recorded before `cutoff` (milliseconds since 1970), or nil: found by
+    /// bisecting the versions, since records are timed by the replica that appended them, in
+    /// version order (clocks of different replicas may differ: the bound moves by that much).
+    /// About 2·log₂(records) point reads, where a scan of the log for the time would read all of
+    /// it; a record removed meanwhile counts as old.
+    func newestVersion(recordedBefore cutoff: Int64) throws(PostgresLogError) -> UInt64? {
+        let extent = try extent()
+        guard var older = extent.earliest, older <= extent.head else { return nil }
+        guard try time(of: older) < cutoff else { return nil }
+        var newer = extent.head
+        if try time(of: newer) < cutoff { return newer }
+        // time(older) < cutoff <= time(newer)
+        while newer - older > 1 {
+            let middle = older + (newer - older) / 2
+            if try time(of: middle) < cutoff {
+                older = middle
+            } else {
+                newer = middle
+            }
+        }
+        return older
+    }
+
+    /// When `version` was recorded; `Int64.min` when it is no longer in the log.
+    private func time(of version: UInt64) throws(PostgresLogError) -> Int64 {
+        let rows = try run("SELECT time FROM remvvm_log WHERE version = $1", [String(version)])
+        guard let text = rows.rows.first?.first ?? nil else { return .min }
+        guard let time = Int64(text) else {
+            throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable time of version \(version): \(text)")
+        }
+        return time
+    }
+}

@@ -1,0 +1,162 @@
+import Journal
+@testable import PostgresJournal
+import PostgresTestSupport
+import Testing
+
+/// Retention of the shared log against a real PostgreSQL: replicas register their newest
+/// snapshots, and only records every registered snapshot has passed are removed — by versions
+/// or by age, in chunks, with the idempotency answers of removed records kept.
+@Suite(.serialized) struct PostgresLogRetentionTests {
+    private func actions(_ count: Int, startingAt time: Int64 = 1_000) -> [LoggedAction] {
+        (0..<count).map { LoggedAction(type: "increase", payload: [], time: time + Int64($0)) }
+    }
+
+    private func keyed(_ key: String, actions count: Int = 1) -> LogGroup {
+        LogGroup(
+            actions: actions(count),
+            answer: KeptAnswer(key: key, fingerprint: [7], status: 200, body: Array(#"{"key":"\#(key)"}"#.utf8), time: 5)
+        )
+    }
+
+    @Test func nothingIsRemovedWhileNoReplicaIsRegistered() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(20))])
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == nil)
+        #expect(try log.extent() == SharedLogExtent(earliest: 1, head: 20))
+    }
+
+    @Test func recordsBeforeTheOldestRegisteredSnapshotGoAndTheRetainedVersionsStay() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(50))])
+        #expect(try log.register(replica: "a", snapshot: 30) == SharedLogExtent(earliest: 1, head: 50))
+        #expect(try log.register(replica: "b", snapshot: 45) == SharedLogExtent(earliest: 1, head: 50))
+        #expect(try log.removeRecords(keeping: 10, recordedBefore: nil) == 20)
+        #expect(try log.extent() == SharedLogExtent(earliest: 21, head: 50))
+        #expect(try log.removeRecords(keeping: 10, recordedBefore: nil) == nil, "nothing more until a snapshot moves")
+
+        // Following from before the removed records stops, saying why; reading the history
+        // starts at the earliest record.
+        #expect {
+            _ = try log.entries(after: 0, limit: 10)
+        } throws: { error in
+            (error as? PostgresLogError)?.code == .corrupt && "\(error)".contains("journalRetention")
+        }
+        #expect(try log.entries(after: 0, limit: 3, fromEarliest: true).map(\.record.version) == [21, 22, 23])
+        #expect(try log.entries(after: 20, limit: 2).map(\.record.version) == [21, 22])
+
+        // A replica that cannot follow any more is not registered: its old snapshot does not
+        // hold retention back.
+        let refused = try log.register(replica: "b", snapshot: 10)
+        #expect(refused == SharedLogExtent(earliest: 21, head: 50) && !refused.holdsEveryRecord(after: 10))
+        let ahead = try log.register(replica: "c", snapshot: 60)
+        #expect(ahead.head == 50, "a snapshot past the head belongs to another log")
+        _ = try log.register(replica: "a", snapshot: 50)
+        #expect(try log.removeRecords(keeping: 10, recordedBefore: nil) == 35, "b's registration at 45 stands; c's was not made")
+    }
+
+    @Test func aLowerSnapshotRegisteredAgainHoldsRetentionBack() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(40))])
+        _ = try log.register(replica: "a", snapshot: 40)
+        // Restored from an older copy of its data directory: the records after it are there.
+        #expect(try log.register(replica: "a", snapshot: 12).holdsEveryRecord(after: 12))
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == 12)
+        #expect(try log.extent() == SharedLogExtent(earliest: 13, head: 40))
+    }
+
+    @Test func manyRecordsGoInChunksUpToTheHead() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(40))])
+        _ = try log.register(replica: "a", snapshot: 40)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)
+        #expect(try log.extent() == SharedLogExtent(earliest: nil, head: 40))
+        // A new replica without a snapshot cannot follow; one at the head can.
+        #expect(!(try log.register(replica: "new", snapshot: 0)).holdsEveryRecord(after: 0))
+        #expect(try log.register(replica: "copy", snapshot: 40).holdsEveryRecord(after: 40))
+        // Appends go on after the removed versions.
+        #expect(try log.append([LogGroup(actions: actions(2))]) == [.appended(41...42)])
+        #expect(try log.extent() == SharedLogExtent(earliest: 41, head: 42))
+    }
+
+    @Test func keysOfRemovedRecordsAreStillAnsweredAndRefused() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([keyed("k1"), LogGroup(actions: actions(1)), keyed("k2", actions: 2)])
+            == [.appended(1...1), .appended(2...2), .appended(3...4)])
+        let before = try log.answers(forKeys: ["k1", "k2"])
+        #expect(before.count == 2)
+        _ = try log.register(replica: "a", snapshot: 4)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == 4)
+        #expect(try log.answers(forKeys: ["k1", "k2"]) == before)
+        // Refused on the one-statement path and on the checked one (If-Match).
+        #expect(try log.append([keyed("k1")]) == [.duplicateKey("k1")])
+        #expect(try log.append([LogGroup(actions: actions(1), answer: before["k2"], expectedHeads: [4])]) == [.duplicateKey("k2")])
+        #expect(try log.head() == 4)
+        // They expire like any kept answer.
+        try log.removeAnswers(keptBefore: 6)
+        #expect(try log.answers(forKeys: ["k1", "k2"]).isEmpty)
+        #expect(try log.append([keyed("k1")]) == [.appended(5...5)])
+    }
+
+    @Test func ageRetentionRemovesOnlyRecordsRecordedBeforeTheCutoff() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        // Versions 1…30 recorded at 1001…1030.
+        _ = try log.append([LogGroup(actions: actions(30, startingAt: 1_001))])
+        #expect(try log.newestVersion(recordedBefore: 1_001) == nil)
+        #expect(try log.newestVersion(recordedBefore: 1_002) == 1)
+        #expect(try log.newestVersion(recordedBefore: 1_017) == 16)
+        #expect(try log.newestVersion(recordedBefore: 9_999) == 30)
+        _ = try log.register(replica: "a", snapshot: 25)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: 1_011) == 10)
+        #expect(try log.newestVersion(recordedBefore: 1_005) == nil, "its records are gone")
+        #expect(try log.newestVersion(recordedBefore: 1_017) == 16)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: 9_999) == 25, "never past the oldest snapshot")
+        #expect(try log.extent() == SharedLogExtent(earliest: 26, head: 30))
+    }
+
+    /// A registration made while a removal holds `remvvm_replicas` waits for it, then sees what
+    /// it removed: a replica never registers (and trusts) records that are about to go.
+    @Test func aRegistrationDuringARemovalSeesWhatItRemoved() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(40))])
+        _ = try log.register(replica: "a", snapshot: 40)
+        let extent = try raceForLock(
+            server.conninfo,
+            holding: ["LOCK TABLE remvvm_replicas IN SHARE MODE", "DELETE FROM remvvm_log WHERE version <= 30"],
+            waiter: "INSERT INTO remvvm_replicas%"
+        ) { other throws(PostgresLogError) in try other.register(replica: "new", snapshot: 10) }
+        #expect(extent == SharedLogExtent(earliest: 31, head: 40) && !extent.holdsEveryRecord(after: 10))
+        _ = try log.register(replica: "a", snapshot: 40)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == 40, "\"new\" was not registered")
+    }
+
+    /// A removal that starts while a registration is being written waits for it, then keeps
+    /// what the registered snapshot needs.
+    @Test func aRemovalDuringARegistrationKeepsWhatItNeeds() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(40))])
+        _ = try log.register(replica: "a", snapshot: 40)
+        let removed = try raceForLock(
+            server.conninfo,
+            holding: ["INSERT INTO remvvm_replicas VALUES ('new', 10, now())"],
+            waiter: "LOCK TABLE remvvm_replicas%"
+        ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
+        #expect(removed == 10)
+        #expect(try log.extent() == SharedLogExtent(earliest: 11, head: 40))
+    }
+}

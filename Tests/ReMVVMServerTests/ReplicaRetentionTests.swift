@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTestSupport
+import Journal
+@testable import PostgresJournal
+import ReMVVMServer
+import SQLiteJournal
+import Testing
+
+/// `journalRetention` on replicas (`docs/replicas.md`, "Retention"): each replica registers its
+/// newest snapshot in the shared log and removes the records every registered snapshot has
+/// passed, keeping the retention before the oldest; a replica whose records are gone refuses to
+/// start, saying what to do; one restarted from its own snapshot catches up.
+@Suite(.serialized) struct ReplicaRetentionTests {
+    private typealias Cluster = ReplicaServerTests.Cluster
+    private typealias Replica = ReplicaServerTests.Replica
+
+    /// The oldest snapshot registered in the log, and the log's extent, read in one transaction.
+    private static func retentionState(_ connection: PostgresConnection) throws -> (oldestSnapshot: UInt64?, earliest: UInt64?, head: UInt64) {
+        let rows = try connection.execute(
+            "SELECT (SELECT min(snapshot_version) FROM remvvm_replicas), (SELECT min(version) FROM remvvm_log), (SELECT version FROM remvvm_head)"
+        )
+        let row = try #require(rows.rows.first)
+        return (row[0].flatMap { UInt64($0) }, row[1].flatMap { UInt64($0) }, try #require(row[2].flatMap { UInt64($0) }))
+    }
+
+    @Test func replicasRemoveWhatEveryRegisteredSnapshotPassedAndKeepTheRetention() throws {
+        let cluster = try Cluster(count: 2, snapshotEvery: 20, journalRetention: .versions(5))
+        #expect(cluster.converge(at: 0), "both follow the log before taking writes")
+        for index in 0..<100 {
+            #expect(try cluster[index % 2].server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        #expect(cluster.converge(at: 100))
+        let connection = try PostgresConnection(conninfo: cluster.conninfo)
+        defer { connection.close() }
+        // Snapshots are written off the request path; each is registered, then what it allows is
+        // removed: everything up to 5 versions before the oldest registered snapshot, no more.
+        #expect(waitUntil(timeout: .seconds(30)) {
+            guard let state = try? Self.retentionState(connection), let oldest = state.oldestSnapshot, oldest >= 20 else { return false }
+            return state.earliest == oldest - 5 + 1
+        })
+        let state = try Self.retentionState(connection)
+        let earliest = try #require(state.earliest)
+        #expect(earliest > 1 && state.head == 100)
+
+        // The action log starts at the earliest record kept, on both replicas.
+        for index in 0..<2 {
+            let response = try cluster[index].server.get("/actions?since=0&limit=3")
+            #expect(response.status == 200)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            #expect((json["earliest"] as? NSNumber)?.uint64Value == earliest)
+            let versions = (json["actions"] as? [[String: Any]])?.compactMap { ($0["version"] as? NSNumber)?.uint64Value }
+            #expect(versions == [earliest, earliest + 1, earliest + 2])
+        }
+
+        // A new replica without a snapshot cannot follow the log any more: it says so and what to do.
+        let late = try TemporaryDirectory(prefix: "remvvm-replica-late")
+        #expect {
+            _ = try Replica(conninfo: cluster.conninfo, directory: late.path, name: "late", journalRetention: .versions(5))
+        } throws: { error in
+            "\(error)".contains("removed by journalRetention") && "\(error)".contains("copy the data directory of another replica")
+        }
+        #expect(try Self.retentionState(connection).oldestSnapshot == state.oldestSnapshot, "the refused replica is not registered")
+
+        // A replica restarted from its own snapshot catches up, and writes go on.
+        let directory = cluster[0].directory
+        cluster.replicas.withLock { $0[0].server.server.shutdown() }
+        for _ in 0..<10 {
+            #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        let restarted = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5))
+        cluster.replicas.withLock { $0[0] = restarted }
+        #expect(cluster.converge(at: 110))
+        #expect(try cluster[0].server.post(#"{"type":"increase"}"#).status == 200)
+        #expect(cluster.converge(at: 111))
+        #expect(try cluster[0].server.get("/state").body == cluster[1].server.get("/state").body)
+        let after = try Self.retentionState(connection)
+        let oldest = try #require(after.oldestSnapshot)
+        let kept = try #require(after.earliest)
+        #expect(kept >= earliest && kept - 1 <= oldest - 5)
+    }
+}
