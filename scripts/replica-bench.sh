@@ -14,6 +14,7 @@
 #   DURATION=5 scripts/replica-bench.sh
 #   KEYED=1 scripts/replica-bench.sh     # every POST of the load with an Idempotency-Key of its own
 #   SERVER_BIN=<dir> scripts/replica-bench.sh   # remvvm-server from <dir> (another build, for A/B)
+#   REPLICA_ARGS="--journal-retention 10000" scripts/replica-bench.sh   # more options for every replica
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -63,7 +64,7 @@ as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "${PORTS[3]}" -U postgres -Atc "SH
 for index in 0 1 2; do
     REMVVM_POSTGRES_URL="$PG_URL" "$BIN/remvvm-server" --journal postgres --replica-name "r$index" \
         --port "${PORTS[$index]}" --data-dir "$WORK/r$index" --log-level notice --connection-limit 20000 \
-        >"$WORK/r$index.log" 2>&1 &
+        ${REPLICA_ARGS:-} >"$WORK/r$index.log" 2>&1 &
     PIDS+=($!)
 done
 for index in 0 1 2; do

@@ -74,45 +74,80 @@ extension PostgresLog {
 
     /// One transaction of ``removeRecords(keeping:recordedBefore:chunk:)``: the oldest snapshot
     /// is read again under the lock each time, so a replica registered meanwhile is respected.
+    /// Records without a key go first, without the head's lock (appends only ever add versions
+    /// after the head, far from these); the head's lock is taken only when records with keys
+    /// remain, to move their answers and remove what is left of the chunk (all of it, so that a
+    /// key forgotten meanwhile by expiry cannot leave a record behind).
     private func removeChunk(
         keeping versions: UInt64, through bound: UInt64, chunk: Int
     ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
         try run("BEGIN")
         do throws(PostgresLogError) {
             try connection.execute("LOCK TABLE remvvm_replicas IN SHARE MODE")
-            try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
-            let rows = try connection.execute(
+            // Planned for the values given: a plan made without the bound (a generic plan, or the
+            // bound computed in the same statement) scans the whole log.
+            try connection.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+            let bounds = try connection.execute(
                 """
-                WITH bound AS (
-                    SELECT least(
-                        coalesce((SELECT min(snapshot_version) FROM remvvm_replicas), 0) - $1::bigint,
-                        $2::bigint,
-                        (SELECT min(version) FROM remvvm_log) + $3::bigint - 1
-                    ) AS version
-                ),
-                removed AS (
-                    DELETE FROM remvvm_log WHERE version <= (SELECT version FROM bound)
-                    RETURNING version, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
-                ),
-                moved AS (
-                    INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
-                    SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
-                        FROM removed WHERE idempotency_key IS NOT NULL
-                    ON CONFLICT DO NOTHING
+                SELECT least(
+                    coalesce((SELECT min(snapshot_version) FROM remvvm_replicas), 0) - $1::bigint,
+                    $2::bigint,
+                    (SELECT min(version) FROM remvvm_log) + $3::bigint - 1
                 )
-                SELECT count(*), max(version) FROM removed
                 """,
                 [String(min(versions, UInt64(Int64.max))), String(min(bound, UInt64(Int64.max))), String(chunk)]
             )
+            // NULL for an empty log; below 1 when nothing may go.
+            guard let through = (bounds.rows.first?.first ?? nil).flatMap({ UInt64($0) }), through > 0 else {
+                try connection.execute("COMMIT")
+                return (0, nil)
+            }
+            let keyless = try connection.execute(
+                """
+                WITH removed AS (
+                    DELETE FROM remvvm_log WHERE version <= $1 AND idempotency_key IS NULL RETURNING version
+                )
+                SELECT count(*), max(version) FROM removed
+                """,
+                [String(through)]
+            )
+            var (count, newest) = try Self.removal(keyless)
+            if try connection.execute("SELECT 1 FROM remvvm_log WHERE version <= $1 LIMIT 1", [String(through)]).rows.count > 0 {
+                try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
+                let keyed = try connection.execute(
+                    """
+                    WITH removed AS (
+                        DELETE FROM remvvm_log WHERE version <= $1
+                        RETURNING version, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                    ),
+                    moved AS (
+                        INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+                        SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                            FROM removed WHERE idempotency_key IS NOT NULL
+                        ON CONFLICT DO NOTHING
+                    )
+                    SELECT count(*), max(version) FROM removed
+                    """,
+                    [String(through)]
+                )
+                let (keyedCount, keyedNewest) = try Self.removal(keyed)
+                count += keyedCount
+                newest = [newest, keyedNewest].compactMap { $0 }.max()
+            }
             try connection.execute("COMMIT")
-            let row = rows.rows.first ?? []
-            let count = Int(try Self.number(row.first ?? nil, "count of removed records"))
-            let newest = row.count > 1 ? row[1] : nil
-            return (count, try newest.map { text throws(PostgresLogError) in try Self.number(text, "removed version") })
+            return (count, newest)
         } catch {
             if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// The count and newest version of a removal statement's one row.
+    private static func removal(_ rows: PostgresRows) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
+        let row = rows.rows.first ?? []
+        let count = Int(try number(row.first ?? nil, "count of removed records"))
+        let newest = row.count > 1 ? row[1] : nil
+        return (count, try newest.map { text throws(PostgresLogError) in try number(text, "removed version") })
     }
 
     /// The newest version recorded before `cutoff` (milliseconds since 1970), or nil: found by
