@@ -20,6 +20,8 @@ final class PostgresConnection {
     /// The most statements prepared per connection (texts that vary, like a multi-row `INSERT`
     /// of the checked path, beyond that run unprepared).
     private static let preparedLimit = 32
+    /// Session settings, made again on every new connection (a reconnect starts a new session).
+    private var settings = ["SET client_min_messages = warning"]
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs; empty means libpq's
     /// environment variables and defaults).
@@ -72,7 +74,15 @@ final class PostgresConnection {
         }
         remvvm_pq_silence_notices(connection)
         handle = connection
-        try execute("SET client_min_messages = warning")
+        for setting in settings {
+            try execute(setting)
+        }
+    }
+
+    /// Makes `setting` (a `SET` statement) now and again after every reconnect.
+    func keepSetting(_ setting: String) throws(PostgresLogError) {
+        settings.append(setting)
+        try execute(setting)
     }
 
     /// Runs one statement (or several, without parameters) and returns its rows as text.

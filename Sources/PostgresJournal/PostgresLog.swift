@@ -192,8 +192,10 @@ public final class PostgresLog {
     /// scan of a few pages) would go on scanning the whole log as it grows, since nothing
     /// re-plans it until the table is next analyzed. Measured on the keyed lookups of
     /// ``answers(forKeys:)``: 12 ms per query of about 9 keys, against 8 µs per key before.
+    /// Kept across reconnects.
     public func planEachExecution() throws(PostgresLogError) {
-        try run("SET plan_cache_mode = force_custom_plan")
+        try ensureOpen()
+        try connection.keepSetting("SET plan_cache_mode = force_custom_plan")
     }
 
     /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).

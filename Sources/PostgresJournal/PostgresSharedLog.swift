@@ -13,7 +13,8 @@ public final class PostgresSharedLog: SharedLog {
     private let lookup: PostgresAnswerLookup
     private let follower = Lock<PostgresLogFollower?>(nil)
     private let commitListeners = Lock<[@Sendable (Int, Duration) -> Void]>([])
-    /// The reading connection, once opened; a `PostgresLog` is used by one thread at a time.
+    /// The reading connection, once opened (planned per execution: its reads cover a log that
+    /// grows); a `PostgresLog` is used by one thread at a time.
     private let reader: Lock<PostgresLog?>
 
     /// Opens the log at `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for
@@ -32,6 +33,7 @@ public final class PostgresSharedLog: SharedLog {
             let log = try PostgresLog.connect(to: conninfo, retryingFor: patience) { error, pause in
                 onRetry(error.message, pause)
             }
+            try log.planEachExecution()
             reader = Lock(Optional(log))
         } catch {
             throw JournalError(
@@ -190,6 +192,7 @@ public final class PostgresSharedLog: SharedLog {
                     log = open
                 } else {
                     log = try PostgresLog(conninfo: conninfo)
+                    try log.planEachExecution()
                     reader = log
                 }
                 do throws(PostgresLogError) {
