@@ -8,8 +8,9 @@ public import Journal
 /// that lock, and a registration reads the log's extent after its row is written, in the same
 /// transaction. So either the removal saw the registered snapshot, or the registration sees
 /// what the removal took away — a replica never trusts records that are about to go.
-/// Removal also holds the head's row lock, like every append: an idempotency key moving from a
-/// removed row to `remvvm_answers` cannot cross an append of the same key.
+/// Removal takes no lock appends wait for while it works: appends meanwhile check their keys in
+/// both tables in one snapshot, where a key moving from a removed record to `remvvm_answers` is
+/// visible on one side or the other (``PostgresLogSchema/removalLock``).
 extension PostgresLog {
     /// Registers (or re-registers) replica `name` with the version of its newest local snapshot
     /// (0: none) and returns the log's extent as seen after the registration. Registers nothing
@@ -52,7 +53,7 @@ extension PostgresLog {
     /// Removes the oldest records that every registered replica's snapshot has passed, keeping
     /// `versions` versions before the oldest snapshot and every record recorded at or after
     /// `cutoff` (milliseconds since 1970; nil: no such bound), in transactions of at most `chunk`
-    /// records (each holds the head's row lock, so appends wait that long). The idempotency
+    /// records. The idempotency
     /// answers of removed records move to `remvvm_answers`: their keys stay refused until they
     /// expire. Removes nothing while no replica is registered. Returns the newest version
     /// removed, or nil.
@@ -74,16 +75,21 @@ extension PostgresLog {
 
     /// One transaction of ``removeRecords(keeping:recordedBefore:chunk:)``: the oldest snapshot
     /// is read again under the lock each time, so a replica registered meanwhile is respected.
-    /// Records without a key go first, without the head's lock (appends only ever add versions
-    /// after the head, far from these); the head's lock is taken only when records with keys
-    /// remain, to move their answers and remove what is left of the chunk (all of it, so that a
-    /// key forgotten meanwhile by expiry cannot leave a record behind).
+    /// The records and their answers' move take no lock that appends wait for. The transaction
+    /// holds ``PostgresLogSchema/removalLock`` (waiting for the appends that hold it shared to
+    /// commit), so appends meanwhile check their keys in both tables in one snapshot
+    /// (``PostgresLogSchema/createAppendFunction``; the checked path always does), which shows
+    /// a moving key on its record or in `remvvm_answers`. Only when answers moved does the
+    /// commit take the head's row lock, for replicas of earlier builds, whose append function
+    /// knows nothing of the removal lock: this commit cannot fall between their check and their
+    /// insert.
     private func removeChunk(
         keeping versions: UInt64, through bound: UInt64, chunk: Int
     ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
         try run("BEGIN")
         do throws(PostgresLogError) {
             try connection.execute("LOCK TABLE remvvm_replicas IN SHARE MODE")
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))")
             // Planned for the values given: a plan made without the bound (a generic plan, or the
             // bound computed in the same statement) scans the whole log.
             try connection.execute("SET LOCAL plan_cache_mode = force_custom_plan")
@@ -102,37 +108,30 @@ extension PostgresLog {
                 try connection.execute("COMMIT")
                 return (0, nil)
             }
-            let keyless = try connection.execute(
+            let rows = try connection.execute(
                 """
                 WITH removed AS (
-                    DELETE FROM remvvm_log WHERE version <= $1 AND idempotency_key IS NULL RETURNING version
+                    DELETE FROM remvvm_log WHERE version <= $1
+                    RETURNING version, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                ),
+                moved AS (
+                    INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+                    SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
+                        FROM removed WHERE idempotency_key IS NOT NULL
+                    ON CONFLICT DO NOTHING
                 )
-                SELECT count(*), max(version) FROM removed
+                SELECT count(*), max(version), count(idempotency_key) FROM removed
                 """,
                 [String(through)]
             )
-            var (count, newest) = try Self.removal(keyless)
-            if try connection.execute("SELECT 1 FROM remvvm_log WHERE version <= $1 LIMIT 1", [String(through)]).rows.count > 0 {
+            let row = rows.rows.first ?? []
+            guard row.count == 3 else {
+                throw PostgresLogError(code: .corrupt, message: "a removal of old records answered \(row.count) columns")
+            }
+            let count = Int(try Self.number(row[0], "count of removed records"))
+            let newest = try row[1].map { text throws(PostgresLogError) in try Self.number(text, "removed version") }
+            if try Self.number(row[2], "count of moved answers") > 0 {
                 try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
-                let keyed = try connection.execute(
-                    """
-                    WITH removed AS (
-                        DELETE FROM remvvm_log WHERE version <= $1
-                        RETURNING version, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
-                    ),
-                    moved AS (
-                        INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
-                        SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time
-                            FROM removed WHERE idempotency_key IS NOT NULL
-                        ON CONFLICT DO NOTHING
-                    )
-                    SELECT count(*), max(version) FROM removed
-                    """,
-                    [String(through)]
-                )
-                let (keyedCount, keyedNewest) = try Self.removal(keyed)
-                count += keyedCount
-                newest = [newest, keyedNewest].compactMap { $0 }.max()
             }
             try connection.execute("COMMIT")
             return (count, newest)
@@ -140,14 +139,6 @@ extension PostgresLog {
             if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
             throw error
         }
-    }
-
-    /// The count and newest version of a removal statement's one row.
-    private static func removal(_ rows: PostgresRows) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
-        let row = rows.rows.first ?? []
-        let count = Int(try number(row.first ?? nil, "count of removed records"))
-        let newest = row.count > 1 ? row[1] : nil
-        return (count, try newest.map { text throws(PostgresLogError) in try number(text, "removed version") })
     }
 
     /// The newest version recorded before `cutoff` (milliseconds since 1970), or nil: found by

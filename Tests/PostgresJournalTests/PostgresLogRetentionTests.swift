@@ -159,4 +159,49 @@ import Testing
         #expect(removed == 10)
         #expect(try log.extent() == SharedLogExtent(earliest: 11, head: 40))
     }
+
+    /// An append of a key whose record a removal is moving to `remvvm_answers` (not committed
+    /// yet) is refused, without waiting for the removal: with the removal lock taken, the check
+    /// reads both tables in one snapshot, which shows the key on its record. (Checking
+    /// `remvvm_answers` alone, the append would wait on the records' unique index, go on once the
+    /// removal committed, and store the key a second time.)
+    @Test func anAppendOfAKeyBeingMovedByARemovalIsRefused() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([keyed("moving"), LogGroup(actions: actions(1))]) == [.appended(1...1), .appended(2...2)])
+        let outcomes = try raceForLock(
+            server.conninfo,
+            holding: [
+                "SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))",
+                """
+                WITH removed AS (DELETE FROM remvvm_log WHERE version = 1 RETURNING *)
+                INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+                SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time FROM removed
+                """,
+            ],
+            waiter: "SELECT \(PostgresLogSchema.appendFunction)%",
+            mayFinishFirst: true
+        ) { other throws(PostgresLogError) in try other.append([keyed("moving")]) }
+        #expect(outcomes == [.duplicateKey("moving")])
+        #expect(try log.head() == 2)
+        #expect(try log.answers(forKeys: ["moving"]).count == 1)
+    }
+
+    /// A removal waits for the appends in flight that checked `remvvm_answers` alone (they hold
+    /// the removal lock shared) before it moves any key.
+    @Test func aRemovalWaitsForAnAppendThatCheckedOnlyKeptAnswers() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([keyed("old")]) == [.appended(1...1)])
+        _ = try log.register(replica: "a", snapshot: 1)
+        let removed = try raceForLock(
+            server.conninfo,
+            holding: ["SELECT pg_try_advisory_xact_lock_shared(\(PostgresLogSchema.removalLock))"],
+            waiter: "SELECT pg_advisory_xact_lock%"
+        ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
+        #expect(removed == 1)
+        #expect(try log.answers(forKeys: ["old"]).count == 1)
+    }
 }
