@@ -7,7 +7,10 @@
 # - every replica's /healthz says ok at the log's head, and their states are byte-identical;
 # - every action is an increase, so counter == version on every replica (a replay of the log);
 # - every version acknowledged with 200 is in the log, no two requests got the same version;
-# - every key is in the log at most once, and every key acknowledged is in it (exactly once).
+# - every key is in the log at most once, and every key acknowledged is in it (exactly once);
+# - retention (snapshots every 500 versions, journalRetention 1,000) removed records while all this
+#   went on, never one within the retention before the oldest snapshot a replica registered; the
+#   answers of removed records count as in the log (they moved to remvvm_answers).
 #
 #   scripts/replica-test.sh                   # 6 cycles (what CI runs)
 #   REPLICA_CYCLES=50 scripts/replica-test.sh
@@ -22,6 +25,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 CYCLES=${REPLICA_CYCLES:-6}
 SECONDS_PER_CYCLE=${REPLICA_CYCLE_SECONDS:-4}
+RETENTION=1000
 WORK=$(mktemp -d /tmp/remvvm-replicas.XXXXXX)
 chmod 755 "$WORK"
 swift build --product remvvm-server 2>&1 | grep -E "error|warning:|complete" | tail -1
@@ -51,7 +55,8 @@ psql_value() { as_postgres "$(pg_bin)/psql" -h "$WORK/pg" -p "$PG_PORT" -U postg
 start_replica() {
     local index=$1 port=${PORTS[$1]}
     REMVVM_POSTGRES_URL="$PG_URL" "$BIN" --journal postgres --replica-name "r$index" --port "$port" \
-        --data-dir "$WORK/r$index" --snapshot-every 500 --log-level notice >>"$WORK/r$index.log" 2>&1 &
+        --data-dir "$WORK/r$index" --snapshot-every 500 --journal-retention "$RETENTION" --log-level notice \
+        >>"$WORK/r$index.log" 2>&1 &
     PIDS[$index]=$!
 }
 
@@ -111,7 +116,14 @@ for cycle in $(seq 1 "$CYCLES"); do
     [ "$counter" = "$head" ] || fail "cycle $cycle: counter $counter at version $head: not a replay of increases"
 
     # Acknowledged versions: distinct, in the log; keys: each at most once, every acknowledged one present.
-    psql_value "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key IS NOT NULL" >"$WORK/logged-keys"
+    psql_value "SELECT idempotency_key FROM remvvm_log WHERE idempotency_key IS NOT NULL
+                UNION ALL SELECT idempotency_key FROM remvvm_answers" >"$WORK/logged-keys"
+    earliest=$(psql_value "SELECT coalesce(min(version), 0) FROM remvvm_log")
+    oldest=$(psql_value "SELECT coalesce(min(snapshot_version), 0) FROM remvvm_replicas")
+    if [ "$earliest" -gt 1 ] && [ $((earliest - 1)) -gt $((oldest - RETENTION)) ]; then
+        fail "cycle $cycle: records through $((earliest - 1)) removed, but the oldest registered snapshot is $oldest (retention $RETENTION)"
+    fi
+    echo "cycle $cycle: log holds versions $earliest…$head; oldest registered snapshot $oldest"
     python3 - "$WORK" "$cycle" "$head" <<'EOF' || exit 1
 import json, sys, glob
 work, cycle, head = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -138,4 +150,5 @@ sys.exit(0 if ok else 1)
 EOF
     total=$head
 done
-echo "PASS: $CYCLES cycles (kill -9 of a replica each, PostgreSQL restarted every third), $total actions in the log, replicas identical, every acknowledged version and key in the log exactly once"
+[ "$earliest" -gt 1 ] || fail "retention removed nothing: the test did not exercise it"
+echo "PASS: $CYCLES cycles (kill -9 of a replica each, PostgreSQL restarted every third), $total actions appended ($((earliest - 1)) removed by retention), replicas identical, every acknowledged version and key in the log exactly once"

@@ -55,22 +55,24 @@ extension PostgresLog {
     /// `cutoff` (milliseconds since 1970; nil: no such bound), in transactions of at most `chunk`
     /// records. The idempotency
     /// answers of removed records move to `remvvm_answers`: their keys stay refused until they
-    /// expire. Removes nothing while no replica is registered. Returns the newest version
-    /// removed, or nil.
+    /// expire. Removes nothing while no replica is registered. Stops after `maxChunks`
+    /// transactions (the rest goes at the next call). Returns the newest version removed, or nil.
     public func removeRecords(
-        keeping versions: UInt64, recordedBefore cutoff: Int64?, chunk: Int = 1_000
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, chunk: Int = 1_000, maxChunks: Int = .max
     ) throws(PostgresLogError) -> UInt64? {
+        let chunk = min(max(1, chunk), 1_000_000)
         var bound = UInt64(Int64.max)
         if let cutoff {
             guard let newest = try newestVersion(recordedBefore: cutoff) else { return nil }
             bound = newest
         }
         var removedThrough: UInt64?
-        while true {
-            let (count, newest) = try removeChunk(keeping: versions, through: bound, chunk: max(1, chunk))
+        for _ in 0..<max(1, maxChunks) {
+            let (count, newest) = try removeChunk(keeping: versions, through: bound, chunk: chunk)
             if let newest { removedThrough = newest }
-            if count < chunk { return removedThrough }
+            if count < chunk { break }
         }
+        return removedThrough
     }
 
     /// One transaction of ``removeRecords(keeping:recordedBefore:chunk:)``: the oldest snapshot
@@ -103,7 +105,8 @@ extension PostgresLog {
                 """,
                 [String(min(versions, UInt64(Int64.max))), String(min(bound, UInt64(Int64.max))), String(chunk)]
             )
-            // NULL for an empty log; below 1 when nothing may go.
+            // Below 1 when nothing may go (no replica registered, or none far enough); for an empty
+            // log least() skips its NULL, and the DELETE below finds nothing.
             guard let through = (bounds.rows.first?.first ?? nil).flatMap({ UInt64($0) }), through > 0 else {
                 try connection.execute("COMMIT")
                 return (0, nil)

@@ -161,17 +161,31 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
+    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:)``:
+    /// a replica registers its last snapshot after ``stop()``, which closed the others.
     public func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent {
-        try reading { log throws(PostgresLogError) in try log.register(replica: name, snapshot: snapshot) }
+        try maintaining { log throws(PostgresLogError) in try log.register(replica: name, snapshot: snapshot) }
     }
 
     /// On a connection of its own, opened for the call: removing many records takes many
     /// transactions, which must not hold up the reads of `GET /actions` and resuming streams.
+    /// At most ``removalChunksPerCall`` transactions per call: a backlog (retention turned on
+    /// over a long log) goes over the next snapshots instead of holding up this one's thread.
     public func removeRecords(keeping versions: UInt64, recordedBefore cutoff: Int64?) throws(JournalError) -> UInt64? {
+        try maintaining { log throws(PostgresLogError) in
+            try log.removeRecords(keeping: versions, recordedBefore: cutoff, maxChunks: Self.removalChunksPerCall)
+        }
+    }
+
+    /// Transactions of 1,000 records per ``removeRecords(keeping:recordedBefore:)``: ten times
+    /// what a snapshot every 10,000 versions (the default) needs in steady state.
+    static let removalChunksPerCall = 100
+
+    private func maintaining<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
         do throws(PostgresLogError) {
             let log = try PostgresLog(conninfo: conninfo)
             defer { log.close() }
-            return try log.removeRecords(keeping: versions, recordedBefore: cutoff)
+            return try body(log)
         } catch {
             throw Self.journalError(error)
         }

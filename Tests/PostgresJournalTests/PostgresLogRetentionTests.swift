@@ -86,6 +86,35 @@ import Testing
         #expect(try log.extent() == SharedLogExtent(earliest: 41, head: 42))
     }
 
+    @Test func aBacklogGoesOverSeveralCalls() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        _ = try log.append([LogGroup(actions: actions(40))])
+        _ = try log.register(replica: "a", snapshot: 40)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 10)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 20)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 100) == 40)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 0) == nil, "a chunk below 1 counts as 1")
+    }
+
+    /// A removal that moved answers commits only while no append holds the head's lock: the
+    /// append function of earlier builds looks in `remvvm_answers` alone, then inserts, and this
+    /// commit must not fall between the two.
+    @Test func aRemovalThatMovedAnswersCommitsBetweenAppends() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([keyed("k")]) == [.appended(1...1)])
+        _ = try log.register(replica: "a", snapshot: 1)
+        let removed = try raceForLock(
+            server.conninfo,
+            holding: ["SELECT version FROM remvvm_head FOR UPDATE"],
+            waiter: "SELECT version FROM remvvm_head FOR UPDATE"
+        ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
+        #expect(removed == 1)
+    }
+
     @Test func keysOfRemovedRecordsAreStillAnsweredAndRefused() throws {
         let server = try PostgresServer()
         let log = try PostgresLog(conninfo: server.conninfo)

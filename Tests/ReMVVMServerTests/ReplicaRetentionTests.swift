@@ -42,14 +42,16 @@ import Testing
         let earliest = try #require(state.earliest)
         #expect(earliest > 1 && state.head == 100)
 
-        // The action log starts at the earliest record kept, on both replicas.
+        // The action log starts at the earliest record kept, on both replicas (a snapshot written
+        // meanwhile may have removed more since).
         for index in 0..<2 {
             let response = try cluster[index].server.get("/actions?since=0&limit=3")
             #expect(response.status == 200)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            #expect((json["earliest"] as? NSNumber)?.uint64Value == earliest)
+            let first = try #require((json["earliest"] as? NSNumber)?.uint64Value)
+            #expect(first >= earliest)
             let versions = (json["actions"] as? [[String: Any]])?.compactMap { ($0["version"] as? NSNumber)?.uint64Value }
-            #expect(versions == [earliest, earliest + 1, earliest + 2])
+            #expect(versions == [first, first + 1, first + 2])
         }
 
         // A new replica without a snapshot cannot follow the log any more: it says so and what to do.
@@ -59,11 +61,15 @@ import Testing
         } throws: { error in
             "\(error)".contains("removed by journalRetention") && "\(error)".contains("copy the data directory of another replica")
         }
-        #expect(try Self.retentionState(connection).oldestSnapshot == state.oldestSnapshot, "the refused replica is not registered")
+        let registered = try connection.execute("SELECT count(*) FROM remvvm_replicas WHERE name = 'late'")
+        #expect(registered.rows.first?.first == "0", "the refused replica is not registered")
 
         // A replica restarted from its own snapshot catches up, and writes go on.
         let directory = cluster[0].directory
         cluster.replicas.withLock { $0[0].server.server.shutdown() }
+        // A clean stop writes (or already had) a snapshot of the last version and registers it.
+        let stopped = try connection.execute("SELECT snapshot_version FROM remvvm_replicas WHERE name = 'r0'")
+        #expect(stopped.rows.first?.first == "100")
         for _ in 0..<10 {
             #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
         }

@@ -65,9 +65,14 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
             try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
             progress.withLock { $0.newest = max($0.newest, snapshot.version) }
             logger.debug("snapshot of version \(snapshot.version) written")
-            try afterWrite(snapshot.version)
         } catch {
             logger.error("snapshot of version \(snapshot.version) failed: \(error)")
+            return
+        }
+        do {
+            try afterWrite(snapshot.version)
+        } catch {
+            logger.error("snapshot of version \(snapshot.version) written; what follows it (retention) failed, to be tried again after the next one: \(error)")
         }
     }
 }
