@@ -158,7 +158,7 @@ public final class PostgresLog {
     /// the log's rows stay, their keys can be used again; answers kept without actions are
     /// deleted. Finds them through indexes on `answer_time`.
     public func removeAnswers(keptBefore time: Int64) throws(PostgresLogError) {
-        _ = try run(
+        try forgetting(
             """
             WITH answers AS (DELETE FROM remvvm_answers WHERE answer_time < $1)
             UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1
@@ -169,13 +169,31 @@ public final class PostgresLog {
 
     /// Forgets `key` and its answer if they were kept before `time`.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(PostgresLogError) {
-        _ = try run(
+        try forgetting(
             """
             WITH answers AS (DELETE FROM remvvm_answers WHERE idempotency_key = $1 AND answer_time < $2)
             UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key = $1 AND answer_time < $2
             """,
             [key, String(time)]
         )
+    }
+
+    /// Runs a statement that forgets answers in a transaction that first takes
+    /// ``PostgresLogSchema/removalLock`` shared: a removal of old records moving keys from
+    /// records to `remvvm_answers` commits first (the statement, taking its snapshot after the
+    /// lock, sees the keys where they went), or waits until this commits. Without it, the
+    /// statement could miss a key in flight (gone from its record, not yet visible in
+    /// `remvvm_answers`), and the two could lock the same records in opposite orders.
+    private func forgetting(_ sql: String, _ parameters: [String?]) throws(PostgresLogError) {
+        try run("BEGIN")
+        do throws(PostgresLogError) {
+            try connection.execute("SELECT pg_advisory_xact_lock_shared(\(PostgresLogSchema.removalLock))")
+            try connection.execute(sql, parameters)
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
     }
 
     private static let forgetAnswer =

@@ -233,4 +233,26 @@ import Testing
         #expect(removed == 1)
         #expect(try log.answers(forKeys: ["old"]).count == 1)
     }
+
+    /// Expiry waits for a removal moving keys, then finds them where they went: an expired key
+    /// in flight between a record and `remvvm_answers` is not missed.
+    @Test func expiryDuringARemovalForgetsTheKeysItMoves() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.append([keyed("expired")]) == [.appended(1...1)])
+        try raceForLock(
+            server.conninfo,
+            holding: [
+                "SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))",
+                """
+                WITH removed AS (DELETE FROM remvvm_log WHERE version = 1 RETURNING *)
+                INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+                SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time FROM removed
+                """,
+            ],
+            waiter: "SELECT pg_advisory_xact_lock_shared%"
+        ) { other throws(PostgresLogError) in try other.removeAnswers(keptBefore: 6) }
+        #expect(try log.answers(forKeys: ["expired"]).isEmpty)
+    }
 }
