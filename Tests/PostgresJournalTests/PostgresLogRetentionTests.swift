@@ -7,6 +7,33 @@ import Testing
 /// snapshots, and only records every registered snapshot has passed are removed — by versions
 /// or by age, in chunks, with the idempotency answers of removed records kept.
 @Suite(.serialized) struct PostgresLogRetentionTests {
+    /// A log on a server of its own holding `records` records (timed from 1,000), with replica
+    /// "a" registered at `registeredAt`; closed when released.
+    private final class Fixture {
+        let server: PostgresServer
+        let log: PostgresLog
+
+        init(records: Int, registeredAt snapshot: UInt64) throws {
+            server = try PostgresServer()
+            log = try PostgresLog(conninfo: server.conninfo)
+            _ = try log.append([LogGroup(actions: (0..<records).map { LoggedAction(type: "increase", payload: [], time: 1_000 + Int64($0)) })])
+            _ = try log.register(replica: "a", snapshot: snapshot)
+        }
+
+        deinit { log.close() }
+    }
+
+    /// What a removal does to record 1 (a keyed one), as statements for ``raceForLock``: the
+    /// removal lock, then the record removed and its answer moved, in a transaction left open.
+    private static let removingTheFirstRecord = [
+        "SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))",
+        """
+        WITH removed AS (DELETE FROM remvvm_log WHERE version = 1 RETURNING *)
+        INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
+        SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time FROM removed
+        """,
+    ]
+
     private func actions(_ count: Int, startingAt time: Int64 = 1_000) -> [LoggedAction] {
         (0..<count).map { LoggedAction(type: "increase", payload: [], time: time + Int64($0)) }
     }
@@ -59,60 +86,57 @@ import Testing
     }
 
     @Test func aLowerSnapshotRegisteredAgainHoldsRetentionBack() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        _ = try log.append([LogGroup(actions: actions(40))])
-        _ = try log.register(replica: "a", snapshot: 40)
+        let fixture = try Fixture(records: 40, registeredAt: 40)
         // Restored from an older copy of its data directory: the records after it are there.
-        #expect(try log.register(replica: "a", snapshot: 12).holdsEveryRecord(after: 12))
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == 12)
-        #expect(try log.extent() == SharedLogExtent(earliest: 13, head: 40))
+        #expect(try fixture.log.register(replica: "a", snapshot: 12).holdsEveryRecord(after: 12))
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil) == 12)
+        #expect(try fixture.log.extent() == SharedLogExtent(earliest: 13, head: 40))
     }
 
     @Test func manyRecordsGoInChunksUpToTheHead() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        _ = try log.append([LogGroup(actions: actions(40))])
-        _ = try log.register(replica: "a", snapshot: 40)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)
-        #expect(try log.extent() == SharedLogExtent(earliest: nil, head: 40))
+        let fixture = try Fixture(records: 40, registeredAt: 40)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)
+        #expect(try fixture.log.extent() == SharedLogExtent(earliest: nil, head: 40))
         // A new replica without a snapshot cannot follow; one at the head can.
-        #expect(!(try log.register(replica: "new", snapshot: 0)).holdsEveryRecord(after: 0))
-        #expect(try log.register(replica: "copy", snapshot: 40).holdsEveryRecord(after: 40))
+        #expect(!(try fixture.log.register(replica: "new", snapshot: 0)).holdsEveryRecord(after: 0))
+        #expect(try fixture.log.register(replica: "copy", snapshot: 40).holdsEveryRecord(after: 40))
         // Appends go on after the removed versions.
-        #expect(try log.append([LogGroup(actions: actions(2))]) == [.appended(41...42)])
-        #expect(try log.extent() == SharedLogExtent(earliest: 41, head: 42))
+        #expect(try fixture.log.append([LogGroup(actions: actions(2))]) == [.appended(41...42)])
+        #expect(try fixture.log.extent() == SharedLogExtent(earliest: 41, head: 42))
     }
 
     @Test func aBacklogGoesOverSeveralCalls() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        _ = try log.append([LogGroup(actions: actions(40))])
-        _ = try log.register(replica: "a", snapshot: 40)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 10)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 20)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 100) == 40)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 0) == nil, "a chunk below 1 counts as 1")
+        let fixture = try Fixture(records: 40, registeredAt: 40)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 10)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 2) == 20)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 100) == 40)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 0) == nil, "a chunk below 1 still ends")
     }
 
     /// A removal that moved answers commits only while no append holds the head's lock: the
     /// append function of earlier builds looks in `remvvm_answers` alone, then inserts, and this
     /// commit must not fall between the two.
     @Test func aRemovalThatMovedAnswersCommitsBetweenAppends() throws {
+        let race = try removeAKeyedRecord(
+            racing: ["SELECT version FROM remvvm_head FOR UPDATE"], waiter: "SELECT version FROM remvvm_head FOR UPDATE"
+        )
+        #expect(race.removed == 1)
+    }
+
+    /// A log (on a server of its own) with one keyed record, "k", registered at its version;
+    /// its removal runs while `statements` hold a transaction open, as ``raceForLock`` says.
+    private func removeAKeyedRecord(
+        racing statements: [String], waiter: String
+    ) throws -> (server: PostgresServer, removed: UInt64?, answers: [String: KeptAnswer]) {
         let server = try PostgresServer()
         let log = try PostgresLog(conninfo: server.conninfo)
         defer { log.close() }
         #expect(try log.append([keyed("k")]) == [.appended(1...1)])
         _ = try log.register(replica: "a", snapshot: 1)
-        let removed = try raceForLock(
-            server.conninfo,
-            holding: ["SELECT version FROM remvvm_head FOR UPDATE"],
-            waiter: "SELECT version FROM remvvm_head FOR UPDATE"
-        ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
-        #expect(removed == 1)
+        let removed = try raceForLock(server.conninfo, holding: statements, waiter: waiter) { other throws(PostgresLogError) in
+            try other.removeRecords(keeping: 0, recordedBefore: nil)
+        }
+        return (server, removed, try log.answers(forKeys: ["k"]))
     }
 
     @Test func keysOfRemovedRecordsAreStillAnsweredAndRefused() throws {
@@ -157,36 +181,28 @@ import Testing
     /// A registration made while a removal holds `remvvm_replicas` waits for it, then sees what
     /// it removed: a replica never registers (and trusts) records that are about to go.
     @Test func aRegistrationDuringARemovalSeesWhatItRemoved() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        _ = try log.append([LogGroup(actions: actions(40))])
-        _ = try log.register(replica: "a", snapshot: 40)
+        let fixture = try Fixture(records: 40, registeredAt: 40)
         let extent = try raceForLock(
-            server.conninfo,
+            fixture.server.conninfo,
             holding: ["LOCK TABLE remvvm_replicas IN SHARE MODE", "DELETE FROM remvvm_log WHERE version <= 30"],
             waiter: "INSERT INTO remvvm_replicas%"
         ) { other throws(PostgresLogError) in try other.register(replica: "new", snapshot: 10) }
         #expect(extent == SharedLogExtent(earliest: 31, head: 40) && !extent.holdsEveryRecord(after: 10))
-        _ = try log.register(replica: "a", snapshot: 40)
-        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil) == 40, "\"new\" was not registered")
+        _ = try fixture.log.register(replica: "a", snapshot: 40)
+        #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil) == 40, "\"new\" was not registered")
     }
 
     /// A removal that starts while a registration is being written waits for it, then keeps
     /// what the registered snapshot needs.
     @Test func aRemovalDuringARegistrationKeepsWhatItNeeds() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        _ = try log.append([LogGroup(actions: actions(40))])
-        _ = try log.register(replica: "a", snapshot: 40)
+        let fixture = try Fixture(records: 40, registeredAt: 40)
         let removed = try raceForLock(
-            server.conninfo,
+            fixture.server.conninfo,
             holding: ["INSERT INTO remvvm_replicas VALUES ('new', 10, now())"],
             waiter: "LOCK TABLE remvvm_replicas%"
         ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
         #expect(removed == 10)
-        #expect(try log.extent() == SharedLogExtent(earliest: 11, head: 40))
+        #expect(try fixture.log.extent() == SharedLogExtent(earliest: 11, head: 40))
     }
 
     /// An append of a key whose record a removal is moving to `remvvm_answers` (not committed
@@ -201,14 +217,7 @@ import Testing
         #expect(try log.append([keyed("moving"), LogGroup(actions: actions(1))]) == [.appended(1...1), .appended(2...2)])
         let outcomes = try raceForLock(
             server.conninfo,
-            holding: [
-                "SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))",
-                """
-                WITH removed AS (DELETE FROM remvvm_log WHERE version = 1 RETURNING *)
-                INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
-                SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time FROM removed
-                """,
-            ],
+            holding: Self.removingTheFirstRecord,
             waiter: "SELECT \(PostgresLogSchema.appendFunction)%",
             mayFinishFirst: true
         ) { other throws(PostgresLogError) in try other.append([keyed("moving")]) }
@@ -220,18 +229,12 @@ import Testing
     /// A removal waits for the appends in flight that checked `remvvm_answers` alone (they hold
     /// the removal lock shared) before it moves any key.
     @Test func aRemovalWaitsForAnAppendThatCheckedOnlyKeptAnswers() throws {
-        let server = try PostgresServer()
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        #expect(try log.append([keyed("old")]) == [.appended(1...1)])
-        _ = try log.register(replica: "a", snapshot: 1)
-        let removed = try raceForLock(
-            server.conninfo,
-            holding: ["SELECT pg_try_advisory_xact_lock_shared(\(PostgresLogSchema.removalLock))"],
+        let race = try removeAKeyedRecord(
+            racing: ["SELECT pg_try_advisory_xact_lock_shared(\(PostgresLogSchema.removalLock))"],
             waiter: "SELECT pg_advisory_xact_lock%"
-        ) { other throws(PostgresLogError) in try other.removeRecords(keeping: 0, recordedBefore: nil) }
-        #expect(removed == 1)
-        #expect(try log.answers(forKeys: ["old"]).count == 1)
+        )
+        #expect(race.removed == 1)
+        #expect(race.answers.count == 1)
     }
 
     /// Expiry waits for a removal moving keys, then finds them where they went: an expired key
@@ -243,14 +246,7 @@ import Testing
         #expect(try log.append([keyed("expired")]) == [.appended(1...1)])
         try raceForLock(
             server.conninfo,
-            holding: [
-                "SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))",
-                """
-                WITH removed AS (DELETE FROM remvvm_log WHERE version = 1 RETURNING *)
-                INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time)
-                SELECT idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time FROM removed
-                """,
-            ],
+            holding: Self.removingTheFirstRecord,
             waiter: "SELECT pg_advisory_xact_lock_shared%"
         ) { other throws(PostgresLogError) in try other.removeAnswers(keptBefore: 6) }
         #expect(try log.answers(forKeys: ["expired"]).isEmpty)
