@@ -85,6 +85,23 @@ final class PostgresConnection {
         try execute(setting)
     }
 
+    /// Runs `body` between `BEGIN` and `COMMIT` — or `ROLLBACK`, when `body` throws or
+    /// `commit` says no to what it returned — and returns what it returned.
+    func inTransaction<Result>(
+        committingIf commit: (Result) -> Bool = { _ in true },
+        _ body: () throws(PostgresLogError) -> Result
+    ) throws(PostgresLogError) -> Result {
+        try execute("BEGIN")
+        do throws(PostgresLogError) {
+            let result = try body()
+            try execute(commit(result) ? "COMMIT" : "ROLLBACK")
+            return result
+        } catch {
+            if isConnected { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs one statement (or several, without parameters) and returns its rows as text.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {

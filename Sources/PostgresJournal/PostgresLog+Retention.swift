@@ -18,8 +18,8 @@ extension PostgresLog {
     /// after it are no longer in the log: such a replica cannot follow this log, and its row
     /// would only hold retention back.
     public func register(replica name: String, snapshot: UInt64) throws(PostgresLogError) -> SharedLogExtent {
-        try run("BEGIN")
-        do throws(PostgresLogError) {
+        try inTransaction(committingIf: { extent in snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot) }) {
+            () throws(PostgresLogError) in
             try connection.execute(
                 """
                 INSERT INTO remvvm_replicas (name, snapshot_version, registered_at) VALUES ($1, $2, now())
@@ -29,13 +29,7 @@ extension PostgresLog {
             )
             // A statement of its own: its snapshot is taken after the row is written (and after
             // any removal that held the table's lock committed).
-            let extent = try self.extent()
-            let follows = snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot)
-            try connection.execute(follows ? "COMMIT" : "ROLLBACK")
-            return extent
-        } catch {
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
+            return try extent()
         }
     }
 
@@ -88,8 +82,7 @@ extension PostgresLog {
     private func removeChunk(
         keeping versions: UInt64, through bound: UInt64, chunk: Int
     ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
-        try run("BEGIN")
-        do throws(PostgresLogError) {
+        try inTransaction { () throws(PostgresLogError) -> (count: Int, newest: UInt64?) in
             try connection.execute("LOCK TABLE remvvm_replicas IN SHARE MODE")
             try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.removalLock))")
             // Planned for the values given: a plan made without the bound (a generic plan, or the
@@ -108,7 +101,6 @@ extension PostgresLog {
             // Below 1 when nothing may go (no replica registered, or none far enough); for an empty
             // log least() skips its NULL, and the DELETE below finds nothing.
             guard let through = (bounds.rows.first?.first ?? nil).flatMap({ UInt64($0) }), through > 0 else {
-                try connection.execute("COMMIT")
                 return (0, nil)
             }
             let rows = try connection.execute(
@@ -136,11 +128,7 @@ extension PostgresLog {
             if try Self.number(row[2], "count of moved answers") > 0 {
                 try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
             }
-            try connection.execute("COMMIT")
             return (count, newest)
-        } catch {
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
         }
     }
 

@@ -185,14 +185,9 @@ public final class PostgresLog {
     /// statement could miss a key in flight (gone from its record, not yet visible in
     /// `remvvm_answers`), and the two could lock the same records in opposite orders.
     private func forgetting(_ sql: String, _ parameters: [String?]) throws(PostgresLogError) {
-        try run("BEGIN")
-        do throws(PostgresLogError) {
+        try inTransaction { () throws(PostgresLogError) in
             try connection.execute("SELECT pg_advisory_xact_lock_shared(\(PostgresLogSchema.removalLock))")
             try connection.execute(sql, parameters)
-            try connection.execute("COMMIT")
-        } catch {
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
         }
     }
 
@@ -460,6 +455,17 @@ public final class PostgresLog {
         if !connection.isConnected { try connection.connect() }
     }
 
+    /// ``PostgresConnection/inTransaction(committingIf:_:)`` on this log's connection,
+    /// reconnected first if it broke.
+    @discardableResult
+    func inTransaction<Result>(
+        committingIf commit: (Result) -> Bool = { _ in true },
+        _ body: () throws(PostgresLogError) -> Result
+    ) throws(PostgresLogError) -> Result {
+        try ensureOpen()
+        return try connection.inTransaction(committingIf: commit, body)
+    }
+
     @discardableResult
     func run(_ sql: String, _ parameters: [String?] = []) throws(PostgresLogError) -> PostgresRows {
         try ensureOpen()
@@ -467,8 +473,7 @@ public final class PostgresLog {
     }
 
     private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) {
-        try connection.execute("BEGIN")
-        do throws(PostgresLogError) {
+        try connection.inTransaction { () throws(PostgresLogError) in
             try connection.execute("SELECT pg_advisory_xact_lock(7206400114)")
             try connection.execute(PostgresLogSchema.create)
             let rows = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'schema'")
@@ -479,10 +484,6 @@ public final class PostgresLog {
                     message: "the PostgreSQL log has schema version \(found ?? "none"), this build uses \(PostgresLogSchema.version): refusing to start (use a build for that schema, or another database)"
                 )
             }
-            try connection.execute("COMMIT")
-        } catch {
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
         }
     }
 
