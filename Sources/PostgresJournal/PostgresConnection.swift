@@ -64,7 +64,7 @@ final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared = [:]
-        guard let connection = PQconnectdb(conninfo) else {
+        guard let connection = Self.connect(conninfo) else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection failed: out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -76,6 +76,25 @@ final class PostgresConnection {
         handle = connection
         for setting in settings {
             try execute(setting)
+        }
+    }
+
+    /// How long a connection attempt may take when neither `conninfo` (`connect_timeout`) nor
+    /// the environment (`PGCONNECT_TIMEOUT`) says: libpq's own default is to wait for ever, and a
+    /// PostgreSQL host that stopped answering would hold up whoever connects (a replica's
+    /// follower, its renewals, a clean stop) for as long as the kernel keeps trying.
+    static let defaultConnectTimeoutSeconds = 10
+
+    /// `PQconnectdbParams` with `conninfo` expanded as the database name (so that a URL or
+    /// `key=value` pairs work as with `PQconnectdb`) after ``defaultConnectTimeoutSeconds``:
+    /// libpq applies the keywords in order, so a `connect_timeout` in `conninfo` wins; with
+    /// `PGCONNECT_TIMEOUT` set, none is given and libpq reads that.
+    private static func connect(_ conninfo: String) -> OpaquePointer? {
+        let timeout = getenv("PGCONNECT_TIMEOUT") == nil ? String(defaultConnectTimeoutSeconds) : nil
+        return withCStrings(["connect_timeout", "dbname", nil]) { keywords in
+            withCStrings([timeout, conninfo, nil]) { values in
+                PQconnectdbParams(keywords, values, 1)
+            }
         }
     }
 

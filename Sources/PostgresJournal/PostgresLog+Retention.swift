@@ -1,7 +1,9 @@
 public import Journal
 
 /// Retention of the shared log: replicas register the version of their newest local snapshot
-/// (`remvvm_replicas`), and the records every registered snapshot has passed may be removed.
+/// (`remvvm_replicas`) and renew the registration while they run, and the records every
+/// registered snapshot has passed may be removed. A registration that was not renewed for long
+/// enough (`replicaExpiry`) is of a replica that is gone: it holds nothing back, and is deleted.
 ///
 /// Removal and registration exclude each other: a removal locks `remvvm_replicas` in `SHARE`
 /// mode (registrations write rows of it, `ROW EXCLUSIVE`) and reads the oldest snapshot under
@@ -44,15 +46,42 @@ extension PostgresLog {
         )
     }
 
+    /// Deletes the registrations not renewed for `silence` (by PostgreSQL's clock: every
+    /// replica's registrations are timed by the same clock) and returns them. A registration
+    /// renewed meanwhile stays (the statement reads each row again before deleting it).
+    public func forgetReplicas(silentFor silence: Duration) throws(PostgresLogError) -> [ForgottenReplica] {
+        let rows = try run(
+            """
+            DELETE FROM remvvm_replicas WHERE registered_at < now() - make_interval(secs => $1::float8)
+            RETURNING name, snapshot_version, floor(extract(epoch FROM now() - registered_at))::bigint
+            """,
+            [Self.seconds(silence)]
+        )
+        return try rows.rows.map { row throws(PostgresLogError) in
+            guard row.count == 3, let name = row[0], let silent = row[2].flatMap({ Int64($0) }) else {
+                throw PostgresLogError(code: .corrupt, message: "a deletion of silent replicas answered an unreadable row")
+            }
+            return ForgottenReplica(name: name, snapshot: try Self.number(row[1], "snapshot version"), silentSeconds: silent)
+        }
+    }
+
+    /// `duration` in seconds, as a parameter for `make_interval(secs => …)`.
+    private static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
     /// Removes the oldest records that every registered replica's snapshot has passed, keeping
     /// `versions` versions before the oldest snapshot and every record recorded at or after
     /// `cutoff` (milliseconds since 1970; nil: no such bound), in transactions of at most `chunk`
-    /// records. The idempotency
-    /// answers of removed records move to `remvvm_answers`: their keys stay refused until they
-    /// expire. Removes nothing while no replica is registered. Stops after `maxChunks`
-    /// transactions (the rest goes at the next call). Returns the newest version removed, or nil.
+    /// records. Registrations not renewed for `silence` (nil: however long) hold nothing back.
+    /// The idempotency answers of removed records move to `remvvm_answers`: their keys stay
+    /// refused until they expire. Removes nothing while no replica is registered. Stops after
+    /// `maxChunks` transactions (the rest goes at the next call). Returns the newest version
+    /// removed, or nil.
     public func removeRecords(
-        keeping versions: UInt64, recordedBefore cutoff: Int64?, chunk: Int = 1_000, maxChunks: Int = .max
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, ignoringReplicasSilentFor silence: Duration? = nil,
+        chunk: Int = 1_000, maxChunks: Int = .max
     ) throws(PostgresLogError) -> UInt64? {
         let chunk = min(max(1, chunk), 1_000_000)
         var bound = UInt64(Int64.max)
@@ -62,15 +91,16 @@ extension PostgresLog {
         }
         var removedThrough: UInt64?
         for _ in 0..<max(1, maxChunks) {
-            let (count, newest) = try removeChunk(keeping: versions, through: bound, chunk: chunk)
+            let (count, newest) = try removeChunk(keeping: versions, through: bound, ignoringReplicasSilentFor: silence, chunk: chunk)
             if let newest { removedThrough = newest }
             if count < chunk { break }
         }
         return removedThrough
     }
 
-    /// One transaction of ``removeRecords(keeping:recordedBefore:chunk:)``: the oldest snapshot
-    /// is read again under the lock each time, so a replica registered meanwhile is respected.
+    /// One transaction of ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:chunk:maxChunks:)``:
+    /// the oldest snapshot of the registrations renewed within `silence` is read again under the
+    /// lock each time, so a replica registered meanwhile is respected.
     /// The records and their answers' move take no lock that appends wait for. The transaction
     /// holds ``PostgresLogSchema/removalLock`` (waiting for the appends that hold it shared to
     /// commit), so appends meanwhile check their keys in both tables in one snapshot
@@ -80,7 +110,7 @@ extension PostgresLog {
     /// knows nothing of the removal lock: this commit cannot fall between their check and their
     /// insert.
     private func removeChunk(
-        keeping versions: UInt64, through bound: UInt64, chunk: Int
+        keeping versions: UInt64, through bound: UInt64, ignoringReplicasSilentFor silence: Duration?, chunk: Int
     ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
         try inTransaction { () throws(PostgresLogError) -> (count: Int, newest: UInt64?) in
             try connection.execute("LOCK TABLE remvvm_replicas IN SHARE MODE")
@@ -91,12 +121,18 @@ extension PostgresLog {
             let bounds = try connection.execute(
                 """
                 SELECT least(
-                    coalesce((SELECT min(snapshot_version) FROM remvvm_replicas), 0) - $1::bigint,
+                    coalesce((
+                        SELECT min(snapshot_version) FROM remvvm_replicas
+                        WHERE $4::float8 IS NULL OR registered_at >= now() - make_interval(secs => $4::float8)
+                    ), 0) - $1::bigint,
                     $2::bigint,
                     (SELECT min(version) FROM remvvm_log) + $3::bigint - 1
                 )
                 """,
-                [String(min(versions, UInt64(Int64.max))), String(min(bound, UInt64(Int64.max))), String(chunk)]
+                [
+                    String(min(versions, UInt64(Int64.max))), String(min(bound, UInt64(Int64.max))), String(chunk),
+                    silence.map(Self.seconds),
+                ]
             )
             // Below 1 when nothing may go (no replica registered, or none far enough); for an empty
             // log least() skips its NULL, and the DELETE below finds nothing.

@@ -161,7 +161,7 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
-    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:)``:
+    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``:
     /// a replica registers its last snapshot after ``stop()``, which closed the others.
     public func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent {
         try maintaining { log throws(PostgresLogError) in try log.register(replica: name, snapshot: snapshot) }
@@ -171,13 +171,19 @@ public final class PostgresSharedLog: SharedLog {
     /// transactions, which must not hold up the reads of `GET /actions` and resuming streams.
     /// At most ``removalChunksPerCall`` transactions per call: a backlog (retention turned on
     /// over a long log) goes over the next snapshots instead of holding up this one's thread.
-    public func removeRecords(keeping versions: UInt64, recordedBefore cutoff: Int64?) throws(JournalError) -> UInt64? {
+    public func removeRecords(
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, forgettingReplicasSilentFor silence: Duration?
+    ) throws(JournalError) -> SharedLogRemoval {
         try maintaining { log throws(PostgresLogError) in
-            try log.removeRecords(keeping: versions, recordedBefore: cutoff, maxChunks: Self.removalChunksPerCall)
+            let forgotten = try silence.map { silence throws(PostgresLogError) in try log.forgetReplicas(silentFor: silence) } ?? []
+            let removed = try log.removeRecords(
+                keeping: versions, recordedBefore: cutoff, ignoringReplicasSilentFor: silence, maxChunks: Self.removalChunksPerCall
+            )
+            return SharedLogRemoval(forgotten: forgotten, removedThrough: removed)
         }
     }
 
-    /// Transactions of 1,000 records per ``removeRecords(keeping:recordedBefore:)``: ten times
+    /// Transactions of 1,000 records per ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``: ten times
     /// what a snapshot every 10,000 versions (the default) needs in steady state.
     static let removalChunksPerCall = 100
 

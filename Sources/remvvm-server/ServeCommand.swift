@@ -94,8 +94,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where actions are kept: sqlite (one file in the data directory, one server) or postgres (one log in PostgreSQL shared by several replicas; snapshots stay in the data directory; the connection comes from REMVVM_POSTGRES_URL or libpq's PG* variables, never from a flag). (default: \(ServerSettings.defaultText(.journal)))")
     var journal: String?
 
-    @Option(help: "This replica's name in logs and /healthz, with journal postgres. (default: the host name)")
+    @Option(help: "This replica's name in logs and /healthz, with journal postgres, and the key of its registration in the shared log. (default: the host name)")
     var replicaName: String?
+
+    @Option(help: "With journal postgres: how long a replica that stopped renewing its registration (every minute while it runs) still holds the shared log's retention back; then it counts as gone. A duration such as 7d or 12h, or off. (default: \(ServerSettings.defaultText(.replicaExpiry)))")
+    var replicaExpiry: String?
 
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
@@ -228,7 +231,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         logger.info("replica \(name): shared log in PostgreSQL, snapshots in \(settings.dataDir)/\(SQLiteJournalStorage.fileName)")
-        return ReplicaConfiguration(log: log, snapshots: snapshots, name: name)
+        return ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry)
     }
 
     /// Creates the data directory if missing and opens its journal.
@@ -266,6 +269,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.journalSync, journalSync.map { .string($0) })
         set(.journal, journal.map { .string($0) })
         set(.replicaName, replicaName.map { .string($0) })
+        set(.replicaExpiry, replicaExpiry.map { .string($0) })
         set(.snapshotEvery, snapshotEvery.map { .int($0) })
         set(.journalRetention, journalRetention.map { .string($0) })
         set(.replayRingEvents, replayRingEvents.map { .int($0) })

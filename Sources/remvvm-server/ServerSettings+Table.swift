@@ -232,6 +232,21 @@ extension ServerSettings {
         ),
         .secret(.postgresURL, \.postgresURL),
         .string(.replicaName, \.replicaName),
+        // An age with a unit (`7d`), or `off`.
+        Setting(
+            key: .replicaExpiry,
+            read: { config, settings throws(SettingsError) in
+                let text = try Setting.readText(config, .replicaExpiry)
+                if text.lowercased() == "off" {
+                    settings.replicaExpiry = nil
+                } else if let age = DurationText.parse(text), ReplicaConfiguration.allowedExpiry.contains(age) {
+                    settings.replicaExpiry = age
+                } else {
+                    throw SettingsError(key: .replicaExpiry, message: "\"\(text)\" is neither off nor a duration in \(DurationText.format(ReplicaConfiguration.allowedExpiry.lowerBound))...\(DurationText.format(ReplicaConfiguration.allowedExpiry.upperBound)) such as 7d or 12h")
+                }
+            },
+            value: { settings in .string(settings.replicaExpiry.map(DurationText.format) ?? "off") }
+        ),
         .uint64(.snapshotEvery, \.service.snapshotEvery, in: Service.snapshotEvery),
         // A number of versions (`1000000`), or an age with a unit (`30d`, `12h`).
         Setting(

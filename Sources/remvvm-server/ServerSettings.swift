@@ -32,6 +32,9 @@ struct ServerSettings {
     var postgresURL = ""
     /// This replica's name in logs and `/healthz`; empty: the host name.
     var replicaName = ""
+    /// How long the shared log keeps records for a replica that stopped renewing its registration;
+    /// nil: for ever (a replica gone for good then holds retention back until its row is deleted).
+    var replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry
     /// Where tokens and JWT keys come from; its secrets are cleared once ``accessControl`` is built.
     var access = AccessSettings()
     /// What checks requests, built from ``access`` when the settings are read; disabled by default.
@@ -44,7 +47,7 @@ struct ServerSettings {
         case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
-        case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
+        case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
         case idempotencyRetention, corsAllowedOrigins, metricsEnabled
         case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
         case jwtIssuer, jwtAudience, jwtLeewaySeconds

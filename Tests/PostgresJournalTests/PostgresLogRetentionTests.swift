@@ -93,6 +93,36 @@ import Testing
         #expect(try fixture.log.extent() == SharedLogExtent(earliest: 13, head: 40))
     }
 
+    /// A registration not renewed for the expiry holds nothing back and is deleted; one renewed
+    /// (registered again, with the same snapshot) stays.
+    @Test func registrationsNotRenewedForTheExpiryAreForgotten() throws {
+        let fixture = try Fixture(records: 60, registeredAt: 10)
+        let log = fixture.log
+        _ = try log.register(replica: "b", snapshot: 30)
+        _ = try log.register(replica: "c", snapshot: 50)
+        // "a" and "b" were last heard of two hours ago (PostgreSQL's clock); "b" renews now.
+        _ = try log.run("UPDATE remvvm_replicas SET registered_at = now() - interval '2 hours' WHERE name IN ('a', 'b')")
+        _ = try log.register(replica: "b", snapshot: 30)
+
+        // Without an expiry the silent "a" holds retention back at its snapshot; with one, it
+        // does not, even before its row is deleted.
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5, maxChunks: 1) == 5)
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, ignoringReplicasSilentFor: .seconds(10_800)) == 10, "silent for 2 h, not 3")
+        #expect(try log.removeRecords(keeping: 0, recordedBefore: nil, ignoringReplicasSilentFor: .seconds(3_600)) == 30)
+        #expect(try log.extent() == SharedLogExtent(earliest: 31, head: 60))
+
+        let forgotten = try log.forgetReplicas(silentFor: .seconds(3_600))
+        #expect(forgotten.map(\.name) == ["a"] && forgotten.map(\.snapshot) == [10])
+        #expect(forgotten.allSatisfy { (7_200..<7_300).contains($0.silentSeconds) }, "\(forgotten)")
+        let names = try log.run("SELECT name FROM remvvm_replicas ORDER BY name").rows.compactMap { $0.first ?? nil }
+        #expect(names == ["b", "c"])
+        #expect(try log.forgetReplicas(silentFor: .seconds(3_600)).isEmpty)
+
+        // "a" back: its records are gone, so it is not registered again.
+        #expect(!(try log.register(replica: "a", snapshot: 10)).holdsEveryRecord(after: 10))
+        #expect(try log.run("SELECT count(*) FROM remvvm_replicas WHERE name = 'a'").rows.first?.first == "0")
+    }
+
     @Test func manyRecordsGoInChunksUpToTheHead() throws {
         let fixture = try Fixture(records: 40, registeredAt: 40)
         #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)

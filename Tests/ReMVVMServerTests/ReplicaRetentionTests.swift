@@ -84,4 +84,73 @@ import Testing
         let kept = try #require(after.earliest)
         #expect(kept >= earliest && kept - 1 <= oldest - 5)
     }
+
+    /// Whether replica `name`'s registration was renewed within the last `seconds` (PostgreSQL's
+    /// clock), and the snapshot it names; nil when it has no row.
+    private static func registration(_ connection: PostgresConnection, _ name: String, renewedWithin seconds: Int) throws -> (fresh: Bool, snapshot: UInt64)? {
+        let rows = try connection.execute(
+            "SELECT registered_at > now() - make_interval(secs => $2::float8), snapshot_version FROM remvvm_replicas WHERE name = $1",
+            [name, String(seconds)]
+        )
+        guard let row = rows.rows.first else { return nil }
+        return (row[0] == "t", try #require(row[1].flatMap { UInt64($0) }))
+    }
+
+    /// Running replicas renew their registration; one that stopped renewing it for `replicaExpiry`
+    /// holds retention back no longer: its row is deleted, the records its snapshot needed are
+    /// removed, and it must start again from another replica's data directory.
+    @Test func aReplicaSilentForLongerThanTheExpiryIsForgottenWhileRunningOnesRenew() throws {
+        // An expiry of 8 s: renewals every 2 s.
+        let cluster = try Cluster(count: 2, snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(8))
+        #expect(cluster.converge(at: 0), "both follow the log before taking writes")
+        for _ in 0..<40 {
+            #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        #expect(cluster.converge(at: 40))
+        let connection = try PostgresConnection(conninfo: cluster.conninfo)
+        defer { connection.close() }
+
+        // A running replica renews its registration: dated an hour back, it is renewed within
+        // a few seconds, with the snapshot it had registered.
+        let registered = try #require(try Self.registration(connection, "r1", renewedWithin: 60))
+        _ = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '1 hour' WHERE name = 'r1'")
+        #expect(try Self.registration(connection, "r1", renewedWithin: 60)?.fresh == false)
+        #expect(waitUntil(timeout: .seconds(30)) {
+            (try? Self.registration(connection, "r1", renewedWithin: 60)).map { $0.fresh && $0.snapshot >= registered.snapshot } ?? false
+        })
+
+        // r0 stops cleanly: its registration (snapshot 40) is no longer renewed, but within the
+        // expiry it still holds retention back.
+        let directory = cluster[0].directory
+        cluster.replicas.withLock { $0[0].server.server.shutdown() }
+        #expect(try Self.registration(connection, "r0", renewedWithin: 60)?.snapshot == 40)
+        for _ in 0..<20 {
+            #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        #expect(waitUntil(timeout: .seconds(30)) {
+            (try? Self.retentionState(connection))?.earliest == 36
+        }, "a snapshot of r1 past 40 registered, then records removed up to 5 before r0's 40")
+        #expect(try Self.registration(connection, "r0", renewedWithin: 60) != nil)
+
+        // Once r0's registration is older than the expiry (dated back: no need to wait for it),
+        // the next removal forgets it and removes up to 5 before r1's snapshot.
+        _ = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '1 hour' WHERE name = 'r0'")
+        for _ in 0..<20 {
+            #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        #expect(waitUntil(timeout: .seconds(30)) {
+            (try? Self.retentionState(connection)).map { state in
+                state.oldestSnapshot.map { $0 > 40 && state.earliest == $0 - 5 + 1 } ?? false
+            } ?? false
+        })
+        #expect(try Self.registration(connection, "r0", renewedWithin: 60) == nil, "r0's row is deleted")
+
+        // r0 cannot follow from its snapshot any more: it refuses to start, saying what to do.
+        #expect {
+            _ = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(8))
+        } throws: { error in
+            "\(error)".contains("removed by journalRetention") && "\(error)".contains("copy the data directory of another replica")
+        }
+        #expect(try Self.registration(connection, "r0", renewedWithin: 60) == nil)
+    }
 }

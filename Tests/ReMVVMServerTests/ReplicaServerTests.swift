@@ -23,7 +23,7 @@ import Testing
 
         init(
             conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false,
-            journalRetention: JournalRetention = 1_000_000,
+            journalRetention: JournalRetention = 1_000_000, replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             self.directory = directory
@@ -34,7 +34,7 @@ import Testing
             let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
             server = try LiveServer(
                 middleware: middleware,
-                replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name),
+                replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: replicaExpiry),
                 snapshotEvery: snapshotEvery,
                 journalRetention: journalRetention
             )
@@ -61,6 +61,7 @@ import Testing
 
         init(
             count: Int, snapshotEvery: UInt64 = 10_000, journalRetention: JournalRetention = 1_000_000,
+            replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             let postgres = try PostgresServer()
@@ -71,7 +72,7 @@ import Testing
             for index in 0..<count {
                 replicas.append(try Replica(
                     conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery,
-                    journalRetention: journalRetention, middleware: middleware
+                    journalRetention: journalRetention, replicaExpiry: replicaExpiry, middleware: middleware
                 ))
             }
             self.replicas = Lock(replicas)

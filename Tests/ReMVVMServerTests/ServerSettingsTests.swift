@@ -132,6 +132,25 @@ import Testing
         }
     }
 
+    @Test func replicaExpiryIsADurationOrOff() async throws {
+        #expect(ServerSettings().replicaExpiry == ReplicaConfiguration.defaultExpiry)
+        #expect(ServerSettings.defaultText(.replicaExpiry) == "7d")
+        for (text, expected) in [("12h", Duration?.some(.seconds(43_200))), ("1m", .seconds(60)), ("off", nil), ("OFF", nil)] {
+            let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_REPLICA_EXPIRY": text], configPath: nil)
+            #expect(settings.replicaExpiry == expected, "\(text)")
+        }
+        let file = try await ServerSettings.load(flags: [:], environment: [:], configPath: try writeConfig(#"{"replicaExpiry": "30d"}"#))
+        #expect(file.replicaExpiry == .seconds(30 * 86_400) && file.values[.replicaExpiry] == .string("30d"))
+        for bad in ["never", "30s", "0", "-1d", "40000d", ""] {
+            await #expect("\(bad)") { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_REPLICA_EXPIRY": bad], configPath: nil) }
+                throws: { "\($0)".contains("replicaExpiry") }
+        }
+        // Renewals: a quarter of the expiry, at most a minute apart.
+        #expect(ReplicaConfiguration.renewal(forExpiry: .seconds(8)) == .seconds(2))
+        #expect(ReplicaConfiguration.renewal(forExpiry: .seconds(604_800)) == .seconds(60))
+        #expect(ReplicaConfiguration.renewal(forExpiry: nil) == .seconds(60))
+    }
+
     @Test func corsAllowedOriginsIsACommaSeparatedListOrAnArray() async throws {
         let environment = try await ServerSettings.load(
             flags: [:], environment: ["REMVVM_CORS_ALLOWED_ORIGINS": "https://a.example, http://localhost:3000"], configPath: nil

@@ -8,13 +8,35 @@ public struct ReplicaConfiguration: Sendable {
     /// This replica's own storage, for its snapshots only (a SQLite file in its data directory):
     /// a restart applies the log from the newest one instead of from version 0.
     public var snapshots: any JournalStorage
-    /// The replica's name, for logs and `/healthz` (`replicaName`).
+    /// The replica's name, for logs and `/healthz` (`replicaName`), and the key of its
+    /// registration in the shared log (retention keeps the records its snapshot needs).
     public var name: String
+    /// How long a replica's registration holds records back once it is no longer renewed
+    /// (`replicaExpiry`): then the replica counts as gone, and retention forgets it. Nil: never.
+    public var expiry: Duration?
+    /// How often a running replica renews its registration: ``expiry`` / 4, at most once a
+    /// minute, at least once a second.
+    public var renewal: Duration { Self.renewal(forExpiry: expiry) }
+
+    /// How often a replica whose registration expires after `expiry` (nil: never) renews it.
+    public static func renewal(forExpiry expiry: Duration?) -> Duration {
+        guard let expiry else { return .seconds(60) }
+        return min(.seconds(60), max(.seconds(1), expiry / 4))
+    }
+
+    /// The default ``expiry``: a week, like Kafka's `offsets.retention.minutes`. A replica down for
+    /// longer restarts from another replica's data directory.
+    public static let defaultExpiry = Duration.seconds(7 * 86_400)
+
+    /// The ``expiry`` the `replicaExpiry` setting allows: from a minute (four renewals fit in
+    /// it), up to a century.
+    public static let allowedExpiry = Duration.seconds(60) ... .seconds(100 * 365 * 86_400)
 
     /// Creates a replica configuration.
-    public init(log: any SharedLog, snapshots: any JournalStorage, name: String) {
+    public init(log: any SharedLog, snapshots: any JournalStorage, name: String, expiry: Duration? = defaultExpiry) {
         self.log = log
         self.snapshots = snapshots
         self.name = name
+        self.expiry = expiry
     }
 }

@@ -15,13 +15,15 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     /// What reads and events see: the store (everything it holds came from the log, committed).
     let publisher: ReplicaPublisher<State>
     private let snapshots: SnapshotWriter<State>
+    private let registration: ReplicaRegistration
     private let store: Store<State>
     private let logger: Logger
 
     /// Restores `store` from the newest local snapshot, registers it with `log` as replica
     /// `name` (retention keeps every record after it) and starts following `log` from there;
-    /// after each later snapshot, registers that one and removes the records `retention` no
-    /// longer keeps before the oldest registered snapshot.
+    /// renews the registration every `renewal`; after each later snapshot, registers that one and
+    /// removes the records `retention` no longer keeps before the oldest snapshot of the replicas
+    /// registered (forgetting those whose registration was not renewed for `expiry`; nil: never).
     /// Throws ``Journal/JournalError`` when the local storage holds records (a single-node
     /// journal: its versions are not the log's), when its snapshot is ahead of the log (it
     /// belongs to another log), when records after it were removed from the log (retention),
@@ -34,6 +36,8 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         codec: ActionJournalCodec,
         snapshotEvery: UInt64,
         retention: JournalRetention,
+        expiry: Duration?,
+        renewal: Duration,
         logger: Logger
     ) throws(JournalError) {
         let initial = store.snapshot
@@ -45,8 +49,9 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             )
         }
         let restored = recovery.snapshot?.version ?? 0
+        let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, logger: logger)
         do throws(JournalError) {
-            let extent = try log.register(replica: name, snapshot: restored)
+            let (_, extent) = try registration.register(snapshot: restored)
             guard restored <= extent.head else {
                 throw JournalError(
                     code: .corrupt,
@@ -62,7 +67,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         } catch where error.code == .writeFailed {
             // PostgreSQL cannot be reached now: start (healthz 503) and let the follower catch
             // up once it can; the snapshot cannot be checked against the log then, and the
-            // replica registers with its next snapshot (the follower stops, saying why, if
+            // replica registers at its first renewal (the follower stops, saying why, if
             // retention removed records it needs meanwhile).
             logger.warning("cannot check the local snapshot against the shared log now: \(error)")
         }
@@ -71,6 +76,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         }
         self.log = log
         self.store = store
+        self.registration = registration
         self.logger = logger
         storage = ReplicaStorage(snapshots: local, log: log)
         publisher = ReplicaPublisher(
@@ -79,9 +85,13 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         )
         snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger) {
             [log, logger] version in
-            _ = try log.register(replica: name, snapshot: version)
+            try registration.register(snapshot: version)
             let bounds = retention.sharedLogBounds(now: ActionJournalCodec.now())
-            if let removed = try log.removeRecords(keeping: bounds.versions, recordedBefore: bounds.cutoff) {
+            let removal = try log.removeRecords(keeping: bounds.versions, recordedBefore: bounds.cutoff, forgettingReplicasSilentFor: expiry)
+            for gone in removal.forgotten {
+                logger.warning("forgot replica \(gone.name): its registration (snapshot of version \(gone.snapshot)) was not renewed for \(gone.silentSeconds) s, longer than replicaExpiry; retention no longer keeps records for it, and it restarts only from another replica's data directory")
+            }
+            if let removed = removal.removedThrough {
                 logger.info("removed the shared log's records through version \(removed) (journalRetention \(retention), before the oldest registered replica's snapshot)")
             }
         }
@@ -123,6 +133,10 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 snapshots.writeIfDue(at: last) { store.snapshot }
             }
         }
+        guard registration.startRenewing(every: renewal) else {
+            log.stop()
+            throw JournalError(code: .unusable, message: "could not start the thread that renews this replica's registration in the shared log")
+        }
     }
 
     /// Whether this replica may take writes and says it is ready: it follows the log, caught up.
@@ -133,6 +147,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     /// Appends what is queued, stops following, writes a snapshot of the state reached and
     /// closes the local storage.
     func stop() {
+        registration.stop()
         log.stop()
         snapshots.finish(with: store.snapshot)
         storage.close()

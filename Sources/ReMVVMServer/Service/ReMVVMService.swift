@@ -137,6 +137,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     codec: codec,
                     snapshotEvery: configuration.snapshotEvery,
                     retention: configuration.journalRetention,
+                    expiry: replication.expiry,
+                    renewal: replication.renewal,
                     logger: logger
                 )
                 if replicaRuntime.storeIfNil(runtime) === runtime, let metrics {
