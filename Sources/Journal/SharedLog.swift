@@ -72,15 +72,16 @@ public protocol SharedLog: Sendable {
     /// returned may be later than `version + 1`.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
 
-    /// Tells the log that replica `name` keeps a local snapshot of version `snapshot` (0: none),
-    /// replacing what it said before, and that it is alive: a running replica calls it again
-    /// from time to time with the same snapshot (renewal). ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``
+    /// Tells the log that replica `name` — the process `instance` (unique to one run of one
+    /// process) — keeps a local snapshot of version `snapshot` (0: none), replacing what it said
+    /// before, and that it is alive: a running replica calls it again from time to time with the
+    /// same snapshot (renewal). ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``
     /// keeps every record after the oldest snapshot of the replicas registered. Returns the log's
     /// extent as seen once registered: records after `snapshot` missing from it were removed
     /// before the registration, and none will be removed after it (while the registration is
-    /// renewed). Registers nothing when `snapshot` is past the head or records after it are
-    /// missing (that replica cannot follow this log).
-    func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent
+    /// renewed); and who had registered the name before. Registers nothing when `snapshot` is
+    /// past the head or records after it are missing (that replica cannot follow this log).
+    func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration
 
     /// Removes the oldest records that every registered replica's snapshot has passed, keeping
     /// `versions` versions before the oldest of those snapshots and every record recorded at or
@@ -123,6 +124,29 @@ public struct SharedLogExtent: Sendable, Equatable {
         guard version < head else { return true }
         guard let earliest else { return false }
         return earliest <= version + 1
+    }
+}
+
+/// What ``SharedLog/register(replica:instance:snapshot:)`` found and left.
+public struct SharedLogRegistration: Sendable, Equatable {
+    /// The versions the log holds once registered.
+    public var extent: SharedLogExtent
+    /// The process that had registered the name before (its `instance`), if any; nil also for
+    /// a registration made by a build that did not record it.
+    public var previousInstance: String?
+    /// How many whole seconds before this registration the previous one was made or renewed.
+    public var previousAgeSeconds: Int64?
+
+    public init(extent: SharedLogExtent, previousInstance: String? = nil, previousAgeSeconds: Int64? = nil) {
+        self.extent = extent
+        self.previousInstance = previousInstance
+        self.previousAgeSeconds = previousAgeSeconds
+    }
+
+    /// Whether the log registered `snapshot`: it is not past the head, and every record after it
+    /// is still there.
+    public func registered(_ snapshot: UInt64) -> Bool {
+        snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot)
     }
 }
 

@@ -20,18 +20,32 @@ extension PostgresLog {
     /// after it are no longer in the log: such a replica cannot follow this log, and its row
     /// would only hold retention back.
     public func register(replica name: String, snapshot: UInt64) throws(PostgresLogError) -> SharedLogExtent {
-        try inTransaction(committingIf: { extent in snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot) }) {
-            () throws(PostgresLogError) in
+        try register(replica: name, instance: nil, snapshot: snapshot).extent
+    }
+
+    /// ``register(replica:snapshot:)`` by the process `instance`, which the row keeps; also says
+    /// which instance had registered the name before, and how long ago.
+    public func register(replica name: String, instance: String?, snapshot: UInt64) throws(PostgresLogError) -> SharedLogRegistration {
+        try inTransaction(committingIf: { $0.registered(snapshot) }) { () throws(PostgresLogError) in
+            let previous = try connection.execute(
+                "SELECT instance, floor(extract(epoch FROM now() - registered_at))::bigint FROM remvvm_replicas WHERE name = $1 FOR UPDATE",
+                [name]
+            ).rows.first
             try connection.execute(
                 """
-                INSERT INTO remvvm_replicas (name, snapshot_version, registered_at) VALUES ($1, $2, now())
-                ON CONFLICT (name) DO UPDATE SET snapshot_version = EXCLUDED.snapshot_version, registered_at = now()
+                INSERT INTO remvvm_replicas (name, snapshot_version, registered_at, instance) VALUES ($1, $2, now(), $3)
+                ON CONFLICT (name) DO UPDATE
+                SET snapshot_version = EXCLUDED.snapshot_version, registered_at = now(), instance = EXCLUDED.instance
                 """,
-                [name, String(snapshot)]
+                [name, String(snapshot), instance]
             )
             // A statement of its own: its snapshot is taken after the row is written (and after
             // any removal that held the table's lock committed).
-            return try extent()
+            return SharedLogRegistration(
+                extent: try extent(),
+                previousInstance: previous.flatMap { $0.first ?? nil },
+                previousAgeSeconds: previous.flatMap { $0.count > 1 ? $0[1] : nil }.flatMap { Int64($0) }
+            )
         }
     }
 

@@ -138,6 +138,16 @@ enum PostgresLogSchema {
             snapshot_version bigint NOT NULL,
             registered_at timestamptz NOT NULL
         );
+        DO $$ BEGIN
+            -- Added after the table (additive: builds that do not know it leave it alone); looked
+            -- up first, since ALTER TABLE locks the table even when the column exists.
+            IF NOT EXISTS (
+                SELECT 1 FROM pg_attribute
+                WHERE attrelid = 'remvvm_replicas'::regclass AND attname = 'instance' AND NOT attisdropped
+            ) THEN
+                ALTER TABLE remvvm_replicas ADD COLUMN instance text;
+            END IF;
+        END $$;
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;
         INSERT INTO remvvm_meta (key, value) VALUES ('schema', '\(version)') ON CONFLICT DO NOTHING;
         """

@@ -163,8 +163,8 @@ public final class PostgresSharedLog: SharedLog {
 
     /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``:
     /// a replica registers its last snapshot after ``stop()``, which closed the others.
-    public func register(replica name: String, snapshot: UInt64) throws(JournalError) -> SharedLogExtent {
-        try maintaining { log throws(PostgresLogError) in try log.register(replica: name, snapshot: snapshot) }
+    public func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration {
+        try maintaining { log throws(PostgresLogError) in try log.register(replica: name, instance: instance, snapshot: snapshot) }
     }
 
     /// On a connection of its own, opened for the call: removing many records takes many

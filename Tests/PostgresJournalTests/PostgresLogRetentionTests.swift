@@ -123,6 +123,23 @@ import Testing
         #expect(try log.run("SELECT count(*) FROM remvvm_replicas WHERE name = 'a'").rows.first?.first == "0")
     }
 
+    /// The row keeps which process registered it: the next registration of the name learns it.
+    @Test func aRegistrationSaysWhichProcessHadTheNameBefore() throws {
+        let fixture = try Fixture(records: 10, registeredAt: 0)
+        let log = fixture.log
+        let first = try log.register(replica: "b", instance: "host:1:a", snapshot: 5)
+        #expect(first == SharedLogRegistration(extent: SharedLogExtent(earliest: 1, head: 10)))
+        let again = try log.register(replica: "b", instance: "host:1:a", snapshot: 6)
+        #expect(again.previousInstance == "host:1:a" && again.previousAgeSeconds.map { (0..<60).contains($0) } == true)
+        _ = try log.run("UPDATE remvvm_replicas SET registered_at = now() - interval '90 seconds' WHERE name = 'b'")
+        let other = try log.register(replica: "b", instance: "host:2:b", snapshot: 6)
+        #expect(other.previousInstance == "host:1:a" && other.previousAgeSeconds.map { (90..<150).contains($0) } == true, "\(other)")
+        // "a" was registered without an instance (as by a build that does not record it).
+        #expect(try log.register(replica: "a", instance: "host:3:c", snapshot: 0).previousInstance == nil)
+        let rows = try log.run("SELECT name, instance FROM remvvm_replicas ORDER BY name").rows
+        #expect(rows == [["a", "host:3:c"], ["b", "host:2:b"]])
+    }
+
     @Test func manyRecordsGoInChunksUpToTheHead() throws {
         let fixture = try Fixture(records: 40, registeredAt: 40)
         #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)

@@ -153,4 +153,27 @@ import Testing
         }
         #expect(try Self.registration(connection, "r0", renewedWithin: 60) == nil)
     }
+
+    /// Two replicas under one name overwrite each other's registration: each says so in its log,
+    /// as an error, once the other registered after it.
+    @Test func twoReplicasUnderOneNameSaySo() throws {
+        let cluster = try Cluster(count: 1, replicaExpiry: .seconds(4))
+        #expect(cluster.converge(at: 0))
+        let captured = CapturedLog()
+        let twin = try Replica(
+            conninfo: cluster.conninfo, directory: cluster.root.path + "/twin", name: "r0", replicaExpiry: .seconds(4),
+            logger: captured.logger(level: .warning)
+        )
+        defer { twin.server.server.shutdown() }
+        // At start the name was registered moments ago by another process: maybe its own
+        // previous run, so a warning; after renewals (every second), an error.
+        let first = captured.messages.next(timeout: .seconds(30))
+        #expect(first?.hasPrefix("warning") == true && first?.contains("this name was registered in the shared log") == true, "\(first ?? "nothing")")
+        var error: String?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while error == nil, ContinuousClock.now < deadline, let message = captured.messages.next(timeout: .seconds(5)) {
+            if message.hasPrefix("error") { error = message }
+        }
+        #expect(error?.contains("another process") == true && error?.contains("give each replica a name of its own") == true, "\(error ?? "no error")")
+    }
 }

@@ -24,7 +24,8 @@ import Testing
         init(
             conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false,
             journalRetention: JournalRetention = 1_000_000, replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry,
-            middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
+            middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services()),
+            logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         ) throws {
             self.directory = directory
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -36,7 +37,8 @@ import Testing
                 middleware: middleware,
                 replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: replicaExpiry),
                 snapshotEvery: snapshotEvery,
-                journalRetention: journalRetention
+                journalRetention: journalRetention,
+                logger: logger
             )
         }
 

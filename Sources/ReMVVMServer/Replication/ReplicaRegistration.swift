@@ -1,4 +1,5 @@
 import ConcurrencyKit
+import Foundation
 import Journal
 import Logging
 
@@ -18,10 +19,20 @@ import Musl
 final class ReplicaRegistration: Sendable {
     private let log: any SharedLog
     private let name: String
+    /// This run of this process, as the log records it: host, process id and a random part.
+    let instance: String
+    private let renewalInterval: Duration
     private let logger: Logger
-    /// The newest snapshot to register; held while registering (one registration at a time).
-    private let snapshot: Lock<UInt64>
+    /// What was registered; held while registering (one registration at a time).
+    private let registered: Lock<Registered>
     private let renewal = Lock<Renewal>(Renewal())
+
+    private struct Registered {
+        /// The newest snapshot to register.
+        var snapshot: UInt64
+        /// Whether this process's registration was ever accepted.
+        var ever = false
+    }
 
     private struct Renewal {
         var thread: pthread_t?
@@ -32,31 +43,52 @@ final class ReplicaRegistration: Sendable {
         var refused: UInt64?
     }
 
-    /// A registration of replica `name` whose newest snapshot is `snapshot` (0: none); nothing
-    /// is registered before ``register(snapshot:)`` or the first renewal.
-    init(log: any SharedLog, name: String, snapshot: UInt64, logger: Logger) {
+    /// A registration of replica `name` whose newest snapshot is `snapshot` (0: none), renewed
+    /// every `renewal` once ``startRenewing()`` is called; nothing is registered before
+    /// ``register(snapshot:)`` or the first renewal.
+    init(log: any SharedLog, name: String, snapshot: UInt64, renewal: Duration, logger: Logger) {
         self.log = log
         self.name = name
+        self.renewalInterval = renewal
         self.logger = logger
-        self.snapshot = Lock(snapshot)
+        registered = Lock(Registered(snapshot: snapshot))
+        instance = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(String(UInt32.random(in: .min ... .max), radix: 16))"
     }
 
-    /// Registers `snapshot`, or the newer one registered before it, and returns the log's extent
-    /// as seen then; registers nothing when the log refuses it (see
-    /// ``Journal/SharedLog/register(replica:snapshot:)``).
+    /// Registers `snapshot`, or the newer one registered before it, and returns it with what the
+    /// log answered; registers nothing when the log refuses it (see
+    /// ``Journal/SharedLog/register(replica:instance:snapshot:)``). Says so in the log when
+    /// another process registered the same name.
     @discardableResult
-    func register(snapshot newest: UInt64) throws(JournalError) -> (snapshot: UInt64, extent: SharedLogExtent) {
-        try snapshot.withLock { snapshot throws(JournalError) in
-            snapshot = max(snapshot, newest)
-            return (snapshot, try log.register(replica: name, snapshot: snapshot))
+    func register(snapshot newest: UInt64) throws(JournalError) -> (snapshot: UInt64, registration: SharedLogRegistration) {
+        try registered.withLock { registered throws(JournalError) in
+            registered.snapshot = max(registered.snapshot, newest)
+            let registration = try log.register(replica: name, instance: instance, snapshot: registered.snapshot)
+            noteAnotherProcess(registration, registeredBefore: registered.ever)
+            if registration.registered(registered.snapshot) { registered.ever = true }
+            return (registered.snapshot, registration)
         }
     }
 
-    /// Renews the registration every `interval` on a thread of its own until ``stop()``; false
-    /// when the thread cannot start.
-    func startRenewing(every interval: Duration) -> Bool {
+    /// Logs a registration of this name by another process: since this one's own, that is
+    /// another replica running under the same name (an error: each overwrites the other's
+    /// snapshot); at this one's first, made within two renewals, it may be too, or this
+    /// replica's previous run, killed moments ago (a warning).
+    private func noteAnotherProcess(_ registration: SharedLogRegistration, registeredBefore: Bool) {
+        guard let other = registration.previousInstance, other != instance else { return }
+        let age = registration.previousAgeSeconds.map { "\($0) s ago" } ?? "earlier"
+        if registeredBefore {
+            logger.error("replica \(name): another process (\(other)) registered this name in the shared log \(age), after this one (\(instance)) did: two replicas run under one replicaName, and each overwrites the snapshot the other registered, so retention may remove records one of them needs to restart; give each replica a name of its own")
+        } else if let seconds = registration.previousAgeSeconds, Duration.seconds(seconds) < renewalInterval * 2 {
+            logger.warning("replica \(name): this name was registered in the shared log \(age) by another process (\(other)); unless that was this replica's previous run, two replicas run under one replicaName: give each a name of its own")
+        }
+    }
+
+    /// Renews the registration every `renewal` interval on a thread of its own until ``stop()``;
+    /// false when the thread cannot start.
+    func startRenewing() -> Bool {
         let thread = startThread(named: "replica-renewal") { [self] in
-            while !renewal.wait(timeout: interval, until: \.stopping) {
+            while !renewal.wait(timeout: renewalInterval, until: \.stopping) {
                 renew()
             }
         }
@@ -78,8 +110,8 @@ final class ReplicaRegistration: Sendable {
     /// One renewal; what goes wrong is logged, once until it changes.
     private func renew() {
         do {
-            let (snapshot, extent) = try register(snapshot: 0)
-            let refused = !(snapshot <= extent.head && extent.holdsEveryRecord(after: snapshot))
+            let (snapshot, registration) = try register(snapshot: 0)
+            let refused = !registration.registered(snapshot)
             let (recovered, firstRefusal) = renewal.withLock { renewal -> (Bool, Bool) in
                 defer { renewal.failing = false; renewal.refused = refused ? snapshot : nil }
                 return (renewal.failing, refused && renewal.refused != snapshot)

@@ -49,9 +49,9 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             )
         }
         let restored = recovery.snapshot?.version ?? 0
-        let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, logger: logger)
+        let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, renewal: renewal, logger: logger)
         do throws(JournalError) {
-            let (_, extent) = try registration.register(snapshot: restored)
+            let extent = try registration.register(snapshot: restored).registration.extent
             guard restored <= extent.head else {
                 throw JournalError(
                     code: .corrupt,
@@ -133,7 +133,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 snapshots.writeIfDue(at: last) { store.snapshot }
             }
         }
-        guard registration.startRenewing(every: renewal) else {
+        guard registration.startRenewing() else {
             log.stop()
             throw JournalError(code: .unusable, message: "could not start the thread that renews this replica's registration in the shared log")
         }
