@@ -68,14 +68,14 @@ public protocol SharedLog: Sendable {
 
     /// Up to `limit` records with a version greater than `version`, oldest first (for `GET
     /// /actions` and streams resuming beyond the event ring). Records removed by
-    /// ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)`` are missing at the start: the first record
+    /// ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)`` are missing at the start: the first record
     /// returned may be later than `version + 1`.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
 
     /// Tells the log that replica `name` — the process `instance` (unique to one run of one
     /// process) — keeps a local snapshot of version `snapshot` (0: none), replacing what it said
     /// before, and that it is alive: a running replica calls it again from time to time with the
-    /// same snapshot (renewal). ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``
+    /// same snapshot (renewal). ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``
     /// keeps every record after the oldest snapshot of the replicas registered. Returns the log's
     /// extent as seen once registered: records after `snapshot` missing from it were removed
     /// before the registration, and none will be removed after it (while the registration is
@@ -83,16 +83,19 @@ public protocol SharedLog: Sendable {
     /// past the head or records after it are missing (that replica cannot follow this log).
     func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration
 
+    /// Deletes the registrations of the replicas that have not renewed theirs for `silence`: they
+    /// are gone, and their snapshots hold nothing back. Returns them.
+    func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica]
+
     /// Removes the oldest records that every registered replica's snapshot has passed, keeping
     /// `versions` versions before the oldest of those snapshots and every record recorded at or
-    /// after `cutoff` (milliseconds since 1970; nil: no such bound). A replica that has not
-    /// renewed its registration for `silence` (nil: however long) is gone: its registration is
-    /// deleted first and its snapshot holds nothing back. Removes nothing while no replica is
+    /// after `cutoff` (milliseconds since 1970; nil: no such bound); registrations not renewed
+    /// for `silence` (nil: however long) count as gone. Removes nothing while no replica is
     /// registered. The idempotency answers on removed records stay kept (their keys are still
-    /// refused until they expire).
+    /// refused until they expire). Returns the newest version removed, or nil.
     func removeRecords(
-        keeping versions: UInt64, recordedBefore cutoff: Int64?, forgettingReplicasSilentFor silence: Duration?
-    ) throws(JournalError) -> SharedLogRemoval
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, ignoringReplicasSilentFor silence: Duration?
+    ) throws(JournalError) -> UInt64?
 
     /// Appends what is queued, stops following and closes the connections.
     func stop()
@@ -150,21 +153,9 @@ public struct SharedLogRegistration: Sendable, Equatable {
     }
 }
 
-/// What one ``SharedLog/removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)`` did.
-public struct SharedLogRemoval: Sendable, Equatable {
-    /// The registrations deleted because their replicas had been silent too long.
-    public var forgotten: [ForgottenReplica]
-    /// The newest version removed, or nil when no record was.
-    public var removedThrough: UInt64?
-
-    public init(forgotten: [ForgottenReplica] = [], removedThrough: UInt64? = nil) {
-        self.forgotten = forgotten
-        self.removedThrough = removedThrough
-    }
-}
-
-/// A replica registration deleted by a removal: the replica had not renewed it for longer than
-/// allowed, so it counts as gone and its snapshot no longer holds records back.
+/// A replica registration deleted by ``SharedLog/forgetReplicas(silentFor:)``: the replica had
+/// not renewed it for longer than allowed, so it counts as gone and its snapshot no longer holds
+/// records back.
 public struct ForgottenReplica: Sendable, Equatable {
     /// The replica's name (`replicaName`).
     public var name: String

@@ -64,7 +64,7 @@ final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared = [:]
-        guard let connection = Self.connect(conninfo) else {
+        guard let connection = Self.open(conninfo) else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection failed: out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -79,23 +79,19 @@ final class PostgresConnection {
         }
     }
 
-    /// How long a connection attempt may take when neither `conninfo` (`connect_timeout`) nor
-    /// the environment (`PGCONNECT_TIMEOUT`) says: libpq's own default is to wait for ever, and a
-    /// PostgreSQL host that stopped answering would hold up whoever connects (a replica's
-    /// follower, its renewals, a clean stop) for as long as the kernel keeps trying.
-    static let defaultConnectTimeoutSeconds = 10
-
-    /// `PQconnectdbParams` with `conninfo` expanded as the database name (so that a URL or
-    /// `key=value` pairs work as with `PQconnectdb`) after ``defaultConnectTimeoutSeconds``:
-    /// libpq applies the keywords in order, so a `connect_timeout` in `conninfo` wins; with
-    /// `PGCONNECT_TIMEOUT` set, none is given and libpq reads that.
-    private static func connect(_ conninfo: String) -> OpaquePointer? {
-        let timeout = getenv("PGCONNECT_TIMEOUT") == nil ? String(defaultConnectTimeoutSeconds) : nil
-        return withCStrings(["connect_timeout", "dbname", nil]) { keywords in
-            withCStrings([timeout, conninfo, nil]) { values in
-                PQconnectdbParams(keywords, values, 1)
+    /// The value libpq uses for connection parameter `keyword` on this connection (from the
+    /// connection string, a default, the environment or a service file), or nil.
+    func parameter(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword {
+                return option.pointee.val.map { String(cString: $0) }
             }
+            option += 1
         }
+        return nil
     }
 
     /// Makes `setting` (a `SET` statement) now and again after every reconnect.
@@ -264,7 +260,7 @@ final class PostgresConnection {
     }
 
     /// Calls `body` with `strings` as C strings (NULL for nil), valid during the call only.
-    private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })

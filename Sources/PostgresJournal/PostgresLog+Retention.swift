@@ -33,14 +33,16 @@ extension PostgresLog {
             ).rows.first
             try connection.execute(
                 """
-                INSERT INTO remvvm_replicas (name, snapshot_version, registered_at, instance) VALUES ($1, $2, now(), $3)
+                INSERT INTO remvvm_replicas (name, snapshot_version, registered_at, instance) VALUES ($1, $2, clock_timestamp(), $3)
                 ON CONFLICT (name) DO UPDATE
-                SET snapshot_version = EXCLUDED.snapshot_version, registered_at = now(), instance = EXCLUDED.instance
+                SET snapshot_version = EXCLUDED.snapshot_version, registered_at = clock_timestamp(), instance = EXCLUDED.instance
                 """,
                 [name, String(snapshot), instance]
             )
-            // A statement of its own: its snapshot is taken after the row is written (and after
-            // any removal that held the table's lock committed).
+            // The time the row is written (now() would be the transaction's start: after a long
+            // wait for a lock, the row would be born expired). The extent in a statement of its
+            // own: its snapshot is taken after the row is written (and after any removal that
+            // held the table's lock committed).
             return SharedLogRegistration(
                 extent: try extent(),
                 previousInstance: previous.flatMap { $0.first ?? nil },
@@ -62,7 +64,9 @@ extension PostgresLog {
 
     /// Deletes the registrations not renewed for `silence` (by PostgreSQL's clock: every
     /// replica's registrations are timed by the same clock) and returns them. A registration
-    /// renewed meanwhile stays (the statement reads each row again before deleting it).
+    /// renewed meanwhile stays (the statement reads each row again before deleting it). A
+    /// transaction of its own, before a removal's: inside one, after its `SHARE` lock on the
+    /// table, two replicas removing at once would deadlock.
     public func forgetReplicas(silentFor silence: Duration) throws(PostgresLogError) -> [ForgottenReplica] {
         let rows = try run(
             """

@@ -211,6 +211,13 @@ public final class PostgresLog {
         try connection.keepSetting("SET plan_cache_mode = force_custom_plan")
     }
 
+    /// Cancels every later statement of this connection that runs (or waits for a lock) longer
+    /// than `timeout` (PostgreSQL's `statement_timeout`), also after a reconnect.
+    public func limitStatements(to timeout: Duration) throws(PostgresLogError) {
+        try ensureOpen()
+        try connection.keepSetting("SET statement_timeout = \(max(1, timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000))")
+    }
+
     /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).
     public func answers(forKeys keys: [String]) throws(PostgresLogError) -> [String: KeptAnswer] {
         guard !keys.isEmpty else { return [:] }

@@ -9,6 +9,8 @@ import ConcurrencyKit
 /// connection, one call at a time.
 public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
+    /// How long one statement of a registration or a removal may take (``defaultMaintenanceTimeout``).
+    private let maintenanceTimeout: Duration
     private let appender: PostgresGroupCommit
     private let lookup: PostgresAnswerLookup
     private let follower = Lock<PostgresLogFollower?>(nil)
@@ -23,12 +25,15 @@ public final class PostgresSharedLog: SharedLog {
     /// line). Throws ``Journal/JournalError`` with ``Journal/JournalError/Code/newerFormat`` for a
     /// schema of another version (never migrated silently), ``Journal/JournalError/Code/unusable``
     /// when PostgreSQL stayed unreachable.
+    /// `maintenanceTimeout` bounds each statement of registrations and removals.
     public init(
         conninfo: String,
         patience: Duration = .seconds(60),
+        maintenanceTimeout: Duration = PostgresSharedLog.defaultMaintenanceTimeout,
         onRetry: (String, Duration) -> Void = { _, _ in }
     ) throws(JournalError) {
         self.conninfo = conninfo
+        self.maintenanceTimeout = maintenanceTimeout
         do {
             let log = try PostgresLog.connect(to: conninfo, retryingFor: patience) { error, pause in
                 onRetry(error.message, pause)
@@ -49,8 +54,9 @@ public final class PostgresSharedLog: SharedLog {
     /// (it serves `/healthz` 503 meanwhile; its follower and appender retry by themselves). The
     /// schema is created or checked by the first connection that succeeds; an incompatible one
     /// then stops the follower with the reason.
-    public init(connectingLater conninfo: String) {
+    public init(connectingLater conninfo: String, maintenanceTimeout: Duration = PostgresSharedLog.defaultMaintenanceTimeout) {
         self.conninfo = conninfo
+        self.maintenanceTimeout = maintenanceTimeout
         reader = Lock(nil)
         appender = Self.appender(conninfo: conninfo, follower: follower, listeners: commitListeners)
         lookup = PostgresAnswerLookup(conninfo: conninfo)
@@ -161,7 +167,7 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
-    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``:
+    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``:
     /// a replica registers its last snapshot after ``stop()``, which closed the others.
     public func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration {
         try maintaining { log throws(PostgresLogError) in try log.register(replica: name, instance: instance, snapshot: snapshot) }
@@ -172,25 +178,36 @@ public final class PostgresSharedLog: SharedLog {
     /// At most ``removalChunksPerCall`` transactions per call: a backlog (retention turned on
     /// over a long log) goes over the next snapshots instead of holding up this one's thread.
     public func removeRecords(
-        keeping versions: UInt64, recordedBefore cutoff: Int64?, forgettingReplicasSilentFor silence: Duration?
-    ) throws(JournalError) -> SharedLogRemoval {
+        keeping versions: UInt64, recordedBefore cutoff: Int64?, ignoringReplicasSilentFor silence: Duration?
+    ) throws(JournalError) -> UInt64? {
         try maintaining { log throws(PostgresLogError) in
-            let forgotten = try silence.map { silence throws(PostgresLogError) in try log.forgetReplicas(silentFor: silence) } ?? []
-            let removed = try log.removeRecords(
+            try log.removeRecords(
                 keeping: versions, recordedBefore: cutoff, ignoringReplicasSilentFor: silence, maxChunks: Self.removalChunksPerCall
             )
-            return SharedLogRemoval(forgotten: forgotten, removedThrough: removed)
         }
     }
 
-    /// Transactions of 1,000 records per ``removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``: ten times
+    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``.
+    public func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica] {
+        try maintaining { log throws(PostgresLogError) in try log.forgetReplicas(silentFor: silence) }
+    }
+
+    /// Transactions of 1,000 records per ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``: ten times
     /// what a snapshot every 10,000 versions (the default) needs in steady state.
     static let removalChunksPerCall = 100
 
+    /// How long one statement of a registration or a removal may take by default, lock waits
+    /// included: a removal's chunk of 1,000 records takes milliseconds.
+    public static let defaultMaintenanceTimeout = Duration.seconds(30)
+
+    /// Runs `body` on a connection opened for it, whose statements (lock waits included) are
+    /// cancelled after `maintenanceTimeout`: a lock held elsewhere must not hold up a
+    /// replica's renewals, its snapshots or its clean stop for ever.
     private func maintaining<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
         do throws(PostgresLogError) {
             let log = try PostgresLog(conninfo: conninfo)
             defer { log.close() }
+            try log.limitStatements(to: maintenanceTimeout)
             return try body(log)
         } catch {
             throw Self.journalError(error)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import PostgresJournal
+import PostgresTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -73,16 +74,15 @@ import Musl
         func get() -> (error: PostgresLogError?, took: Duration)? { lock.withLock { value.map { (error: $0.0, took: $0.1) } } }
     }
 
-    @Test func aHostThatNeverAnswersFailsAfterTheDefaultTimeout() throws {
-        try #require(getenv("PGCONNECT_TIMEOUT") == nil, "the default applies only without PGCONNECT_TIMEOUT")
+    @Test(.enabled(if: getenv("PGCONNECT_TIMEOUT") == nil && getenv("PGSERVICE") == nil, "the environment sets the timeout instead"))
+    func aHostThatNeverAnswersFailsAfterTheDefaultTimeout() throws {
         let listener = try SilentListener()
         let outcome = try #require(
             attempt("host=127.0.0.1 port=\(listener.port) user=nobody dbname=nothing", within: .seconds(60)),
             "the attempt still hangs after a minute"
         )
         #expect(outcome.error?.code == .unavailable, "\(String(describing: outcome.error))")
-        let timeout = Duration.seconds(PostgresConnection.defaultConnectTimeoutSeconds)
-        #expect(outcome.took >= timeout - .seconds(1) && outcome.took < timeout * 3, "\(outcome.took)")
+        #expect(outcome.took >= .seconds(9) && outcome.took < .seconds(30), "\(outcome.took)")
     }
 
     @Test func aConnectTimeoutInTheConnectionStringWins() throws {
@@ -93,7 +93,31 @@ import Musl
         ] {
             let outcome = try #require(attempt(conninfo, within: .seconds(60)), "\(conninfo): still hangs after a minute")
             #expect(outcome.error?.code == .unavailable, "\(conninfo): \(String(describing: outcome.error))")
-            #expect(outcome.took >= .seconds(1) && outcome.took < .seconds(PostgresConnection.defaultConnectTimeoutSeconds - 2), "\(conninfo): \(outcome.took)")
+            #expect(outcome.took >= .seconds(1) && outcome.took < .seconds(8), "\(conninfo): \(outcome.took)")
         }
+    }
+
+    /// The defaults give way to what the connection string says, to a service file (which libpq
+    /// reads only for parameters given nowhere else) and to `PGCONNECT_TIMEOUT`.
+    @Test func theDefaultsGiveWayToTheConnectionStringAServiceFileAndTheEnvironment() throws {
+        let none: (String) -> String? = { _ in nil }
+        let all = PostgresConnection.defaultParameters.map(\.keyword)
+        #expect(all == ["connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout"])
+        #expect(PostgresConnection.defaults(for: "host=db", environment: none).map(\.keyword) == all)
+        #expect(PostgresConnection.defaults(for: "", environment: { $0 == "PGCONNECT_TIMEOUT" ? "3" : nil }).map(\.keyword) == Array(all.dropFirst()))
+        #expect(PostgresConnection.defaults(for: "service=prod", environment: none).isEmpty)
+        #expect(PostgresConnection.defaults(for: "postgresql:///app?service=prod", environment: none).isEmpty)
+        #expect(PostgresConnection.defaults(for: "", environment: { $0 == "PGSERVICE" ? "prod" : nil }).isEmpty)
+
+        // On a real connection: the defaults are in effect, and a value in the string wins.
+        let server = try PostgresServer()
+        let plain = try PostgresConnection(conninfo: server.conninfo)
+        defer { plain.close() }
+        #expect(plain.parameter("keepalives_idle") == "10" && plain.parameter("tcp_user_timeout") == "30000")
+        #expect(plain.parameter("connect_timeout") == "5", "the test server's string sets its own")
+        let tuned = try PostgresConnection(conninfo: server.conninfo + " keepalives_idle=20")
+        defer { tuned.close() }
+        #expect(tuned.parameter("keepalives_idle") == "20" && tuned.parameter("keepalives_count") == "3")
+        #expect(try tuned.execute("SELECT 1").rows == [["1"]])
     }
 }

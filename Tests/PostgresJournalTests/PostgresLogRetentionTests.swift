@@ -140,6 +140,30 @@ import Testing
         #expect(rows == [["a", "host:3:c"], ["b", "host:2:b"]])
     }
 
+    /// A lock held elsewhere on the registrations (an administrator's open transaction) makes a
+    /// registration fail after the maintenance timeout, instead of holding up the replica's
+    /// renewals, snapshots and clean stop for as long as the lock stays.
+    @Test func aRegistrationBlockedByALockGivesUpAfterTheTimeout() throws {
+        let server = try PostgresServer()
+        let log = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10), maintenanceTimeout: .seconds(1))
+        defer { log.stop() }
+        let holder = try PostgresConnection(conninfo: server.conninfo)
+        defer { holder.close() }
+        // PostgreSQL ends the holder's session after 20 s, should the registration wait for it.
+        try holder.execute("SET idle_in_transaction_session_timeout = '20s'")
+        try holder.execute("BEGIN")
+        try holder.execute("LOCK TABLE remvvm_replicas IN ACCESS EXCLUSIVE MODE")
+        let started = ContinuousClock.now
+        #expect {
+            _ = try log.register(replica: "r", instance: "i", snapshot: 0)
+        } throws: { error in
+            (error as? JournalError)?.code == .writeFailed && "\(error)".contains("statement timeout")
+        }
+        #expect(ContinuousClock.now - started < .seconds(15))
+        try holder.execute("ROLLBACK")
+        #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0))
+    }
+
     @Test func manyRecordsGoInChunksUpToTheHead() throws {
         let fixture = try Fixture(records: 40, registeredAt: 40)
         #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)

@@ -100,8 +100,10 @@ import Testing
     /// holds retention back no longer: its row is deleted, the records its snapshot needed are
     /// removed, and it must start again from another replica's data directory.
     @Test func aReplicaSilentForLongerThanTheExpiryIsForgottenWhileRunningOnesRenew() throws {
-        // An expiry of 8 s: renewals every 2 s.
-        let cluster = try Cluster(count: 2, snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(8))
+        // Renewals every second; an expiry of an hour, which the test reaches by dating rows back.
+        let cluster = try Cluster(
+            count: 2, snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(3_600), replicaRenewal: .seconds(1)
+        )
         #expect(cluster.converge(at: 0), "both follow the log before taking writes")
         for _ in 0..<40 {
             #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
@@ -113,8 +115,8 @@ import Testing
         // A running replica renews its registration: dated an hour back, it is renewed within
         // a few seconds, with the snapshot it had registered.
         let registered = try #require(try Self.registration(connection, "r1", renewedWithin: 60))
-        _ = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '1 hour' WHERE name = 'r1'")
-        #expect(try Self.registration(connection, "r1", renewedWithin: 60)?.fresh == false)
+        let dated = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '2 hours' WHERE name = 'r1' RETURNING name")
+        #expect(dated.rows == [["r1"]])
         #expect(waitUntil(timeout: .seconds(30)) {
             (try? Self.registration(connection, "r1", renewedWithin: 60)).map { $0.fresh && $0.snapshot >= registered.snapshot } ?? false
         })
@@ -134,7 +136,7 @@ import Testing
 
         // Once r0's registration is older than the expiry (dated back: no need to wait for it),
         // the next removal forgets it and removes up to 5 before r1's snapshot.
-        _ = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '1 hour' WHERE name = 'r0'")
+        _ = try connection.execute("UPDATE remvvm_replicas SET registered_at = now() - interval '2 hours' WHERE name = 'r0'")
         for _ in 0..<20 {
             #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
         }
@@ -147,7 +149,7 @@ import Testing
 
         // r0 cannot follow from its snapshot any more: it refuses to start, saying what to do.
         #expect {
-            _ = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(8))
+            _ = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5), replicaExpiry: .seconds(3_600))
         } throws: { error in
             "\(error)".contains("removed by journalRetention") && "\(error)".contains("copy the data directory of another replica")
         }
@@ -157,11 +159,11 @@ import Testing
     /// Two replicas under one name overwrite each other's registration: each says so in its log,
     /// as an error, once the other registered after it.
     @Test func twoReplicasUnderOneNameSaySo() throws {
-        let cluster = try Cluster(count: 1, replicaExpiry: .seconds(4))
+        let cluster = try Cluster(count: 1, replicaRenewal: .seconds(1))
         #expect(cluster.converge(at: 0))
         let captured = CapturedLog()
         let twin = try Replica(
-            conninfo: cluster.conninfo, directory: cluster.root.path + "/twin", name: "r0", replicaExpiry: .seconds(4),
+            conninfo: cluster.conninfo, directory: cluster.root.path + "/twin", name: "r0", replicaRenewal: .seconds(1),
             logger: captured.logger(level: .warning)
         )
         defer { twin.server.server.shutdown() }

@@ -24,6 +24,7 @@ import Testing
         init(
             conninfo: String, directory: String, name: String, snapshotEvery: UInt64 = 10_000, connectLater: Bool = false,
             journalRetention: JournalRetention = 1_000_000, replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry,
+            replicaRenewal: Duration? = nil,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services()),
             logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         ) throws {
@@ -35,7 +36,7 @@ import Testing
             let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
             server = try LiveServer(
                 middleware: middleware,
-                replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: replicaExpiry),
+                replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: replicaExpiry, renewal: replicaRenewal),
                 snapshotEvery: snapshotEvery,
                 journalRetention: journalRetention,
                 logger: logger
@@ -63,7 +64,7 @@ import Testing
 
         init(
             count: Int, snapshotEvery: UInt64 = 10_000, journalRetention: JournalRetention = 1_000_000,
-            replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry,
+            replicaExpiry: Duration? = ReplicaConfiguration.defaultExpiry, replicaRenewal: Duration? = nil,
             middleware: [any AnyMiddleware] = ExampleApp.middleware(services: Services())
         ) throws {
             let postgres = try PostgresServer()
@@ -74,7 +75,7 @@ import Testing
             for index in 0..<count {
                 replicas.append(try Replica(
                     conninfo: conninfo, directory: root.path + "/r\(index)", name: "r\(index)", snapshotEvery: snapshotEvery,
-                    journalRetention: journalRetention, replicaExpiry: replicaExpiry, middleware: middleware
+                    journalRetention: journalRetention, replicaExpiry: replicaExpiry, replicaRenewal: replicaRenewal, middleware: middleware
                 ))
             }
             self.replicas = Lock(replicas)

@@ -18,7 +18,7 @@ public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, 
     }
 
     /// What a shared log keeps at `now` (milliseconds since 1970), as the arguments of
-    /// ``Journal/SharedLog/removeRecords(keeping:recordedBefore:forgettingReplicasSilentFor:)``: the versions before the
+    /// ``Journal/SharedLog/removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``: the versions before the
     /// oldest replica's snapshot, and the time before which records may go.
     func sharedLogBounds(now: Int64) -> (versions: UInt64, cutoff: Int64?) {
         switch self {

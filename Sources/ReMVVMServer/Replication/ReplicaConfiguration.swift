@@ -14,11 +14,12 @@ public struct ReplicaConfiguration: Sendable {
     /// How long a replica's registration holds records back once it is no longer renewed
     /// (`replicaExpiry`): then the replica counts as gone, and retention forgets it. Nil: never.
     public var expiry: Duration?
-    /// How often a running replica renews its registration: ``expiry`` / 4, at most once a
-    /// minute, at least once a second.
-    public var renewal: Duration { Self.renewal(forExpiry: expiry) }
+    /// How often a running replica renews its registration; by default
+    /// ``renewal(forExpiry:)`` of ``expiry``.
+    public var renewal: Duration
 
-    /// How often a replica whose registration expires after `expiry` (nil: never) renews it.
+    /// A quarter of `expiry`, but at least once a minute and at most once a second; once a
+    /// minute when registrations never expire.
     public static func renewal(forExpiry expiry: Duration?) -> Duration {
         guard let expiry else { return .seconds(60) }
         return min(.seconds(60), max(.seconds(1), expiry / 4))
@@ -32,11 +33,16 @@ public struct ReplicaConfiguration: Sendable {
     /// it), up to a century.
     public static let allowedExpiry = Duration.seconds(60) ... .seconds(100 * 365 * 86_400)
 
-    /// Creates a replica configuration.
-    public init(log: any SharedLog, snapshots: any JournalStorage, name: String, expiry: Duration? = defaultExpiry) {
+    /// Creates a replica configuration. `expiry` must leave room for renewals (the
+    /// `replicaExpiry` setting allows ``allowedExpiry``).
+    public init(
+        log: any SharedLog, snapshots: any JournalStorage, name: String,
+        expiry: Duration? = defaultExpiry, renewal: Duration? = nil
+    ) {
         self.log = log
         self.snapshots = snapshots
         self.name = name
         self.expiry = expiry
+        self.renewal = renewal ?? Self.renewal(forExpiry: expiry)
     }
 }

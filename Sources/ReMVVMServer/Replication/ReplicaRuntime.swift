@@ -86,12 +86,13 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger) {
             [log, logger] version in
             try registration.register(snapshot: version)
-            let bounds = retention.sharedLogBounds(now: ActionJournalCodec.now())
-            let removal = try log.removeRecords(keeping: bounds.versions, recordedBefore: bounds.cutoff, forgettingReplicasSilentFor: expiry)
-            for gone in removal.forgotten {
-                logger.warning("forgot replica \(gone.name): its registration (snapshot of version \(gone.snapshot)) was not renewed for \(gone.silentSeconds) s, longer than replicaExpiry; retention no longer keeps records for it, and it restarts only from another replica's data directory")
+            if let expiry {
+                for gone in try log.forgetReplicas(silentFor: expiry) {
+                    logger.warning("forgot replica \(gone.name): its registration (snapshot of version \(gone.snapshot)) was not renewed for \(gone.silentSeconds) s, longer than replicaExpiry; retention no longer keeps records for it, so once they are removed it can restart only from another replica's data directory")
+                }
             }
-            if let removed = removal.removedThrough {
+            let bounds = retention.sharedLogBounds(now: ActionJournalCodec.now())
+            if let removed = try log.removeRecords(keeping: bounds.versions, recordedBefore: bounds.cutoff, ignoringReplicasSilentFor: expiry) {
                 logger.info("removed the shared log's records through version \(removed) (journalRetention \(retention), before the oldest registered replica's snapshot)")
             }
         }
