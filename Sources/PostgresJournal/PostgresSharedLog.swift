@@ -5,12 +5,15 @@ import ConcurrencyKit
 /// ``PostgresGroupCommit`` (one transaction per batch of requests), applies through one
 /// ``PostgresLogFollower`` (which takes what the appender committed without reading it back),
 /// looks up the idempotency keys of requests in batches on a thread of its own
-/// (``PostgresAnswerLookup``), and reads (`GET /actions`, history, expired answers) on another
-/// connection, one call at a time.
+/// (``PostgresAnswerLookup``), reads (`GET /actions`, history, expired answers) on another
+/// connection, one call at a time, and registers the replica and removes old records on a
+/// third (the maintenance connection).
 public final class PostgresSharedLog: SharedLog {
     private let conninfo: String
     /// How long one statement of a registration or a removal may take (``defaultMaintenanceTimeout``).
     private let maintenanceTimeout: Duration
+    /// The connection of registrations, renewals and removals (``maintaining(_:)``).
+    private let maintenance = Lock<(log: PostgresLog?, stopped: Bool)>((nil, false))
     private let appender: PostgresGroupCommit
     private let lookup: PostgresAnswerLookup
     private let follower = Lock<PostgresLogFollower?>(nil)
@@ -167,16 +170,16 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
-    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``:
-    /// a replica registers its last snapshot after ``stop()``, which closed the others.
+    /// On the maintenance connection (``maintaining(_:)``), which outlives ``stop()``: a
+    /// replica registers its last snapshot after it.
     public func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration {
         try maintaining { log throws(PostgresLogError) in try log.register(replica: name, instance: instance, snapshot: snapshot) }
     }
 
-    /// On a connection of its own, opened for the call: removing many records takes many
-    /// transactions, which must not hold up the reads of `GET /actions` and resuming streams.
-    /// At most ``removalChunksPerCall`` transactions per call: a backlog (retention turned on
-    /// over a long log) goes over the next snapshots instead of holding up this one's thread.
+    /// On the maintenance connection: removing many records takes many transactions, which must
+    /// not hold up the reads of `GET /actions` and resuming streams. At most
+    /// ``removalChunksPerCall`` transactions per call: a backlog (retention turned on over a
+    /// long log) goes over the next snapshots instead of holding up this one's thread.
     public func removeRecords(
         keeping versions: UInt64, recordedBefore cutoff: Int64?, ignoringReplicasSilentFor silence: Duration?
     ) throws(JournalError) -> UInt64? {
@@ -187,7 +190,7 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
-    /// On a connection of its own, opened for the call, like ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``.
+    /// On the maintenance connection.
     public func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica] {
         try maintaining { log throws(PostgresLogError) in try log.forgetReplicas(silentFor: silence) }
     }
@@ -200,15 +203,39 @@ public final class PostgresSharedLog: SharedLog {
     /// included: a removal's chunk of 1,000 records takes milliseconds.
     public static let defaultMaintenanceTimeout = Duration.seconds(30)
 
-    /// Runs `body` on a connection opened for it, whose statements (lock waits included) are
-    /// cancelled after `maintenanceTimeout`: a lock held elsewhere must not hold up a
-    /// replica's renewals, its snapshots or its clean stop for ever.
+    /// Runs `body` on the maintenance connection, whose statements (lock waits included) are
+    /// cancelled after `maintenanceTimeout`: a lock held elsewhere must not hold up a replica's
+    /// renewals, its snapshots or its clean stop for ever. The connection is opened on first use
+    /// and kept (registrations, renewals and removals would otherwise each open one, and check
+    /// the schema, per snapshot and per renewal); a call that finds it broken since its last use
+    /// (PostgreSQL restarted) runs again on a new one. After ``stop()``, each call opens one for
+    /// itself.
     private func maintaining<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
         do throws(PostgresLogError) {
-            let log = try PostgresLog(conninfo: conninfo)
-            defer { log.close() }
-            try log.limitStatements(to: maintenanceTimeout)
-            return try body(log)
+            return try maintenance.withLock { maintenance throws(PostgresLogError) in
+                if let log = maintenance.log {
+                    do throws(PostgresLogError) {
+                        return try body(log)
+                    } catch where error.code == .unavailable {
+                        // Broken since its last use (PostgreSQL restarted): the failed call
+                        // reconnected it. Each of these calls may run again.
+                        return try body(log)
+                    }
+                }
+                let log = try PostgresLog(conninfo: conninfo)
+                do throws(PostgresLogError) {
+                    try log.limitStatements(to: maintenanceTimeout)
+                } catch {
+                    log.close()
+                    throw error
+                }
+                if maintenance.stopped {
+                    defer { log.close() }
+                    return try body(log)
+                }
+                maintenance.log = log
+                return try body(log)
+            }
         } catch {
             throw Self.journalError(error)
         }
@@ -219,6 +246,11 @@ public final class PostgresSharedLog: SharedLog {
         lookup.stop()
         follower.withLock { $0 }?.stop()
         reader.withLock { $0?.close() }
+        maintenance.withLock { maintenance in
+            maintenance.stopped = true
+            maintenance.log?.close()
+            maintenance.log = nil
+        }
     }
 
     private func reading<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {

@@ -164,6 +164,38 @@ import Testing
         #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0))
     }
 
+    /// Registrations, renewals and removals share one connection, kept between calls, which a
+    /// PostgreSQL restart does not fail for good: the call that finds it broken runs again on a
+    /// new one. After stop, each call opens its own (a clean stop registers its last snapshot).
+    @Test func registrationsShareOneConnectionThatSurvivesARestart() throws {
+        let server = try PostgresServer()
+        let log = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10))
+        let observer = try PostgresConnection(conninfo: server.conninfo)
+        defer { observer.close() }
+        // The newest session besides the observer's: the maintenance connection, once opened.
+        func newestSession() throws -> String? {
+            try observer.execute(
+                "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1"
+            ).rows.first?.first ?? nil
+        }
+        let reader = try newestSession()
+        _ = try log.register(replica: "r", instance: "i", snapshot: 0)
+        let maintenance = try #require(try newestSession())
+        #expect(maintenance != reader, "a session of its own, still open")
+        for _ in 0..<5 {
+            _ = try log.register(replica: "r", instance: "i", snapshot: 0)
+            _ = try log.forgetReplicas(silentFor: .seconds(3_600))
+            _ = try log.removeRecords(keeping: 0, recordedBefore: nil, ignoringReplicasSilentFor: nil)
+        }
+        #expect(try newestSession() == maintenance, "the same session served every call")
+
+        server.stop()
+        try server.start()
+        #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0), "runs again on a new connection")
+        log.stop()
+        #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0), "after stop, on a connection of its own")
+    }
+
     @Test func manyRecordsGoInChunksUpToTheHead() throws {
         let fixture = try Fixture(records: 40, registeredAt: 40)
         #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 7) == 40)
