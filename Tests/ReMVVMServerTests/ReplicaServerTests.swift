@@ -4,7 +4,7 @@ import Foundation
 import HTTPTestSupport
 import Journal
 import Logging
-import PostgresJournal
+@testable import PostgresJournal
 import PostgresTestSupport
 import ReMVVM
 import ReMVVMServer
@@ -448,7 +448,9 @@ import Testing
     @Test func aReplicaStartedWhilePostgresIsDownServesHealth503UntilItCanFollow() throws {
         let cluster = try Cluster(count: 0)
         cluster.stopPostgres()
-        let replica = try Replica(conninfo: cluster.conninfo, directory: cluster.root.path + "/late", name: "late", connectLater: true)
+        let replica = try Replica(
+            conninfo: cluster.conninfo, directory: cluster.root.path + "/late", name: "late", connectLater: true, replicaRenewal: .seconds(1)
+        )
         cluster.replicas.withLock { $0 = [replica] }
         let health = try replica.server.get("/healthz")
         #expect(health.status == 503)
@@ -460,6 +462,12 @@ import Testing
         #expect(cluster.converge(at: 0), "it connects and follows once PostgreSQL is up")
         let posted = try replica.server.post(#"{"type":"increase"}"#)
         #expect(posted.status == 200 && Self.versionOf(posted.body) == 1)
+        // It could not register at start; its renewals register it once PostgreSQL is up.
+        let connection = try PostgresConnection(conninfo: cluster.conninfo)
+        defer { connection.close() }
+        #expect(waitUntil(timeout: .seconds(30)) {
+            (try? connection.execute("SELECT snapshot_version FROM remvvm_replicas WHERE name = 'late'"))?.rows == [["0"]]
+        })
     }
 
     @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {
