@@ -302,6 +302,9 @@ import Testing
         }
         #expect(try metric(a, "remvvm_replica_following") == 1)
         #expect(try metric(a, "remvvm_replica_lag_versions") == 0)
+        // Registered at start (and renewed since): when, by the wall clock.
+        let registered = try #require(try metric(a, "remvvm_replica_registration_renewed_timestamp_seconds"))
+        #expect(abs(registered - Date().timeIntervalSince1970) < 120, "\(registered)")
         #expect(try metric(a, "remvvm_store_version") == 3)
         // The appends were a's: one transaction per request here (each waited for the previous).
         #expect(try metric(a, "remvvm_journal_batch_actions_sum") == 3)

@@ -53,6 +53,7 @@ final class ServiceMetrics: Sendable {
     /// A replica's lag behind the shared log's head it knows of, and whether it follows it.
     private let replicaLag: CoreMetrics.Gauge?
     private let replicaFollowing: CoreMetrics.Gauge?
+    private let replicaRegistration: CoreMetrics.Gauge?
 
     /// Reasons an event subscriber ends, the `reason` label of `remvvm_sse_disconnects_total`.
     static let disconnectReasons = ["client_gone", "overflow", "stalled", "closed", "shutdown"]
@@ -116,6 +117,9 @@ final class ServiceMetrics: Sendable {
         startTime = CoreMetrics.Gauge(label: "process_start_time_seconds", factory: factory)
         replicaLag = replica ? CoreMetrics.Gauge(label: "remvvm_replica_lag_versions", factory: factory) : nil
         replicaFollowing = replica ? CoreMetrics.Gauge(label: "remvvm_replica_following", factory: factory) : nil
+        replicaRegistration = replica
+            ? CoreMetrics.Gauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", factory: factory)
+            : nil
     }
 
     /// Handles for the routes of `router`.
@@ -162,17 +166,19 @@ final class ServiceMetrics: Sendable {
     ///
     /// - Parameter viewModelStreams: open view-model streams, and the view models they made and
     ///   encoded since start.
-    /// - Parameter replica: a replica's lag behind the log head it knows of (versions), and
-    ///   whether it follows the log (1) or not (0: catching up, log unreachable, stopped).
+    /// - Parameter replica: a replica's lag behind the log head it knows of (versions), whether
+    ///   it follows the log (1) or not (0: catching up, log unreachable, stopped), and when the
+    ///   log last accepted its registration (seconds since 1970, 0: never).
     func render(
         storeVersion version: UInt64,
         subscribers count: Int,
         viewModelStreams: (subscribers: Int, made: Int, encoded: Int) = (0, 0, 0),
-        replica: (lag: UInt64, following: Bool)? = nil
+        replica: (lag: UInt64, following: Bool, registrationRenewedAt: Double)? = nil
     ) -> [UInt8] {
         if let replica {
             replicaLag?.record(Double(replica.lag))
             replicaFollowing?.record(replica.following ? 1 : 0)
+            replicaRegistration?.record(replica.registrationRenewedAt)
         }
         storeVersion.record(Double(version))
         subscribers.record(Double(count))

@@ -34,6 +34,18 @@ final class ReplicaRegistration: Sendable {
         var ever = false
     }
 
+    /// When the log last accepted this replica's registration (made or renewed), in
+    /// milliseconds since 1970; 0 before the first. Read without waiting for a registration
+    /// under way.
+    private let acceptedAt = Lock<Int64>(0)
+
+    /// ``acceptedAt`` in seconds (for `remvvm_replica_registration_renewed_timestamp_seconds`):
+    /// while renewals fail or are refused it stays behind, and once it is `replicaExpiry`
+    /// behind, retention no longer keeps this replica's snapshot.
+    var lastAcceptedSeconds: Double {
+        Double(acceptedAt.withLock { $0 }) / 1_000
+    }
+
     private struct Renewal {
         var thread: pthread_t?
         var stopping = false
@@ -65,7 +77,10 @@ final class ReplicaRegistration: Sendable {
             registered.snapshot = max(registered.snapshot, newest)
             let registration = try log.register(replica: name, instance: instance, snapshot: registered.snapshot)
             noteAnotherProcess(registration, registeredBefore: registered.ever)
-            if registration.registered(registered.snapshot) { registered.ever = true }
+            if registration.registered(registered.snapshot) {
+                registered.ever = true
+                acceptedAt.withLock { $0 = ActionJournalCodec.now() }
+            }
             return (registered.snapshot, registration)
         }
     }

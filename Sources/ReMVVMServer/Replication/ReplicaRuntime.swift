@@ -140,6 +140,11 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         }
     }
 
+    /// When the log last accepted this replica's registration, in seconds since 1970 (0: never).
+    var registrationRenewedAt: Double {
+        registration.lastAcceptedSeconds
+    }
+
     /// Whether this replica may take writes and says it is ready: it follows the log, caught up.
     var isReady: Bool {
         log.status == .following

@@ -261,7 +261,12 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                         storeVersion: publisher.snapshot.version,
                         subscribers: hub.subscriberCount,
                         viewModelStreams: (viewModelHub.subscriberCount, viewModelHub.statistics.made, viewModelHub.statistics.encoded),
-                        replica: replication.map { ($0.log.knownHead - min($0.log.knownHead, $0.log.applied), $0.log.status == .following) }
+                        replica: replication.map {
+                            (
+                                $0.log.knownHead - min($0.log.knownHead, $0.log.applied), $0.log.status == .following,
+                                replica?.registrationRenewedAt ?? 0
+                            )
+                        }
                     ))
                 )
             }
