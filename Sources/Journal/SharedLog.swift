@@ -73,7 +73,7 @@ public protocol SharedLog: Sendable {
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord]
 
     /// Tells the log that replica `name` — the process `instance` (unique to one run of one
-    /// process) — keeps a local snapshot of version `snapshot` (0: none), replacing what it said
+    /// process; nil: none, the name is free for the next run) — keeps a local snapshot of version `snapshot` (0: none), replacing what it said
     /// before, and that it is alive: a running replica calls it again from time to time with the
     /// same snapshot (renewal). ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:)``
     /// keeps every record after the oldest snapshot of the replicas registered. Returns the log's
@@ -81,7 +81,7 @@ public protocol SharedLog: Sendable {
     /// before the registration, and none will be removed after it (while the registration is
     /// renewed); and who had registered the name before. Registers nothing when `snapshot` is
     /// past the head or records after it are missing (that replica cannot follow this log).
-    func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration
+    func register(replica name: String, instance: String?, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration
 
     /// Deletes the registrations of the replicas that have not renewed theirs for `silence`: they
     /// are gone, and their snapshots hold nothing back. Returns them.

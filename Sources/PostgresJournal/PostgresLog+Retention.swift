@@ -28,7 +28,7 @@ extension PostgresLog {
     public func register(replica name: String, instance: String?, snapshot: UInt64) throws(PostgresLogError) -> SharedLogRegistration {
         try inTransaction(committingIf: { $0.registered(snapshot) }) { () throws(PostgresLogError) in
             let previous = try connection.execute(
-                "SELECT instance, floor(extract(epoch FROM now() - registered_at))::bigint FROM remvvm_replicas WHERE name = $1 FOR UPDATE",
+                "SELECT instance, floor(extract(epoch FROM clock_timestamp() - registered_at))::bigint FROM remvvm_replicas WHERE name = $1 FOR UPDATE",
                 [name]
             ).rows.first
             try connection.execute(
@@ -95,11 +95,12 @@ extension PostgresLog {
     /// records. Registrations not renewed for `silence` (nil: however long) hold nothing back.
     /// The idempotency answers of removed records move to `remvvm_answers`: their keys stay
     /// refused until they expire. Removes nothing while no replica is registered. Stops after
-    /// `maxChunks` transactions (the rest goes at the next call). Returns the newest version
+    /// `maxChunks` transactions, or before one when `continuing` says no (the rest goes at the
+    /// next call). Returns the newest version
     /// removed, or nil.
     public func removeRecords(
         keeping versions: UInt64, recordedBefore cutoff: Int64?, ignoringReplicasSilentFor silence: Duration? = nil,
-        chunk: Int = 1_000, maxChunks: Int = .max
+        chunk: Int = 1_000, maxChunks: Int = .max, continuing: () -> Bool = { true }
     ) throws(PostgresLogError) -> UInt64? {
         let chunk = min(max(1, chunk), 1_000_000)
         var bound = UInt64(Int64.max)
@@ -109,6 +110,7 @@ extension PostgresLog {
         }
         var removedThrough: UInt64?
         for _ in 0..<max(1, maxChunks) {
+            guard continuing() else { break }
             let (count, newest) = try removeChunk(keeping: versions, through: bound, ignoringReplicasSilentFor: silence, chunk: chunk)
             if let newest { removedThrough = newest }
             if count < chunk { break }
@@ -116,7 +118,7 @@ extension PostgresLog {
         return removedThrough
     }
 
-    /// One transaction of ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:chunk:maxChunks:)``:
+    /// One transaction of ``removeRecords(keeping:recordedBefore:ignoringReplicasSilentFor:chunk:maxChunks:continuing:)``:
     /// the oldest snapshot of the registrations renewed within `silence` is read again under the
     /// lock each time, so a replica registered meanwhile is respected.
     /// The records and their answers' move take no lock that appends wait for. The transaction

@@ -479,8 +479,12 @@ public final class PostgresLog {
         return try connection.execute(sql, parameters)
     }
 
+    /// Creates or checks the schema, in a transaction whose lock waits give up after
+    /// ``schemaLockTimeoutMilliseconds`` (a `queryFailed`, which callers retry like an unreachable server):
+    /// a lock left open elsewhere on a table the script alters must not hang every connection.
     private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) {
         try connection.inTransaction { () throws(PostgresLogError) in
+            try connection.execute("SET LOCAL lock_timeout = \(schemaLockTimeoutMilliseconds)")
             try connection.execute("SELECT pg_advisory_xact_lock(7206400114)")
             try connection.execute(PostgresLogSchema.create)
             let rows = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'schema'")
@@ -493,6 +497,10 @@ public final class PostgresLog {
             }
         }
     }
+
+    /// How long the schema script waits for a lock (the schema lock of replicas starting
+    /// together, a table it alters) before it fails, in milliseconds: it takes milliseconds.
+    static let schemaLockTimeoutMilliseconds = 10_000
 
     static func number(_ text: String?, _ what: String) throws(PostgresLogError) -> UInt64 {
         guard let text, let value = UInt64(text) else {

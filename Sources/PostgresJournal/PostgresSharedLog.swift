@@ -13,7 +13,9 @@ public final class PostgresSharedLog: SharedLog {
     /// How long one statement of a registration or a removal may take (``defaultMaintenanceTimeout``).
     private let maintenanceTimeout: Duration
     /// The connection of registrations, renewals and removals (``maintaining(_:)``).
-    private let maintenance = Lock<(log: PostgresLog?, stopped: Bool)>((nil, false))
+    private let maintenance = Lock<PostgresLog?>(nil)
+    /// Set when ``stop()`` begins.
+    private let maintenanceStopping = Lock(false)
     private let appender: PostgresGroupCommit
     private let lookup: PostgresAnswerLookup
     private let follower = Lock<PostgresLogFollower?>(nil)
@@ -172,7 +174,7 @@ public final class PostgresSharedLog: SharedLog {
 
     /// On the maintenance connection (``maintaining(_:)``), which outlives ``stop()``: a
     /// replica registers its last snapshot after it.
-    public func register(replica name: String, instance: String, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration {
+    public func register(replica name: String, instance: String?, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration {
         try maintaining { log throws(PostgresLogError) in try log.register(replica: name, instance: instance, snapshot: snapshot) }
     }
 
@@ -185,7 +187,8 @@ public final class PostgresSharedLog: SharedLog {
     ) throws(JournalError) -> UInt64? {
         try maintaining { log throws(PostgresLogError) in
             try log.removeRecords(
-                keeping: versions, recordedBefore: cutoff, ignoringReplicasSilentFor: silence, maxChunks: Self.removalChunksPerCall
+                keeping: versions, recordedBefore: cutoff, ignoringReplicasSilentFor: silence, maxChunks: Self.removalChunksPerCall,
+                continuing: { [maintenanceStopping] in !maintenanceStopping.withLock { $0 } }
             )
         }
     }
@@ -207,33 +210,31 @@ public final class PostgresSharedLog: SharedLog {
     /// cancelled after `maintenanceTimeout`: a lock held elsewhere must not hold up a replica's
     /// renewals, its snapshots or its clean stop for ever. The connection is opened on first use
     /// and kept (registrations, renewals and removals would otherwise each open one, and check
-    /// the schema, per snapshot and per renewal); a call that finds it broken since its last use
-    /// (PostgreSQL restarted) runs again on a new one. After ``stop()``, each call opens one for
-    /// itself.
+    /// the schema, per snapshot and per renewal). One that PostgreSQL closed while it was idle
+    /// (a restart) is opened again first; one that breaks during `body` without having shown it
+    /// runs `body` again on a new one, so `body` must be safe to run twice, even after a
+    /// `COMMIT` whose outcome was lost (registrations, forgetting and removals are). Once
+    /// ``stop()`` began, each call opens a connection for itself.
     private func maintaining<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
         do throws(PostgresLogError) {
-            return try maintenance.withLock { maintenance throws(PostgresLogError) in
-                if let log = maintenance.log {
+            if maintenanceStopping.withLock({ $0 }) {
+                return try withConnectionOfItsOwn(body)
+            }
+            return try maintenance.withLock { open throws(PostgresLogError) in
+                if let log = open {
+                    if log.connection.isConnected, log.connection.serverSpokeWhileIdle { try log.connection.connect() }
+                    // Up when the call starts: a break during it is one to try again after. A
+                    // connection that failed before is reconnected by the call itself, and a
+                    // failure of that is not tried twice (a host that does not answer).
+                    let wasUp = log.connection.isConnected
                     do throws(PostgresLogError) {
                         return try body(log)
-                    } catch where error.code == .unavailable {
-                        // Broken since its last use (PostgreSQL restarted): the failed call
-                        // reconnected it. Each of these calls may run again.
+                    } catch where error.code == .unavailable && wasUp {
                         return try body(log)
                     }
                 }
-                let log = try PostgresLog(conninfo: conninfo)
-                do throws(PostgresLogError) {
-                    try log.limitStatements(to: maintenanceTimeout)
-                } catch {
-                    log.close()
-                    throw error
-                }
-                if maintenance.stopped {
-                    defer { log.close() }
-                    return try body(log)
-                }
-                maintenance.log = log
+                let log = try openMaintenanceConnection()
+                open = log
                 return try body(log)
             }
         } catch {
@@ -241,15 +242,36 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
+    /// A maintenance connection, its statements limited to `maintenanceTimeout`.
+    private func openMaintenanceConnection() throws(PostgresLogError) -> PostgresLog {
+        let log = try PostgresLog(conninfo: conninfo)
+        do throws(PostgresLogError) {
+            try log.limitStatements(to: maintenanceTimeout)
+        } catch {
+            log.close()
+            throw error
+        }
+        return log
+    }
+
+    /// `body` on a maintenance connection opened for it and closed after it.
+    private func withConnectionOfItsOwn<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(PostgresLogError) -> Result {
+        let log = try openMaintenanceConnection()
+        defer { log.close() }
+        return try body(log)
+    }
+
     public func stop() {
         appender.stop()
         lookup.stop()
         follower.withLock { $0 }?.stop()
         reader.withLock { $0?.close() }
-        maintenance.withLock { maintenance in
-            maintenance.stopped = true
-            maintenance.log?.close()
-            maintenance.log = nil
+        // First the flag: a removal under way stops after its current transaction, and calls
+        // from now on open connections of their own instead of waiting for this one.
+        maintenanceStopping.withLock { $0 = true }
+        maintenance.withLock { log in
+            log?.close()
+            log = nil
         }
     }
 

@@ -99,7 +99,8 @@ import Musl
 
     /// The defaults give way to what the connection string says, to a service file (which libpq
     /// reads only for parameters given nowhere else) and to `PGCONNECT_TIMEOUT`.
-    @Test func theDefaultsGiveWayToTheConnectionStringAServiceFileAndTheEnvironment() throws {
+    @Test(.enabled(if: getenv("PGSERVICE") == nil, "a service file decides instead"))
+    func theDefaultsGiveWayToTheConnectionStringAServiceFileAndTheEnvironment() throws {
         let none: (String) -> String? = { _ in nil }
         let all = PostgresConnection.defaultParameters.map(\.keyword)
         #expect(all == ["connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout"])

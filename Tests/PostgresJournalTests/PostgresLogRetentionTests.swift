@@ -147,21 +147,41 @@ import Testing
         let server = try PostgresServer()
         let log = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10), maintenanceTimeout: .seconds(1))
         defer { log.stop() }
-        let holder = try PostgresConnection(conninfo: server.conninfo)
-        defer { holder.close() }
-        // PostgreSQL ends the holder's session after 20 s, should the registration wait for it.
-        try holder.execute("SET idle_in_transaction_session_timeout = '20s'")
-        try holder.execute("BEGIN")
-        try holder.execute("LOCK TABLE remvvm_replicas IN ACCESS EXCLUSIVE MODE")
-        let started = ContinuousClock.now
-        #expect {
-            _ = try log.register(replica: "r", instance: "i", snapshot: 0)
-        } throws: { error in
-            (error as? JournalError)?.code == .writeFailed && "\(error)".contains("statement timeout")
+        /// Holds the registrations' table locked while a registration tries, then lets go.
+        func registerWhileTheTableIsLocked() throws {
+            let holder = try PostgresConnection(conninfo: server.conninfo)
+            defer { holder.close() }
+            // PostgreSQL ends the holder's session after 20 s, should the registration wait for it.
+            try holder.execute("SET idle_in_transaction_session_timeout = '20s'")
+            try holder.execute("BEGIN")
+            try holder.execute("LOCK TABLE remvvm_replicas IN ACCESS EXCLUSIVE MODE")
+            let started = ContinuousClock.now
+            #expect {
+                _ = try log.register(replica: "r", instance: "i", snapshot: 0)
+            } throws: { error in
+                (error as? JournalError)?.code == .writeFailed && "\(error)".contains("statement timeout")
+            }
+            #expect(ContinuousClock.now - started < .seconds(15))
+            try holder.execute("ROLLBACK")
+            #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0))
         }
-        #expect(ContinuousClock.now - started < .seconds(15))
-        try holder.execute("ROLLBACK")
-        #expect(try log.register(replica: "r", instance: "i", snapshot: 0).registered(0))
+        try registerWhileTheTableIsLocked()
+        // The limit outlives a reconnect (PostgreSQL restarted).
+        server.stop()
+        try server.start()
+        try registerWhileTheTableIsLocked()
+    }
+
+    /// A removal asked to stop (the replica is stopping) ends between its transactions.
+    @Test func aRemovalStopsBetweenTransactionsWhenAskedTo() throws {
+        let fixture = try Fixture(records: 40, registeredAt: 40)
+        var asked = 0
+        let removed = try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 5) {
+            asked += 1
+            return asked <= 2
+        }
+        #expect(removed == 10, "two transactions of 5, then asked to stop")
+        #expect(try fixture.log.extent() == SharedLogExtent(earliest: 11, head: 40))
     }
 
     /// Registrations, renewals and removals share one connection, kept between calls, which a

@@ -172,6 +172,25 @@ import Testing
         #expect(try log.register(replica: "r", snapshot: 1) == SharedLogExtent(earliest: 1, head: 2))
     }
 
+    /// The `instance` column is added to a table of registrations made by an earlier build,
+    /// whose rows stay (with no process recorded).
+    @Test func registrationsOfAnEarlierBuildGainTheInstanceColumn() throws {
+        let server = try PostgresServer()
+        do {
+            let log = try PostgresLog(conninfo: server.conninfo)
+            defer { log.close() }
+            _ = try log.register(replica: "old", snapshot: 0)
+        }
+        let raw = try PostgresConnection(conninfo: server.conninfo)
+        defer { raw.close() }
+        try raw.execute("ALTER TABLE remvvm_replicas DROP COLUMN instance")
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        let again = try log.register(replica: "old", instance: "host:1:a", snapshot: 0)
+        #expect(again.previousInstance == nil && again.previousAgeSeconds != nil, "the earlier build's row was kept")
+        #expect(try raw.execute("SELECT name, instance FROM remvvm_replicas").rows == [["old", "host:1:a"]])
+    }
+
     @Test func anIncompatibleSchemaIsRefused() throws {
         let server = try PostgresServer()
         do {

@@ -67,14 +67,22 @@ import Testing
         // A replica restarted from its own snapshot catches up, and writes go on.
         let directory = cluster[0].directory
         cluster.replicas.withLock { $0[0].server.server.shutdown() }
-        // A clean stop writes (or already had) a snapshot of the last version and registers it.
-        let stopped = try connection.execute("SELECT snapshot_version FROM remvvm_replicas WHERE name = 'r0'")
-        #expect(stopped.rows.first?.first == "100")
+        // A clean stop writes (or already had) a snapshot of the last version and registers it,
+        // releasing the name (no process recorded).
+        let stopped = try connection.execute("SELECT snapshot_version, instance FROM remvvm_replicas WHERE name = 'r0'")
+        #expect(stopped.rows == [["100", nil]])
         for _ in 0..<10 {
             #expect(try cluster[1].server.post(#"{"type":"increase"}"#).status == 200)
         }
-        let restarted = try Replica(conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5))
+        let captured = CapturedLog()
+        let restarted = try Replica(
+            conninfo: cluster.conninfo, directory: directory, name: "r0", snapshotEvery: 20, journalRetention: .versions(5),
+            logger: captured.logger(level: .warning)
+        )
         cluster.replicas.withLock { $0[0] = restarted }
+        // Its start found the name released: no warning of another process using it.
+        let warnings = captured.messages.next(10, timeout: .milliseconds(100))
+        #expect(!warnings.contains { $0.contains("another process") }, "\(warnings)")
         #expect(cluster.converge(at: 110))
         #expect(try cluster[0].server.post(#"{"type":"increase"}"#).status == 200)
         #expect(cluster.converge(at: 111))
@@ -167,10 +175,9 @@ import Testing
             logger: captured.logger(level: .warning)
         )
         defer { twin.server.server.shutdown() }
-        // At start the name was registered moments ago by another process: maybe its own
-        // previous run, so a warning; after renewals (every second), an error.
-        let first = captured.messages.next(timeout: .seconds(30))
-        #expect(first?.hasPrefix("warning") == true && first?.contains("this name was registered in the shared log") == true, "\(first ?? "nothing")")
+        // At start the name was registered moments ago by another process (a warning, unless
+        // r0's last renewal is late on a loaded machine: it may also be this replica's own
+        // previous run); after renewals (every second), an error.
         var error: String?
         let deadline = ContinuousClock.now + .seconds(30)
         while error == nil, ContinuousClock.now < deadline, let message = captured.messages.next(timeout: .seconds(5)) {

@@ -32,6 +32,8 @@ final class ReplicaRegistration: Sendable {
         var snapshot: UInt64
         /// Whether this process's registration was ever accepted.
         var ever = false
+        /// Whether the name was released (``release()``): registrations then record no process.
+        var released = false
     }
 
     /// When the log last accepted this replica's registration (made or renewed), in
@@ -75,7 +77,9 @@ final class ReplicaRegistration: Sendable {
     func register(snapshot newest: UInt64) throws(JournalError) -> (snapshot: UInt64, registration: SharedLogRegistration) {
         try registered.withLock { registered throws(JournalError) in
             registered.snapshot = max(registered.snapshot, newest)
-            let registration = try log.register(replica: name, instance: instance, snapshot: registered.snapshot)
+            let registration = try log.register(
+                replica: name, instance: registered.released ? nil : instance, snapshot: registered.snapshot
+            )
             noteAnotherProcess(registration, registeredBefore: registered.ever)
             if registration.registered(registered.snapshot) {
                 registered.ever = true
@@ -120,6 +124,19 @@ final class ReplicaRegistration: Sendable {
         }
         renewal.notifyAll()
         if let thread { pthread_join(thread, nil) }
+    }
+
+    /// Stops renewing and releases the name: from now on, registrations (this one, and the one
+    /// of the snapshot written at a clean stop) record no process, so that the next run under
+    /// this name — a restart, a new container — is not taken for a second replica using it.
+    func release() {
+        stop()
+        registered.withLock { $0.released = true }
+        do {
+            try register(snapshot: 0)
+        } catch {
+            logger.warning("replica \(name): could not release its name in the shared log (\(error)); the next run under it may warn of another process")
+        }
     }
 
     /// One renewal; what goes wrong is logged, once until it changes.

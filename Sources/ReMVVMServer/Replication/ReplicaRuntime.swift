@@ -150,11 +150,12 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         log.status == .following
     }
 
-    /// Appends what is queued, stops following, writes a snapshot of the state reached and
-    /// closes the local storage.
+    /// Appends what is queued, stops following (and a removal under way, after its current
+    /// transaction), stops renewing and releases the name, writes a snapshot of the state
+    /// reached (and registers it) and closes the local storage.
     func stop() {
-        registration.stop()
         log.stop()
+        registration.release()
         snapshots.finish(with: store.snapshot)
         storage.close()
     }
