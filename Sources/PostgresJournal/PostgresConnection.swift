@@ -1,4 +1,5 @@
 internal import CPostgres
+import ConcurrencyKit
 
 #if canImport(Glibc)
 import Glibc
@@ -215,7 +216,7 @@ final class PostgresConnection {
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),  // ignored when -1
         ]
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         let ready = poll(&descriptors, 2, max(0, milliseconds))
         if ready < 0 && errno != EINTR {
             throw PostgresLogError(code: .unavailable, message: "poll on the PostgreSQL socket failed (errno \(errno))")

@@ -1,4 +1,5 @@
 public import Journal
+import ConcurrencyKit
 
 /// The shared, totally ordered action log of several replicas, in PostgreSQL.
 ///
@@ -215,7 +216,7 @@ public final class PostgresLog {
     /// than `timeout` (PostgreSQL's `statement_timeout`), also after a reconnect.
     public func limitStatements(to timeout: Duration) throws(PostgresLogError) {
         try ensureOpen()
-        try connection.keepSetting("SET statement_timeout = \(max(1, timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000))")
+        try connection.keepSetting("SET statement_timeout = \(max(1, timeout.wholeMilliseconds))")
     }
 
     /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).

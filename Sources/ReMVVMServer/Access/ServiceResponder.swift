@@ -1,4 +1,5 @@
 public import MicroHTTP
+import ConcurrencyKit
 
 /// What answers every request of the service: CORS preflights first (they never need a token),
 /// then access control (``AccessGate``), then the routes; every answer to an allowed origin,

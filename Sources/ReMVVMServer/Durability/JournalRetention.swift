@@ -1,3 +1,5 @@
+import ConcurrencyKit
+
 /// How much of the journal is kept before the newest snapshot (records after it are always kept:
 /// a restart needs them): a number of versions, or an age.
 public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import ConcurrencyKit
+
 /// One server-sent event for one state version (the id is the version's tag, see ``VersionTags``):
 ///
 ///     id: 42
