@@ -252,6 +252,8 @@ for clients in 1 8 64; do
     "$BIN/journal-bench" "$DURABLE/journal-bench" full "$clients" "$DURATION" >>"$OUT/journal-bench.txt"
 done
 "$BIN/journal-bench" storage "$DURABLE/journal-bench" full "$DURATION" >>"$OUT/journal-bench.txt"
+# The file system's own floor under that commit: a 4 KiB overwrite and its fdatasync, no SQLite.
+"$BIN/journal-bench" disk "$DURABLE/disk" "$DURATION" >>"$OUT/journal-bench.txt"
 start durable $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/server" --log-level warning
 durable_pid=$SERVER_PID
 # metric NAME: a sample of GET /metrics (0 when absent).
@@ -288,6 +290,7 @@ stop "$hello_pid"
 hello_sequential_rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$OUT/wrk-baseline-sequential.txt")
 hello_round_trip_us=$(awk -v r="$hello_sequential_rps" 'BEGIN { printf "%.0f", 1e6 / r }')
 single_commit_us=$(awk '/storage alone:/ { for (i = 1; i <= NF; i++) if ($(i+1) == "us") print $i }' "$OUT/journal-bench.txt")
+disk_sync_us=$(awk '/disk alone:/ { for (i = 1; i <= NF; i++) if ($(i+1) == "us") print $i }' "$OUT/journal-bench.txt")
 sequential_ceiling=$(awk -v a="$hello_round_trip_us" -v b="$single_commit_us" 'BEGIN { printf "%.0f", 1e6 / (a + b) }')
 start durable-replay $SERVER_PORT "$BIN/remvvm-server" --port $SERVER_PORT --data-dir "$DURABLE/replay" --log-level warning
 replay_pid=$SERVER_PID
@@ -394,6 +397,7 @@ printf "  %-44s %s\n" "  during it: commits/s (one WAL fsync each)" "$durable_co
 printf "  %-44s %s\n" "  during it: actions per commit" "$durable_actions_per_commit"
 printf "  %-44s %s\n" "POST /actions, one sequential client, /s" "$durable_sequential_rps (target >= 3,000)"
 printf "  %-44s %s\n" "  this machine's ceiling for it, /s" "$sequential_ceiling = 1 / (C hello round trip $hello_round_trip_us us + one commit $single_commit_us us); $(ratio "$durable_sequential_rps" "$sequential_ceiling") of it"
+printf "  %-44s %s\n" "  the disk's own synced write" "$disk_sync_us us (4 KiB overwrite + fdatasync, no SQLite): the commit's floor"
 printf "  %-44s %s\n" "  C hello at wrk -c64 (rounds above), p99" "$(for f in "$OUT"/wrk-baseline-[0-9].txt; do awk '$1 == "99%" { printf "%s ", $2 }' "$f"; done)(the p99 target's yardstick)"
 sed 's/^/  journal alone: /' "$OUT/journal-bench.txt"
 sed -n 's/^replay: /  resume with Last-Event-ID 0 after 10,000 versions: /p' "$OUT/replay.txt" | head -3
@@ -422,7 +426,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
-    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"sequential_ceiling_rps\": $sequential_ceiling, \"hello_round_trip_us\": $hello_round_trip_us, \"single_commit_us\": $single_commit_us, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
+    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"sequential_ceiling_rps\": $sequential_ceiling, \"hello_round_trip_us\": $hello_round_trip_us, \"single_commit_us\": $single_commit_us, \"disk_sync_us\": $disk_sync_us, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"
 } >"$OUT/results.json"

@@ -6,8 +6,14 @@
 //   journal-bench fill <directory> <count>    # count {"type":"increase"} records, for restart timing
 //   journal-bench storage <directory> <sync> <seconds>   # one record per commit, on the calling
 //                                                        # thread, no journal thread: a commit's cost
+//   journal-bench disk <directory> <seconds>   # the file system's own floor under it: one 4 KiB
+//                                              # block of a preallocated file overwritten and
+//                                              # fdatasync'd, again and again (no SQLite)
 import ConcurrencyKit
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Journal
 import SQLiteJournal
 
@@ -53,9 +59,50 @@ if arguments.count == 5, arguments[1] == "storage", let sync = JournalSync(rawVa
     print(String(format: "sync=%@ storage alone: %.0f single-record commits/s, %.0f us each", sync.rawValue, perSecond, 1e6 / perSecond))
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "disk", let seconds = Double(arguments[3]) {
+    let directory = arguments[2]
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/disk-probe"
+    unlink(path)
+    let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+    guard descriptor >= 0 else {
+        print("journal-bench: cannot create \(path): \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+    defer { close(descriptor); unlink(path) }
+    // Preallocated and synced first, so each fdatasync writes data only, as a reused SQLite WAL does.
+    let blockCount = 256
+    var block = [UInt8](repeating: 0x5A, count: 4096)
+    for index in 0..<blockCount {
+        guard pwrite(descriptor, &block, block.count, off_t(index * block.count)) == block.count else {
+            print("journal-bench: write to \(path) failed: \(String(cString: strerror(errno)))")
+            exit(1)
+        }
+    }
+    guard fsync(descriptor) == 0 else {
+        print("journal-bench: fsync of \(path) failed: \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+    let started = ContinuousClock.now
+    let deadline = started + .milliseconds(Int(seconds * 1000))
+    var writes = 0
+    while ContinuousClock.now < deadline {
+        block[0] = UInt8(truncatingIfNeeded: writes)
+        guard pwrite(descriptor, &block, block.count, off_t(writes % blockCount * block.count)) == block.count,
+              fdatasync(descriptor) == 0 else {
+            print("journal-bench: write or fdatasync of \(path) failed: \(String(cString: strerror(errno)))")
+            exit(1)
+        }
+        writes += 1
+    }
+    let elapsed = ContinuousClock.now - started
+    let perSecond = Double(writes) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    print(String(format: "disk alone: %.0f synced 4 KiB writes/s, %.0f us each", perSecond, 1e6 / perSecond))
+    exit(0)
+}
 guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
       let clients = Int(arguments[3]), let seconds = Double(arguments[4]) else {
-    print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds>")
+    print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds> | fill <directory> <count> | storage <directory> <sync> <seconds> | disk <directory> <seconds>")
     exit(2)
 }
 let storage = try emptyJournal(in: arguments[1], sync: sync)
