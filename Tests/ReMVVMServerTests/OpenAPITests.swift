@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import HTTPTestSupport
+import MicroHTTP
 @testable import ReMVVMServer
 import Testing
 
@@ -31,6 +32,26 @@ import Testing
                 #expect(paths["/viewmodels/\(name)/commands/\(command)"]?["post"] != nil, "command \(name)/\(command)")
             }
         }
+    }
+
+    /// The document declares the cookie and the query parameter on exactly the operations whose
+    /// requests ``AccessGate`` reads them from: the event streams, view-model streams included.
+    @Test func theCookieAndTheQueryAreDeclaredWhereTheGateReadsThem() throws {
+        let live = try LiveServer(accessControl: try AccessTokens.authorizer())
+        let response = try live.get("/openapi.json", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let paths = try #require(root["paths"] as? [String: [String: Any]])
+        var declared: Set<String> = []
+        for (path, operations) in paths {
+            guard let get = operations["get"] as? [String: Any] else { continue }
+            let schemes = Set((get["security"] as? [[String: Any]] ?? []).flatMap(\.keys))
+            let concrete = path.replacing(/\{[a-z]+\}/) { _ in "counter" }
+            let read = AccessGate.acceptsCookieAndQuery(Request(method: .GET, path: concrete))
+            #expect(schemes.contains("cookie") == read, "\(path): cookie declared \(schemes.contains("cookie")), read \(read)")
+            #expect(schemes.contains("accessToken") == read, "\(path): query declared \(schemes.contains("accessToken")), read \(read)")
+            if schemes.contains("cookie") { declared.insert(path) }
+        }
+        #expect(declared == ["/events", "/viewmodels/events", "/viewmodels/{name}/events"])
     }
 
     @Test func theActionTypesAndTheirPayloadSchemasComeFromTheRegistry() throws {

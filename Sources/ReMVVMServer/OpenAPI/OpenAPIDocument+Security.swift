@@ -1,6 +1,7 @@
 extension OpenAPIDocument {
-    /// How a client presents a token: the `Authorization: Bearer` field everywhere; for
-    /// `GET /events` also the cookie or the query parameter (`EventSource` cannot set headers).
+    /// How a client presents a token: the `Authorization: Bearer` field everywhere; for the event
+    /// streams (``AccessGate/acceptsCookieAndQuery(_:)``) also the cookie or the query parameter
+    /// (`EventSource` cannot set headers).
     static let securitySchemes: JSONValue = [
         "bearer": [
             "type": "http", "scheme": "bearer",
@@ -8,16 +9,16 @@ extension OpenAPIDocument {
         ],
         "cookie": [
             "type": "apiKey", "in": "cookie", "name": .string(AccessGate.cookieName),
-            "description": "The token in a cookie; counts only for GET /events",
+            "description": "The token in a cookie; counts only for GET of the event streams (/events, /viewmodels/events, /viewmodels/{name}/events)",
         ],
         "accessToken": [
             "type": "apiKey", "in": "query", "name": .string(AccessGate.queryName),
-            "description": "The token in the query (percent-encoded); counts only for GET /events",
+            "description": "The token in the query (percent-encoded); counts only for GET of the event streams (/events, /viewmodels/events, /viewmodels/{name}/events)",
         ],
     ]
 
     /// `paths` with the `401` and `403` answers on every operation but `GET /healthz`, which
-    /// needs no token (`security: []`); `GET /events` also accepts the cookie and the query.
+    /// needs no token (`security: []`); the event streams also accept the cookie and the query.
     func secured(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         var secured = paths
         for (path, item) in paths {
@@ -37,7 +38,7 @@ extension OpenAPIDocument {
                         responses["403"] = problem("The token does not grant the scope this operation needs")
                     }
                     members["responses"] = .object(responses)
-                    if path == "/events" {
+                    if Self.streamPaths.contains(path) {
                         members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]
                     }
                 }
@@ -47,4 +48,8 @@ extension OpenAPIDocument {
         }
         return secured
     }
+
+    /// The paths whose `GET` also takes the token from the cookie or the query: the ones
+    /// ``AccessGate/acceptsCookieAndQuery(_:)`` accepts.
+    static let streamPaths: Set<String> = ["/events", "/viewmodels/events", "/viewmodels/{name}/events"]
 }
