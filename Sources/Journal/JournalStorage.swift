@@ -46,6 +46,11 @@ public protocol JournalStorage: Sendable {
     /// Removes records up to and including `version` (retention), never past the newest snapshot.
     func removeRecords(through version: UInt64) throws(JournalError)
 
+    /// Records that a server of `role` uses the storage, or throws ``JournalError/Code/unusable``
+    /// (a message naming the storage and what to do) when one of the other role used it before.
+    /// Storages that do not outlive the process need nothing (the default).
+    func claim(for role: JournalRole) throws(JournalError)
+
     /// Closes the storage; later calls throw ``JournalError/Code/closed``.
     func close()
 }
@@ -59,6 +64,9 @@ extension JournalStorage {
             completion(.failure(error))
         }
     }
+
+    /// Nothing to record: the storage ends with the process.
+    public func claim(for role: JournalRole) throws(JournalError) {}
 
     /// Nothing to do: ``append(_:answers:)`` replaces an answer whose key is already kept.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {}

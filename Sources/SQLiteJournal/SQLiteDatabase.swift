@@ -7,7 +7,20 @@ struct SQLiteError: Error, CustomStringConvertible {
     let sql: String?
 
     var description: String {
-        "SQLite error \(code) (\(message))" + (sql.map { " in \"\($0)\"" } ?? "")
+        guard code != Self.damagedCode else { return message }
+        return "SQLite error \(code) (\(message))" + (sql.map { " in \"\($0)\"" } ?? "")
+    }
+
+    /// Not SQLite's: what the file holds breaks the journal's rules (SQLite read it fine).
+    static let damagedCode: Int32 = -1
+
+    /// The journal's content is damaged: `problem` says how, and the message what to do.
+    static func damaged(_ problem: String) -> SQLiteError {
+        SQLiteError(
+            code: damagedCode,
+            message: "\(problem): the file is damaged; restore the data directory from a backup, or move it aside to start empty",
+            sql: nil
+        )
     }
 
     /// Disk full, I/O error, read-only: the commit could not be made durable.
@@ -158,6 +171,15 @@ final class SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement, column)
+    }
+
+    /// Column `column` as a version (a positive integer); a damaged file may hold anything.
+    func version(_ column: Int32) throws(SQLiteError) -> UInt64 {
+        let value = int64(column)
+        guard value > 0 else {
+            throw SQLiteError.damaged("version \(value) is not a version (versions start at 1)")
+        }
+        return UInt64(value)
     }
 
     func isNull(_ column: Int32) -> Bool {

@@ -9,7 +9,7 @@ import Musl
 /// A journal in one SQLite file (`journal.sqlite`, WAL mode) inside a data directory that one
 /// server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables: `meta` (the format), `actions` (one row per version), `snapshots` (the newest two),
+/// Tables: `meta` (the format, and the ``JournalRole`` that uses the file), `actions` (one row per version), `snapshots` (the newest two),
 /// `answers` (answers kept for idempotency keys, written in the same transaction as their actions).
 /// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
 /// SQLite rolls the torn transaction back when the file is next opened.
@@ -70,6 +70,16 @@ public final class SQLiteJournalStorage: JournalStorage {
         // it; one that is still there (with the directory's lock free) was left by a crash.
         var walStatus = stat()
         foundUncleanStop = stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0
+        var fileStatus = stat()
+        if foundUncleanStop, stat(path, &fileStatus) != 0, errno == ENOENT {
+            // SQLite would create an empty file and drop the log's frames, whose pages belong to
+            // the missing one: the server would start at version 0 over acknowledged actions.
+            Glibc.close(lockDescriptor)
+            throw JournalError(
+                code: .corrupt,
+                message: "the journal \(path) is missing but its write-ahead log \(path)-wal is there (\(walStatus.st_size) bytes of commits not yet copied into it): restore \(Self.fileName) from a backup, or move the data directory aside to start empty"
+            )
+        }
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode=WAL")
@@ -101,7 +111,8 @@ public final class SQLiteJournalStorage: JournalStorage {
             self.checkpointer = checkpointer.start() ? checkpointer : nil
         } catch let error as SQLiteError {
             Glibc.close(lockDescriptor)
-            throw JournalError(code: error.isBusy ? .locked : .unusable, message: "cannot open the journal \(path): \(error)")
+            let advice = error.isWriteFailure ? "; check that the disk has free space and that this user may write to \(directory)" : ""
+            throw JournalError(code: error.isBusy ? .locked : .unusable, message: "cannot open the journal \(path): \(error)\(advice)")
         } catch let error as JournalError {
             Glibc.close(lockDescriptor)
             throw error
@@ -120,32 +131,68 @@ public final class SQLiteJournalStorage: JournalStorage {
             let bounds = try writer.database.prepare("SELECT COUNT(*), MIN(version), MAX(version) FROM actions")
             _ = try bounds.step()
             let count = UInt64(bounds.int64(0))
-            let earliest: UInt64? = bounds.isNull(1) ? nil : UInt64(bounds.int64(1))
-            let latest: UInt64? = bounds.isNull(2) ? nil : UInt64(bounds.int64(2))
+            let earliest: UInt64? = bounds.isNull(1) ? nil : try bounds.version(1)
+            let latest: UInt64? = bounds.isNull(2) ? nil : try bounds.version(2)
             if let earliest, let latest, latest - earliest + 1 != count {
                 let gap = try writer.database.prepare(
                     "SELECT a.version FROM actions a WHERE a.version < ?1 AND NOT EXISTS (SELECT 1 FROM actions b WHERE b.version = a.version + 1) ORDER BY a.version LIMIT 1"
                 )
                 try gap.bind(1, Int64(latest))
                 let before = try gap.step() ? gap.int64(0) : 0
-                throw SQLiteError(code: -1, message: "versions are missing after \(before) (records \(earliest)...\(latest), \(count) of them); the file is damaged", sql: nil)
+                throw SQLiteError.damaged("versions are missing after \(before) (records \(earliest)...\(latest), \(count) of them)")
             }
             let newest = try writer.database.prepare("SELECT version, state, time FROM snapshots ORDER BY version DESC LIMIT 1")
             var snapshot: JournalSnapshot?
             if try newest.step() {
-                snapshot = JournalSnapshot(version: UInt64(newest.int64(0)), state: newest.blob(1), time: newest.int64(2))
+                snapshot = JournalSnapshot(version: try newest.version(0), state: newest.blob(1), time: newest.int64(2))
+            }
+            // A snapshot is written once its version is durable, and retention removes records up
+            // to it at most: records, when there are any, reach it.
+            if let snapshot, let latest, latest < snapshot.version {
+                throw SQLiteError.damaged(
+                    "the newest snapshot is of version \(snapshot.version) but the records end at \(latest): versions \(latest + 1)...\(snapshot.version) are missing"
+                )
             }
             if let snapshot, let earliest, earliest > snapshot.version + 1 {
-                throw SQLiteError(code: -1, message: "records start at \(earliest) but the newest snapshot is at \(snapshot.version); versions in between are lost", sql: nil)
+                throw SQLiteError.damaged("records start at \(earliest) but the newest snapshot is of version \(snapshot.version): versions in between are missing")
             }
             if snapshot == nil, let earliest, earliest != 1 {
-                throw SQLiteError(code: -1, message: "records start at \(earliest) and there is no snapshot to start from", sql: nil)
+                throw SQLiteError.damaged("records start at \(earliest) and there is no snapshot to start from")
             }
             let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
             return JournalRecovery(
                 snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop
             )
         } describing: { "cannot read the journal \(path): \($0)" }
+    }
+
+    /// Records `role` in `meta` (key `role`) the first time; refuses a file another role used.
+    /// Files of builds before the entry get it at their next start.
+    public func claim(for role: JournalRole) throws(JournalError) {
+        let recorded = try withWriter { writer throws(SQLiteError) -> String? in
+            let select = try writer.database.prepare("SELECT value FROM meta WHERE key = 'role'")
+            if try select.step() { return select.text(0) }
+            try writer.database.execute("INSERT INTO meta(key, value) VALUES ('role', '\(role.rawValue)')")
+            return nil
+        } describing: { "cannot record the data directory's use in \(path): \($0)" }
+        guard let recorded, recorded != role.rawValue else { return }
+        switch JournalRole(rawValue: recorded) {
+        case .replica:
+            throw JournalError(
+                code: .unusable,
+                message: "the data directory \(directory) belongs to a replica of a shared PostgreSQL log (\(path) holds snapshots of that log): a server on its own started there would fork from the log. Start it as a replica (journal postgres, the log's postgresURL), or give this server another data directory"
+            )
+        case .singleNode:
+            throw JournalError(
+                code: .unusable,
+                message: "the data directory \(directory) holds the journal of a server on its own (\(path)), not snapshots of a shared log: a replica must not start from it. Give the replica another data directory (an empty one, or a copy of another replica's), or start the server on its own (journal sqlite)"
+            )
+        case nil:
+            throw JournalError(
+                code: .unusable,
+                message: "the data directory \(directory) was used as \"\(recorded)\" by another build (\(path)); this one knows only single-node and replica: run that build, or use another data directory"
+            )
+        }
     }
 
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
@@ -223,7 +270,7 @@ public final class SQLiteJournalStorage: JournalStorage {
             defer { select.reset() }
             try select.bind(1, Int64(clamping: version))
             guard try select.step() else { return nil }
-            return JournalSnapshot(version: UInt64(select.int64(0)), state: select.blob(1), time: select.int64(2))
+            return JournalSnapshot(version: try select.version(0), state: select.blob(1), time: select.int64(2))
         }
     }
 
@@ -273,7 +320,7 @@ public final class SQLiteJournalStorage: JournalStorage {
             var records: [JournalRecord] = []
             while try select.step() {
                 records.append(JournalRecord(
-                    version: UInt64(select.int64(0)), type: select.text(1), payload: select.blob(2), time: select.int64(3)
+                    version: try select.version(0), type: select.text(1), payload: select.blob(2), time: select.int64(3)
                 ))
             }
             return records
@@ -308,7 +355,7 @@ public final class SQLiteJournalStorage: JournalStorage {
             let newest = try reader.database.prepare("SELECT MAX(version) FROM actions WHERE version < ?1")
             try newest.bind(1, bound)
             guard try newest.step(), !newest.isNull(0) else { return nil }
-            return UInt64(newest.int64(0))
+            return try newest.version(0)
         }
     }
 
@@ -316,7 +363,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         try withWriter { writer throws(SQLiteError) in
             let newest = try writer.database.prepare("SELECT COALESCE(MAX(version), 0) FROM snapshots")
             _ = try newest.step()
-            let limit = min(version, UInt64(newest.int64(0)))
+            let limit = min(version, UInt64(clamping: newest.int64(0)))
             writer.removeActions.reset()
             try writer.removeActions.bind(1, Int64(limit))
             try writer.removeActions.run()
@@ -358,7 +405,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         case .success(let value):
             return value
         case .failure(let error):
-            let code: JournalError.Code = error.code == -1 ? .corrupt : (error.isWriteFailure ? .writeFailed : .corrupt)
+            let code: JournalError.Code = error.code == SQLiteError.damagedCode ? .corrupt : (error.isWriteFailure ? .writeFailed : .corrupt)
             throw JournalError(code: code, message: describe(error))
         }
     }

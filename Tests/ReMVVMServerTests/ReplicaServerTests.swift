@@ -473,6 +473,44 @@ import Testing
         })
     }
 
+    /// The helper review's case: a server on its own started on a replica's data directory went
+    /// on from the replica's snapshot with versions of its own; started as a replica again, it
+    /// followed the log from there, its state no longer the log's.
+    @Test func aReplicasDataDirectoryAndASingleNodeOneAreNeverSwapped() throws {
+        let postgres = try PostgresServer()
+        let replicaDirectory = try TemporaryDirectory(prefix: "remvvm-replica-role")
+        do {
+            let replica = try Replica(conninfo: postgres.conninfo, directory: replicaDirectory.path, name: "r")
+            #expect(waitUntil(timeout: .seconds(15)) { replica.readyVersion() == 0 })
+            #expect(try replica.server.post(#"{"type":"increase"}"#).status == 200)
+            replica.server.server.shutdown()  // writes its snapshot of version 1
+        }
+        #expect {
+            _ = try LiveServer(journal: try SQLiteJournalStorage(directory: replicaDirectory.path, sync: .off))
+        } throws: { error in
+            "\(error)".contains("belongs to a replica of a shared PostgreSQL log")
+        }
+        // Still the replica's: it starts there again.
+        let again = try Replica(conninfo: postgres.conninfo, directory: replicaDirectory.path, name: "r")
+        #expect(waitUntil(timeout: .seconds(15)) { again.readyVersion() == 1 })
+        again.server.server.shutdown()
+
+        // A single-node journal without records (none posted; or all removed by retention) is
+        // refused as well: the records alone could not tell.
+        let singleDirectory = try TemporaryDirectory(prefix: "remvvm-single-role")
+        do {
+            let single = try LiveServer(journal: try SQLiteJournalStorage(directory: singleDirectory.path, sync: .off))
+            single.server.shutdown()
+        }
+        let log = try PostgresSharedLog(conninfo: postgres.conninfo)
+        let snapshots = try SQLiteJournalStorage(directory: singleDirectory.path, sync: .off)
+        #expect {
+            _ = try LiveServer(replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: "s"))
+        } throws: { error in
+            "\(error)".contains("a replica must not start from it")
+        }
+    }
+
     @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {
         let postgres = try PostgresServer()
         let directory = try TemporaryDirectory(prefix: "remvvm-replica-refuse")

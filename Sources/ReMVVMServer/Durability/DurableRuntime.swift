@@ -27,6 +27,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         // precedes them.
         let initial = store.snapshot
         let recovery = try storage.recover()
+        try storage.claim(for: .singleNode)
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
             try store.restore(from: snapshot, keptIn: storage)

@@ -48,6 +48,9 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 message: "the data directory holds a single-node journal (versions \(recovery.earliestVersion ?? 0)…\(recovery.lastVersion)); a replica of a shared log keeps only snapshots there: use another data directory"
             )
         }
+        // After that check: a single-node journal of an earlier build (no role recorded) is
+        // refused above without being marked as a replica's.
+        try local.claim(for: .replica)
         let restored = recovery.snapshot?.version ?? 0
         let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, renewal: renewal, logger: logger)
         do throws(JournalError) {

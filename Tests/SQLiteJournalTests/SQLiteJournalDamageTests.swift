@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTestSupport
+import Journal
+@testable import SQLiteJournal
+import Testing
+
+/// What ``SQLiteJournalStorage`` refuses instead of starting over data: a data directory of the
+/// other role, a snapshot past the records, versions that are not versions, a write-ahead log
+/// without its file. Each refusal names the file and says what to do.
+@Suite struct SQLiteJournalDamageTests {
+    private func record(_ version: UInt64) -> JournalRecord {
+        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
+    }
+
+    private func snapshot(_ version: UInt64) -> JournalSnapshot {
+        JournalSnapshot(version: version, state: Array("{\"counter\":\(version)}".utf8), time: 1)
+    }
+
+    @Test func aDataDirectoryKeepsTheRoleThatFirstUsedIt() throws {
+        let replica = try TemporaryDirectory(prefix: "remvvm-journal-replica")
+        do {
+            let storage = try SQLiteJournalStorage(directory: replica.path, sync: .full)
+            try storage.claim(for: .replica)
+            try storage.saveSnapshot(snapshot(5))
+            storage.close()
+        }
+        do {
+            let storage = try SQLiteJournalStorage(directory: replica.path, sync: .full)
+            defer { storage.close() }
+            try storage.claim(for: .replica)  // the same role again
+            let error = try #require(throws: JournalError.self) { try storage.claim(for: .singleNode) }
+            #expect(error.code == .unusable)
+            #expect(error.message.contains(replica.path) && error.message.contains("replica of a shared PostgreSQL log"), "\(error.message)")
+            #expect(error.message.contains("another data directory"))
+        }
+
+        let single = try TemporaryDirectory(prefix: "remvvm-journal-single")
+        let storage = try SQLiteJournalStorage(directory: single.path, sync: .full)
+        defer { storage.close() }
+        try storage.claim(for: .singleNode)
+        let error = try #require(throws: JournalError.self) { try storage.claim(for: .replica) }
+        #expect(error.code == .unusable)
+        #expect(error.message.contains(single.path) && error.message.contains("a replica must not start from it"), "\(error.message)")
+    }
+
+    @Test func aRoleOfAnotherBuildIsRefusedNamingIt() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { storage.close() }
+        let database = try SQLiteDatabase(path: storage.path, create: false)
+        try database.execute("INSERT INTO meta(key, value) VALUES ('role', 'archive')")
+        let error = try #require(throws: JournalError.self) { try storage.claim(for: .singleNode) }
+        #expect(error.code == .unusable)
+        #expect(error.message.contains("\"archive\""), "\(error.message)")
+    }
+
+    @Test func aSnapshotPastTheLastRecordIsDamageNamingTheMissingVersions() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            try storage.append((1...7).map { record($0) })
+            try storage.saveSnapshot(snapshot(7))
+            storage.close()
+        }
+        let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
+        try database.execute("DELETE FROM actions WHERE version > 5")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { storage.close() }
+        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("journal.sqlite") && error.message.contains("versions 6...7 are missing"), "\(error.message)")
+        #expect(error.message.contains("restore the data directory from a backup"))
+        // What retention leaves is not damage: every record up to the snapshot removed.
+        try database.execute("DELETE FROM actions")
+        #expect(try storage.recover().lastVersion == 7)
+    }
+
+    @Test func aVersionThatIsNotOneIsDamageNotACrash() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            try storage.append((1...3).map { record($0) })
+            storage.close()
+        }
+        let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
+        try database.execute("UPDATE actions SET version = -3 WHERE version = 1")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { storage.close() }
+        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("version -3 is not a version"), "\(error.message)")
+        try database.execute("INSERT INTO snapshots(version, state, time) VALUES (-1, '{}', 0)")
+        #expect(throws: JournalError.self) { try storage.snapshot(atOrBefore: 10) }
+    }
+
+    @Test func aWriteAheadLogWithoutItsFileIsRefusedNotStartedEmpty() throws {
+        let live = try TemporaryDirectory(prefix: "remvvm-journal")
+        let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
+        let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
+        defer { storage.close() }
+        try storage.append([record(1), record(2)])
+        // As `kill -9` leaves the directory (the log still holds the commits), then the main
+        // file lost: a copy that took only the log, or a file deleted by hand.
+        try FileManager.default.copyItem(atPath: storage.path + "-wal", toPath: crashed.path + "/journal.sqlite-wal")
+        let error = try #require(throws: JournalError.self) {
+            _ = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
+        }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains(crashed.path + "/journal.sqlite is missing"), "\(error.message)")
+        #expect(!FileManager.default.fileExists(atPath: crashed.path + "/journal.sqlite"), "no empty file was created")
+        // The directory is not left locked.
+        try FileManager.default.removeItem(atPath: crashed.path + "/journal.sqlite-wal")
+        let empty = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
+        empty.close()
+    }
+}
