@@ -502,13 +502,7 @@ import Testing
             let single = try LiveServer(journal: try SQLiteJournalStorage(directory: singleDirectory.path, sync: .off))
             single.server.shutdown()
         }
-        let log = try PostgresSharedLog(conninfo: postgres.conninfo)
-        let snapshots = try SQLiteJournalStorage(directory: singleDirectory.path, sync: .off)
-        #expect {
-            _ = try LiveServer(replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: "s"))
-        } throws: { error in
-            "\(error)".contains("a replica must not start from it")
-        }
+        #expect(try Self.replicaRefusal(on: singleDirectory.path, postgres).contains("a replica must not start from it"))
     }
 
     @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {
@@ -517,12 +511,16 @@ import Testing
         let journal = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         try journal.append([JournalRecord(version: 1, type: "increase", payload: [], time: 0)])
         journal.close()
+        #expect(try Self.replicaRefusal(on: directory.path, postgres).contains("single-node journal"))
+    }
+
+    /// Why a replica refuses to start on `directory` (fails the test when it starts).
+    private static func replicaRefusal(on directory: String, _ postgres: PostgresServer) throws -> String {
         let log = try PostgresSharedLog(conninfo: postgres.conninfo)
-        let snapshots = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-        #expect {
+        let snapshots = try SQLiteJournalStorage(directory: directory, sync: .off)
+        let error = try #require(throws: (any Error).self) {
             _ = try LiveServer(replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: "r"))
-        } throws: { error in
-            "\(error)".contains("single-node journal")
         }
+        return "\(error)"
     }
 }

@@ -16,6 +16,18 @@ import Testing
         JournalSnapshot(version: version, state: Array("{\"counter\":\(version)}".utf8), time: 1)
     }
 
+    /// A closed journal holding records 1...`records` (and a snapshot of `snapshotVersion`), then
+    /// changed behind its back by `damage`: what a broken disk or a hand-made edit leaves.
+    private func damagedJournal(records: UInt64, snapshotVersion: UInt64? = nil, _ damage: String) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        try storage.append((1...records).map { record($0) })
+        if let snapshotVersion { try storage.saveSnapshot(snapshot(snapshotVersion)) }
+        storage.close()
+        try SQLiteDatabase(path: storage.path, create: false).execute(damage)
+        return directory
+    }
+
     @Test func aDataDirectoryKeepsTheRoleThatFirstUsedIt() throws {
         let replica = try TemporaryDirectory(prefix: "remvvm-journal-replica")
         do {
@@ -55,15 +67,7 @@ import Testing
     }
 
     @Test func aSnapshotPastTheLastRecordIsDamageNamingTheMissingVersions() throws {
-        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
-        do {
-            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-            try storage.append((1...7).map { record($0) })
-            try storage.saveSnapshot(snapshot(7))
-            storage.close()
-        }
-        let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
-        try database.execute("DELETE FROM actions WHERE version > 5")
+        let directory = try damagedJournal(records: 7, snapshotVersion: 7, "DELETE FROM actions WHERE version > 5")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         defer { storage.close() }
         let error = try #require(throws: JournalError.self) { try storage.recover() }
@@ -71,25 +75,18 @@ import Testing
         #expect(error.message.contains("journal.sqlite") && error.message.contains("versions 6...7 are missing"), "\(error.message)")
         #expect(error.message.contains("restore the data directory from a backup"))
         // What retention leaves is not damage: every record up to the snapshot removed.
-        try database.execute("DELETE FROM actions")
+        try SQLiteDatabase(path: storage.path, create: false).execute("DELETE FROM actions")
         #expect(try storage.recover().lastVersion == 7)
     }
 
     @Test func aVersionThatIsNotOneIsDamageNotACrash() throws {
-        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
-        do {
-            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-            try storage.append((1...3).map { record($0) })
-            storage.close()
-        }
-        let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
-        try database.execute("UPDATE actions SET version = -3 WHERE version = 1")
+        let directory = try damagedJournal(records: 3, "UPDATE actions SET version = -3 WHERE version = 1")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         defer { storage.close() }
         let error = try #require(throws: JournalError.self) { try storage.recover() }
         #expect(error.code == .corrupt)
         #expect(error.message.contains("version -3 is not a version"), "\(error.message)")
-        try database.execute("INSERT INTO snapshots(version, state, time) VALUES (-1, '{}', 0)")
+        try SQLiteDatabase(path: storage.path, create: false).execute("INSERT INTO snapshots(version, state, time) VALUES (-1, '{}', 0)")
         #expect(throws: JournalError.self) { try storage.snapshot(atOrBefore: 10) }
     }
 
