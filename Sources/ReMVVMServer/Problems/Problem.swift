@@ -134,15 +134,23 @@ extension Problem {
         )
     }
 
-    /// The journal cannot make actions durable right now (disk full, I/O error, stopping): the
-    /// action is not acknowledged; the client may retry (with an `Idempotency-Key` to be safe).
+    /// The journal cannot make actions durable right now (disk full, I/O error, PostgreSQL
+    /// unreachable, stopping): nothing was dispatched; the client may retry.
     static var journalUnavailable: Problem {
-        var problem = Problem(
-            type: type("journal-unavailable"),
-            title: "Service Unavailable",
-            status: 503,
-            detail: "the journal cannot make actions durable right now; nothing was acknowledged, retry later"
+        journalUnavailable(detail: "the journal cannot make actions durable right now; nothing was dispatched, retry later")
+    }
+
+    /// The request's actions were applied but their commit failed (disk full, I/O error): not
+    /// acknowledged, yet the journal keeps them and commits them once it can, so they may still
+    /// take effect. Only a retry with the same `Idempotency-Key` is safe.
+    static var journalCommitFailed: Problem {
+        journalUnavailable(
+            detail: "the journal could not make the action durable (disk full or I/O error): it is not acknowledged, but it is kept and may still be committed once the disk recovers; retry with the same Idempotency-Key to apply it exactly once"
         )
+    }
+
+    private static func journalUnavailable(detail: String) -> Problem {
+        var problem = Problem(type: type("journal-unavailable"), title: "Service Unavailable", status: 503, detail: detail)
         problem.headers["Retry-After"] = "1"
         return problem
     }

@@ -207,7 +207,7 @@ extension ReMVVMService {
             return answer.response()
         case .failure(let error):
             logger.error("\(what) is not durable: \(error)")
-            return Problem.journalUnavailable.response
+            return Problem.journalCommitFailed.response
         }
     }
 
