@@ -42,6 +42,9 @@ typedef struct cmhd_daemon_config {
     MHD_LogCallback logger;
     void *logger_cls;
     unsigned int thread_pool_size;
+    /* Percent-decodes the path and the query (MHD_OPTION_UNESCAPE_CALLBACK); may be NULL for
+       libmicrohttpd's own. */
+    size_t (*unescape) (void *cls, struct MHD_Connection *connection, char *text);
     unsigned int connection_limit;
     size_t connection_memory_limit;
     unsigned int connection_timeout_seconds;
@@ -54,7 +57,7 @@ typedef struct cmhd_daemon_config {
 static inline struct MHD_Daemon *
 cmhd_start_daemon (const cmhd_daemon_config *config)
 {
-    struct MHD_OptionItem options[10];
+    struct MHD_OptionItem options[11];
     unsigned int count = 0;
 
     options[count++] = (struct MHD_OptionItem) {
@@ -74,6 +77,9 @@ cmhd_start_daemon (const cmhd_daemon_config *config)
     options[count++] = (struct MHD_OptionItem) {
         MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) config->notify_connection,
         config->notify_connection_cls };
+    if (NULL != config->unescape)
+        options[count++] = (struct MHD_OptionItem) {
+            MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) config->unescape, NULL };
     if (config->per_ip_connection_limit > 0)
         options[count++] = (struct MHD_OptionItem) {
             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t) config->per_ip_connection_limit, NULL };

@@ -42,6 +42,22 @@ import Testing
         #expect(request.query["k="] == "v")
     }
 
+    /// libmicrohttpd passes the decoded path as a C string, which a `%00` would end: the path
+    /// arrives whole, NUL included (so it matches no route), also on a kept-alive connection
+    /// after requests whose query held one.
+    @Test func aDecodedNULStaysInThePath() throws {
+        let (server, requests) = try capturingServer()
+        let client = server.client()
+        _ = try client.send(path: "/state%00foo")
+        #expect(try #require(requests.next(timeout: .seconds(5))).path == "/state\u{0}foo")
+        _ = try client.send(path: "/state?key=a%00b")
+        let plain = try #require(requests.next(timeout: .seconds(5)))
+        #expect(plain.path == "/state")
+        #expect(plain.query["key"] == "a\u{0}b")
+        _ = try client.send(path: "/a%00")
+        #expect(try #require(requests.next(timeout: .seconds(5))).path == "/a\u{0}")
+    }
+
     @Test func repeatedQueryParameterKeepsTheLastValue() throws {
         let (server, requests) = try capturingServer()
         _ = try server.client().send(path: "/?a=1&a=2")

@@ -73,6 +73,15 @@ import Testing
         ))
     }
 
+    @Test func aPathWithAnEncodedNULIsNotTheRouteBeforeIt() throws {
+        let live = try LiveServer()
+        for path in ["/state%00foo", "/healthz%00/x", "/viewmodels/counter%00zzz", "/actions%00?since=1"] {
+            let response = try live.get(path)
+            #expect(response.status == 404, "\(path)")
+            #expect(response.bodyString.contains(#"\u0000"#), "the detail names the path, its NUL escaped: \(response.bodyString)")
+        }
+    }
+
     @Test(arguments: Transport.allCases)
     func wrongMethodAnswers405WithAllow(transport: Transport) throws {
         let live = try LiveServer(transport: transport)

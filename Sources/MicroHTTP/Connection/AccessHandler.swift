@@ -122,7 +122,7 @@ private func respond(
     let query = RequestReader.query(of: connection)
     let request = Request(
         method: RequestReader.method(method),
-        path: String(cString: url),
+        path: requestPath(url, of: connection),
         query: query.values,
         queryItems: query.items,
         headers: RequestReader.headers(of: connection),
@@ -164,7 +164,7 @@ private func refuse(
     _ server: ServerCore
 ) -> MHD_Result {
     let method = RequestReader.method(method)
-    var response = server.responder.respond(to: failure, method: method, path: String(cString: url))
+    var response = server.responder.respond(to: failure, method: method, path: requestPath(url, of: connection))
     if let seconds = failure.retryAfterSeconds, response.headers["Retry-After"] == nil {
         response.headers.add(name: "Retry-After", value: String(seconds))
     }

@@ -16,9 +16,26 @@ final class ConnectionRecord: Sendable {
     /// When the request head being received must be complete (monotonic nanoseconds), or 0
     /// while a request is being served.
     let headDeadline = Atomic<UInt64>(0)
+    /// The string libmicrohttpd percent-decoded last on this connection (its address) and its
+    /// decoded length: the request's path is decoded last, and may hold a NUL (`%00`) that
+    /// its C string would end at (``percentDecode``).
+    private let lastDecoded = Atomic<UInt>(0)
+    private let lastDecodedLength = Atomic<Int>(0)
 
     init(socket: Int32) {
         self.socket = socket
+    }
+
+    /// Notes that `text` was decoded to `length` bytes (on the connection's worker thread).
+    func decoded(_ text: UnsafePointer<CChar>, length: Int) {
+        lastDecoded.store(UInt(bitPattern: text), ordering: .relaxed)
+        lastDecodedLength.store(length, ordering: .relaxed)
+    }
+
+    /// The decoded length of `text` if it was the string decoded last, else nil.
+    func decodedLength(of text: UnsafePointer<CChar>) -> Int? {
+        guard lastDecoded.load(ordering: .relaxed) == UInt(bitPattern: text) else { return nil }
+        return lastDecodedLength.load(ordering: .relaxed)
     }
 }
 

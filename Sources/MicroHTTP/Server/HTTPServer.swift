@@ -296,6 +296,7 @@ public final class HTTPServer: Sendable {
             logger: daemonLog,
             logger_cls: context.toOpaque(),
             thread_pool_size: UInt32(configuration.workerThreads),
+            unescape: percentDecode,
             // libmicrohttpd's own limit stops accept() (clients would hang in the backlog), so
             // it sits above ours; the accept policy closes connections before it is reached.
             connection_limit: UInt32(limits.accepted + 1),

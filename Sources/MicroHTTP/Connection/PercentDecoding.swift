@@ -1,0 +1,29 @@
+internal import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `MHD_UnescapeCallback`: decodes `%HH` in a request's path and query exactly as libmicrohttpd
+/// does by default (`MHD_http_unescape`), and notes each result's length on the connection.
+///
+/// libmicrohttpd hands the access handler the path as a C string, so a decoded NUL (`%00`) would
+/// end it early: `/state%00foo` would be served as `/state`. The path is the last string decoded
+/// before the handler is called, so ``requestPath(_:of:)`` finds its real length here.
+func percentDecode(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ text: UnsafeMutablePointer<CChar>?) -> Int {
+    guard let text else { return 0 }
+    let length = MHD_http_unescape(text)
+    if let connection, let record = connectionRecord(of: connection) {
+        record.decoded(text, length: length)
+    }
+    return length
+}
+
+/// The request's decoded path, NULs included (a path with one matches no route).
+func requestPath(_ url: UnsafePointer<CChar>, of connection: OpaquePointer) -> String {
+    let length = connectionRecord(of: connection)?.decodedLength(of: url) ?? strlen(url)
+    return url.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }
+}
