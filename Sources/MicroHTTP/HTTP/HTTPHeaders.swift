@@ -35,6 +35,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.filter { $0.name.equalsCaseInsensitively(name) }.map(\.value)
     }
 
+    /// Every line of a list field (`If-Match`, `If-None-Match`, …) joined with `", "`, which
+    /// means the same as one line holding them all (RFC 9110 §5.3); nil when there is none.
+    public func list(_ name: String) -> String? {
+        let lines = values(for: name)
+        return lines.isEmpty ? nil : lines.joined(separator: ", ")
+    }
+
     /// Whether a field named `name` (compared case-insensitively) is present.
     public func contains(_ name: String) -> Bool {
         self[name] != nil

@@ -46,11 +46,17 @@ public struct VersionTags: Sendable, Equatable {
     }
 
     /// The version `tag(_:)` wrote as `text`, or nil (another instance's token, not a number).
+    /// Only the exact text `tag(_:)` writes names a version: tags compare character by character
+    /// (RFC 9110 §8.8.3.2), so `"014"` or `"+14"` is not the tag `"14"`.
     private func version(ofTag text: Substring) -> UInt64? {
-        guard let instance else { return UInt64(text) }
-        let suffix = "-" + instance
-        guard text.hasSuffix(suffix) else { return nil }
-        return UInt64(text.dropLast(suffix.count))
+        var digits = text
+        if let instance {
+            let suffix = "-" + instance
+            guard text.hasSuffix(suffix) else { return nil }
+            digits = text.dropLast(suffix.count)
+        }
+        guard let version = UInt64(digits), digits.elementsEqual(String(version)) else { return nil }
+        return version
     }
 
     /// The `ETag` header value of `version` (a strong tag): `"5"` or `"5-3f9a2c1b"`.

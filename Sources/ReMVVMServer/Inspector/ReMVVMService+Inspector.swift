@@ -22,7 +22,7 @@ extension ReMVVMService {
             return Problem.notFound(path: request.path).response
         }
         var headers = HTTPHeaders([("ETag", asset.etag)] + InspectorAssets.securityHeaders)
-        if let condition = request.headers["If-None-Match"], matches(asset.etag, condition) {
+        if let condition = request.headers.list("If-None-Match"), matches(asset.etag, condition) {
             return Response(status: 304, headers: headers)
         }
         headers.add(name: "Content-Type", value: asset.contentType)

@@ -31,7 +31,7 @@ extension ReMVVMService {
         // No refusal on the appender's last failure: only a new append can clear it (PostgreSQL
         // back); while the log is down, the follower's status says so, and an append fails fast.
         var expectedHeads: Set<UInt64>?
-        if let ifMatch = request.headers["If-Match"] {
+        if let ifMatch = request.headers.list("If-Match") {
             expectedHeads = Self.acceptedVersions(ifMatch: ifMatch, tags: configuration.versionTags)
             // Versions never go back: past every version named here locally, the head is too.
             let applied = store.version

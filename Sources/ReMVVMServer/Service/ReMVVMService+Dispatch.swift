@@ -42,7 +42,7 @@ extension ReMVVMService {
             return Problem.journalUnavailable.response
         }
         let condition: @Sendable (UInt64) -> Bool
-        if let ifMatch = request.headers["If-Match"] {
+        if let ifMatch = request.headers.list("If-Match") {
             condition = Self.condition(ifMatch: ifMatch, tags: configuration.versionTags)
         } else {
             condition = { _ in true }

@@ -6,7 +6,7 @@ extension ReMVVMService {
     func getState(_ request: Request) -> Response {
         let snapshot = publisher.snapshot
         let etag = configuration.versionTags.etag(snapshot.version)
-        if let condition = request.headers["If-None-Match"], Self.matches(etag, condition) {
+        if let condition = request.headers.list("If-None-Match"), Self.matches(etag, condition) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", etag)]))
         }
         do {
