@@ -105,20 +105,20 @@ import Testing
     @Test func failuresUseTheFailureHandler() {
         var router = router()
         router.failure = { failure, method, path in .text("\(failure.status) \(method) \(path)", status: failure.status) }
-        let response = router.respond(to: .bodyTooLarge(limit: 10), method: .POST, path: "/actions")
+        let response = router.respond(to: .bodyTooLarge(limit: 10), method: .POST, path: "/actions", headers: HTTPHeaders())
         #expect(response.status == 413)
         #expect(body(response) == "413 POST /actions")
     }
 
     @Test func defaultFailureResponseIsPlainText() {
-        let response = Router().respond(to: .bodyTooLarge(limit: 10), method: .POST, path: "/")
+        let response = Router().respond(to: .bodyTooLarge(limit: 10), method: .POST, path: "/", headers: HTTPHeaders())
         #expect(response.status == 413)
         #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
     }
 
     @Test func responderWithoutFailureOverrideGetsTheDefault() {
         let responder = ClosureResponder { _ in .ok("x") }
-        let response = responder.respond(to: .bodyTooLarge(limit: 1), method: .PUT, path: "/")
+        let response = responder.respond(to: .bodyTooLarge(limit: 1), method: .PUT, path: "/", headers: HTTPHeaders())
         #expect(response.status == 413)
         #expect(body(response).contains("1 bytes"))
     }

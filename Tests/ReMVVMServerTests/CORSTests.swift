@@ -96,6 +96,22 @@ import Testing
         #expect(preflight.status == 405)
     }
 
+    /// Refusals made before routing (here a body over the limit) are the server's own answers:
+    /// a listed origin gets its headers, so the page can read the 413 instead of a network error.
+    @Test func aRefusalBeforeRoutingCarriesTheCORSHeaders() throws {
+        let server = try LiveServer(maxBodyBytes: 64, corsAllowedOrigins: [Self.app])
+        let body = String(repeating: " ", count: 200) + #"{"type":"increase"}"#
+        let listed = try server.post(body, headers: [("Origin", Self.app)])
+        #expect(listed.status == 413)
+        #expect(listed.headers["Access-Control-Allow-Origin"] == Self.app)
+        #expect(listed.headers["Access-Control-Allow-Credentials"] == "true")
+        #expect(listed.headers["Vary"] == "Origin")
+        let other = try server.post(body, headers: [("Origin", "https://evil.example.com")])
+        #expect(other.status == 413)
+        #expect(other.headers["Access-Control-Allow-Origin"] == nil)
+        #expect(other.headers["Vary"] == "Origin")
+    }
+
     @Test func anAnswerThatWaitsForTheJournalCarriesTheCORSHeaders() throws {
         let server = try live([Self.app], journal: MemoryJournalStorage())
         let response = try server.send(

@@ -94,7 +94,7 @@ import Testing
     @Test func bodyTooLargeFailureBecomesA413Problem() throws {
         let (service, _) = try exampleService()
         let response = service.router().respond(
-            to: RequestFailure(code: .bodyTooLarge, message: "too large"), method: .POST, path: "/actions"
+            to: RequestFailure(code: .bodyTooLarge, message: "too large"), method: .POST, path: "/actions", headers: HTTPHeaders()
         )
         #expect(response.status == 413)
         #expect(response.headers["Content-Type"] == "application/problem+json")

@@ -164,7 +164,9 @@ private func refuse(
     _ server: ServerCore
 ) -> MHD_Result {
     let method = RequestReader.method(method)
-    var response = server.responder.respond(to: failure, method: method, path: requestPath(url, of: connection))
+    var response = server.responder.respond(
+        to: failure, method: method, path: requestPath(url, of: connection), headers: RequestReader.headers(of: connection)
+    )
     if let seconds = failure.retryAfterSeconds, response.headers["Retry-After"] == nil {
         response.headers.add(name: "Retry-After", value: String(seconds))
     }

@@ -114,7 +114,7 @@ public struct Router: Responder {
         return (response, matched)
     }
 
-    public func respond(to failure: RequestFailure, method: HTTPMethod, path: String) -> Response {
+    public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {
         self.failure(failure, method, path)
     }
 

@@ -54,11 +54,14 @@ public struct ServiceResponder: Responder {
         return router.respondRouted(to: request)
     }
 
-    public func respond(to failure: RequestFailure, method: HTTPMethod, path: String) -> Response {
-        // Refused before the head was read whole: no Origin to answer to. Not access-checked
-        // either: these answers (413, 400, 501, 503) come before routing, read no data and change
-        // nothing, and they name neither a token nor the path.
-        router.respond(to: failure, method: method, path: path)
+    public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {
+        // Not access-checked: these answers (413, 400, 501, 503) come before routing, read no
+        // data and change nothing, and they name neither a token nor the path. An allowed
+        // origin still gets its CORS headers, so that a page sees the 413 rather than a
+        // network error.
+        var response = router.respond(to: failure, method: method, path: path, headers: headers)
+        addCORSHeaders(to: &response, origin: headers["Origin"])
+        return response
     }
 
     private func addCORSHeaders(to response: inout Response, origin: String?) {
