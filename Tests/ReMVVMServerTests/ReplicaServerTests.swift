@@ -192,6 +192,21 @@ import Testing
         #expect(logs[0] == logs[1] && logs[1] == logs[2])
     }
 
+    /// PostgreSQL prints a `jsonb` payload with spaces and its own key order; the action log
+    /// of a replica shows the compact form, keys sorted, as a single server and the events do.
+    @Test func theActionLogOfAReplicaShowsPayloadsInTheServersCompactForm() throws {
+        let cluster = try Cluster(count: 2)
+        #expect(cluster.converge(at: 0))
+        let login = #"{"type":"login","payload":{"lastName":"Lovelace","firstName":"Ada"}}"#
+        #expect(try cluster[0].server.post(login).status == 200)
+        #expect(cluster.converge(at: 1))
+        for index in 0..<2 {
+            let log = try cluster[index].server.get("/actions?since=0&limit=1").bodyString
+            #expect(log.contains(#""payload":{"firstName":"Ada","lastName":"Lovelace","loggedInAt":"#), "\(log)")
+            #expect(!log.contains("\": "), "no spaces after names: \(log)")
+        }
+    }
+
     @Test func ifMatchAndIdempotencyKeysHoldAcrossReplicas() throws {
         let cluster = try Cluster(count: 2)
         let a = cluster[0], b = cluster[1]

@@ -1,4 +1,5 @@
 import Journal
+import JSONPatch
 
 /// What a replica of a shared log reads as its journal: snapshots from its own local storage
 /// (snapshots stay per replica), records and idempotency answers from the shared log. For the
@@ -49,8 +50,15 @@ struct ReplicaStorage: JournalStorage {
         try log.removeAnswer(forKey: key, keptBefore: time)
     }
 
+    /// The log's records with their payloads in the server's compact form: PostgreSQL prints a
+    /// `jsonb` its own way (`{"b": 1, "a": 2}`: spaces, its key order), while `GET /actions` and
+    /// the events rebuilt from the log must show the bytes a single server and the live events
+    /// show (compact, keys in code point order).
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try log.records(after: version, limit: limit)
+        try log.records(after: version, limit: limit).map { record in
+            guard !record.payload.isEmpty, let payload = try? JSON(parsing: record.payload) else { return record }
+            return JournalRecord(version: record.version, type: record.type, payload: payload.canonicalBytes, time: record.time)
+        }
     }
 
     func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
