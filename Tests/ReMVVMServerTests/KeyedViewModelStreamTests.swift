@@ -65,6 +65,19 @@ import Testing
         #expect(try fiction.nextEvent(timeout: .seconds(5))?.version == 3, "version 2 did not change fiction")
     }
 
+    /// Keys are told apart by their code points, not by Swift's canonical equivalence: `é` sent
+    /// precomposed and `e` + combining accent are two keys, each stream getting its own back.
+    @Test func keysThatDifferInCodePointsAreTwoKeys() throws {
+        let library = try Server()
+        let precomposed = try library.stream("/viewmodels/shelf/events?key=%C3%A9")
+        let decomposed = try library.stream("/viewmodels/shelf/events?key=e%CC%81")
+        let first = try #require(try precomposed.nextEvent(timeout: .seconds(5)))
+        let second = try #require(try decomposed.nextEvent(timeout: .seconds(5)))
+        // Compared as bytes: `==` on String would find the two equal.
+        #expect(Array(first.data.utf8) == Array(#"{"version":0,"name":"shelf","key":"\#u{E9}"}"#.utf8))
+        #expect(Array(second.data.utf8) == Array(#"{"version":0,"name":"shelf","key":"e\#u{301}"}"#.utf8))
+    }
+
     @Test func aKeyTheFactoryDoesNotAcceptIsUnavailableUntilTheStateMakesIt() throws {
         let library = try Server()
         let history = try library.stream("/viewmodels/events?name=shelf&key.shelf=history")

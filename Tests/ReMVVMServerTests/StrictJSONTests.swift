@@ -9,6 +9,8 @@ import Testing
         #"{}"#, #"[]"#, #"0"#, #"-0.5e+10"#, #"1E3"#, #""text""#, #"true"#, #"false"#, #"null"#,
         #" { "a" : [ 1 , 2.5 , { } , [ ] , "x\"y\\z\/\b\f\n\r\t\u00e9" ] , "b" : null } "#,
         #"{"a":1,"A":2}"#, #"{"é":1,"e":2}"#, #"{"\ud83d\ude00":1}"#, #"["😀", "ünïcode"]"#,
+        // Two names with different code points, though Swift's `==` finds them equal.
+        #"{"\u00e9":1,"e\u0301":2}"#, "{\"\u{E9}\":1,\"e\u{301}\":2}",
     ])
     func validJSONIsAccepted(_ text: String) throws {
         #expect(throws: Never.self) { try StrictJSONValidator.validate(Array(text.utf8)) }

@@ -1,3 +1,4 @@
+import JSONPatch
 /// Checks that a body is exactly one JSON text as RFC 8259 defines it, before it is decoded.
 ///
 /// Foundation's parser is lenient where a client's mistake should be an error: it takes trailing
@@ -59,14 +60,15 @@ struct StrictJSONValidator {
 
     private mutating func object() throws(Failure) {
         guard try open(closing: UInt8(ascii: "}")) else { return }
-        var names: Set<String> = []
+        // By code points: "\u00e9" and "e\u0301" are two names (Swift's `==` finds them equal).
+        var names: Set<CodePointString> = []
         repeat {
             guard peek == UInt8(ascii: "\"") else {
                 throw fail(names.isEmpty ? "expected a member name in quotes" : "trailing comma or missing member name")
             }
             let nameOffset = index
             let name = try string(keepingText: true)
-            guard names.insert(name).inserted else {
+            guard names.insert(CodePointString(name)).inserted else {
                 throw Failure(reason: "duplicate member name \"\(name)\"", offset: nameOffset)
             }
             skipWhitespace()

@@ -1,11 +1,23 @@
+import JSONPatch
 import MicroHTTP
 
-/// One view model a stream follows: a registered name and the key its factory gets.
+/// One view model a stream follows: a registered name and the key its factory gets. Subjects
+/// are the same when their name and key have the same code points: `?key=%C3%A9` and
+/// `?key=e%CC%81` are two keys, though Swift's `==` finds the strings equal.
 struct ViewModelSubject: Hashable, Sendable {
     /// The registered name (`/viewmodels/<name>`).
     let name: String
     /// The `?key=` the factory gets; nil without one.
     let key: String?
+
+    static func == (lhs: ViewModelSubject, rhs: ViewModelSubject) -> Bool {
+        CodePointString(lhs.name) == CodePointString(rhs.name) && lhs.key.map(CodePointString.init) == rhs.key.map(CodePointString.init)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        CodePointString(name).hash(into: &hasher)
+        key.map(CodePointString.init).hash(into: &hasher)
+    }
 }
 
 /// What a client already has of a view model when its stream resumes (`Last-Event-ID: N`):

@@ -1,3 +1,4 @@
+import JSONPatch
 import ConcurrencyKit
 
 /// Encoded view models by name, key and state version: a view model is made by the state's factory,
@@ -11,9 +12,10 @@ final class ViewModelCache: Sendable {
         case unavailable
     }
 
+    /// By code points, as ``ViewModelSubject``: keys that differ in bytes get their own entries.
     private struct Key: Hashable {
-        let name: String
-        let key: String?
+        let name: CodePointString
+        let key: CodePointString?
     }
 
     private let entries = Lock<[Key: (version: UInt64, entry: Entry)]>([:])
@@ -26,7 +28,7 @@ final class ViewModelCache: Sendable {
     /// The cached answer for `name`/`key` at `version`, if any.
     func entry(name: String, key: String?, version: UInt64) -> Entry? {
         entries.withLock { entries in
-            guard let cached = entries[Key(name: name, key: key)], cached.version == version else { return nil }
+            guard let cached = entries[Key(name: CodePointString(name), key: key.map(CodePointString.init))], cached.version == version else { return nil }
             return cached.entry
         }
     }
@@ -34,7 +36,7 @@ final class ViewModelCache: Sendable {
     /// Remembers the answer for `name`/`key` at `version` unless a newer one is cached.
     func store(_ entry: Entry, name: String, key: String?, version: UInt64) {
         entries.withLock { entries in
-            let cacheKey = Key(name: name, key: key)
+            let cacheKey = Key(name: CodePointString(name), key: key.map(CodePointString.init))
             if let cached = entries[cacheKey], cached.version > version { return }
             if entries.count >= capacity, entries[cacheKey] == nil {
                 entries.removeAll(keepingCapacity: true)
