@@ -426,7 +426,7 @@ printf "  %-36s %s\n" "0 middleware, 4 threads, AndWait" "$(dispatch 0 4 dispatc
     done
     echo "  \"encodes_per_version\": {\"fanout_1000_10\": $(encodes_per_version "$OUT/fanout-1000-10.log"), \"fanout_1000_100\": $(encodes_per_version "$OUT/fanout-1000-100.log"), \"fanout_10000_10\": $(encodes_per_version "$OUT/fanout-10000-10-r1.log"), \"fanout_10000_100\": $(encodes_per_version "$OUT/fanout-10000-100.log")},"
     echo "  \"large_state\": {\"post_rps\": $large_post_rps, \"state_rps\": $large_state_rps},"
-    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"sequential_ceiling_rps\": $sequential_ceiling, \"hello_round_trip_us\": $hello_round_trip_us, \"single_commit_us\": $single_commit_us, \"disk_sync_us\": $disk_sync_us, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
+    echo "  \"durable\": {\"post_rps\": $durable_post_rps, \"post_p99\": \"$durable_post_p99\", \"commits_per_second\": $durable_commits_per_second, \"actions_per_commit\": $durable_actions_per_commit, \"sequential_rps\": $durable_sequential_rps, \"sequential_ceiling_rps\": $sequential_ceiling, \"hello_round_trip_us\": $hello_round_trip_us, \"single_commit_us\": $single_commit_us, \"disk_sync_us\": ${disk_sync_us:-null}, \"restart_cold_ms\": $restart_cold_ms, \"restart_snapshot_ms\": $restart_snapshot_ms},"
     echo "  \"dispatch\": {\"m0_t1\": $(dispatch 0 1 dispatch), \"m3_t1\": $(dispatch 3 1 dispatch), \"m0_t4\": $(dispatch 0 4 dispatch), \"m0_t4_wait\": $(dispatch 0 4 dispatchAndWait)}"
     echo "}"
 } >"$OUT/results.json"

@@ -69,7 +69,6 @@ if arguments.count == 4, arguments[1] == "disk", let seconds = Double(arguments[
         print("journal-bench: cannot create \(path): \(String(cString: strerror(errno)))")
         exit(1)
     }
-    defer { close(descriptor); unlink(path) }
     // Preallocated and synced first, so each fdatasync writes data only, as a reused SQLite WAL does.
     let blockCount = 256
     var block = [UInt8](repeating: 0x5A, count: 4096)
@@ -96,6 +95,8 @@ if arguments.count == 4, arguments[1] == "disk", let seconds = Double(arguments[
         writes += 1
     }
     let elapsed = ContinuousClock.now - started
+    close(descriptor)
+    unlink(path)  // here, not in a defer: exit() skips those
     let perSecond = Double(writes) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     print(String(format: "disk alone: %.0f synced 4 KiB writes/s, %.0f us each", perSecond, 1e6 / perSecond))
     exit(0)

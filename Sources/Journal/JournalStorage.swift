@@ -48,8 +48,12 @@ public protocol JournalStorage: Sendable {
 
     /// Records that a server of `role` uses the storage, or throws ``JournalError/Code/unusable``
     /// (a message naming the storage and what to do) when one of the other role used it before.
-    /// Storages that do not outlive the process need nothing (the default).
-    func claim(for role: JournalRole) throws(JournalError)
+    /// Returns true when the storage recorded no role yet but holds snapshots and no records: an
+    /// earlier build's data directory whose kind cannot be told (a replica's, or a single node's
+    /// whose retention removed every record), which the caller should warn about. Storages that
+    /// do not outlive the process need nothing (the default).
+    @discardableResult
+    func claim(for role: JournalRole) throws(JournalError) -> Bool
 
     /// Closes the storage; later calls throw ``JournalError/Code/closed``.
     func close()
@@ -66,7 +70,8 @@ extension JournalStorage {
     }
 
     /// Nothing to record: the storage ends with the process.
-    public func claim(for role: JournalRole) throws(JournalError) {}
+    @discardableResult
+    public func claim(for role: JournalRole) throws(JournalError) -> Bool { false }
 
     /// Nothing to do: ``append(_:answers:)`` replaces an answer whose key is already kept.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {}

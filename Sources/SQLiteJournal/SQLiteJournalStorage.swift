@@ -168,14 +168,20 @@ public final class SQLiteJournalStorage: JournalStorage {
 
     /// Records `role` in `meta` (key `role`) the first time; refuses a file another role used.
     /// Files of builds before the entry get it at their next start.
-    public func claim(for role: JournalRole) throws(JournalError) {
-        let recorded = try withWriter { writer throws(SQLiteError) -> String? in
+    @discardableResult
+    public func claim(for role: JournalRole) throws(JournalError) -> Bool {
+        let (recorded, ambiguous) = try withWriter { writer throws(SQLiteError) -> (String?, Bool) in
             let select = try writer.database.prepare("SELECT value FROM meta WHERE key = 'role'")
-            if try select.step() { return select.text(0) }
+            if try select.step() { return (select.text(0), false) }
+            let contents = try writer.database.prepare(
+                "SELECT EXISTS(SELECT 1 FROM snapshots), EXISTS(SELECT 1 FROM actions)"
+            )
+            _ = try contents.step()
+            let snapshotsOnly = contents.int64(0) != 0 && contents.int64(1) == 0
             try writer.database.execute("INSERT INTO meta(key, value) VALUES ('role', '\(role.rawValue)')")
-            return nil
+            return (nil, snapshotsOnly)
         } describing: { "cannot record the data directory's use in \(path): \($0)" }
-        guard let recorded, recorded != role.rawValue else { return }
+        guard let recorded, recorded != role.rawValue else { return ambiguous }
         switch JournalRole(rawValue: recorded) {
         case .replica:
             throw JournalError(

@@ -9,8 +9,6 @@ import Testing
         #"{}"#, #"[]"#, #"0"#, #"-0.5e+10"#, #"1E3"#, #""text""#, #"true"#, #"false"#, #"null"#,
         #" { "a" : [ 1 , 2.5 , { } , [ ] , "x\"y\\z\/\b\f\n\r\t\u00e9" ] , "b" : null } "#,
         #"{"a":1,"A":2}"#, #"{"é":1,"e":2}"#, #"{"\ud83d\ude00":1}"#, #"["😀", "ünïcode"]"#,
-        // Two names with different code points, though Swift's `==` finds them equal.
-        #"{"\u00e9":1,"e\u0301":2}"#, "{\"\u{E9}\":1,\"e\u{301}\":2}",
     ])
     func validJSONIsAccepted(_ text: String) throws {
         #expect(throws: Never.self) { try StrictJSONValidator.validate(Array(text.utf8)) }
@@ -24,6 +22,8 @@ import Testing
         (#"{"type":"increase","type":"decrease"}"#, "duplicate member name \"type\""),
         (#"{"a":1,"\u0061":2}"#, "duplicate member name \"a\""),
         (#"{"a":{"b":1,"b":2}}"#, "duplicate member name \"b\""),
+        // Different code points, one name once normalized: the decoder would merge them.
+        (#"{"\u00e9":1,"e\u0301":2}"#, "duplicate member name \"e\u{301}\" (the same name as \"\u{E9}\" once Unicode-normalized: decoding would keep only one of them)"),
         (#"[01]"#, "leading zero in a number"),
         (#"[1.]"#, "digits expected after the decimal point"),
         (#"[.5]"#, "unexpected '.' where a value was expected"),

@@ -32,7 +32,7 @@ import Testing
         let replica = try TemporaryDirectory(prefix: "remvvm-journal-replica")
         do {
             let storage = try SQLiteJournalStorage(directory: replica.path, sync: .full)
-            try storage.claim(for: .replica)
+            #expect(try storage.claim(for: .replica) == false, "a new file: nothing to warn about")
             try storage.saveSnapshot(snapshot(5))
             storage.close()
         }
@@ -53,6 +53,29 @@ import Testing
         let error = try #require(throws: JournalError.self) { try storage.claim(for: .replica) }
         #expect(error.code == .unusable)
         #expect(error.message.contains(single.path) && error.message.contains("a replica must not start from it"), "\(error.message)")
+    }
+
+    /// A file of an earlier build holding snapshots and no records may be a replica's or a
+    /// single node's whose retention removed every record: the first claim takes it and says so
+    /// (the runtimes log a warning); with records, or empty, there is nothing to say.
+    @Test func anEarlierBuildsFileWithSnapshotsOnlyIsTakenAndSaysSo() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            try storage.saveSnapshot(snapshot(9))  // no claim: as an earlier build left it
+            storage.close()
+        }
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            defer { storage.close() }
+            #expect(try storage.claim(for: .singleNode) == true)
+            #expect(try storage.claim(for: .singleNode) == false, "recorded now")
+            #expect(throws: JournalError.self) { try storage.claim(for: .replica) }
+        }
+        let withRecords = try damagedJournal(records: 3, snapshotVersion: 3, "DELETE FROM meta WHERE key = 'role'")
+        let storage = try SQLiteJournalStorage(directory: withRecords.path, sync: .full)
+        defer { storage.close() }
+        #expect(try storage.claim(for: .singleNode) == false, "records say whose it is")
     }
 
     @Test func aRoleOfAnotherBuildIsRefusedNamingIt() throws {

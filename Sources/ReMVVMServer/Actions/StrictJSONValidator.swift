@@ -1,4 +1,3 @@
-import JSONPatch
 /// Checks that a body is exactly one JSON text as RFC 8259 defines it, before it is decoded.
 ///
 /// Foundation's parser is lenient where a client's mistake should be an error: it takes trailing
@@ -60,16 +59,24 @@ struct StrictJSONValidator {
 
     private mutating func object() throws(Failure) {
         guard try open(closing: UInt8(ascii: "}")) else { return }
-        // By code points: "\u00e9" and "e\u0301" are two names (Swift's `==` finds them equal).
-        var names: Set<CodePointString> = []
+        // Compared as Swift compares them (canonical equivalence), as the decoder will: "\u00e9"
+        // and "e\u0301" would become one key of a dictionary, one of the two values lost.
+        var names: Set<String> = []
         repeat {
             guard peek == UInt8(ascii: "\"") else {
                 throw fail(names.isEmpty ? "expected a member name in quotes" : "trailing comma or missing member name")
             }
             let nameOffset = index
             let name = try string(keepingText: true)
-            guard names.insert(CodePointString(name)).inserted else {
-                throw Failure(reason: "duplicate member name \"\(name)\"", offset: nameOffset)
+            let (inserted, earlier) = names.insert(name)
+            guard inserted else {
+                let sameText = earlier.utf8.elementsEqual(name.utf8)
+                throw Failure(
+                    reason: sameText
+                        ? "duplicate member name \"\(name)\""
+                        : "duplicate member name \"\(name)\" (the same name as \"\(earlier)\" once Unicode-normalized: decoding would keep only one of them)",
+                    offset: nameOffset
+                )
             }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }

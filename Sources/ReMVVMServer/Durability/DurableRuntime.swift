@@ -27,7 +27,11 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         // precedes them.
         let initial = store.snapshot
         let recovery = try storage.recover()
-        try storage.claim(for: .singleNode)
+        if try storage.claim(for: .singleNode) {
+            logger.warning(
+                "the journal \(storage.location) was written by an earlier build and holds snapshots but no records: it is taken as this server's own (its retention removed every record). If it is a replica's data directory, stop now: a server on its own would go on from one of the shared log's versions with versions of its own"
+            )
+        }
         var restoredVersion: UInt64 = 0
         if let snapshot = recovery.snapshot {
             try store.restore(from: snapshot, keptIn: storage)

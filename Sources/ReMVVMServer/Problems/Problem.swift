@@ -149,6 +149,15 @@ extension Problem {
         )
     }
 
+    /// A replica found this request's `Idempotency-Key` stored by another replica meanwhile, but
+    /// could not read its answer: the request is not processed again; a retry with the key gets
+    /// the stored answer once the log can be read.
+    static var keyStoredElsewhereUnreadable: Problem {
+        journalUnavailable(
+            detail: "another replica stored a request with this Idempotency-Key meanwhile, but its answer cannot be read right now; nothing was dispatched here: retry with the same key to get that answer"
+        )
+    }
+
     private static func journalUnavailable(detail: String) -> Problem {
         var problem = Problem(type: type("journal-unavailable"), title: "Service Unavailable", status: 503, detail: detail)
         problem.headers["Retry-After"] = "1"

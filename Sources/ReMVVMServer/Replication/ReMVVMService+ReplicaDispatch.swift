@@ -139,7 +139,7 @@ extension ReMVVMService {
                 } else if kept != nil {
                     pending.complete(Problem.idempotencyKeyReused.response)
                 } else {
-                    pending.complete(Problem.journalUnavailable.response)
+                    pending.complete(Problem.keyStoredElsewhereUnreadable.response)
                 }
             case .success(.unstorable(let reason)):
                 release()

@@ -48,9 +48,14 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 message: "the data directory holds a single-node journal (versions \(recovery.earliestVersion ?? 0)…\(recovery.lastVersion)); a replica of a shared log keeps only snapshots there: use another data directory"
             )
         }
-        // After that check: a single-node journal of an earlier build (no role recorded) is
-        // refused above without being marked as a replica's.
-        try local.claim(for: .replica)
+        // After that check: a single-node journal of an earlier build (no role recorded) that
+        // still has records is refused above without being marked as a replica's. One whose
+        // retention removed every record cannot be told from a replica's: taken, with a warning.
+        if try local.claim(for: .replica) {
+            logger.warning(
+                "the data directory's journal \(local.location) was written by an earlier build and holds snapshots only: it is taken as this replica's. If it was a server's on its own (not a replica's), stop now: its state is not the shared log's"
+            )
+        }
         let restored = recovery.snapshot?.version ?? 0
         let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, renewal: renewal, logger: logger)
         do throws(JournalError) {

@@ -53,7 +53,10 @@ struct ReplicaStorage: JournalStorage {
     /// The log's records with their payloads in the server's compact form: PostgreSQL prints a
     /// `jsonb` its own way (`{"b": 1, "a": 2}`: spaces, its key order), while `GET /actions` and
     /// the events rebuilt from the log must show the bytes a single server and the live events
-    /// show (compact, keys in code point order).
+    /// show (compact, keys in code point order). Every reader of the log's history comes here
+    /// (the action log, streams resumed from the log); the follower applies entries it reads
+    /// itself, without this. A payload that does not parse (PostgreSQL's `jsonb` always does) is
+    /// passed on as stored.
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
         try log.records(after: version, limit: limit).map { record in
             guard !record.payload.isEmpty, let payload = try? JSON(parsing: record.payload) else { return record }
