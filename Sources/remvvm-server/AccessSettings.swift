@@ -35,8 +35,16 @@ struct AccessSettings {
         var tokens = try checked(.authTokens) { () throws(AccessControlError) in try StaticTokens(environment: authTokens) }
         if !authTokenFile.isEmpty {
             let text = try Self.read(authTokenFile, for: .authTokenFile)
+            let fromFile = try checked(.authTokenFile, prefix: "\(authTokenFile): ") { () throws(AccessControlError) in
+                try StaticTokens(hashFile: text)
+            }
+            // A file named but empty (a secret mount that came up empty) must not leave the
+            // server open: without tokens there would be no access control at all.
+            guard !fromFile.isEmpty else {
+                throw SettingsError(key: .authTokenFile, message: "\(authTokenFile) holds no token (only blank or comment lines); add sha256:<hex>=SCOPES lines, or unset authTokenFile")
+            }
             tokens = try checked(.authTokenFile, prefix: "\(authTokenFile): ") { () throws(AccessControlError) in
-                try tokens.merged(with: try StaticTokens(hashFile: text))
+                try tokens.merged(with: fromFile)
             }
         }
         var keys: [JWTKey] = []

@@ -56,6 +56,15 @@ import Testing
         #expect(!error.contains("from-file"))
     }
 
+    /// A token file that is named but holds no token (a secret mount that came up empty) stops
+    /// the start: it must not leave every route open.
+    @Test func aTokenFileWithoutTokensIsRefused() async throws {
+        for text in ["", "\n", "# only a comment\n\n"] {
+            let error = await failure(["REMVVM_AUTH_TOKEN_FILE": try file(text)])
+            #expect(error.contains("authTokenFile") && error.contains("holds no token"), "\(text.debugDescription): \(error)")
+        }
+    }
+
     @Test func badStaticTokensAreRefusedWithoutShowingThem() async {
         for bad in ["s3cret-token", "s3cret-token=admin", "s3cret token=read", "=read", "s3cret-token=read,s3cret-token=dispatch"] {
             let error = await failure(["REMVVM_AUTH_TOKENS": bad])

@@ -55,6 +55,21 @@ import Testing
         #expect((sample(text, "process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect((sample(text, "process_open_fds") ?? 0) > 2)
         #expect((sample(text, "process_start_time_seconds") ?? 0) > 1_700_000_000)
+        #expect(text.contains("# TYPE process_cpu_seconds_total counter"))
+    }
+
+    /// The start time is a fixed number (restart alerts watch it change), and CPU time only grows.
+    @Test func theProcessStartTimeIsTheSameAtEveryScrapeAndCPUTimeOnlyGrows() throws {
+        let live = try LiveServer()
+        var starts: Set<Double> = []
+        var cpu: [Double] = []
+        for _ in 0..<30 {
+            let text = try scrape(live)
+            starts.insert(try #require(sample(text, "process_start_time_seconds")))
+            cpu.append(try #require(sample(text, "process_cpu_seconds_total")))
+        }
+        #expect(starts.count == 1, "\(starts)")
+        #expect(cpu == cpu.sorted())
     }
 
     @Test func rejectedAndPreconditionFailedActionsAreCountedByOutcome() throws {
@@ -92,6 +107,26 @@ import Testing
         let text = try scrape(live)
         #expect(sample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 0)
         #expect(sample(text, "remvvm_sse_disconnects_total", ["reason": "client_gone"]) == 1)
+    }
+
+    @Test func viewModelStreamsThatEndAreCountedToo() throws {
+        let live = try LiveServer()
+        let stream = try live.viewModelStream("/viewmodels/events?name=counter&name=greetings")
+        #expect(try stream.nextEvent(timeout: .seconds(5)) != nil)
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 1 })
+        stream.close()
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 0 })
+        #expect(sample(try scrape(live), "remvvm_sse_disconnects_total", ["reason": "client_gone"]) == 1)
+    }
+
+    /// Answers made before routing (here 413: a body over the limit) count like the others.
+    @Test func refusalsBeforeRoutingAreCounted() throws {
+        let live = try LiveServer(maxBodyBytes: 64)
+        let body = String(repeating: " ", count: 200) + #"{"type":"increase"}"#
+        #expect(try live.post(body).status == 413)
+        #expect(try live.post(body).status == 413)
+        let text = try scrape(live)
+        #expect(sample(text, "http_requests_total", ["method": "POST", "route": "/actions", "code": "413"]) == 2)
     }
 
     @Test func eachOutcomeCountsInItsOwnColumn() {

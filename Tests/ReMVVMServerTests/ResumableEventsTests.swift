@@ -31,6 +31,17 @@ import Testing
         #expect(client.retry?.milliseconds == 1000, "the first block carries retry:")
     }
 
+    /// Whitespace around a field value is not part of it (RFC 9110 §5.5).
+    @Test func anIdWithWhitespaceAroundItResumes() throws {
+        let live = try LiveServer()
+        try increase(live, times: 3)
+        for spaced in [" \(live.versionTags.tag(2)) ", "\(live.versionTags.tag(2))\t"] {
+            let client = try resume(live, header: spaced)
+            #expect(client.headers["ReMVVM-Replay"] == nil, "\(spaced.debugDescription)")
+            #expect(try client.nextEvent(timeout: .seconds(5))?.version == 3)
+        }
+    }
+
     @Test func theRingIsBoundedByBytesToo() throws {
         // This state's frames are smaller than 256 bytes and count as 256: 4,096 bytes keep the
         // newest 16 versions (the count bound alone, 10,000, would keep all 40).

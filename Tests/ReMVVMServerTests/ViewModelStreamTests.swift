@@ -154,6 +154,27 @@ import Testing
         #expect(next.map(\.event) == ["viewmodel", "viewmodel"])
     }
 
+    /// A version that changes several view models reaches each stream in the order it named
+    /// them: two streams naming the same two in opposite orders get opposite orders (one of
+    /// them in an order other than the server's own, whichever that is).
+    @Test func theViewModelsOfOneVersionComeInTheOrderTheStreamNamedThem() throws {
+        let live = try LiveServer()
+        let greetingsFirst = try live.viewModelStream("/viewmodels/events?name=greetings&name=login")
+        let loginFirst = try live.viewModelStream("/viewmodels/events?name=login&name=greetings")
+        for stream in [greetingsFirst, loginFirst] {
+            _ = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        }
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)  // changes both
+        for (stream, order) in [(greetingsFirst, ["greetings", "login"]), (loginFirst, ["login", "greetings"])] {
+            let events = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+            #expect(events.map(\.version) == [1, 1])
+            let names = events.map { event in
+                (try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])?["name"] as? String
+            }
+            #expect(names == order)
+        }
+    }
+
     @Test(arguments: Transport.allCases)
     func unknownNamesAndMissingNamesAreProblems(transport: Transport) throws {
         let live = try LiveServer(transport: transport)

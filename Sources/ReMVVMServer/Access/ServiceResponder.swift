@@ -59,8 +59,15 @@ public struct ServiceResponder: Responder {
         // data and change nothing, and they name neither a token nor the path. An allowed
         // origin still gets its CORS headers, so that a page sees the 413 rather than a
         // network error.
+        let started = ContinuousClock.now
         var response = router.respond(to: failure, method: method, path: path, headers: headers)
         addCORSHeaders(to: &response, origin: headers["Origin"])
+        // Counted like every other answer: a 503 at the connection limit or a 413 must show.
+        if let metrics {
+            let handles = metrics.route(method: method, route: router.pattern(matching: path))
+            handles.count(status: response.status)
+            handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
+        }
         return response
     }
 

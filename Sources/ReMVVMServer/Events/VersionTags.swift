@@ -42,7 +42,11 @@ public struct VersionTags: Sendable, Equatable {
     /// The version an event id of this instance names (`5`, or `5-3f9a2c1b` with this
     /// instance's token), or nil.
     public func version(ofEventId id: Substring) -> UInt64? {
-        version(ofTag: id.trimmingPrefix(" "))
+        // A field value excludes the whitespace around it (RFC 9110 §5.5); libmicrohttpd keeps
+        // what trails.
+        var trimmed = id.trimmingPrefix(" ")
+        while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
+        return version(ofTag: trimmed)
     }
 
     /// The version `tag(_:)` wrote as `text`, or nil (another instance's token, not a number).

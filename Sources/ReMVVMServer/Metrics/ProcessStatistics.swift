@@ -12,7 +12,7 @@ struct ProcessStatistics: Equatable {
 
     /// The current figures; nil where `/proc` cannot be read.
     static func current() -> ProcessStatistics? {
-        guard let stat = readFile("/proc/self/stat"), let uptime = readFile("/proc/uptime") else { return nil }
+        guard let stat = readFile("/proc/self/stat"), let system = readFile("/proc/stat") else { return nil }
         // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -20,19 +20,26 @@ struct ProcessStatistics: Equatable {
         guard fields.count > 21,
               let utime = Double(fields[11]), let stime = Double(fields[12]),
               let start = Double(fields[19]), let virtual = Double(fields[20]), let resident = Double(fields[21]),
-              let uptimeSeconds = Double(uptime.split(separator: " ").first ?? "") else { return nil }
+              let bootTime = bootTime(in: system) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let bootTime = Double(now.tv_sec) - uptimeSeconds
         return ProcessStatistics(
             residentMemoryBytes: resident * pageSize,
             virtualMemoryBytes: virtual,
             openDescriptors: Double(countDescriptors()),
             cpuSeconds: (utime + stime) / ticks,
-            startTimeSeconds: (bootTime + start / ticks).rounded()
+            startTimeSeconds: bootTime + start / ticks
         )
+    }
+
+    /// The boot time `/proc/stat` states (`btime`, seconds since 1970): a fixed number, so the
+    /// start time is the same at every scrape (now minus `/proc/uptime` moved with the clock
+    /// reads, and changed between scrapes of one process).
+    private static func bootTime(in system: String) -> Double? {
+        for line in system.split(separator: "\n") where line.hasPrefix("btime ") {
+            return Double(line.dropFirst("btime ".count).trimmingPrefix(" "))
+        }
+        return nil
     }
 
     private static func readFile(_ path: String) -> String? {

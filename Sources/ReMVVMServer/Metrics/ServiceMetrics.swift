@@ -48,7 +48,10 @@ final class ServiceMetrics: Sendable {
     private let residentMemory: CoreMetrics.Gauge
     private let virtualMemory: CoreMetrics.Gauge
     private let openDescriptors: CoreMetrics.Gauge
-    private let cpuSeconds: CoreMetrics.Gauge
+    /// A counter (Prometheus' `_total` convention), raised by what the kernel added since the
+    /// last scrape.
+    private let cpuSeconds: CoreMetrics.FloatingPointCounter
+    private let cpuSecondsSeen = Lock<Double>(0)
     private let startTime: CoreMetrics.Gauge
     /// A replica's lag behind the shared log's head it knows of, and whether it follows it.
     private let replicaLag: CoreMetrics.Gauge?
@@ -76,7 +79,7 @@ final class ServiceMetrics: Sendable {
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
     ]
     /// Buckets of `remvvm_journal_batch_actions`.
-    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 4_096, 8_192]
+    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 2_048, 4_096, 8_192]
 
     /// - Parameter replica: whether the service is a replica of a shared log (adds its gauges).
     init(actionTypes: [ObjectIdentifier: String], replica: Bool = false) {
@@ -113,7 +116,7 @@ final class ServiceMetrics: Sendable {
         residentMemory = CoreMetrics.Gauge(label: "process_resident_memory_bytes", factory: factory)
         virtualMemory = CoreMetrics.Gauge(label: "process_virtual_memory_bytes", factory: factory)
         openDescriptors = CoreMetrics.Gauge(label: "process_open_fds", factory: factory)
-        cpuSeconds = CoreMetrics.Gauge(label: "process_cpu_seconds_total", factory: factory)
+        cpuSeconds = CoreMetrics.FloatingPointCounter(label: "process_cpu_seconds_total", factory: factory)
         startTime = CoreMetrics.Gauge(label: "process_start_time_seconds", factory: factory)
         replicaLag = replica ? CoreMetrics.Gauge(label: "remvvm_replica_lag_versions", factory: factory) : nil
         replicaFollowing = replica ? CoreMetrics.Gauge(label: "remvvm_replica_following", factory: factory) : nil
@@ -193,7 +196,11 @@ final class ServiceMetrics: Sendable {
             residentMemory.record(process.residentMemoryBytes)
             virtualMemory.record(process.virtualMemoryBytes)
             openDescriptors.record(process.openDescriptors)
-            cpuSeconds.record(process.cpuSeconds)
+            let added = cpuSecondsSeen.withLock { seen in
+                defer { seen = max(seen, process.cpuSeconds) }
+                return max(0, process.cpuSeconds - seen)
+            }
+            cpuSeconds.increment(by: added)
             startTime.record(process.startTimeSeconds)
         }
         return registry.emitToBuffer()

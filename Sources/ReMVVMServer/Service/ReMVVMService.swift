@@ -97,6 +97,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             versionTags: configuration.versionTags,
             reconnectDelay: configuration.reconnectDelay,
             backlogBytes: configuration.subscriberBacklogBytes,
+            metrics: metrics,
             logger: logger
         )
     }

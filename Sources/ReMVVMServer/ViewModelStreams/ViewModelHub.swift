@@ -57,6 +57,8 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
     private let versionTags: VersionTags
     private let retryField: [UInt8]
     private let backlogBytes: Int
+    /// Counts streams that end, by reason (nil: metrics off), as ``EventHub`` does.
+    private let metrics: ServiceMetrics?
     private let logger: Logger
     private let inbox = Lock(Inbox())
 
@@ -79,8 +81,10 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         reconnectDelay: Duration,
         backlogBytes: Int,
         maxPendingPublications: Int = 4_096,
+        metrics: ServiceMetrics? = nil,
         logger: Logger
     ) {
+        self.metrics = metrics
         self.registry = registry
         self.versionTags = versionTags
         retryField = EventFrame.retry(reconnectDelay)
@@ -139,7 +143,9 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         let stream = EventStream(maxPendingBytes: backlogBytes)
         let id = ObjectIdentifier(stream)
         let logger = logger
+        let metrics = metrics
         stream.onTermination { [weak self] reason in
+            metrics?.subscriberDisconnected(reason: ServiceMetrics.disconnectReason(reason))
             if reason == .overflow {
                 logger.warning("view-model subscriber disconnected: it fell too far behind")
             }
@@ -246,16 +252,25 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
     private func advance(to publication: StatePublication<State>) {
         guard publication.version > (latest?.version ?? 0) || latest == nil else { return }
         latest = StoreSnapshot(version: publication.version, state: publication.state)
-        for group in groups.values {
+        var changed: [ViewModelSubject: [UInt8]] = [:]
+        var affected: Set<ObjectIdentifier> = []
+        for (subject, group) in groups {
             do {
                 guard let frame = try group.update(state: publication.state, version: publication.version) else { continue }
-                for id in group.streams {
-                    followers[id]?.pending.append(frame)
-                    dirty.insert(id)
-                }
+                changed[subject] = frame
+                affected.formUnion(group.streams)
             } catch {
                 fail(group, error)
             }
+        }
+        // Each stream gets the view models of one version in the order it named them (the
+        // groups' dictionary has an order of its own).
+        for id in affected {
+            guard let subjects = followers[id]?.subjects else { continue }
+            for subject in subjects {
+                if let frame = changed[subject] { followers[id]?.pending.append(frame) }
+            }
+            dirty.insert(id)
         }
         if !waiting.isEmpty {
             let ready = waiting.filter { subscription in
