@@ -109,10 +109,14 @@ struct ServerSettings {
         environment: [String: String],
         configPath: String?
     ) async throws -> ServerSettings {
-        let file = try await FileProvider<JSONSnapshot>(
-            filePath: FilePath(configPath ?? defaultConfigPath),
-            allowMissing: configPath == nil
-        )
+        let path = configPath ?? defaultConfigPath
+        let file: FileProvider<JSONSnapshot>
+        do {
+            file = try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: configPath == nil)
+        } catch {
+            // The provider's own errors (Foundation's JSON parser) do not say which file.
+            throw ConfigFileError(path: path, reason: "\(error)")
+        }
         let config = ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
             // Each key's variable is REMVVM_ + SettingsError.environmentName(key), with a word break
@@ -169,5 +173,15 @@ struct SettingsError: Error, CustomStringConvertible {
         }
         if !word.isEmpty { words.append(word) }
         return words
+    }
+}
+
+/// The config file cannot be read or is not JSON: names the file, with the reader's reason.
+struct ConfigFileError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+
+    var description: String {
+        "cannot read the config file \(path): \(reason)"
     }
 }

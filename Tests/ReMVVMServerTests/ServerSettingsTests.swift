@@ -29,6 +29,16 @@ import Testing
         #expect(settings.values == ServerSettings().values)
     }
 
+    @Test func aConfigFileThatIsNotJSONIsRefusedNamingIt() async throws {
+        let path = try writeConfig(#"{"port": 9000,"#)
+        do {
+            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
+            Issue.record("a broken config file was accepted")
+        } catch {
+            #expect("\(error)".contains("cannot read the config file \(path)"), "\(error)")
+        }
+    }
+
     @Test func fileOverridesDefaultsEnvironmentOverridesFileAndFlagsOverrideAll() async throws {
         let path = try writeConfig(#"{"port": 9000, "host": "0.0.0.0", "logLevel": "debug", "heartbeatSeconds": 5}"#)
         let settings = try await ServerSettings.load(
