@@ -12,12 +12,17 @@ public struct ServiceResponder: Responder {
     let metrics: HTTPMetrics?
 
     public func respond(to request: Request) -> Response {
+        measured(request.method) { answer(request) }
+    }
+
+    /// `make`'s answer, counted and timed under its route's pattern when metrics are on.
+    private func measured(_ method: HTTPMethod, _ make: () -> (response: Response, route: String?)) -> Response {
         guard let metrics else {
-            return answer(request).response
+            return make().response
         }
         let started = ContinuousClock.now
-        let (response, route) = answer(request)
-        let handles = metrics.route(method: request.method, route: route)
+        let (response, route) = make()
+        let handles = metrics.route(method: method, route: route)
         switch response.body {
         case .pending(let pending):
             pending.whenCompleted { completed in
@@ -58,17 +63,13 @@ public struct ServiceResponder: Responder {
         // Not access-checked: these answers (413, 400, 501, 503) come before routing, read no
         // data and change nothing, and they name neither a token nor the path. An allowed
         // origin still gets its CORS headers, so that a page sees the 413 rather than a
-        // network error.
-        let started = ContinuousClock.now
-        var response = router.respond(to: failure, method: method, path: path, headers: headers)
-        addCORSHeaders(to: &response, origin: headers["Origin"])
-        // Counted like every other answer: a 503 at the connection limit or a 413 must show.
-        if let metrics {
-            let handles = metrics.route(method: method, route: router.pattern(matching: path))
-            handles.count(status: response.status)
-            handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
+        // network error, and they are counted like every other answer (a 503 at the connection
+        // limit or a 413 must show).
+        measured(method) {
+            var response = router.respond(to: failure, method: method, path: path, headers: headers)
+            addCORSHeaders(to: &response, origin: headers["Origin"])
+            return (response, router.pattern(matching: path))
         }
-        return response
     }
 
     private func addCORSHeaders(to response: inout Response, origin: String?) {

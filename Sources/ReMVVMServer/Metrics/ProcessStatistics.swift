@@ -12,7 +12,7 @@ struct ProcessStatistics: Equatable {
 
     /// The current figures; nil where `/proc` cannot be read.
     static func current() -> ProcessStatistics? {
-        guard let stat = readFile("/proc/self/stat"), let system = readFile("/proc/stat") else { return nil }
+        guard let stat = readFile("/proc/self/stat") else { return nil }
         // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -20,7 +20,7 @@ struct ProcessStatistics: Equatable {
         guard fields.count > 21,
               let utime = Double(fields[11]), let stime = Double(fields[12]),
               let start = Double(fields[19]), let virtual = Double(fields[20]), let resident = Double(fields[21]),
-              let bootTime = bootTime(in: system) else { return nil }
+              let bootTime = Self.bootTime else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
         return ProcessStatistics(
@@ -34,13 +34,14 @@ struct ProcessStatistics: Equatable {
 
     /// The boot time `/proc/stat` states (`btime`, seconds since 1970): a fixed number, so the
     /// start time is the same at every scrape (now minus `/proc/uptime` moved with the clock
-    /// reads, and changed between scrapes of one process).
-    private static func bootTime(in system: String) -> Double? {
+    /// reads, and changed between scrapes of one process). Read once: it does not change.
+    private static let bootTime: Double? = {
+        guard let system = readFile("/proc/stat") else { return nil }
         for line in system.split(separator: "\n") where line.hasPrefix("btime ") {
             return Double(line.dropFirst("btime ".count).trimmingPrefix(" "))
         }
         return nil
-    }
+    }()
 
     private static func readFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,3 +1,5 @@
+import MicroHTTP
+
 extension OpenAPIDocument {
     /// How a client presents a token: the `Authorization: Bearer` field everywhere; for the event
     /// streams (``AccessGate/acceptsCookieAndQuery(_:)``) also the cookie or the query parameter
@@ -38,7 +40,8 @@ extension OpenAPIDocument {
                         responses["403"] = problem("The token does not grant the scope this operation needs")
                     }
                     members["responses"] = .object(responses)
-                    if Self.streamPaths.contains(path) {
+                    // The gate decides, on the path as written here: `{name}` stands for a name.
+                    if method == "get", AccessGate.acceptsCookieAndQuery(Request(method: .GET, path: path)) {
                         members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]
                     }
                 }
@@ -48,8 +51,4 @@ extension OpenAPIDocument {
         }
         return secured
     }
-
-    /// The paths whose `GET` also takes the token from the cookie or the query: the ones
-    /// ``AccessGate/acceptsCookieAndQuery(_:)`` accepts.
-    static let streamPaths: Set<String> = ["/events", "/viewmodels/events", "/viewmodels/{name}/events"]
 }

@@ -1,4 +1,3 @@
-import JSONPatch
 import ConcurrencyKit
 
 /// Encoded view models by name, key and state version: a view model is made by the state's factory,
@@ -12,13 +11,9 @@ final class ViewModelCache: Sendable {
         case unavailable
     }
 
-    /// By code points, as ``ViewModelSubject``: keys that differ in bytes get their own entries.
-    private struct Key: Hashable {
-        let name: CodePointString
-        let key: CodePointString?
-    }
-
-    private let entries = Lock<[Key: (version: UInt64, entry: Entry)]>([:])
+    /// Keyed by ``ViewModelSubject``, which compares by code points: keys that differ in bytes get
+    /// their own entries.
+    private let entries = Lock<[ViewModelSubject: (version: UInt64, entry: Entry)]>([:])
     private let capacity: Int
 
     init(capacity: Int = 1_024) {
@@ -28,7 +23,7 @@ final class ViewModelCache: Sendable {
     /// The cached answer for `name`/`key` at `version`, if any.
     func entry(name: String, key: String?, version: UInt64) -> Entry? {
         entries.withLock { entries in
-            guard let cached = entries[Key(name: CodePointString(name), key: key.map(CodePointString.init))], cached.version == version else { return nil }
+            guard let cached = entries[ViewModelSubject(name: name, key: key)], cached.version == version else { return nil }
             return cached.entry
         }
     }
@@ -36,7 +31,7 @@ final class ViewModelCache: Sendable {
     /// Remembers the answer for `name`/`key` at `version` unless a newer one is cached.
     func store(_ entry: Entry, name: String, key: String?, version: UInt64) {
         entries.withLock { entries in
-            let cacheKey = Key(name: CodePointString(name), key: key.map(CodePointString.init))
+            let cacheKey = ViewModelSubject(name: name, key: key)
             if let cached = entries[cacheKey], cached.version > version { return }
             if entries.count >= capacity, entries[cacheKey] == nil {
                 entries.removeAll(keepingCapacity: true)
