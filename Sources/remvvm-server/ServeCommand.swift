@@ -164,6 +164,10 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "remvvm-server")
+        for warning in ServerSettings.environmentWarnings(in: ProcessInfo.processInfo.environment) {
+            // Not refused, unlike a config file's unknown member: the environment is shared.
+            logger.warning("\(warning)")
+        }
         var service = settings.service
         var journal: (any JournalStorage)?
         var replication: ReplicaConfiguration?

@@ -1,5 +1,6 @@
 import AccessControl
 import Configuration
+import Foundation
 import Journal
 import Logging
 import MicroHTTP
@@ -110,12 +111,16 @@ struct ServerSettings {
         configPath: String?
     ) async throws -> ServerSettings {
         let path = configPath ?? defaultConfigPath
-        let file: FileProvider<JSONSnapshot>
+        let file: FileProvider<SettingsFileSnapshot>
         do {
-            file = try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: configPath == nil)
+            file = try await FileProvider<SettingsFileSnapshot>(filePath: FilePath(path), allowMissing: configPath == nil)
         } catch {
-            // The provider's own errors (Foundation's JSON parser) do not say which file.
-            throw ConfigFileError(path: path, reason: "\(error)")
+            // The provider's own errors (Foundation's JSON parser) do not say which file; nor does
+            // UnknownSettingsError.
+            if error is UnknownSettingsError {
+                throw ConfigFileError(description: "the config file \(path) is refused: \(error)")
+            }
+            throw ConfigFileError(description: "cannot read the config file \(path): \(error)")
         }
         let config = ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flags),
@@ -130,6 +135,18 @@ struct ServerSettings {
             InMemoryProvider(name: "defaults", values: defaults),
         ])
         return try ServerSettings(config: config)
+    }
+
+    /// A warning for each `REMVVM_*` variable of `environment` that is no setting (a misspelt one
+    /// would leave its default in force), naming the setting it most likely meant; sorted.
+    /// `REMVVM_BENCHMARKS`, the package's build switch, is not warned about.
+    static func environmentWarnings(in environment: [String: String]) -> [String] {
+        let known = Set(Key.allCases.map { "REMVVM_" + SettingsError.environmentName($0) } + ["REMVVM_BENCHMARKS"])
+        return environment.keys.filter { $0.hasPrefix("REMVVM_") && !known.contains($0) }.sorted().map { name in
+            let words = name.dropFirst("REMVVM_".count).replacingOccurrences(of: "_", with: "")
+            let guess = Key.closest(to: words).map { " (did you mean REMVVM_\(SettingsError.environmentName($0))?)" } ?? ""
+            return "\(name) is no setting of remvvm-server\(guess); ignored"
+        }
     }
 }
 
@@ -176,12 +193,8 @@ struct SettingsError: Error, CustomStringConvertible {
     }
 }
 
-/// The config file cannot be read or is not JSON: names the file, with the reader's reason.
+/// The config file cannot be read, is not JSON or has a member that is no setting: names the file,
+/// with the reason.
 struct ConfigFileError: Error, CustomStringConvertible {
-    let path: String
-    let reason: String
-
-    var description: String {
-        "cannot read the config file \(path): \(reason)"
-    }
+    let description: String
 }

@@ -39,6 +39,38 @@ import Testing
         }
     }
 
+    @Test func aConfigFileMemberThatIsNoSettingIsRefusedNamingItAndTheLikelySetting() async throws {
+        let path = try writeConfig(#"{"port": 9000, "journalSynch": "off", "datadir": "/srv", "colour": 1}"#)
+        do {
+            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
+            Issue.record("a misspelt setting was accepted")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("the config file \(path) is refused: "), "\(text)")
+            #expect(text.contains(#""colour", "datadir" (did you mean dataDir?), "journalSynch" (did you mean journalSync?) are no settings"#), "\(text)")
+            #expect(text.contains("the settings are host, port,"), "\(text)")
+        }
+    }
+
+    @Test func everySettingIsAcceptedInTheConfigFile() throws {
+        try SettingsFileSnapshot.checkNames(ServerSettings.Key.allCases.map(\.rawValue))
+        #expect(ServerSettings.Key.closest(to: "port") == .port)
+        #expect(ServerSettings.Key.closest(to: "prt") == .port)
+        #expect(ServerSettings.Key.closest(to: "xyz") == nil, "three letters, none shared with a setting")
+        #expect(ServerSettings.Key.closest(to: "somethingElseEntirely") == nil)
+    }
+
+    @Test func anEnvironmentVariableThatIsNoSettingIsWarnedAbout() {
+        let warnings = ServerSettings.environmentWarnings(in: [
+            "REMVVM_PORT": "1", "REMVVM_JOURNAL_SYNCH": "off", "REMVVM_BENCHMARKS": "1", "REMVVM_COLOUR": "red",
+            "PATH": "/bin", "JWT_HS256_SECRET": "x",
+        ])
+        #expect(warnings == [
+            "REMVVM_COLOUR is no setting of remvvm-server; ignored",
+            "REMVVM_JOURNAL_SYNCH is no setting of remvvm-server (did you mean REMVVM_JOURNAL_SYNC?); ignored",
+        ])
+    }
+
     @Test func fileOverridesDefaultsEnvironmentOverridesFileAndFlagsOverrideAll() async throws {
         let path = try writeConfig(#"{"port": 9000, "host": "0.0.0.0", "logLevel": "debug", "heartbeatSeconds": 5}"#)
         let settings = try await ServerSettings.load(
