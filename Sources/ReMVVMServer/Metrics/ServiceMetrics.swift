@@ -203,6 +203,6 @@ final class ServiceMetrics: Sendable {
             cpuSeconds.increment(by: added)
             startTime.record(process.startTimeSeconds)
         }
-        return registry.emitToBuffer()
+        return MetricFamilies.annotated(registry.emitToBuffer())
     }
 }
