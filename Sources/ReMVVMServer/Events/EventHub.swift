@@ -265,6 +265,17 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         return opening
     }
 
+    /// Whether a stream resuming after `lastEventId` would start with a reset, told without
+    /// subscribing (the head `HEAD /events` answers with): the id is no version of this store,
+    /// or neither the ring nor the journal holds the versions after it.
+    func wouldReset(resumingAfter lastEventId: String?) -> Bool {
+        switch inbox.withLock({ opening(after: lastEventId, inbox: $0) }) {
+        case .hub(.reset): true
+        case .journal(let journal, let version): !journal.canRebuild(after: version)
+        case .hub, .stopped: false
+        }
+    }
+
     /// A new subscriber's stream: the newest state first, then every later version; or, resuming
     /// after `lastEventId`, every version after it, then every later one (see ``Resume``). In
     /// `format` ``EventFormat/jsonPatch``, the versions after the first event come as patches,

@@ -11,7 +11,20 @@ extension ReMVVMService {
             return Problem.unknownDelta(request.query["delta"] ?? "").response
         }
         let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
+        guard request.method != .HEAD else {
+            // The head alone: no subscriber, no replay, nothing counted as a stream.
+            return Self.streamHead(isReset: hub.wouldReset(resumingAfter: lastEventId))
+        }
         let (stream, isReset) = hub.subscribe(resumingAfter: lastEventId, format: format)
+        var response = Self.streamHead(isReset: isReset)
+        response.body = .stream(stream)
+        return response
+    }
+
+    /// The head of an event stream's `200` (`text/event-stream`, not cached, not buffered by
+    /// proxies; `ReMVVM-Replay: reset` when it starts with a reset), with an empty body: what
+    /// `HEAD` of a stream route answers, and `GET` with the stream as its body.
+    static func streamHead(isReset: Bool) -> Response {
         var headers = HTTPHeaders([
             ("Content-Type", "text/event-stream; charset=utf-8"),
             ("Cache-Control", "no-cache"),
@@ -20,7 +33,7 @@ extension ReMVVMService {
         if isReset {
             headers.add(name: "ReMVVM-Replay", value: "reset")
         }
-        return Response(status: 200, headers: headers, body: .stream(stream))
+        return Response(status: 200, headers: headers, body: .bytes([]))
     }
 
     /// What the event publisher has done so far: versions, states encoded, patches computed

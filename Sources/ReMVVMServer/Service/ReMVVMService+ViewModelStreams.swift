@@ -51,17 +51,23 @@ extension ReMVVMService {
             ).response
         }
         let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
-        let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
-        let stream = viewModelHub.subscribe(subjects, start: start)
-        var headers = HTTPHeaders([
-            ("Content-Type", "text/event-stream; charset=utf-8"),
-            ("Cache-Control", "no-cache"),
-            ("X-Accel-Buffering", "no"),
-        ])
-        if case .reset = start {
-            headers.add(name: "ReMVVM-Replay", value: "reset")
+        guard request.method != .HEAD else {
+            // The head alone: no view models made, no state rebuilt, no subscriber.
+            return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId) == nil)
         }
-        return Response(status: 200, headers: headers, body: .stream(stream))
+        let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
+        var response = Self.streamHead(isReset: { if case .reset = start { true } else { false } }())
+        response.body = .stream(viewModelHub.subscribe(subjects, start: start))
+        return response
+    }
+
+    /// The version a view-model stream resuming after `lastEventId` continues from: nil when the
+    /// id is no version of this store up to its newest (the stream then starts with a reset).
+    private func resumedVersion(after lastEventId: String?) -> UInt64? {
+        guard let lastEventId,
+              let version = configuration.versionTags.version(ofEventId: Substring(lastEventId)),
+              version <= publisher.snapshot.version else { return nil }
+        return version
     }
 
     /// How a view-model stream resuming after `lastEventId` begins: with what changed since that
@@ -69,10 +75,9 @@ extension ReMVVMService {
     /// found in the event ring or rebuilt from the journal), or with a reset when the id is not a
     /// version of this store.
     func viewModelStreamStart(for subjects: [ViewModelSubject], resumingAfter lastEventId: String?) -> ViewModelSubscription.Start {
-        guard let lastEventId else { return .current }
-        let newest = publisher.snapshot
-        guard let version = configuration.versionTags.version(ofEventId: Substring(lastEventId)),
-              version <= newest.version else { return .reset }
+        guard lastEventId != nil else { return .current }
+        guard let version = resumedVersion(after: lastEventId) else { return .reset }
+        let newest = publisher.snapshot  // at or past `version`: versions only grow
         let state = version == newest.version ? newest.state : state(atVersion: version)
         var baselines: [ViewModelSubject: ViewModelBaseline] = [:]
         for subject in subjects {
