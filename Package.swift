@@ -156,6 +156,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "Journal",
+                "JSONPatch",
                 "SQLiteJournal",
                 "PostgresJournal",
                 "AccessControl",

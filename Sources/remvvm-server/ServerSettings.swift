@@ -115,9 +115,9 @@ struct ServerSettings {
         do {
             file = try await FileProvider<SettingsFileSnapshot>(filePath: FilePath(path), allowMissing: configPath == nil)
         } catch {
-            // The provider's own errors (Foundation's JSON parser) do not say which file; nor does
-            // UnknownSettingsError.
-            if error is UnknownSettingsError {
+            // The provider's own errors (reading the file) do not say which file; nor does
+            // SettingsFileError.
+            if error is SettingsFileError {
                 throw ConfigFileError(description: "the config file \(path) is refused: \(error)")
             }
             throw ConfigFileError(description: "cannot read the config file \(path): \(error)")

@@ -1,11 +1,15 @@
 import Configuration
-import Foundation
+import JSONPatch
 
-/// The config file's contents: a JSON object whose members are settings (``ServerSettings/Key``).
+/// The config file's contents: one JSON object whose members are settings (``ServerSettings/Key``).
 ///
-/// Reads like `JSONSnapshot` and refuses a member that is no setting, naming it and the setting it
-/// most likely meant (`journalSynch` → `journalSync`), so that a misspelt setting does not leave
-/// its default in force unnoticed.
+/// Read like `JSONSnapshot`, which it wraps, after a stricter check of its own, so that a mistake
+/// in the file stops the start instead of leaving a default in force unnoticed: the text must be
+/// exactly JSON (RFC 8259: no comments, no trailing commas, no member twice; a leading UTF-8 BOM
+/// is skipped), every member must be a setting (a misspelt one is named with the setting it most
+/// likely meant: `journalSynch` → `journalSync`), and every value must be of the setting's kind —
+/// `true` or `false` for a switch and never for anything else (`JSONSnapshot` would read `true`
+/// as the number 1 and `2` as `true`), never `null`, an object, or an array but for a list.
 struct SettingsFileSnapshot: FileConfigSnapshot {
     typealias ParsingOptions = JSONSnapshot.ParsingOptions
 
@@ -16,38 +20,86 @@ struct SettingsFileSnapshot: FileConfigSnapshot {
     var debugDescription: String { json.debugDescription }
 
     init(data: RawSpan, providerName: String, parsingOptions: ParsingOptions) throws {
+        try Self.check(data.withUnsafeBytes { Array($0) })
         json = try JSONSnapshot(data: data, providerName: providerName, parsingOptions: parsingOptions)
-        // JSONSnapshot has read the object; its member names are not public, so read them here.
-        if let object = try JSONSerialization.jsonObject(with: data.withUnsafeBytes { Data($0) }) as? [String: Any] {
-            try Self.checkNames(object.keys)
-        }
     }
 
     func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         try json.value(forKey: key, type: type)
     }
 
-    /// Throws ``UnknownSettingsError`` naming every name in `names` that is no setting.
-    static func checkNames(_ names: some Sequence<String>) throws(UnknownSettingsError) {
-        let unknown = names.filter { ServerSettings.Key(rawValue: $0) == nil }.sorted()
-        if !unknown.isEmpty {
-            throw UnknownSettingsError(names: unknown)
+    /// Throws ``SettingsFileError`` listing what is wrong with the config file `bytes`.
+    static func check(_ bytes: [UInt8]) throws(SettingsFileError) {
+        let document: JSON
+        do {
+            let hasBOM = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+            document = try JSON(parsing: hasBOM ? bytes.dropFirst(3) : bytes[...])
+        } catch {
+            throw SettingsFileError(problems: ["it is not JSON: \(error.message)"], unknownNames: [])
+        }
+        guard case .object(let object) = document else {
+            throw SettingsFileError(problems: ["it holds \(kind(of: document)), not an object of settings"], unknownNames: [])
+        }
+        var problems: [String] = []
+        var unknown: [String] = []
+        for member in object.members {
+            guard let key = ServerSettings.Key(rawValue: member.key) else {
+                unknown.append(member.key)
+                continue
+            }
+            if let problem = mismatch(member.value, for: key) {
+                problems.append("\(key.rawValue) \(problem)")
+            }
+        }
+        if !problems.isEmpty || !unknown.isEmpty {
+            throw SettingsFileError(problems: problems, unknownNames: unknown.sorted())
+        }
+    }
+
+    /// What is wrong with `value` for the setting `key`, or nil when it is of the setting's kind
+    /// (whether it is a valid value is for the setting's reader to say).
+    private static func mismatch(_ value: JSON, for key: ServerSettings.Key) -> String? {
+        let isSwitch = if case .bool = ServerSettings().values[key] { true } else { false }
+        switch value {
+        case .bool where isSwitch, .number where !isSwitch, .string:
+            return nil
+        case .array(let items) where key == .corsAllowedOrigins:
+            return items.allSatisfy { if case .string = $0 { true } else { false } } ? nil : "holds an array that is not all text"
+        default:
+            return "holds \(kind(of: value)); expected " + (isSwitch ? "true or false" : "text or a number")
+        }
+    }
+
+    private static func kind(of value: JSON) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let flag): "\(flag)"
+        case .number(let literal): "the number \(literal)"
+        case .string: "text"
+        case .array: "an array"
+        case .object: "an object"
         }
     }
 }
 
-/// Config file members that are no setting.
-struct UnknownSettingsError: Error, CustomStringConvertible {
-    /// The members, sorted.
-    let names: [String]
+/// What is wrong with a config file: values of the wrong kind, members that are no setting.
+struct SettingsFileError: Error, CustomStringConvertible {
+    /// Each problem but unknown members, in the file's order.
+    let problems: [String]
+    /// The members that are no setting, sorted.
+    let unknownNames: [String]
 
     var description: String {
-        let each = names.map { name in
-            ServerSettings.Key.closest(to: name).map { "\"\(name)\" (did you mean \($0.rawValue)?)" } ?? "\"\(name)\""
+        var parts = problems
+        if !unknownNames.isEmpty {
+            let each = unknownNames.map { name in
+                ServerSettings.Key.closest(to: name).map { "\"\(name)\" (did you mean \($0.rawValue)?)" } ?? "\"\(name)\""
+            }
+            let noun = unknownNames.count == 1 ? "is no setting" : "are no settings"
+            parts.append("\(each.joined(separator: ", ")) \(noun); the settings are "
+                + ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        let noun = names.count == 1 ? "is no setting" : "are no settings"
-        return "\(each.joined(separator: ", ")) \(noun); the settings are "
-            + ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", ")
+        return parts.joined(separator: "; ")
     }
 }
 

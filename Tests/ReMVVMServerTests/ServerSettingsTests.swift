@@ -35,7 +35,7 @@ import Testing
             _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
             Issue.record("a broken config file was accepted")
         } catch {
-            #expect("\(error)".contains("cannot read the config file \(path)"), "\(error)")
+            #expect("\(error)".hasPrefix("the config file \(path) is refused: it is not JSON: "), "\(error)")
         }
     }
 
@@ -52,12 +52,53 @@ import Testing
         }
     }
 
-    @Test func everySettingIsAcceptedInTheConfigFile() throws {
-        try SettingsFileSnapshot.checkNames(ServerSettings.Key.allCases.map(\.rawValue))
+    @Test func everySettingIsAcceptedInTheConfigFileWithAValueOfItsKind() throws {
+        let members = ServerSettings().values.map { key, content -> String in
+            switch content {
+            case .bool(let flag): "\"\(key.rawValue)\": \(flag)"
+            case .int(let number): "\"\(key.rawValue)\": \(number)"
+            default: "\"\(key.rawValue)\": \"x\""
+            }
+        }
+        try SettingsFileSnapshot.check(Array("{\(members.joined(separator: ", "))}".utf8))
+        try SettingsFileSnapshot.check(Array(#"{"corsAllowedOrigins": ["https://a.example"], "journalRetention": "30d"}"#.utf8))
+        try SettingsFileSnapshot.check([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
         #expect(ServerSettings.Key.closest(to: "port") == .port)
         #expect(ServerSettings.Key.closest(to: "prt") == .port)
         #expect(ServerSettings.Key.closest(to: "xyz") == nil, "three letters, none shared with a setting")
         #expect(ServerSettings.Key.closest(to: "somethingElseEntirely") == nil)
+    }
+
+    /// `JSONSnapshot` alone reads `true` as the number 1 (`"port": true` listened on port 1) and
+    /// `2` as `true`, and skips a value it cannot read (`"port": {}` left port 8080 in force).
+    @Test(arguments: [
+        (#"{"port": true}"#, "port holds true; expected text or a number"),
+        (#"{"snapshotEvery": false}"#, "snapshotEvery holds false; expected text or a number"),
+        (#"{"inMemory": 2}"#, "inMemory holds the number 2; expected true or false"),
+        (#"{"metricsEnabled": "yes"}"#, nil),  // text: the reader's "expected true or false"
+        (#"{"port": {"value": 18405}}"#, "port holds an object; expected text or a number"),
+        (#"{"port": null}"#, "port holds null; expected text or a number"),
+        (#"{"host": ["::1"]}"#, "host holds an array; expected text or a number"),
+        (#"{"corsAllowedOrigins": ["https://a.example", 1]}"#, "corsAllowedOrigins holds an array that is not all text"),
+        (#"{"port": 9000, "port": 9001}"#, "it is not JSON: the member name \"port\" appears twice in an object"),
+        (#"{"port": 9000,}"#, "it is not JSON: "),
+        ("{\"port\": 9000 // the port\n}", "it is not JSON: "),
+        ("", "it is not JSON: "),
+        ("[]", "it holds an array, not an object of settings"),
+    ])
+    func aConfigFileValueOfTheWrongKindIsRefusedNamingTheSetting(json: String, expected: String?) async throws {
+        let path = try writeConfig(json)
+        do {
+            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
+            Issue.record("\(json) was accepted")
+        } catch {
+            let text = "\(error)"
+            if let expected {
+                #expect(text.hasPrefix("the config file \(path) is refused: \(expected)"), "\(text)")
+            } else {
+                #expect(text.contains("invalid setting metricsEnabled"), "\(text)")
+            }
+        }
     }
 
     @Test func anEnvironmentVariableThatIsNoSettingIsWarnedAbout() {

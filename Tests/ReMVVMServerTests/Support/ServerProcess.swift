@@ -34,7 +34,7 @@ final class ServerProcess {
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let (port, startText) = try Self.readPort(from: errorPipe.fileHandleForReading)
+        let (port, startText) = try Self.readPort(from: errorPipe.fileHandleForReading, of: process)
         self.port = port
         errorText.append(startText)
         // Keep draining stderr so the server never blocks on a full pipe; its text explains failures.
@@ -91,12 +91,28 @@ final class ServerProcess {
         return URL(fileURLWithPath: "remvvm-server")
     }
 
-    private static func readPort(from handle: FileHandle) throws -> (Int, String) {
+    /// How long a start may take before the test gives up on it (a debug build on a busy machine
+    /// starts in well under a second; a hang must fail the test, not the whole run).
+    static let startTimeout: Duration = .seconds(60)
+
+    /// Reads stderr until the "listening on" line; throws when the server exits first (with its
+    /// exit status) or does not listen within ``startTimeout`` (it is then killed).
+    private static func readPort(from handle: FileHandle, of process: Process) throws(ServerProcessError) -> (Int, String) {
+        let deadline = ContinuousClock.now + startTimeout
         var text = ""
         while true {
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                process.terminate()
+                process.waitUntilExit()
+                throw ServerProcessError(message: "remvvm-server did not listen within \(startTimeout): \(text)", exitStatus: nil)
+            }
+            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(min(1_000, remaining / .milliseconds(1)))) > 0 else { continue }
             let data = handle.availableData
             guard !data.isEmpty else {
-                throw ServerProcessError(message: "remvvm-server exited before listening: \(text)")
+                process.waitUntilExit()
+                throw ServerProcessError(message: "remvvm-server exited before listening: \(text)", exitStatus: process.terminationStatus)
             }
             text += String(decoding: data, as: UTF8.self)
             if let range = text.range(of: "listening on http://127.0.0.1:") {
@@ -109,8 +125,15 @@ final class ServerProcess {
     }
 }
 
-struct ServerProcessError: Error {
+/// A server that did not start: what it wrote, and its exit status if it exited.
+struct ServerProcessError: Error, CustomStringConvertible {
     let message: String
+    /// nil when it was killed for not listening in time.
+    let exitStatus: Int32?
+
+    var description: String {
+        message + (exitStatus.map { " (exit status \($0))" } ?? "")
+    }
 }
 
 /// Text appended from one thread and read from another.
