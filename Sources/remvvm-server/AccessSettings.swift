@@ -32,6 +32,11 @@ struct AccessSettings {
     /// key is configured; disabled when nothing is. Throws ``SettingsError`` naming the setting,
     /// with a message that never contains a token, a secret or a key.
     func authorizer() throws(SettingsError) -> BearerAuthorizer {
+        // Set to blanks only (a secret that came up empty): refused like an empty token file,
+        // rather than leaving every route open.
+        if !authTokens.isEmpty, authTokens.allSatisfy(\.isWhitespace) {
+            throw SettingsError(key: .authTokens, message: "holds no token (only blanks); set TOKEN=SCOPE[+SCOPE],... or unset it")
+        }
         var tokens = try checked(.authTokens) { () throws(AccessControlError) in try StaticTokens(environment: authTokens) }
         if !authTokenFile.isEmpty {
             let text = try Self.read(authTokenFile, for: .authTokenFile)

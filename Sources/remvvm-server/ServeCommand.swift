@@ -156,7 +156,10 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             settings = try await loadSettings()
         } catch {
-            throw ValidationError("\(error)")
+            // Exit 64 like a bad flag, without the usage text: the message names the setting
+            // and where it comes from, often not the command line.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode.validationFailure
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -240,12 +243,26 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Creates the data directory if missing and opens its journal.
     private static func openJournal(in directory: String, sync: JournalSync) throws -> SQLiteJournalStorage {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw JournalError(code: .unusable, message: "cannot create the data directory \(directory): \(error.localizedDescription)")
-        }
+        try createDirectories(directory)
         return try SQLiteJournalStorage(directory: directory, sync: sync)
+    }
+
+    /// Creates `directory` and the directories above it that are missing (`mkdir -p`), saying
+    /// which one could not be made and why in the system's words (Foundation's error would say
+    /// "NSCocoaErrorDomain error 512").
+    private static func createDirectories(_ directory: String) throws(JournalError) {
+        var path = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            path += "/" + component
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                continue
+            }
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR else {
+                let reason = errno == EEXIST ? "it is not a directory" : String(cString: strerror(errno))
+                throw JournalError(code: .unusable, message: "cannot create the data directory \(directory): \(path): \(reason)")
+            }
+        }
     }
 
     private func loadSettings() async throws -> ServerSettings {

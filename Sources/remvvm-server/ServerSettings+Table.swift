@@ -168,7 +168,18 @@ extension ServerSettings {
 
     /// Every setting, in the order of ``Key``.
     static let table: [Setting] = [
-        .string(.host, \.http.host),
+        Setting(
+            key: .host,
+            read: { config, settings throws(SettingsError) in
+                let host = try Setting.readString(config, .host)
+                // Checked now, not when the server binds: that is after the journal is opened.
+                guard HTTPServerConfiguration.isValidHost(host) else {
+                    throw SettingsError(key: .host, message: "\"\(host)\" is not an IPv4 or IPv6 address or localhost (e.g. 127.0.0.1, ::1, 0.0.0.0 for every address)")
+                }
+                settings.http.host = host
+            },
+            value: { .string($0.http.host) }
+        ),
         .int(.port, \.http.port, in: HTTP.port),
         // 0 means one per core: the HTTP layer's default, which depends on the machine.
         Setting(
@@ -204,7 +215,17 @@ extension ServerSettings {
             },
             value: { .string($0.logLevel.rawValue) }
         ),
-        .string(.dataDir, \.dataDir),
+        Setting(
+            key: .dataDir,
+            read: { config, settings throws(SettingsError) in
+                let path = try Setting.readString(config, .dataDir)
+                guard !path.isEmpty else {
+                    throw SettingsError(key: .dataDir, message: "is empty; name a directory (e.g. ./data), or run with inMemory")
+                }
+                settings.dataDir = path
+            },
+            value: { .string($0.dataDir) }
+        ),
         .bool(.inMemory, \.inMemory),
         Setting(
             key: .journalSync,

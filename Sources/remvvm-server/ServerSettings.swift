@@ -69,6 +69,15 @@ struct ServerSettings {
         for setting in Self.table {
             try setting.read(config, &self)
         }
+        do {
+            // Checked now, not when the service starts: that is after the journal is opened.
+            _ = try CORSPolicy(allowedOrigins: service.corsAllowedOrigins)
+        } catch {
+            let prefix = error.property + ": "
+            throw SettingsError(
+                key: .corsAllowedOrigins, message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            )
+        }
         if inMemory, journal == .postgres {
             throw SettingsError(key: .journal, message: "postgres keeps the actions in a shared log; it cannot run with inMemory")
         }

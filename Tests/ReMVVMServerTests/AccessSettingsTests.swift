@@ -65,6 +65,13 @@ import Testing
         }
     }
 
+    @Test func tokensSetToBlanksOnlyAreRefused() async throws {
+        for text in [" ", "\n", " \t "] {
+            let error = await failure(["REMVVM_AUTH_TOKENS": text])
+            #expect(error.contains("invalid setting authTokens") && error.contains("holds no token"), "\(text.debugDescription): \(error)")
+        }
+    }
+
     @Test func badStaticTokensAreRefusedWithoutShowingThem() async {
         for bad in ["s3cret-token", "s3cret-token=admin", "s3cret token=read", "=read", "s3cret-token=read,s3cret-token=dispatch"] {
             let error = await failure(["REMVVM_AUTH_TOKENS": bad])

@@ -49,6 +49,31 @@ import Testing
         #expect(try TestHTTPClient(port: first.port).send(path: "/healthz").status == 200, "the first one serves on")
     }
 
+    @Test func aSettingThatCannotWorkStopsTheStartBeforeTheDataDirectoryIsCreated() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-never-\(UUID().uuidString)").path
+        for arguments in [["--host", "999.1.1.1"], ["--cors-allowed-origins", "nonsense"]] {
+            #expect {
+                _ = try ServerProcess(arguments: arguments, dataDirectory: directory)
+            } throws: { error in
+                guard let error = error as? ServerProcessError else { return false }
+                return error.exitStatus == 64 && error.message.contains("Error: invalid setting ") && !error.message.contains("Usage:")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    @Test func aDataDirectoryBelowAFileIsRefusedSayingWhichPathIsNotADirectory() throws {
+        let folder = try TemporaryDirectory(prefix: "remvvm-below-file")
+        let file = folder.path + "/afile"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        #expect {
+            _ = try ServerProcess(dataDirectory: file + "/data")
+        } throws: { error in
+            guard let error = error as? ServerProcessError else { return false }
+            return error.exitStatus == 1 && error.message.contains("cannot create the data directory \(file)/data: \(file): it is not a directory")
+        }
+    }
+
     @Test func inMemoryKeepsNothingAcrossARestart() throws {
         do {
             let server = try ServerProcess(arguments: ["--in-memory"])

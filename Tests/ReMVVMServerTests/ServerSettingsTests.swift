@@ -136,6 +136,26 @@ import Testing
             throws: { "\($0)".contains("not a log level") }
     }
 
+    /// The host and the CORS origins are checked with the other settings, before the data
+    /// directory and its journal are created (the server binds and builds its CORS policy later).
+    @Test func aHostOriginOrDataDirectoryThatCannotWorkIsAnInvalidSetting() async throws {
+        for host in ["999.1.1.1", "127.0.0.1:8080", "", "example.com"] {
+            await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_HOST": host], configPath: nil) }
+                throws: { "\($0)".hasPrefix("invalid setting host (") && "\($0)".contains("is not an IPv4 or IPv6 address or localhost") }
+        }
+        for host in ["::1", "[::1]", "0.0.0.0", "localhost", "::"] {
+            #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_HOST": host], configPath: nil).http.host == host)
+        }
+        await #expect {
+            _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_CORS_ALLOWED_ORIGINS": "nonsense"], configPath: nil)
+        } throws: { "\($0)" == "invalid setting corsAllowedOrigins (flag, REMVVM_CORS_ALLOWED_ORIGINS, or config file): \"nonsense\" is not an origin; write scheme://host[:port] (http or https, no path, no trailing slash), or * alone" }
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_DATA_DIR": ""], configPath: nil) }
+            throws: { "\($0)".hasPrefix("invalid setting dataDir (") && "\($0)".contains("is empty") }
+        #expect(HTTPServerConfiguration.authority(host: "::1", port: 80) == "[::1]:80")
+        #expect(HTTPServerConfiguration.authority(host: "[::1]", port: 80) == "[::1]:80")
+        #expect(HTTPServerConfiguration.authority(host: "127.0.0.1", port: 80) == "127.0.0.1:80")
+    }
+
     @Test func defaultsAndRangesAreThoseOfTheConfiguredLayers() async throws {
         let defaults = ServerSettings()
         #expect(defaults.http == HTTPServerConfiguration(), "no default of the HTTP layer is repeated")

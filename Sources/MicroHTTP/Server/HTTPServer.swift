@@ -127,7 +127,7 @@ public final class HTTPServer: Sendable {
                 "libmicrohttpd \(version) is not a version direct stream writes were verified against (\(LibmicrohttpdVersion.verifiedForDirectWrites.sorted().joined(separator: ", "))); event streams are written through libmicrohttpd instead (see docs/event-delivery.md)"
             )
         }
-        core.logger.info("HTTP server listening on \(configuration.host):\(port) with \(configuration.workerThreads) worker threads")
+        core.logger.info("HTTP server listening on \(HTTPServerConfiguration.authority(host: configuration.host, port: port)) with \(configuration.workerThreads) worker threads")
     }
 
     /// Starts the server if it is idle; returns whether it is running now (false once it is

@@ -16,6 +16,17 @@ extension HTTPServerConfiguration {
         public static let shutdownTimeout = Duration.zero ... .seconds(3_600)
     }
 
+    /// Whether `host` is what the server can listen on: an IPv4 or IPv6 literal (in brackets or
+    /// not), or `localhost`. Host names are not resolved.
+    public static func isValidHost(_ host: String) -> Bool {
+        SocketAddress(host: host, port: 0) != nil
+    }
+
+    /// `host:port` as written in a URL: an IPv6 literal in brackets (`[::1]:8080`).
+    public static func authority(host: String, port: Int) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// Throws ``HTTPServerError/Code/invalidConfiguration`` for the first value outside
     /// ``Allowed``; the message starts with the property's name.
     public func validate() throws(HTTPServerError) {
@@ -26,6 +37,9 @@ extension HTTPServerConfiguration {
                     message: "\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(value)"
                 )
             }
+        }
+        guard Self.isValidHost(host) else {
+            throw HTTPServerError(code: .invalidHost, message: "Host '\(host)' is not an IPv4 or IPv6 address or 'localhost'")
         }
         try check("port", port, Allowed.port)
         try check("workerThreads", workerThreads, Allowed.workerThreads)

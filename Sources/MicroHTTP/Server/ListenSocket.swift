@@ -62,7 +62,7 @@ private func closeDescriptor(_ descriptor: Int32) -> Int32 {
 }
 
 /// An IPv4 or IPv6 socket address parsed from a literal host.
-private struct SocketAddress {
+struct SocketAddress {
     private var storage = sockaddr_storage()
     let family: Int32
 

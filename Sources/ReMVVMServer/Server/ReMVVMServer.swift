@@ -129,7 +129,7 @@ extension ReMVVMServer: Service {
             throw error
         }
         guard running else { return }
-        logger.info("listening on http://\(host):\(port)")
+        logger.info("listening on http://\(HTTPServerConfiguration.authority(host: host, port: port))")
         logAccessControl()
         // A group shuts its services down in reverse order: the HTTP server, then the service.
         let group = ServiceGroup(services: [service, http], logger: logger)
