@@ -31,6 +31,7 @@ import Testing
         Route(method: "GET", path: "/metrics", scope: .read),
         Route(method: "GET", path: "/openapi.json", scope: .read),
         Route(method: "POST", path: "/actions", scope: .dispatch),
+        Route(method: "POST", path: "/viewmodels/counter/commands/increase", scope: .dispatch),
         Route(method: "GET", path: "/nowhere", scope: .read, served: 404),
         Route(method: "DELETE", path: "/state", scope: .dispatch, served: 405),
         Route(method: "GET", path: "/healthz", scope: nil),

@@ -62,4 +62,30 @@ private struct ActionLog: Decodable {
         #expect(log.actions.first?.version == 101, "since older than what is kept starts at the earliest")
         #expect(log.actions.count == 1_000)
     }
+
+    @Test(arguments: [true, false])
+    func withoutALimitAPageHoldsAHundredActions(journaled: Bool) throws {
+        let live = try LiveServer(journal: journaled ? MemoryJournalStorage() : nil)
+        let batch = "[" + Array(repeating: #"{"type":"increase"}"#, count: 150).joined(separator: ",") + "]"
+        #expect(try live.post(batch).status == 200)
+        let page = try live.get("/actions").decoded(ActionLog.self)
+        #expect(page.actions.map(\.version) == Array(1...100))
+        #expect(page.latest == 150)
+        #expect(try live.get("/actions?since=100").decoded(ActionLog.self).actions.map(\.version) == Array(101...150))
+    }
+
+    /// With a journal whose retention removed the records up to 30: a `since` before them starts
+    /// at the earliest one kept.
+    @Test func aSinceOlderThanTheJournalKeepsStartsAtItsEarliestRecord() throws {
+        let storage = MemoryJournalStorage()
+        try storage.append((31...50).map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 0) })
+        try storage.saveSnapshot(JournalSnapshot(version: 40, state: Array(#"{"counter":40,"user":null}"#.utf8), time: 0))
+        let live = try LiveServer(journal: storage)
+        for since in [0, 5, 30] {
+            let log = try live.get("/actions?since=\(since)&limit=5").decoded(ActionLog.self)
+            #expect(log.earliest == 31, "since=\(since)")
+            #expect(log.actions.map(\.version) == Array(31...35), "since=\(since)")
+        }
+        #expect(try live.get("/actions?since=33&limit=2").decoded(ActionLog.self).actions.map(\.version) == [34, 35])
+    }
 }

@@ -67,7 +67,7 @@ private struct VersionAnswer: Decodable {
         #expect(try storage.snapshot(atOrBefore: 9)?.version == 5)
     }
 
-    @Test func actionsThatMiddlewareDispatchesAreJournaledAndRestoredWithoutIt() throws {
+    @Test func actionsThatMiddlewareDispatchesAreJournaledAndRestoredWithoutRunningIt() throws {
         /// Passes a login on, then dispatches an increase of its own (a nested dispatch).
         struct CountLogins: AnyMiddleware {
             func onNext<State>(
@@ -89,12 +89,25 @@ private struct VersionAnswer: Decodable {
             #expect(before == #"{"counter":1,"user":{"firstName":"Ada","lastName":"Lovelace"}}"#)
             live.server.shutdown()
         }
-        // Restored by the reducers alone: the middleware is not there to dispatch again.
-        let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
+        // Restored by the reducers alone (rule 20): the middleware is there again but does not
+        // run during the replay, or the login would dispatch a second increase (version 3).
+        let restarted = try LiveServer(middleware: [CountLogins()], journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         #expect(restarted.store.version == 2)
         #expect(try restarted.get("/state").bodyString == before)
         let types = try restarted.get("/actions").bodyString
         #expect(types.contains(#""type":"login""#) && types.contains(#""type":"increase""#), "\(types)")
+    }
+
+    /// With a journal, versions survive restarts, so tags are the bare version: `ETag: "N"`,
+    /// `id: N`, `{"version":N}` (docs/http-api.md, "Version tags").
+    @Test func withAJournalTagsAreTheBareVersion() throws {
+        let live = try LiveServer(journal: MemoryJournalStorage())
+        let stream = try SSEClient(port: live.port, path: "/events")
+        #expect(try stream.nextEvent(timeout: .seconds(5))?.id == "0")
+        #expect(try live.post(#"{"type":"increase"}"#).bodyString == #"{"version":1}"#)
+        #expect(try stream.nextEvent(timeout: .seconds(5))?.id == "1")
+        #expect(try live.get("/state").headers["ETag"] == #""1""#)
+        #expect(try live.post(#"{"type":"increase"}"#, headers: [("If-Match", #""1""#)]).status == 200)
     }
 
     @Test func recordsOlderThanTheRetentionBeforeTheNewestSnapshotAreRemoved() throws {
@@ -180,6 +193,22 @@ private struct VersionAnswer: Decodable {
             let text = "\(error)"
             return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("teleport")
                 && text.contains(storage.path) && text.contains("register its type again")
+        }
+    }
+
+    @Test func aJournalHoldingAPayloadThisServerCannotDecodeRefusesToStart() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        try storage.append([
+            JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1),
+            JournalRecord(version: 2, type: "login", payload: Array(#"{"firstName":5}"#.utf8), time: 2),
+        ])
+        #expect {
+            _ = try LiveServer(journal: storage)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("login")
+                && text.contains(storage.path)
         }
     }
 

@@ -29,7 +29,9 @@ import Testing
 
     @Test func rule3_middlewareThatNeverCallsNextLeavesStateUnchanged() throws {
         let recorder = Recorder()
+        let completions = Lock<[AppState]>([])
         let store = try Store.example(middleware: [
+            CompletionRecordingMiddleware(received: completions),  // registers one before the stop
             StoppingMiddleware(),
             RecordingMiddleware(name: "later", recorder: recorder),
         ])
@@ -41,7 +43,8 @@ import Testing
 
         #expect(store.state == AppState())
         #expect(store.version == 0)
-        #expect(recorder.log.isEmpty, "no later middleware, no will/didReduce, no completion")
+        #expect(recorder.log.isEmpty, "no later middleware, no will/didReduce")
+        #expect(completions.withLock { $0 }.isEmpty, "no completion, not even one an earlier middleware registered")
     }
 
     @Test func rule4_nextWithAnActionReplacesItForLaterMiddlewareAndTheReducer() throws {
@@ -100,6 +103,30 @@ import Testing
 
         #expect(rootStates.withLock { $0 } == [AppState(counter: 1), AppState(counter: 2)])
         #expect(counterStates.withLock { $0 } == [1, 2])
+    }
+
+    /// "Right after the reduce": not the store's state when the completion runs, which a
+    /// dispatch nested in between (an observer's, rule 8) has moved on.
+    @Test func rule5_aCompletionGetsTheStateOfItsOwnReduceAfterANestedDispatch() throws {
+        final class IncreasesOnce: StateObserver {
+            let store: Store<AppState>
+            var fired = false
+            init(store: Store<AppState>) { self.store = store }
+            func didReduce(state: Int, oldState: Int?) {
+                guard oldState != nil, !fired else { return }
+                fired = true
+                store.dispatch(action: Increase())
+            }
+        }
+        let received = Lock<[AppState]>([])
+        let store = try Store.example(middleware: [CompletionRecordingMiddleware(received: received)])
+        let observer = IncreasesOnce(store: store)
+        store.add(observer: observer)
+
+        store.dispatch(action: Increase())
+
+        #expect(store.state.counter == 2)
+        #expect(received.withLock { $0 }.map(\.counter) == [2, 1], "the nested dispatch's completion first, then the outer one's with its own state")
     }
 
     @Test func rule7_nextCalledTwiceReducesTwice() throws {

@@ -31,6 +31,23 @@ struct StoppingMiddleware: AnyMiddleware {
     ) {}
 }
 
+/// Registers a completion for every action that records the state it receives (as `AppState`).
+struct CompletionRecordingMiddleware: AnyMiddleware {
+    let received: Lock<[AppState]>
+
+    func onNext<State>(
+        for state: State,
+        action: any StoreAction,
+        interceptor: Interceptor<any StoreAction, State>,
+        dispatcher: any Dispatcher
+    ) {
+        let received = received
+        interceptor.next { state in
+            if let state = state as? AppState { received.withLock { $0.append(state) } }
+        }
+    }
+}
+
 /// Keeps every interceptor so the test can call `next` later, from any thread.
 final class DeferringMiddleware: AnyMiddleware, Sendable {
     private let held = Lock<[@Sendable () -> Void]>([])
