@@ -258,8 +258,10 @@ struct ServeCommand: AsyncParsableCommand {
             if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 continue
             }
-            guard mkdir(path, 0o755) == 0 || errno == EEXIST && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR else {
-                let reason = errno == EEXIST ? "it is not a directory" : String(cString: strerror(errno))
+            // 0o777 and the umask decide, as for mkdir -p.
+            guard mkdir(path, 0o777) == 0 || errno == EEXIST && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR else {
+                // EEXIST: a file, or a symbolic link to something missing or not a directory.
+                let reason = errno == EEXIST ? "it exists and is not a directory" : String(cString: strerror(errno))
                 throw JournalError(code: .unusable, message: "cannot create the data directory \(directory): \(path): \(reason)")
             }
         }

@@ -7,7 +7,23 @@ import ReMVVMServer
 
 /// One setting: its key, how it is read and checked, and the configuration field it sets.
 struct Setting: Sendable {
+    /// What a config file may give a setting (its reader then checks the value).
+    enum Kind: Sendable {
+        /// An integer.
+        case wholeNumber
+        /// A string.
+        case text
+        /// A string with a unit, or an integer (`"24h"` or `86400`).
+        case textOrWholeNumber
+        /// `true` or `false`.
+        case `switch`
+        /// A string of comma-separated items, or an array of strings.
+        case list
+    }
+
     let key: ServerSettings.Key
+    /// What a config file may give it.
+    let kind: Kind
     /// Reads the key from `config` into `settings`, checking it.
     let read: @Sendable (ConfigReader, inout ServerSettings) throws(SettingsError) -> Void
     /// The key's value in `settings`.
@@ -21,6 +37,7 @@ struct Setting: Sendable {
     ) -> Setting {
         Setting(
             key: key,
+            kind: .wholeNumber,
             read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readInt(config, key, in: range) },
             value: { .int($0[keyPath: field]) }
         )
@@ -37,6 +54,7 @@ struct Setting: Sendable {
         let upper = Int((range.upperBound / unit).rounded(.down))
         return Setting(
             key: key,
+            kind: .wholeNumber,
             read: { config, settings throws(SettingsError) in
                 settings[keyPath: field] = unit * (try readInt(config, key, in: lower...upper))
             },
@@ -53,6 +71,7 @@ struct Setting: Sendable {
         let bounds = Int(range.lowerBound)...Int(range.upperBound)
         return Setting(
             key: key,
+            kind: .wholeNumber,
             read: { config, settings throws(SettingsError) in
                 settings[keyPath: field] = UInt64(try readInt(config, key, in: bounds))
             },
@@ -68,6 +87,7 @@ struct Setting: Sendable {
     ) -> Setting {
         Setting(
             key: key,
+            kind: .textOrWholeNumber,
             read: { config, settings throws(SettingsError) in
                 let text = try readText(config, key)
                 guard let duration = DurationText.parse(text) else {
@@ -97,6 +117,7 @@ struct Setting: Sendable {
     static func list(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, [String]> & Sendable) -> Setting {
         Setting(
             key: key,
+            kind: .list,
             read: { config, settings throws(SettingsError) in
                 if let items = try? config.requiredStringArray(forKey: ConfigKey(key.rawValue)) {
                     settings[keyPath: field] = items
@@ -112,6 +133,7 @@ struct Setting: Sendable {
     static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
         Setting(
             key: key,
+            kind: .`switch`,
             read: { config, settings throws(SettingsError) in
                 do {
                     settings[keyPath: field] = try config.requiredBool(forKey: ConfigKey(key.rawValue))
@@ -126,6 +148,7 @@ struct Setting: Sendable {
     static func string(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, String> & Sendable) -> Setting {
         Setting(
             key: key,
+            kind: .text,
             read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readString(config, key) },
             value: { .string($0[keyPath: field]) }
         )
@@ -135,6 +158,7 @@ struct Setting: Sendable {
     static func secret(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, String> & Sendable) -> Setting {
         Setting(
             key: key,
+            kind: .text,
             read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readString(config, key) },
             value: { _ in .string("") }
         )
@@ -170,6 +194,7 @@ extension ServerSettings {
     static let table: [Setting] = [
         Setting(
             key: .host,
+            kind: .text,
             read: { config, settings throws(SettingsError) in
                 let host = try Setting.readString(config, .host)
                 // Checked now, not when the server binds: that is after the journal is opened.
@@ -184,6 +209,7 @@ extension ServerSettings {
         // 0 means one per core: the HTTP layer's default, which depends on the machine.
         Setting(
             key: .workerThreads,
+            kind: .wholeNumber,
             read: { config, settings throws(SettingsError) in
                 let threads = try Setting.readInt(config, .workerThreads, in: 0...HTTP.workerThreads.upperBound)
                 settings.http.workerThreads = threads == 0 ? HTTPServerConfiguration().workerThreads : threads
@@ -205,6 +231,7 @@ extension ServerSettings {
         .duration(.reconnectDelayMilliseconds, \.service.reconnectDelay, unit: .milliseconds(1), in: Service.reconnectDelay),
         Setting(
             key: .logLevel,
+            kind: .text,
             read: { config, settings throws(SettingsError) in
                 let level = try Setting.readString(config, .logLevel)
                 guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
@@ -215,20 +242,11 @@ extension ServerSettings {
             },
             value: { .string($0.logLevel.rawValue) }
         ),
-        Setting(
-            key: .dataDir,
-            read: { config, settings throws(SettingsError) in
-                let path = try Setting.readString(config, .dataDir)
-                guard !path.isEmpty else {
-                    throw SettingsError(key: .dataDir, message: "is empty; name a directory (e.g. ./data), or run with inMemory")
-                }
-                settings.dataDir = path
-            },
-            value: { .string($0.dataDir) }
-        ),
+        .string(.dataDir, \.dataDir),
         .bool(.inMemory, \.inMemory),
         Setting(
             key: .journalSync,
+            kind: .text,
             read: { config, settings throws(SettingsError) in
                 let text = try Setting.readString(config, .journalSync)
                 guard let sync = JournalSync(rawValue: text.lowercased()) else {
@@ -241,6 +259,7 @@ extension ServerSettings {
         ),
         Setting(
             key: .journal,
+            kind: .text,
             read: { config, settings throws(SettingsError) in
                 let text = try Setting.readString(config, .journal)
                 guard let backend = JournalBackend(rawValue: text.lowercased()) else {
@@ -256,6 +275,7 @@ extension ServerSettings {
         // An age with a unit (`7d`), or `off`.
         Setting(
             key: .replicaExpiry,
+            kind: .textOrWholeNumber,
             read: { config, settings throws(SettingsError) in
                 let text = try Setting.readText(config, .replicaExpiry)
                 if text.lowercased() == "off" {
@@ -272,6 +292,7 @@ extension ServerSettings {
         // A number of versions (`1000000`), or an age with a unit (`30d`, `12h`).
         Setting(
             key: .journalRetention,
+            kind: .textOrWholeNumber,
             read: { config, settings throws(SettingsError) in
                 let text = try Setting.readText(config, .journalRetention)
                 if let versions = UInt64(text), Service.journalRetention.contains(versions) {

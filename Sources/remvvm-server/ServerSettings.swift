@@ -78,6 +78,9 @@ struct ServerSettings {
                 key: .corsAllowedOrigins, message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
             )
         }
+        if !inMemory, dataDir.isEmpty {
+            throw SettingsError(key: .dataDir, message: "is empty; name a directory (e.g. ./data), or run with inMemory")
+        }
         if inMemory, journal == .postgres {
             throw SettingsError(key: .journal, message: "postgres keeps the actions in a shared log; it cannot run with inMemory")
         }
@@ -205,5 +208,6 @@ struct SettingsError: Error, CustomStringConvertible {
 /// The config file cannot be read, is not JSON or has a member that is no setting: names the file,
 /// with the reason.
 struct ConfigFileError: Error, CustomStringConvertible {
+    /// The message, naming the file.
     let description: String
 }

@@ -7,10 +7,12 @@ import JSONPatch
 /// in the file stops the start instead of leaving a default in force unnoticed: the text must be
 /// exactly JSON (RFC 8259: no comments, no trailing commas, no member twice; a leading UTF-8 BOM
 /// is skipped), every member must be a setting (a misspelt one is named with the setting it most
-/// likely meant: `journalSynch` → `journalSync`), and every value must be of the setting's kind —
-/// `true` or `false` for a switch and never for anything else (`JSONSnapshot` would read `true`
-/// as the number 1 and `2` as `true`), never `null`, an object, or an array but for a list.
+/// likely meant: `journalSynch` → `journalSync`), and every value must be of the setting's kind
+/// (``Setting/Kind``): a whole number, text, either, `true`/`false`, or a list — never `null` or
+/// an object (`JSONSnapshot` alone would read `true` as the number 1 and `2` as `true`, and skip
+/// a value it cannot read, leaving the default in force).
 struct SettingsFileSnapshot: FileConfigSnapshot {
+    /// Those of `JSONSnapshot`, which reads the values.
     typealias ParsingOptions = JSONSnapshot.ParsingOptions
 
     private let json: JSONSnapshot
@@ -19,11 +21,13 @@ struct SettingsFileSnapshot: FileConfigSnapshot {
     var description: String { json.description }
     var debugDescription: String { json.debugDescription }
 
+    /// Checks the file's `data` (``check(_:)``), then reads it as `JSONSnapshot` does.
     init(data: RawSpan, providerName: String, parsingOptions: ParsingOptions) throws {
         try Self.check(data.withUnsafeBytes { Array($0) })
         json = try JSONSnapshot(data: data, providerName: providerName, parsingOptions: parsingOptions)
     }
 
+    /// The value of `key`, as `JSONSnapshot` reads it.
     func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         try json.value(forKey: key, type: type)
     }
@@ -57,19 +61,33 @@ struct SettingsFileSnapshot: FileConfigSnapshot {
     }
 
     /// What is wrong with `value` for the setting `key`, or nil when it is of the setting's kind
-    /// (whether it is a valid value is for the setting's reader to say).
+    /// (``Setting/Kind``; whether it is a valid value is for the setting's reader to say).
     private static func mismatch(_ value: JSON, for key: ServerSettings.Key) -> String? {
-        let isSwitch = if case .bool = ServerSettings().values[key] { true } else { false }
-        switch value {
-        case .bool where isSwitch, .number where !isSwitch, .string:
+        guard let kind = ServerSettings.table.first(where: { $0.key == key })?.kind else { return nil }
+        switch (kind, value) {
+        case (.wholeNumber, .number(let literal)), (.textOrWholeNumber, .number(let literal)):
+            return Int(literal) == nil ? "holds the number \(literal); expected a whole number" : nil
+        case (.text, .string), (.textOrWholeNumber, .string), (.list, .string), (.switch, .bool):
             return nil
-        case .array(let items) where key == .corsAllowedOrigins:
+        case (.list, .array(let items)):
             return items.allSatisfy { if case .string = $0 { true } else { false } } ? nil : "holds an array that is not all text"
         default:
-            return "holds \(kind(of: value)); expected " + (isSwitch ? "true or false" : "text or a number")
+            return "holds \(Self.kind(of: value)); expected " + expected(kind)
         }
     }
 
+    /// What a setting of `kind` takes, for a person.
+    private static func expected(_ kind: Setting.Kind) -> String {
+        switch kind {
+        case .wholeNumber: "a whole number"
+        case .text: "text"
+        case .textOrWholeNumber: "text or a whole number"
+        case .switch: "true or false"
+        case .list: "text or an array of text"
+        }
+    }
+
+    /// A JSON value's kind, for a person.
     private static func kind(of value: JSON) -> String {
         switch value {
         case .null: "null"
@@ -89,6 +107,7 @@ struct SettingsFileError: Error, CustomStringConvertible {
     /// The members that are no setting, sorted.
     let unknownNames: [String]
 
+    /// The problems, then the unknown members with the setting each most likely means.
     var description: String {
         var parts = problems
         if !unknownNames.isEmpty {

@@ -62,7 +62,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test func aDataDirectoryBelowAFileIsRefusedSayingWhichPathIsNotADirectory() throws {
+    @Test func aDataDirectoryBelowAFileIsRefusedSayingWhichPathIsInTheWay() throws {
         let folder = try TemporaryDirectory(prefix: "remvvm-below-file")
         let file = folder.path + "/afile"
         #expect(FileManager.default.createFile(atPath: file, contents: Data()))
@@ -70,7 +70,7 @@ import Testing
             _ = try ServerProcess(dataDirectory: file + "/data")
         } throws: { error in
             guard let error = error as? ServerProcessError else { return false }
-            return error.exitStatus == 1 && error.message.contains("cannot create the data directory \(file)/data: \(file): it is not a directory")
+            return error.exitStatus == 1 && error.message.contains("cannot create the data directory \(file)/data: \(file): it exists and is not a directory")
         }
     }
 

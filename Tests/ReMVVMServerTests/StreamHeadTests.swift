@@ -28,6 +28,9 @@ import Testing
         return try LiveServer(journal: storage)
     }
 
+    /// The reasons `remvvm_sse_disconnects_total` has a series for.
+    private static let disconnectReasons = 5
+
     private func headers(_ id: String?) -> [(String, String)] {
         [("Accept", "text/event-stream")] + (id.map { [("Last-Event-ID", $0)] } ?? [])
     }
@@ -58,9 +61,11 @@ import Testing
         }
         // Nothing subscribed, so nothing ended: a subscribed stream that HEAD ended at once
         // would count as a client gone.
+        // No view model made either, and no stream open.
         let metrics = try live.get("/metrics").bodyString
-        #expect(!metrics.split(separator: "\n").contains { $0.hasPrefix("remvvm_sse_disconnects_total{") && !$0.hasSuffix(" 0") },
-                "\(metrics.split(separator: "\n").filter { $0.hasPrefix("remvvm_sse_disconnects_total") })")
+        let prefixes = ["remvvm_sse_disconnects_total{", "remvvm_viewmodels_made_total ", "remvvm_sse_subscribers{"]
+        let counted = metrics.split(separator: "\n").filter { line in prefixes.contains { line.hasPrefix($0) } }
+        #expect(counted.count == Self.disconnectReasons + 3 && counted.allSatisfy { $0.split(separator: " ").last.flatMap { Double($0) } == 0 }, "\(counted)")
         // The same head as GET's, stream by stream.
         for route in Self.routes {
             for id in route.resumes + route.resets.map(Optional.some) {

@@ -16,8 +16,8 @@ extension HTTPServerConfiguration {
         public static let shutdownTimeout = Duration.zero ... .seconds(3_600)
     }
 
-    /// Whether `host` is what the server can listen on: an IPv4 or IPv6 literal (in brackets or
-    /// not), or `localhost`. Host names are not resolved.
+    /// Whether `host` is what the server can listen on: an IPv4 literal, an IPv6 literal (in
+    /// brackets or not), or `localhost`. Host names are not resolved.
     public static func isValidHost(_ host: String) -> Bool {
         SocketAddress(host: host, port: 0) != nil
     }
@@ -27,8 +27,9 @@ extension HTTPServerConfiguration {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// Throws ``HTTPServerError/Code/invalidConfiguration`` for the first value outside
-    /// ``Allowed``; the message starts with the property's name.
+    /// Throws ``HTTPServerError/Code/invalidHost`` for a host ``isValidHost(_:)`` refuses, then
+    /// ``HTTPServerError/Code/invalidConfiguration`` for the first value outside ``Allowed``
+    /// (the message starts with the property's name).
     public func validate() throws(HTTPServerError) {
         func check<Value: Comparable>(_ name: String, _ value: Value, _ range: ClosedRange<Value>) throws(HTTPServerError) {
             guard range.contains(value) else {

@@ -52,7 +52,7 @@ struct ListenSocket: Sendable {
         case EADDRNOTAVAIL: .invalidHost
         default: .socketFailed
         }
-        return HTTPServerError(code: kind, message: "Cannot \(action) \(host):\(port): \(reason)")
+        return HTTPServerError(code: kind, message: "Cannot \(action) \(HTTPServerConfiguration.authority(host: host, port: port)): \(reason)")
     }
 }
 
@@ -68,12 +68,14 @@ struct SocketAddress {
 
     init?(host: String, port: UInt16) {
         var literal = host == "localhost" ? "127.0.0.1" : host
-        if literal.hasPrefix("["), literal.hasSuffix("]") {
+        // Brackets only around an IPv6 literal, as in a URL.
+        let isBracketed = literal.hasPrefix("[") && literal.hasSuffix("]")
+        if isBracketed {
             literal = String(literal.dropFirst().dropLast())
         }
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
-        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
+        if !isBracketed, inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
             family = AF_INET
