@@ -1,9 +1,12 @@
 import Configuration
+import ReMVVM
+import ExampleApp
 import HTTPTestSupport
 import Journal
 import Foundation
 import Logging
 import MicroHTTP
+import PostgresJournal
 import ReMVVMServer
 import Testing
 @testable import remvvm_server
@@ -276,6 +279,31 @@ import Testing
         #expect(ReplicaConfiguration.renewal(forExpiry: .seconds(8)) == .seconds(2))
         #expect(ReplicaConfiguration.renewal(forExpiry: .seconds(604_800)) == .seconds(60))
         #expect(ReplicaConfiguration.renewal(forExpiry: nil) == .seconds(60))
+    }
+
+    /// A renewal that cannot keep a replica's registration (zero, or more than half the expiry:
+    /// one missed renewal would let it expire) is refused when the service starts; the defaults
+    /// for every expiry the setting allows pass.
+    @Test func aRenewalThatCannotKeepTheRegistrationIsRefused() throws {
+        let log = PostgresSharedLog(connectingLater: "host=/nonexistent")
+        func replica(expiry: Duration?, renewal: Duration?) -> ReplicaConfiguration {
+            ReplicaConfiguration(log: log, snapshots: MemoryJournalStorage(), name: "r", expiry: expiry, renewal: renewal)
+        }
+        for expiry in [ReplicaConfiguration.allowedExpiry.lowerBound, .seconds(3_600), ReplicaConfiguration.defaultExpiry, nil] {
+            try replica(expiry: expiry, renewal: nil).validate()
+        }
+        try replica(expiry: .seconds(60), renewal: .seconds(30)).validate()
+        for (expiry, renewal) in [(Duration.seconds(60), Duration.seconds(31)), (.seconds(60), .zero), (nil, .zero)] {
+            #expect(throws: ServiceConfigurationError.self, "\(renewal) for \(String(describing: expiry))") {
+                try replica(expiry: expiry, renewal: renewal).validate()
+            }
+        }
+        let service = ReMVVMService(
+            store: try Store.example(), actions: ExampleApp.actions, viewModels: ExampleApp.viewModels,
+            replication: replica(expiry: .seconds(60), renewal: .seconds(45)),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        #expect(throws: ServiceConfigurationError.self, "the service refuses to start with it") { try service.start() }
     }
 
     @Test func corsAllowedOriginsIsACommaSeparatedListOrAnArray() async throws {

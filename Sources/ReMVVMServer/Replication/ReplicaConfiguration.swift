@@ -45,4 +45,19 @@ public struct ReplicaConfiguration: Sendable {
         self.expiry = expiry
         self.renewal = renewal ?? Self.renewal(forExpiry: expiry)
     }
+
+    /// Throws when ``renewal`` cannot keep the registration alive: it must be positive and, when
+    /// registrations expire, at most half of ``expiry`` (a replica that missed one renewal would
+    /// otherwise count as gone, and retention would remove the records its snapshot needs).
+    public func validate() throws(ServiceConfigurationError) {
+        guard renewal > .zero else {
+            throw ServiceConfigurationError(property: "renewal", message: "renewal must be positive, not \(renewal)")
+        }
+        if let expiry, renewal > expiry / 2 {
+            throw ServiceConfigurationError(
+                property: "renewal",
+                message: "renewal (\(renewal)) must be at most half of expiry (\(expiry)): a replica that missed one renewal would count as gone"
+            )
+        }
+    }
 }

@@ -103,11 +103,13 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     }
 
     /// Starts publishing state changes to event subscribers; idempotent. Throws
-    /// ``ServiceConfigurationError`` for a configuration outside ``ServiceConfiguration/Allowed``.
+    /// ``ServiceConfigurationError`` for a configuration outside ``ServiceConfiguration/Allowed``
+    /// or a replica's renewal that cannot keep its registration (``ReplicaConfiguration/validate()``).
     /// With a journal, restores the store from it first and throws ``Journal/JournalError`` when
     /// the journal cannot be read (the server must not start then).
     public func start() throws {
         try configuration.validate()
+        try replication?.validate()
         try starting.withLock { _ in
             if let journalStorage, durableRuntime.load() == nil {
                 let runtime = try DurableRuntime(
