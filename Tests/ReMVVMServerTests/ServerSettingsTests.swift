@@ -1,12 +1,12 @@
 import Configuration
-import ReMVVM
 import ExampleApp
+import Foundation
 import HTTPTestSupport
 import Journal
-import Foundation
 import Logging
 import MicroHTTP
 import PostgresJournal
+import ReMVVM
 import ReMVVMServer
 import Testing
 @testable import remvvm_server
