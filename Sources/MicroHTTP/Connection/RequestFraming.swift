@@ -4,8 +4,12 @@ internal import CMicroHTTPD
 /// ("request smuggling", RFC 9112 §6.3 and §11.2) and for a missing or repeated `Host`.
 ///
 /// libmicrohttpd 0.9.75 accepts all of these: it uses the first of two `Content-Length`s, a
-/// `Content-Length` next to `Transfer-Encoding: chunked`, and keeps a field name with a blank
-/// before its colon (`Transfer-Encoding : chunked`) as a different header. Any of them is
+/// `Content-Length` next to `Transfer-Encoding: chunked`, keeps a field name with a blank
+/// before its colon (`Transfer-Encoding : chunked`) as a different header, and appends a line
+/// folded onto the one before it (obs-fold, RFC 9112 §5.2) to that line's field *name*,
+/// dropping it from the value: `Content-Length:` + ` 44` on the next line becomes a field
+/// `Content-Length44` with an empty value, so neither layer would see the body's length. A name
+/// that is a framing field's name with more after it is taken for such a fold. Any of them is
 /// answered 400 and the connection is closed, before a byte of the body is read. (A
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 enum RequestFraming {
@@ -24,11 +28,15 @@ struct FramingFields {
     var contentLengthCount = 0
     var transferEncodings: [String] = []
     var hostCount = 0
-    var badFieldName: String?
+    /// A field name that is not a token (never shown: a folded `Authorization` line puts the
+    /// token into the name).
+    var hasBadFieldName = false
+    /// A field name that a folded line made of a framing field's name.
+    var hasFoldedFramingField = false
 
     mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        if badFieldName == nil, !name.allSatisfy(Self.isTokenByte) || name.isEmpty {
-            badFieldName = String(decoding: name, as: UTF8.self)
+        if name.isEmpty || !name.allSatisfy(Self.isTokenByte) {
+            hasBadFieldName = true
         }
         if Self.equalsIgnoringCase(name, "content-length") {
             contentLengthCount += 1
@@ -36,12 +44,18 @@ struct FramingFields {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
         } else if Self.equalsIgnoringCase(name, "host") {
             hostCount += 1
+        } else if Self.startsIgnoringCase(name, "content-length") || Self.startsIgnoringCase(name, "transfer-encoding")
+            || Self.startsIgnoringCase(name, "host") {
+            hasFoldedFramingField = true
         }
     }
 
     func violation(isHTTP11: Bool) -> RequestFailure? {
-        if let badFieldName {
-            return .malformedRequest("the header field name \"\(badFieldName)\" is not a token (no blanks before the colon)")
+        if hasBadFieldName {
+            return .malformedRequest("a header field name is not a token (no blanks before the colon, no line folded onto the one before it)")
+        }
+        if hasFoldedFramingField {
+            return .malformedRequest("a header line folded onto the one before it (obs-fold) is not accepted (RFC 9112 §5.2)")
         }
         if !transferEncodings.isEmpty, contentLengthCount > 0 {
             return .malformedRequest("a request may not carry both Content-Length and Transfer-Encoding")
@@ -76,7 +90,11 @@ struct FramingFields {
     }
 
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        bytes.count == lowercase.utf8CodeUnitCount && startsIgnoringCase(bytes, lowercase)
+    }
+
+    private static func startsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count >= lowercase.utf8CodeUnitCount else { return false }
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         for (byte, wanted) in zip(bytes, expected) where byte | 0x20 != wanted {
             return false
