@@ -89,12 +89,17 @@ import Testing
         let live = try live()
         let header = ("Authorization", "Bearer \(AccessTokens.reader)")
         #expect(try openEvents(live, [header, ("Cookie", "remvvmAuthorization=\(AccessTokens.reader)")]).status == 200, "the same token twice")
+        #expect(try openEvents(live, path: "/events?access_token=\(AccessTokens.reader)&access_token=\(AccessTokens.reader)", []).status == 200,
+                "the same token in the query twice")
         for (path, headers) in [
             ("/events", [header, ("Cookie", "remvvmAuthorization=\(AccessTokens.admin)")]),
             ("/events", [header, ("Cookie", "remvvmAuthorization=\(AccessTokens.unknown)")]),
             ("/events?access_token=\(AccessTokens.admin)", [header]),
             ("/events?access_token=\(AccessTokens.admin)", [("Cookie", "remvvmAuthorization=\(AccessTokens.reader)")]),
             ("/events", [("Cookie", "remvvmAuthorization=\(AccessTokens.reader)"), ("Cookie", "remvvmAuthorization=\(AccessTokens.admin)")]),
+            // The last of two query parameters won before: an earlier one was ignored.
+            ("/events?access_token=stale-token&access_token=\(AccessTokens.reader)", []),
+            ("/events?access_token=\(AccessTokens.reader)&access_token=\(AccessTokens.admin)", []),
         ] {
             let refused = try openEvents(live, path: path, headers)
             #expect(refused.status == 401, "\(path) \(headers.map(\.1))")

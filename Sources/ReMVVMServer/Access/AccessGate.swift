@@ -123,7 +123,8 @@ struct AccessGate: Sendable {
             if let token, token != cookie { return .unauthenticated(Self.disagreeing) }
             token = token ?? cookie[...]
         }
-        if let query = request.query[Self.queryName] {
+        // Every ?access_token= counts, like every cookie: a repeated one must agree too.
+        for query in request.queryValues(named: Self.queryName) {
             if let token, token != query { return .unauthenticated(Self.disagreeing) }
             token = token ?? query[...]
         }
