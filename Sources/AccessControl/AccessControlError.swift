@@ -29,12 +29,4 @@ public struct AccessControlError: Error, Sendable, Equatable, CustomStringConver
     /// The message.
     public var description: String { message }
 
-    /// How a name from configuration is quoted in a message: as is when it looks like a scope
-    /// name (a few ASCII letters), otherwise withheld, because a misplaced `=` can put a token
-    /// where a scope name was expected (`read=s3cret`).
-    static func quoted(_ name: some StringProtocol) -> String {
-        let looksLikeAName = (1...16).contains(name.utf8.count)
-            && name.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }
-        return looksLikeAName ? "\"\(name)\"" : "a name that is not shown (it may be a secret)"
-    }
 }

@@ -66,13 +66,15 @@ struct SettingsFileSnapshot: FileConfigSnapshot {
         guard let kind = ServerSettings.table.first(where: { $0.key == key })?.kind else { return nil }
         switch (kind, value) {
         case (.wholeNumber, .number(let literal)), (.textOrWholeNumber, .number(let literal)):
-            return Int(literal) == nil ? "holds the number \(literal); expected a whole number" : nil
+            return Int(literal) == nil ? "holds \(key.isSecret ? "a number" : "the number \(literal)"); expected a whole number" : nil
         case (.text, .string), (.textOrWholeNumber, .string), (.list, .string), (.switch, .bool):
             return nil
         case (.list, .array(let items)):
             return items.allSatisfy { if case .string = $0 { true } else { false } } ? nil : "holds an array that is not all text"
         default:
-            return "holds \(Self.kind(of: value)); expected " + expected(kind)
+            // A secret's value is never shown, not even a number given where text belongs.
+            let held = key.isSecret ? "a value of the wrong kind" : Self.kind(of: value)
+            return "holds \(held); expected " + expected(kind)
         }
     }
 

@@ -12,22 +12,26 @@ import Testing
         #expect(ScopeSet.all.scopes == [.read, .dispatch])
     }
 
-    @Test func unknownScopesInConfigurationAreAnErrorNamingThem() {
+    @Test func unknownScopesInConfigurationAreAnErrorCountingThem() {
         #expect {
             try ScopeSet(configuration: "read+write+Admin")
         } throws: { error in
             guard let error = error as? AccessControlError else { return false }
-            return error.code == .invalidScopes && error.message.contains("\"write\"") && error.message.contains("\"Admin\"")
+            return error.code == .invalidScopes && error.message.hasPrefix("2 scope names that are not known (not shown")
                 && error.message.contains("known scopes: read, dispatch")
         }
     }
 
-    @Test func anUnknownScopeThatMayBeASecretIsNotNamed() {
+    /// A token and its scope swapped (`dispatch=HunterTwoSecret`) put the token where a scope
+    /// belongs: an unknown name is never shown, however much it looks like a scope name (one
+    /// that looked like one, up to 16 letters, was shown before).
+    @Test(arguments: ["s3cret-t0ken", "HunterTwoSecret", "write"])
+    func anUnknownScopeIsNeverShown(name: String) {
         #expect {
-            try ScopeSet(configuration: "s3cret-t0ken")
+            try ScopeSet(configuration: name)
         } throws: { error in
             guard let error = error as? AccessControlError else { return false }
-            return error.code == .invalidScopes && !error.message.contains("s3cret") && error.message.contains("not shown")
+            return error.code == .invalidScopes && !error.message.contains(name) && error.message.contains("not shown")
         }
     }
 

@@ -105,6 +105,9 @@ import Testing
         (#"{"idempotencyRetention": 1.5}"#, "idempotencyRetention holds the number 1.5; expected a whole number"),
         (#"{"port": {"value": 18405}}"#, "port holds an object; expected a whole number"),
         (#"{"port": null}"#, "port holds null; expected a whole number"),
+        // A secret's value is never shown.
+        (#"{"jwtHs256Secret": 12345678901234567890123456789012345}"#, "jwtHs256Secret holds a value of the wrong kind; expected text"),
+        (#"{"authTokens": ["s3cret=read"]}"#, "authTokens holds a value of the wrong kind; expected text"),
         (#"{"host": ["::1"]}"#, "host holds an array; expected text"),
         (#"{"host": 1234}"#, "host holds the number 1234; expected text"),
         (#"{"corsAllowedOrigins": ["https://a.example", 1]}"#, "corsAllowedOrigins holds an array that is not all text"),

@@ -2,10 +2,11 @@ extension ScopeSet {
     /// Parses the configuration form `SCOPE[+SCOPE]…` (e.g. `read+dispatch`).
     ///
     /// Configuration is strict: an empty list, an empty name (`read+`) or an unknown name is an
-    /// error that names the unknown scopes (unless a name looks like it could be a secret).
+    /// error. It counts the unknown names but never shows them: a misplaced `=` can put a token
+    /// where a scope was expected (`dispatch=s3cretToken`).
     public init(configuration text: some StringProtocol) throws(AccessControlError) {
         var scopes = ScopeSet()
-        var unknown: [String] = []
+        var unknown = 0
         for name in text.split(separator: "+", omittingEmptySubsequences: false) {
             let trimmed = name.trimmingASCIIWhitespace()
             guard !trimmed.isEmpty else {
@@ -14,14 +15,15 @@ extension ScopeSet {
             if let scope = Scope.named(trimmed.utf8) {
                 scopes.insert(ScopeSet(scope))
             } else {
-                unknown.append(AccessControlError.quoted(trimmed))
+                unknown += 1
             }
         }
-        guard unknown.isEmpty else {
+        guard unknown == 0 else {
             let known = Scope.allCases.map(\.name).joined(separator: ", ")
+            let names = unknown == 1 ? "a scope name that is not known" : "\(unknown) scope names that are not known"
             throw AccessControlError(
                 code: .invalidScopes,
-                message: "unknown scope \(unknown.joined(separator: ", ")) (known scopes: \(known))"
+                message: "\(names) (not shown: it may be a token put where a scope belongs; known scopes: \(known))"
             )
         }
         self = scopes
