@@ -118,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")
     var corsAllowedOrigins: String?
 
+    @Option(help: "While no access token is configured: the Host names requests may carry, comma-separated (DNS names or addresses, IPv6 in brackets, no port), or * for any; others get 421, so that a web page whose DNS name was rebound to this address cannot use the server. (default: none: localhost, *.localhost and loopback addresses when listening on a loopback address, any name otherwise)")
+    var allowedHosts: String?
+
     @Option(help: ArgumentHelp(
         "Measure requests, actions, the journal and streams for GET /metrics: true or false. (default: \(ServerSettings.defaultText(.metricsEnabled)))",
         valueName: "bool"
@@ -299,6 +302,7 @@ struct ServeCommand: AsyncParsableCommand {
         set(.replayRingBytes, replayRingBytes.map { .int($0) })
         set(.idempotencyRetention, idempotencyRetention.map { .string($0) })
         set(.corsAllowedOrigins, corsAllowedOrigins.map { .string($0) })
+        set(.allowedHosts, allowedHosts.map { .string($0) })
         set(.metricsEnabled, metricsEnabled.map { .bool($0) })
         // No flag for authTokens or jwtHs256Secret: secrets never go on the command line.
         set(.authTokenFile, authTokenFile.map { .string($0) })

@@ -118,16 +118,18 @@ struct Setting: Sendable {
         Setting(
             key: key,
             kind: .list,
-            read: { config, settings throws(SettingsError) in
-                if let items = try? config.requiredStringArray(forKey: ConfigKey(key.rawValue)) {
-                    settings[keyPath: field] = items
-                    return
-                }
-                let text = try readString(config, key)
-                settings[keyPath: field] = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            },
+            read: { config, settings throws(SettingsError) in settings[keyPath: field] = try readList(config, key) },
             value: { .string($0[keyPath: field].joined(separator: ",")) }
         )
+    }
+
+    /// A list's items: an array in a config file, or comma-separated text, blanks trimmed.
+    static func readList(_ config: ConfigReader, _ key: ServerSettings.Key) throws(SettingsError) -> [String] {
+        if let items = try? config.requiredStringArray(forKey: ConfigKey(key.rawValue)) {
+            return items
+        }
+        let text = try readString(config, key)
+        return text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     static func bool(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Bool> & Sendable) -> Setting {
@@ -314,6 +316,16 @@ extension ServerSettings {
         .int(.replayRingBytes, \.service.replayRingBytes, in: Service.replayRingBytes),
         .durationText(.idempotencyRetention, \.service.idempotencyRetention, in: Service.idempotencyRetention),
         .list(.corsAllowedOrigins, \.service.corsAllowedOrigins),
+        Setting(
+            key: .allowedHosts,
+            kind: .list,
+            read: { config, settings throws(SettingsError) in
+                // Empty: the automatic choice (the loopback names on a loopback address).
+                let names = try Setting.readList(config, .allowedHosts)
+                settings.service.allowedHosts = names.isEmpty ? nil : names
+            },
+            value: { .string(($0.service.allowedHosts ?? []).joined(separator: ",")) }
+        ),
         .bool(.metricsEnabled, \.service.metricsEnabled),
         .secret(.authTokens, \.access.authTokens),
         .string(.authTokenFile, \.access.authTokenFile),

@@ -49,7 +49,7 @@ struct ServerSettings {
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
-        case idempotencyRetention, corsAllowedOrigins, metricsEnabled
+        case idempotencyRetention, corsAllowedOrigins, allowedHosts, metricsEnabled
         case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
         case jwtIssuer, jwtAudience, jwtLeewaySeconds
 
@@ -69,14 +69,14 @@ struct ServerSettings {
         for setting in Self.table {
             try setting.read(config, &self)
         }
+        // The service's own checks of the lists, now rather than when it starts (after the
+        // journal is opened); the ranges were checked setting by setting above.
         do {
-            // Checked now, not when the service starts: that is after the journal is opened.
-            _ = try CORSPolicy(allowedOrigins: service.corsAllowedOrigins)
+            try service.validate()
         } catch {
+            let key = Key(rawValue: error.property) ?? .corsAllowedOrigins
             let prefix = error.property + ": "
-            throw SettingsError(
-                key: .corsAllowedOrigins, message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
-            )
+            throw SettingsError(key: key, message: error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message)
         }
         if !inMemory, dataDir.isEmpty {
             throw SettingsError(key: .dataDir, message: "is empty; name a directory (e.g. ./data), or run with inMemory")

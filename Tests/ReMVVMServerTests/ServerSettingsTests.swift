@@ -71,7 +71,7 @@ import Testing
              "logLevel": "debug", "dataDir": "/srv/remvvm", "inMemory": false, "journalSync": "normal",
              "journal": "sqlite", "postgresURL": "postgresql:///remvvm", "replicaName": "r1", "replicaExpiry": 86400,
              "snapshotEvery": 500, "journalRetention": "30d", "replayRingEvents": 100, "replayRingBytes": 1048576,
-             "idempotencyRetention": 3600, "corsAllowedOrigins": ["https://a.example", "https://b.example"],
+             "idempotencyRetention": 3600, "corsAllowedOrigins": ["https://a.example", "https://b.example"], "allowedHosts": ["remvvm.internal", "[::1]"],
              "metricsEnabled": false, "authTokens": "s3cret-token-value=read+dispatch", "authTokenFile": "\(tokens)",
              "jwtHs256Secret": "\(String(repeating: "k", count: 32))", "jwtHs256SecretFile": "", "jwtPublicKeyFile": "",
              "jwtIssuer": "issuer", "jwtAudience": "audience", "jwtLeewaySeconds": 5}
@@ -85,6 +85,7 @@ import Testing
         #expect(settings.replicaExpiry == .seconds(86_400) && settings.service.idempotencyRetention == .seconds(3_600))
         #expect(settings.service.journalRetention == JournalRetention.age(.seconds(30 * 86_400)) && settings.service.snapshotEvery == 500)
         #expect(settings.service.corsAllowedOrigins == ["https://a.example", "https://b.example"] && !settings.service.metricsEnabled)
+        #expect(settings.service.allowedHosts == ["remvvm.internal", "[::1]"])
         #expect(settings.accessControl.isEnabled)
         try SettingsFileSnapshot.check([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
         #expect(ServerSettings.Key.closest(to: "port") == .port)
@@ -181,6 +182,13 @@ import Testing
             throws: { "\($0)".hasPrefix("invalid setting dataDir (") && "\($0)".contains("is empty") }
         let inMemory = try await ServerSettings.load(flags: [:], environment: ["REMVVM_DATA_DIR": "", "REMVVM_IN_MEMORY": "true"], configPath: nil)
         #expect(inMemory.inMemory, "no data directory is needed in memory")
+        #expect(try await ServerSettings.load(flags: [:], environment: [:], configPath: nil).service.allowedHosts == nil, "automatic")
+        #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, *"], configPath: nil)
+            .service.allowedHosts == ["a.example", "*"])
+        for bad in ["http://a.example", "a.example:8080", "a b", "[::1"] {
+            await #expect("\(bad)") { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": bad], configPath: nil) }
+                throws: { "\($0)".hasPrefix("invalid setting allowedHosts (") && "\($0)".contains("is not a host name") }
+        }
         #expect(HTTPServerConfiguration.authority(host: "::1", port: 80) == "[::1]:80")
         #expect(HTTPServerConfiguration.authority(host: "[::1]", port: 80) == "[::1]:80")
         #expect(HTTPServerConfiguration.authority(host: "127.0.0.1", port: 80) == "127.0.0.1:80")

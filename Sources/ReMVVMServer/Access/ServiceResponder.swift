@@ -1,14 +1,17 @@
 public import MicroHTTP
 import ConcurrencyKit
 
-/// What answers every request of the service: CORS preflights first (they never need a token),
-/// then access control (``AccessGate``), then the routes; every answer to an allowed origin,
+/// What answers every request of the service: without access tokens, a `Host` the server does
+/// not answer gets `421` (``HostCheck``); then CORS preflights (they never need a token), then
+/// access control (``AccessGate``), then the routes; every answer to an allowed origin,
 /// `401` and `403` included, carries the CORS headers; each answer counted and timed when metrics
 /// are on.
 public struct ServiceResponder: Responder {
     let router: Router
     let cors: CORSPolicy
     let access: AccessGate
+    /// Which `Host` names are answered (``HostCheck/any`` with access tokens).
+    let hosts: HostCheck
     let metrics: HTTPMetrics?
 
     public func respond(to request: Request) -> Response {
@@ -41,6 +44,9 @@ public struct ServiceResponder: Responder {
 
     /// The answer and the pattern of the route that gave it.
     private func answer(_ request: Request) -> (response: Response, route: String?) {
+        if hosts != .any, let host = request.headers["Host"], !hosts.accepts(host: host) {
+            return (hosts.refusal(host: host), router.pattern(matching: request.path))
+        }
         let origin = request.headers["Origin"]
         if request.method == .OPTIONS, let origin, request.headers.contains("Access-Control-Request-Method"),
            let preflight = cors.preflight(origin: origin) {

@@ -51,4 +51,19 @@ extension OpenAPIDocument {
         }
         return secured
     }
+
+    /// `paths` with the `421` a server without tokens gives a `Host` it does not answer
+    /// (``HostCheck``), on every operation.
+    func misdirectable(_ paths: [String: JSONValue]) -> [String: JSONValue] {
+        paths.mapValues { item in
+            guard case .object(var operations) = item else { return item }
+            for (method, operation) in operations {
+                guard case .object(var members) = operation, case .object(var responses)? = members["responses"] else { continue }
+                responses["421"] = problem("Without access tokens: a Host this server does not answer (allowedHosts; DNS rebinding)")
+                members["responses"] = .object(responses)
+                operations[method] = .object(members)
+            }
+            return .object(operations)
+        }
+    }
 }

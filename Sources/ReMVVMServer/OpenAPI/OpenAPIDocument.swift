@@ -52,6 +52,8 @@ struct OpenAPIDocument {
             document["paths"] = .object(secured(paths))
             document["components"] = ["schemas": schemas, "securitySchemes": Self.securitySchemes]
             document["security"] = [["bearer": []]]
+        } else {
+            document["paths"] = .object(misdirectable(paths))
         }
         return .object(document)
     }

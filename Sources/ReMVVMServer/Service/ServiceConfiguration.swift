@@ -46,6 +46,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// alone (any origin, without credentials). Empty: CORS off.
     public var corsAllowedOrigins: [String] = []
 
+    /// While no access tokens are configured: the names a request's `Host` may carry (DNS names or
+    /// address literals, IPv6 in brackets, without the port; `*` for any). Others get `421`, so
+    /// that a web page whose DNS name was rebound to this server's address (DNS rebinding) cannot
+    /// read or dispatch through a visitor's browser. Nil, the default: the loopback names
+    /// (`localhost`, `*.localhost`, loopback address literals) when ``ReMVVMServer`` listens on a
+    /// loopback address, any name otherwise (and with a bare ``ReMVVMService/responder()``).
+    public var allowedHosts: [String]?
+
     /// Whether requests, actions, the journal and streams are measured for `GET /metrics`
     /// (off: the route answers 404 and nothing is measured).
     public var metricsEnabled = true
@@ -94,6 +102,15 @@ extension ServiceConfiguration {
         try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)
         try check("idempotencyMemoryLimit", idempotencyMemoryLimit, Allowed.idempotencyMemoryLimit)
         _ = try CORSPolicy(allowedOrigins: corsAllowedOrigins)
+        for name in allowedHosts ?? [] where !HostCheck.isValidEntry(name) {
+            throw ServiceConfigurationError(
+                property: "allowedHosts",
+                message: "allowedHosts: \"\(name)\" is not a host name; write a DNS name or an address (IPv6 in brackets) without port, scheme or path, or * alone"
+            )
+        }
+        if allowedHosts?.isEmpty == true {
+            throw ServiceConfigurationError(property: "allowedHosts", message: "allowedHosts: an empty list would refuse every request; leave it unset for the automatic choice")
+        }
     }
 }
 

@@ -47,6 +47,7 @@ final class LiveServer: Sendable {
         replayRingBytes: Int = 64 << 20,
         journalRetention: JournalRetention = 1_000_000,
         corsAllowedOrigins: [String] = [],
+        allowedHosts: [String]? = nil,
         metricsEnabled: Bool = true,
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -65,6 +66,7 @@ final class LiveServer: Sendable {
         service.replayRingBytes = replayRingBytes
         service.journalRetention = journalRetention
         service.corsAllowedOrigins = corsAllowedOrigins
+        service.allowedHosts = allowedHosts
         service.metricsEnabled = metricsEnabled
         if journal != nil || replication != nil {
             service.versionTags = .plain  // versions survive restarts

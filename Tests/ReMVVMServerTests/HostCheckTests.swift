@@ -1,0 +1,61 @@
+import HTTPTestSupport
+import MicroHTTP
+@testable import ReMVVMServer
+import Testing
+
+/// Without access tokens, a server on a loopback address answers only requests naming it by a
+/// loopback name (docs/http-api.md, "Access control and CORS"; README, "Securing the server"):
+/// a page whose DNS name was rebound to 127.0.0.1 gets `421`, and nothing is dispatched.
+@Suite struct HostCheckTests {
+    private func send(_ live: LiveServer, _ method: String, _ path: String, host: String, headers: [(String, String)] = []) throws -> TestHTTPResponse {
+        let body = method == "POST" ? Array(#"{"type":"increase"}"#.utf8) : []
+        let type = method == "POST" ? [("Content-Type", "application/json")] : []
+        return try live.send(method: method, path: path, headers: [("Host", host)] + type + headers, body: body)
+    }
+
+    @Test func anOpenServerOnLoopbackAnswersLoopbackNamesOnly() throws {
+        let live = try LiveServer()
+        for host in ["rebound.example:\(live.port)", "rebound.example", "127.0.0.1.rebound.example", "localhost.example", "10.0.0.1"] {
+            let state = try send(live, "GET", "/state", host: host)
+            #expect(state.status == 421, "\(host)")
+            #expect(state.problem?.type == "urn:remvvm:problem:misdirected-request", "\(host)")
+            #expect(try send(live, "POST", "/actions", host: host).status == 421, "\(host)")
+            #expect(try send(live, "GET", "/events", host: host).status == 421, "\(host): no stream either")
+        }
+        #expect(live.store.version == 0, "nothing was dispatched")
+        for host in ["localhost:\(live.port)", "LOCALHOST", "127.0.0.1:\(live.port)", "127.0.0.2", "[::1]:\(live.port)", "app.localhost:3000"] {
+            #expect(try send(live, "GET", "/state", host: host).status == 200, "\(host)")
+        }
+        let metrics = try live.get("/metrics").bodyString
+        #expect(metrics.contains(#"http_requests_total{method="GET",route="/state",code="421"} 5"#), "421s are counted under the route")
+    }
+
+    @Test func withTokensTheNameIsNotChecked() throws {
+        let live = try LiveServer(accessControl: try AccessTokens.authorizer())
+        let answer = try send(live, "GET", "/state", host: "rebound.example", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])
+        #expect(answer.status == 200)
+        #expect(try send(live, "GET", "/state", host: "rebound.example").status == 401, "the token decides")
+    }
+
+    @Test func listedNamesReplaceTheLoopbackNames() throws {
+        let live = try LiveServer(allowedHosts: ["remvvm.internal", "[::1]"])
+        #expect(try send(live, "GET", "/state", host: "REMVVM.internal:8080").status == 200)
+        #expect(try send(live, "GET", "/state", host: "[::1]:8080").status == 200)
+        #expect(try send(live, "GET", "/state", host: "localhost").status == 421)
+        let any = try LiveServer(allowedHosts: ["*"])
+        #expect(try send(any, "GET", "/state", host: "rebound.example").status == 200)
+    }
+
+    @Test func theAutomaticChoiceFollowsTheListenAddress() {
+        #expect(HostCheck(allowedHosts: nil, listenHost: "127.0.0.1") == .loopback)
+        #expect(HostCheck(allowedHosts: nil, listenHost: "::1") == .loopback)
+        #expect(HostCheck(allowedHosts: nil, listenHost: "0.0.0.0") == .any)
+        #expect(HostCheck(allowedHosts: nil, listenHost: nil) == .any, "a bare responder knows no address")
+        #expect(HostCheck(allowedHosts: ["a", "*"], listenHost: "127.0.0.1") == .any)
+        #expect(HostCheck.name(ofHostField: "[::1]:8080") == "[::1]")
+        #expect(HostCheck.name(ofHostField: "example.com:80") == "example.com")
+        #expect(HostCheck.name(ofHostField: " localhost") == "localhost")
+        #expect(HostCheck.loopback.accepts(host: nil), "HTTP/1.0 without Host")
+        #expect(!HostCheck.loopback.accepts(host: ""))
+    }
+}
