@@ -126,6 +126,9 @@ import Testing
         let live = try LiveServer()
         let stream = try live.viewModelStream("/viewmodels/counter/events")
         _ = try stream.nextEvent(timeout: .seconds(5))
+        // The first event can arrive before the hub counts its stream: waiting for 0 right away
+        // could return before the stream was counted, let alone gone (CI saw 2 made, not 1).
+        #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 1 })
         stream.close()
         #expect(live.server.service.waitForViewModelSubscribers(timeout: .seconds(5)) { $0 == 0 })
         let before = live.server.service.viewModelStreamWork
