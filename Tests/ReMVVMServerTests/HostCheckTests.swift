@@ -23,7 +23,7 @@ import Testing
             #expect(try send(live, "GET", "/events", host: host).status == 421, "\(host): no stream either")
         }
         #expect(live.store.version == 0, "nothing was dispatched")
-        for host in ["localhost:\(live.port)", "LOCALHOST", "127.0.0.1:\(live.port)", "127.0.0.2", "[::1]:\(live.port)", "app.localhost:3000"] {
+        for host in ["localhost:\(live.port)", "LOCALHOST", "127.0.0.1:\(live.port)", "127.0.0.2", "[::1]:\(live.port)", "app.localhost:3000", "localhost.:\(live.port)"] {
             #expect(try send(live, "GET", "/state", host: host).status == 200, "\(host)")
         }
         let metrics = try live.get("/metrics").bodyString
@@ -40,6 +40,7 @@ import Testing
     @Test func listedNamesReplaceTheLoopbackNames() throws {
         let live = try LiveServer(allowedHosts: ["remvvm.internal", "[::1]"])
         #expect(try send(live, "GET", "/state", host: "REMVVM.internal:8080").status == 200)
+        #expect(try send(live, "GET", "/state", host: "remvvm.internal.").status == 200)
         #expect(try send(live, "GET", "/state", host: "[::1]:8080").status == 200)
         #expect(try send(live, "GET", "/state", host: "localhost").status == 421)
         let any = try LiveServer(allowedHosts: ["*"])

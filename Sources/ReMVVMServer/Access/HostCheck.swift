@@ -29,7 +29,10 @@ enum HostCheck: Sendable, Equatable {
     /// is: browsers always send it.
     func accepts(host field: String?) -> Bool {
         guard let field else { return true }
-        let name = Self.name(ofHostField: field).lowercased()
+        var name = Self.name(ofHostField: field).lowercased()
+        if name.hasSuffix("."), name.count > 1 {
+            name.removeLast()  // a fully qualified name: "localhost." is "localhost"
+        }
         switch self {
         case .any:
             return true
