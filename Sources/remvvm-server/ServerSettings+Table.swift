@@ -140,7 +140,7 @@ struct Setting: Sendable {
                 do {
                     settings[keyPath: field] = try config.requiredBool(forKey: ConfigKey(key.rawValue))
                 } catch {
-                    throw SettingsError(key: key, message: "expected true or false (\(error))")
+                    throw SettingsError(key: key, message: "expected true or false (in the environment also yes, no, 1 or 0)")
                 }
             },
             value: { .bool($0[keyPath: field]) }

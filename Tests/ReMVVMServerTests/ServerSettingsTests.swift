@@ -330,10 +330,13 @@ import Testing
     }
 
     @Test func inMemoryIsABooleanLikeEveryOtherSetting() async throws {
-        for (text, expected) in [("true", true), ("1", true), ("false", false), ("0", false)] {
+        for (text, expected) in [("true", true), ("1", true), ("YES", true), ("false", false), ("0", false), ("no", false)] {
             let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IN_MEMORY": text], configPath: nil)
             #expect(settings.inMemory == expected, "REMVVM_IN_MEMORY=\(text)")
         }
+        // The message lists what the environment takes (it said "true or false" and took yes).
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IN_MEMORY": "on"], configPath: nil) }
+            throws: { "\($0)".hasSuffix("inMemory (flag, REMVVM_IN_MEMORY, or config file): expected true or false (in the environment also yes, no, 1 or 0)") }
     }
 
     @Test func missingExplicitConfigFileIsAnError() async throws {
