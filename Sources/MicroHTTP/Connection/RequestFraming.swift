@@ -8,8 +8,10 @@ internal import CMicroHTTPD
 /// before its colon (`Transfer-Encoding : chunked`) as a different header, and appends a line
 /// folded onto the one before it (obs-fold, RFC 9112 §5.2) to that line's field *name*,
 /// dropping it from the value: `Content-Length:` + ` 44` on the next line becomes a field
-/// `Content-Length44` with an empty value, so neither layer would see the body's length. A name
-/// that is a framing field's name with more after it is taken for such a fold. Any of them is
+/// `Content-Length44` with an empty value, and `Content-:5` + ` Length` a field `Content-Length`
+/// of 5 that a proxy would not see. A folded name is copied to a block of its own, so a field
+/// whose name does not sit right before its value in the request head (``isOneLine``) was
+/// folded, whatever its name. Any of them is
 /// answered 400 and the connection is closed, before a byte of the body is read. (A
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 enum RequestFraming {
@@ -31,12 +33,15 @@ struct FramingFields {
     /// A field name that is not a token (never shown: a folded `Authorization` line puts the
     /// token into the name).
     var hasBadFieldName = false
-    /// A field name that a folded line made of a framing field's name.
-    var hasFoldedFramingField = false
+    /// A field whose name a line folded onto it changed.
+    var hasFoldedField = false
 
-    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, isOneLine: Bool = true) {
         if name.isEmpty || !name.allSatisfy(Self.isTokenByte) {
             hasBadFieldName = true
+        }
+        if !isOneLine {
+            hasFoldedField = true
         }
         if Self.equalsIgnoringCase(name, "content-length") {
             contentLengthCount += 1
@@ -44,17 +49,26 @@ struct FramingFields {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
         } else if Self.equalsIgnoringCase(name, "host") {
             hostCount += 1
-        } else if Self.startsIgnoringCase(name, "content-length") || Self.startsIgnoringCase(name, "transfer-encoding")
-            || Self.startsIgnoringCase(name, "host") {
-            hasFoldedFramingField = true
         }
+    }
+
+    /// Whether libmicrohttpd read the field from one line: in its request head the name, the NUL
+    /// that replaced the colon, blanks, then the value. libmicrohttpd 0.9.75 copies a name that a
+    /// folded line extends to a new block of the connection's pool, away from its value.
+    static func isOneLine(name: UnsafeRawBufferPointer, value: UnsafeRawPointer?) -> Bool {
+        guard let start = name.baseAddress, let value else { return true }
+        let end = start + name.count
+        let gap = value - end
+        guard gap >= 1, gap <= 1_024 else { return false }
+        let between = UnsafeRawBufferPointer(start: end, count: gap)
+        return between[0] == 0 && between.dropFirst().allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
     func violation(isHTTP11: Bool) -> RequestFailure? {
         if hasBadFieldName {
             return .malformedRequest("a header field name is not a token (no blanks before the colon, no line folded onto the one before it)")
         }
-        if hasFoldedFramingField {
+        if hasFoldedField {
             return .malformedRequest("a header line folded onto the one before it (obs-fold) is not accepted (RFC 9112 §5.2)")
         }
         if !transferEncodings.isEmpty, contentLengthCount > 0 {
@@ -90,11 +104,7 @@ struct FramingFields {
     }
 
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        bytes.count == lowercase.utf8CodeUnitCount && startsIgnoringCase(bytes, lowercase)
-    }
-
-    private static func startsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count >= lowercase.utf8CodeUnitCount else { return false }
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         for (byte, wanted) in zip(bytes, expected) where byte | 0x20 != wanted {
             return false
@@ -125,9 +135,11 @@ private func collectFramingField(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls else { return .NO }
+    let name = UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize)
     cls.assumingMemoryBound(to: FramingFields.self).pointee.add(
-        name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
-        value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+        name: name,
+        value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize),
+        isOneLine: FramingFields.isOneLine(name: name, value: value.map(UnsafeRawPointer.init))
     )
     return .YES
 }

@@ -1,46 +1,78 @@
 import MicroHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which `Host` names a server without access tokens answers (``ServiceConfiguration/allowedHosts``).
 ///
 /// Without tokens, anything that reaches the port may read and dispatch. A browser keeps a
-/// server on `127.0.0.1` out of other sites' reach by the same-origin rule, but a page whose
-/// DNS name its owner rebinds to `127.0.0.1` (DNS rebinding) is same-origin with the server under
-/// that name: its requests carry that name in `Host`, which is how they are told apart and
-/// answered `421 Misdirected Request`. With tokens the check is off: such a page has no token.
+/// server on `127.0.0.1` (or published by a container on the machine) out of other sites' reach
+/// by the same-origin rule, but a page whose DNS name its owner rebinds to `127.0.0.1` (DNS
+/// rebinding) is same-origin with the server under that name: its requests carry that name in
+/// `Host`, which is how they are told apart and answered `421 Misdirected Request`. With tokens
+/// the check is off: such a page has no token.
 enum HostCheck: Sendable, Equatable {
-    /// Every name (a server reachable from other machines, which its clients name as they like).
+    /// Every name.
     case any
-    /// `localhost`, a name under `.localhost` (RFC 6761) and loopback address literals.
-    case loopback
-    /// These names, lower-cased (IPv6 literals in brackets).
+    /// The names nobody can point at this server's address from outside: address literals (an
+    /// attacker's page cannot make a browser send `Host: 127.0.0.1` to another address, nor
+    /// a name of its own with an address), `localhost` and names under `.localhost` (RFC 6761).
+    case addressesAndLocalhost
+    /// These names, normalized (``normalized(_:)``).
     case names(Set<String>)
 
-    /// The check `allowedHosts` asks for on a server listening on `listenHost`: nil, the
-    /// automatic choice, is ``loopback`` on a loopback address and ``any`` otherwise; `*` is any.
-    init(allowedHosts: [String]?, listenHost: String?) {
+    /// The check `allowedHosts` asks for: nil, the automatic choice, is
+    /// ``addressesAndLocalhost``; `*` is any.
+    init(allowedHosts: [String]?) {
         guard let allowedHosts else {
-            self = listenHost.map(ListenHost.isLoopback) == true ? .loopback : .any
+            self = .addressesAndLocalhost
             return
         }
-        self = allowedHosts.contains("*") ? .any : .names(Set(allowedHosts.map { $0.lowercased() }))
+        self = allowedHosts.contains("*") ? .any : .names(Set(allowedHosts.map { Self.normalized($0[...]) }))
     }
 
     /// Whether a request with this `Host` field is answered. A request without one (HTTP/1.0)
     /// is: browsers always send it.
     func accepts(host field: String?) -> Bool {
         guard let field else { return true }
-        var name = Self.name(ofHostField: field).lowercased()
-        if name.hasSuffix("."), name.count > 1 {
-            name.removeLast()  // a fully qualified name: "localhost." is "localhost"
-        }
+        let name = Self.normalized(Self.name(ofHostField: field))
         switch self {
         case .any:
             return true
-        case .loopback:
-            return name == "localhost" || name.hasSuffix(".localhost") || (!name.isEmpty && ListenHost.isLoopback(name))
+        case .addressesAndLocalhost:
+            return name == "localhost" || name.hasSuffix(".localhost") || Self.isAddress(name)
         case .names(let names):
             return names.contains(name)
         }
+    }
+
+    /// A name as compared: lower-cased, without a trailing dot (`localhost.` is `localhost`), an
+    /// IPv6 literal in brackets in its canonical text (`[0:0:0:0:0:0:0:1]` is `[::1]`).
+    static func normalized(_ name: Substring) -> String {
+        var name = name.lowercased()
+        if name.hasSuffix("."), name.count > 1 {
+            name.removeLast()
+        }
+        if name.hasPrefix("["), name.hasSuffix("]") {
+            var address = in6_addr()
+            if inet_pton(AF_INET6, String(name.dropFirst().dropLast()), &address) == 1 {
+                var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                if inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil {
+                    name = "[" + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]"
+                }
+            }
+        }
+        return name
+    }
+
+    /// Whether `name` is an IPv4 literal or an IPv6 literal in brackets.
+    private static func isAddress(_ name: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if name.hasPrefix("["), name.hasSuffix("]") {
+            return inet_pton(AF_INET6, String(name.dropFirst().dropLast()), &v6) == 1
+        }
+        return inet_pton(AF_INET, name, &v4) == 1
     }
 
     /// `name[:port]` without the port; an IPv6 literal keeps its brackets (`[::1]:8080` → `[::1]`).
@@ -53,27 +85,28 @@ enum HostCheck: Sendable, Equatable {
     }
 
     /// Whether `name` can be an entry of `allowedHosts`: `*`, a DNS name or an IPv4 literal
-    /// (letters, digits, `-` and `.`), or an IPv6 literal in brackets — no port, scheme or path.
+    /// (letters, digits, `-`, `_` and `.`), or an IPv6 literal in brackets — no port, scheme or
+    /// path.
     static func isValidEntry(_ name: String) -> Bool {
         if name == "*" { return true }
         if name.hasPrefix("["), name.hasSuffix("]") {
             return name.count > 2 && name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
         }
-        return !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
+        return !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }
     }
 
-    /// What the `421` says: which names this server answers, and how to be answered otherwise.
+    /// What the `421` says: which names this server answers (not the listed names themselves:
+    /// the page asking may be the one the check keeps out), and how to be answered otherwise.
     func refusal(host field: String) -> Response {
         let answered = switch self {
-        case .any: "any name"
-        case .loopback: "localhost, 127.0.0.1 or [::1]"
-        case .names(let names): names.sorted().joined(separator: ", ")
+        case .any, .addressesAndLocalhost: "an address, localhost or a name under .localhost"
+        case .names: "the names in allowedHosts"
         }
         return Problem(
             type: Problem.type("misdirected-request"),
             title: "Misdirected Request",
             status: 421,
-            detail: "this server has no access tokens and answers requests for \(answered) only, not for \"\(Self.name(ofHostField: field))\" (a page whose DNS name points here must not reach it); name the server as it is listed, add the name to allowedHosts, or configure access tokens"
+            detail: "this server has no access tokens and answers requests for \(answered) only, not for \"\(Self.name(ofHostField: field))\" (a page whose DNS name points here must not reach it); name the server by its address, add the name to allowedHosts, or configure access tokens"
         ).response
     }
 }

@@ -61,7 +61,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
         // version reduced so far and ends the streams, then the HTTP server flushes and stops.
         http = HTTPServer(
             configuration: configuration,
-            responder: service.responder(listeningOn: configuration.host),
+            responder: service.responder(),
             logger: logger,
             beforeEndingStreams: { service.stop() }
         )

@@ -217,18 +217,12 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
 
     /// What answers every request: CORS, then access control, then the routes of ``router()``.
     public func responder() -> ServiceResponder {
-        responder(listeningOn: nil)
-    }
-
-    /// The responder of a server listening on `host`, which decides the automatic
-    /// ``ServiceConfiguration/allowedHosts`` (nil: any name).
-    func responder(listeningOn host: String?) -> ServiceResponder {
         let router = router()
         return ServiceResponder(
             router: router,
             cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off,
             access: AccessGate(authorizer: accessControl),
-            hosts: accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts, listenHost: host),
+            hosts: accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts),
             metrics: metrics?.httpMetrics(for: router)
         )
     }

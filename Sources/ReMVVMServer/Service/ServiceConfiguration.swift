@@ -49,9 +49,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// While no access tokens are configured: the names a request's `Host` may carry (DNS names or
     /// address literals, IPv6 in brackets, without the port; `*` for any). Others get `421`, so
     /// that a web page whose DNS name was rebound to this server's address (DNS rebinding) cannot
-    /// read or dispatch through a visitor's browser. Nil, the default: the loopback names
-    /// (`localhost`, `*.localhost`, loopback address literals) when ``ReMVVMServer`` listens on a
-    /// loopback address, any name otherwise (and with a bare ``ReMVVMService/responder()``).
+    /// read or dispatch through a visitor's browser. Nil, the default: any address literal,
+    /// `localhost` and names under `.localhost` (no page can point those at this server).
     public var allowedHosts: [String]?
 
     /// Whether requests, actions, the journal and streams are measured for `GET /metrics`
