@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay idle (no bytes either way) before it is closed; event streams are exempt. 0 = no limit. (default: \(ServerSettings.defaultText(.connectionTimeoutSeconds)))")
     var connectionTimeoutSeconds: Int?
 
-    @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB). (default: \(ServerSettings.defaultText(.connectionMemoryBytes)))")
+    @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB); each header field takes pool memory too (about 130 short fields fit at 16384). (default: \(ServerSettings.defaultText(.connectionMemoryBytes)))")
     var connectionMemoryBytes: Int?
 
     @Option(help: "Seconds between heartbeat comments on event streams. (default: \(ServerSettings.defaultText(.heartbeatSeconds)))")
