@@ -40,7 +40,9 @@ enum HostCheck: Sendable, Equatable {
         case .any:
             return true
         case .addressesAndLocalhost:
-            return name == "localhost" || name.hasSuffix(".localhost") || Self.isAddress(name)
+            // The HTTP layer's parser of listen addresses: IPv4, IPv6 in brackets (a name from
+            // `Host` never holds a bare IPv6 literal: its first colon ends it), and localhost.
+            return name.hasSuffix(".localhost") || HTTPServerConfiguration.isValidHost(name)
         case .names(let names):
             return names.contains(name)
         }
@@ -63,16 +65,6 @@ enum HostCheck: Sendable, Equatable {
             }
         }
         return name
-    }
-
-    /// Whether `name` is an IPv4 literal or an IPv6 literal in brackets.
-    private static func isAddress(_ name: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if name.hasPrefix("["), name.hasSuffix("]") {
-            return inet_pton(AF_INET6, String(name.dropFirst().dropLast()), &v6) == 1
-        }
-        return inet_pton(AF_INET, name, &v4) == 1
     }
 
     /// `name[:port]` without the port; an IPv6 literal keeps its brackets (`[::1]:8080` → `[::1]`).
