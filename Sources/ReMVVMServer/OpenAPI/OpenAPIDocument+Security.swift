@@ -22,48 +22,52 @@ extension OpenAPIDocument {
     /// `paths` with the `401` and `403` answers on every operation but `GET /healthz`, which
     /// needs no token (`security: []`); the event streams also accept the cookie and the query.
     func secured(_ paths: [String: JSONValue]) -> [String: JSONValue] {
-        var secured = paths
-        for (path, item) in paths {
-            guard case .object(var operations) = item else { continue }
-            for (method, operation) in operations {
-                guard case .object(var members) = operation, case .object(var responses)? = members["responses"] else { continue }
-                if AccessGate.isOpen(path: path) || path == Self.inspectorFilePath {
-                    members["security"] = []
-                } else {
-                    var unauthorized = problem("No token, or one that is not valid (WWW-Authenticate says why)")
-                    if case .object(var fields) = unauthorized {
-                        fields["headers"] = ["WWW-Authenticate": ["schema": ["type": "string"]]]
-                        unauthorized = .object(fields)
-                    }
-                    responses["401"] = unauthorized
-                    if path != AccessGate.accessPath {
-                        responses["403"] = problem("The token does not grant the scope this operation needs")
-                    }
-                    members["responses"] = .object(responses)
-                    // The gate decides, on the path as written here: `{name}` stands for a name.
-                    if method == "get", AccessGate.acceptsCookieAndQuery(Request(method: .GET, path: path)) {
-                        members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]
-                    }
-                }
-                operations[method] = .object(members)
+        Self.changingOperations(of: paths) { path, method, members, responses in
+            if AccessGate.isOpen(path: path) || path == Self.inspectorFilePath {
+                members["security"] = []
+                return
             }
-            secured[path] = .object(operations)
+            var unauthorized = problem("No token, or one that is not valid (WWW-Authenticate says why)")
+            if case .object(var fields) = unauthorized {
+                fields["headers"] = ["WWW-Authenticate": ["schema": ["type": "string"]]]
+                unauthorized = .object(fields)
+            }
+            responses["401"] = unauthorized
+            if path != AccessGate.accessPath {
+                responses["403"] = problem("The token does not grant the scope this operation needs")
+            }
+            // The gate decides, on the path as written here: `{name}` stands for a name.
+            if method == "get", AccessGate.acceptsCookieAndQuery(Request(method: .GET, path: path)) {
+                members["security"] = [["bearer": []], ["cookie": []], ["accessToken": []]]
+            }
         }
-        return secured
     }
 
     /// `paths` with the `421` a server without tokens gives a `Host` it does not answer
     /// (``HostCheck``), on every operation.
     func misdirectable(_ paths: [String: JSONValue]) -> [String: JSONValue] {
-        paths.mapValues { item in
-            guard case .object(var operations) = item else { return item }
+        Self.changingOperations(of: paths) { _, _, _, responses in
+            responses["421"] = problem("Without access tokens: a Host this server does not answer (allowedHosts; DNS rebinding)")
+        }
+    }
+
+    /// `paths` after `change` has seen every operation: its path, its method, its members and
+    /// its responses (written back as its `responses` member).
+    private static func changingOperations(
+        of paths: [String: JSONValue],
+        _ change: (_ path: String, _ method: String, _ members: inout [String: JSONValue], _ responses: inout [String: JSONValue]) -> Void
+    ) -> [String: JSONValue] {
+        var changed = paths
+        for (path, item) in paths {
+            guard case .object(var operations) = item else { continue }
             for (method, operation) in operations {
                 guard case .object(var members) = operation, case .object(var responses)? = members["responses"] else { continue }
-                responses["421"] = problem("Without access tokens: a Host this server does not answer (allowedHosts; DNS rebinding)")
+                change(path, method, &members, &responses)
                 members["responses"] = .object(responses)
                 operations[method] = .object(members)
             }
-            return .object(operations)
+            changed[path] = .object(operations)
         }
+        return changed
     }
 }
