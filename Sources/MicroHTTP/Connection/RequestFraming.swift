@@ -36,7 +36,7 @@ struct FramingFields {
     /// A field whose name a line folded onto it changed.
     var hasFoldedField = false
 
-    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, isOneLine: Bool = true) {
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, isOneLine: Bool) {
         if name.isEmpty || !name.allSatisfy(Self.isTokenByte) {
             hasBadFieldName = true
         }
