@@ -34,27 +34,29 @@ import Testing
         #expect(settings.values == ServerSettings().values)
     }
 
-    @Test func aConfigFileThatIsNotJSONIsRefusedNamingIt() async throws {
-        let path = try writeConfig(#"{"port": 9000,"#)
+    /// Loads `json` as the config file: the file's path and the error's text, or nil (recorded
+    /// as an issue) when the file was accepted.
+    private func refusal(of json: String) async throws -> (path: String, text: String)? {
+        let path = try writeConfig(json)
         do {
             _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
-            Issue.record("a broken config file was accepted")
+            Issue.record("\(json) was accepted")
+            return nil
         } catch {
-            #expect("\(error)".hasPrefix("the config file \(path) is refused: it is not JSON: "), "\(error)")
+            return (path, "\(error)")
         }
     }
 
+    @Test func aConfigFileThatIsNotJSONIsRefusedNamingIt() async throws {
+        let (path, text) = try #require(await refusal(of: #"{"port": 9000,"#))
+        #expect(text.hasPrefix("the config file \(path) is refused: it is not JSON: "), "\(text)")
+    }
+
     @Test func aConfigFileMemberThatIsNoSettingIsRefusedNamingItAndTheLikelySetting() async throws {
-        let path = try writeConfig(#"{"port": 9000, "journalSynch": "off", "datadir": "/srv", "colour": 1}"#)
-        do {
-            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
-            Issue.record("a misspelt setting was accepted")
-        } catch {
-            let text = "\(error)"
-            #expect(text.contains("the config file \(path) is refused: "), "\(text)")
-            #expect(text.contains(#""colour", "datadir" (did you mean dataDir?), "journalSynch" (did you mean journalSync?) are no settings"#), "\(text)")
-            #expect(text.contains("the settings are host, port,"), "\(text)")
-        }
+        let (path, text) = try #require(await refusal(of: #"{"port": 9000, "journalSynch": "off", "datadir": "/srv", "colour": 1}"#))
+        #expect(text.contains("the config file \(path) is refused: "), "\(text)")
+        #expect(text.contains(#""colour", "datadir" (did you mean dataDir?), "journalSynch" (did you mean journalSync?) are no settings"#), "\(text)")
+        #expect(text.contains("the settings are host, port,"), "\(text)")
     }
 
     /// A file giving every setting a valid value of each kind it takes loads, and each value is
@@ -120,14 +122,8 @@ import Testing
         ("[]", "it holds an array, not an object of settings"),
     ])
     func aConfigFileValueOfTheWrongKindIsRefusedNamingTheSetting(json: String, expected: String) async throws {
-        let path = try writeConfig(json)
-        do {
-            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
-            Issue.record("\(json) was accepted")
-        } catch {
-            let text = "\(error)"
-            #expect(text.hasPrefix("the config file \(path) is refused: \(expected)"), "\(text)")
-        }
+        let (path, text) = try #require(await refusal(of: json))
+        #expect(text.hasPrefix("the config file \(path) is refused: \(expected)"), "\(text)")
     }
 
     @Test func anEnvironmentVariableThatIsNoSettingIsWarnedAbout() {
