@@ -170,12 +170,42 @@ import Testing
         _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)  // changes both
         for (stream, order) in [(greetingsFirst, ["greetings", "login"]), (loginFirst, ["login", "greetings"])] {
             let events = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
-            #expect(events.map(\.version) == [1, 1])
+            #expect(events.map(\.dataVersion) == [1, 1])
+            #expect(events.map(\.id) == [nil, live.versionTags.tag(1)])
             let names = events.map { event in
                 (try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])?["name"] as? String
             }
             #expect(names == order)
         }
+    }
+
+    /// An `EventSource` keeps the previous id for an event without one. With the id on the last
+    /// event of a version only, a client cut off between two events of one version resumes from
+    /// the version before and gets the rest again; with an id on each, it resumed from a version
+    /// it had only part of and never got the view model it missed.
+    @Test func aVersionThatChangesSeveralViewModelsCarriesItsIdOnItsLastEventOnly() throws {
+        let live = try LiveServer()
+        let path = "/viewmodels/events?name=greetings&name=login"
+        let stream = try live.viewModelStream(path)
+        let first = try (0..<2).map { _ in try #require(try stream.nextEvent(timeout: .seconds(5))) }
+        #expect(first.map(\.id) == [nil, live.versionTags.tag(0)])
+        _ = try live.post(#"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#)  // changes both
+        let greetings = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(greetings.dataVersion == 1)
+        #expect(greetings.event == "viewmodel")
+        #expect(greetings.id == nil, "not the last event of version 1")
+        // Cut off here: the id the client holds is still version 0's.
+        let lastEventId = (first + [greetings]).compactMap(\.id).last
+        stream.close()
+
+        let resumed = try live.viewModelStream(path, lastEventId: lastEventId)
+        let rest = try (0..<2).map { _ in try #require(try resumed.nextEvent(timeout: .seconds(5))) }
+        #expect(rest.map(\.event) == ["viewmodel", "unavailable"], "greetings again, and the login it missed")
+        #expect(rest.map(\.data) == [
+            #"{"version":1,"name":"greetings","viewModel":{"greetings":"Hello Ada Lovelace <3"}}"#,
+            #"{"version":1,"name":"login"}"#,
+        ])
+        #expect(rest.map(\.id) == [nil, live.versionTags.tag(1)])
     }
 
     @Test(arguments: Transport.allCases)

@@ -9,6 +9,11 @@
 ///     id: 43
 ///     event: unavailable
 ///     data: {"version":43,"name":"greetings"}
+///
+/// When one version sends several events on one connection, only the last carries `id:`
+/// (``withoutID(_:)`` for the others): an `EventSource` keeps the previous id for an event
+/// without one, so a client cut off between them resumes from the version before and gets the
+/// rest again, instead of from a version it has only part of.
 enum ViewModelFrame {
     /// The event for a view model `json` made at `version`.
     static func viewModel(_ json: [UInt8], version: UInt64, id: String, name: String, key: String?) -> [UInt8] {
@@ -36,6 +41,14 @@ enum ViewModelFrame {
         var marked = frame
         marked.insert(contentsOf: Array(",\"reset\":true".utf8), at: end)
         return marked
+    }
+
+    /// `frame` without its `id:` line: an event of a version whose last event on the same
+    /// connection carries the id.
+    static func withoutID(_ frame: [UInt8]) -> [UInt8] {
+        let prefix = Array("id: ".utf8)
+        guard frame.starts(with: prefix), let newline = frame.firstIndex(of: UInt8(ascii: "\n")) else { return frame }
+        return Array(frame[(newline + 1)...])
     }
 
     private static func head(event: String, version: UInt64, id: String, name: String, key: String?) -> [UInt8] {

@@ -264,12 +264,10 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
             }
         }
         // Each stream gets the view models of one version in the order it named them (the
-        // groups' dictionary has an order of its own).
+        // groups' dictionary has an order of its own), the id on the last one only.
         for id in affected {
             guard let subjects = followers[id]?.subjects else { continue }
-            for subject in subjects {
-                if let frame = changed[subject] { followers[id]?.pending.append(frame) }
-            }
+            followers[id]?.pending += Self.framesOfOneVersion(subjects.compactMap { changed[$0] })
             dirty.insert(id)
         }
         if !waiting.isEmpty {
@@ -308,6 +306,7 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
             subscription.stream.close()
             return
         }
+        frames = Self.framesOfOneVersion(frames)
         if case .reset = subscription.start, let first = frames.first {
             frames[0] = ViewModelFrame.markedAsReset(first)
         }
@@ -328,6 +327,13 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         for subject in Set(subscription.subjects) {
             groups[subject]?.streams.insert(id)
         }
+    }
+
+    /// The events one version sends on one connection: `id:` on the last one only
+    /// (``ViewModelFrame``), so that an id names a version the client has every event of.
+    private static func framesOfOneVersion(_ frames: [[UInt8]]) -> [[UInt8]] {
+        guard frames.count > 1 else { return frames }
+        return frames.dropLast().map(ViewModelFrame.withoutID) + [frames[frames.count - 1]]
     }
 
     /// The group of `subject`, made from `snapshot` when no stream follows it yet.

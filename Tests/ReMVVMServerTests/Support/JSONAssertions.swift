@@ -43,6 +43,13 @@ extension SSEEvent {
         id.flatMap { UInt64($0.prefix { $0 != "-" }) }
     }
 
+    /// The `"version"` member of the event's data: on view-model streams, only the last event of
+    /// a version carries the id.
+    var dataVersion: UInt64? {
+        struct Versioned: Decodable { var version: UInt64 }
+        return try? JSONDecoder().decode(Versioned.self, from: Data(data.utf8)).version
+    }
+
     var stateBody: StateEventBody? {
         try? JSONDecoder().decode(StateEventBody.self, from: Data(data.utf8))
     }
