@@ -29,9 +29,10 @@ public final class EventStream: Sendable {
         /// the backlog is dropped and the connection cut off at once (reset, no chunked
         /// terminator), freeing the kernel's send queue too.
         case overflow
-        /// Bytes were pending for a whole heartbeat interval and none of them reached the client
-        /// (it stopped reading): the backlog is dropped and the connection cut off, as for
-        /// ``overflow``. Catches stalled clients whose backlog stays under `maxPendingBytes`.
+        /// Bytes were pending for a whole heartbeat interval and the socket took none of them
+        /// (the client stopped reading, or reads too slowly for its socket to take more): the
+        /// backlog is dropped and the connection cut off, as for ``overflow``. Catches stalled
+        /// clients whose backlog stays under `maxPendingBytes`.
         case stalled
         /// ``EventStream/close()`` was called; what was queued is still delivered.
         case closed

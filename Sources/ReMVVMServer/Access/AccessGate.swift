@@ -55,7 +55,7 @@ struct AccessGate: Sendable {
     /// of an event stream: `/events`, `/viewmodels/events` or `/viewmodels/<name>/events`.
     static func acceptsCookieAndQuery(_ request: Request) -> Bool {
         guard request.method == .GET || request.method == .HEAD else { return false }
-        return request.path == "/events" || (request.path.hasPrefix("/viewmodels/") && request.path.hasSuffix("/events"))
+        return EventStreamPaths.contains(request.path)
     }
 
     /// What `request` may do.

@@ -71,11 +71,17 @@ public struct ServiceResponder: Responder {
         // origin still gets its CORS headers, so that a page sees the 413 rather than a
         // network error, and they are counted like every other answer (a 503 at the connection
         // limit or a 413 must show).
-        measured(method) {
+        var response = measured(method) {
             var response = router.respond(to: failure, method: method, path: path, headers: headers)
             addCORSHeaders(to: &response, origin: headers["Origin"])
             return (response, router.pattern(matching: path))
         }
+        // Counted as the 503 it stands for; an EventSource gets what makes it come back.
+        if let reconnect = Self.reconnectLater(for: failure, method: method, path: path, headers: headers) {
+            response = reconnect
+            addCORSHeaders(to: &response, origin: headers["Origin"])
+        }
+        return response
     }
 
     private func addCORSHeaders(to response: inout Response, origin: String?) {

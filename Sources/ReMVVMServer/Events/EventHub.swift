@@ -293,7 +293,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             case .overflow:
                 logger.warning("event subscriber disconnected: it fell more than \(backlogBytes) bytes behind")
             case .stalled:
-                logger.warning("event subscriber disconnected: it read nothing for a heartbeat interval while events waited")
+                logger.warning("event subscriber disconnected: its socket took nothing for a heartbeat interval while events waited (it stopped reading, or reads too slowly to keep up)")
             default:
                 logger.debug("event subscriber ended", metadata: ["reason": "\(reason)"])
             }

@@ -39,6 +39,7 @@ final class LiveServer: Sendable {
         services: Services = Services(),
         maxBodyBytes: Int = 1 << 20,
         heartbeat: Duration = .seconds(15),
+        connectionLimit: Int = HTTPServerConfiguration().connectionLimit,
         subscriberBacklogBytes: Int = 1 << 20,
         journal: (any JournalStorage)? = nil,
         replication: ReplicaConfiguration? = nil,
@@ -58,6 +59,7 @@ final class LiveServer: Sendable {
         http.port = 0
         http.maxBodyBytes = maxBodyBytes
         http.heartbeatInterval = heartbeat
+        http.connectionLimit = connectionLimit
         http.directStreamWrites = writes.directStreamWrites
         var service = ServiceConfiguration()
         service.subscriberBacklogBytes = subscriberBacklogBytes
