@@ -103,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
     var snapshotEvery: Int?
 
-    @Option(help: "How much of the journal before the newest snapshot stays (GET /actions, resuming streams): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot (on replicas: before the oldest snapshot of those registered in the shared log). (default: \(ServerSettings.defaultText(.journalRetention)))")
+    @Option(help: "How much of the journal before the newest snapshot stays (GET /actions; a stream resumes from the journal only where a kept snapshot and the records after it reach its version): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot (on replicas: before the oldest snapshot of those registered in the shared log). (default: \(ServerSettings.defaultText(.journalRetention)))")
     var journalRetention: String?
 
     @Option(help: "The most recent versions kept in memory for event streams that resume with Last-Event-ID (older ones come from the journal). (default: \(ServerSettings.defaultText(.replayRingEvents)))")

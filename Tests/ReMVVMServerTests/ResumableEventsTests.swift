@@ -40,6 +40,35 @@ import Testing
             #expect(client.headers["ReMVVM-Replay"] == nil, "\(spaced.debugDescription)")
             #expect(try client.nextEvent(timeout: .seconds(5))?.version == 3)
         }
+        for spaced in ["%20%20\(live.versionTags.tag(2))", "%09\(live.versionTags.tag(2))%20"] {
+            let client = try resume(live, query: spaced)
+            #expect(client.headers["ReMVVM-Replay"] == nil, "\(spaced)")
+            #expect(try client.nextEvent(timeout: .seconds(5))?.version == 3)
+        }
+    }
+
+    /// Every value of the header (or, without it, of the query parameter) counts: values that
+    /// disagree name no version, so the stream starts with the reset; values that agree resume.
+    @Test func idsGivenTwiceMustAgree() throws {
+        let live = try LiveServer()
+        try increase(live, times: 3)
+        let two = live.versionTags.tag(2)
+        for (headers, query) in [
+            ([two, "abc"], nil), (["abc", two], nil), ([two, live.versionTags.tag(1)], nil),
+            ([], "\(two)&lastEventId=abc"),
+        ] as [([String], String?)] {
+            let path = query.map { "/events?lastEventId=\($0)" } ?? "/events"
+            let client = try SSEClient(
+                port: live.port, path: path, headers: [("Accept", "text/event-stream")] + headers.map { ("Last-Event-ID", $0) }
+            )
+            #expect(client.headers["ReMVVM-Replay"] == "reset", "\(headers) \(query ?? "")")
+            #expect(try client.nextEvent(timeout: .seconds(5))?.data.contains(#""reset":true"#) == true)
+        }
+        let agreeing = try SSEClient(
+            port: live.port, path: "/events?lastEventId=\(two)&lastEventId=\(two)", headers: [("Accept", "text/event-stream")]
+        )
+        #expect(agreeing.headers["ReMVVM-Replay"] == nil)
+        #expect(try agreeing.nextEvent(timeout: .seconds(5))?.version == 3)
     }
 
     @Test func theRingIsBoundedByBytesToo() throws {

@@ -42,11 +42,15 @@ public struct VersionTags: Sendable, Equatable {
     /// The version an event id of this instance names (`5`, or `5-3f9a2c1b` with this
     /// instance's token), or nil.
     public func version(ofEventId id: Substring) -> UInt64? {
-        // A field value excludes the whitespace around it (RFC 9110 §5.5); libmicrohttpd keeps
-        // what trails.
-        var trimmed = id.trimmingPrefix(" ")
+        version(ofTag: Self.withoutBlanksAround(id))
+    }
+
+    /// `text` without the spaces and tabs around it: a field value excludes them (RFC 9110
+    /// §5.5), libmicrohttpd keeps what trails, and a query parameter may carry either.
+    static func withoutBlanksAround(_ text: Substring) -> Substring {
+        var trimmed = text.drop { $0 == " " || $0 == "\t" }
         while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
-        return version(ofTag: trimmed)
+        return trimmed
     }
 
     /// The version `tag(_:)` wrote as `text`, or nil (another instance's token, not a number).

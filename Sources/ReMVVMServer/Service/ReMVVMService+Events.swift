@@ -10,7 +10,7 @@ extension ReMVVMService {
         guard let format = EventFormat(deltaParameter: request.query["delta"]) else {
             return Problem.unknownDelta(request.query["delta"] ?? "").response
         }
-        let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
+        let lastEventId = Self.lastEventId(of: request)
         guard request.method != .HEAD else {
             // The head alone: no subscriber, no replay, nothing counted as a stream.
             return Self.streamHead(isReset: hub.wouldReset(resumingAfter: lastEventId))
@@ -19,6 +19,20 @@ extension ReMVVMService {
         var response = Self.streamHead(isReset: isReset)
         response.body = .stream(stream)
         return response
+    }
+
+    /// The id a stream resumes after: the `Last-Event-ID` header, else the `lastEventId` query
+    /// parameter; nil when neither is given. Every value of the one used counts: values that
+    /// disagree (a broken client or proxy) give an id that names no version, so the stream
+    /// starts with the reset instead of trusting whichever came first or last.
+    static func lastEventId(of request: Request) -> String? {
+        var values = request.headers.values(for: "Last-Event-ID")
+        if values.isEmpty {
+            values = request.queryValues(named: "lastEventId")
+        }
+        guard let first = values.first else { return nil }
+        let trimmed = values.map { VersionTags.withoutBlanksAround($0[...]) }
+        return trimmed.allSatisfy({ $0 == trimmed[0] }) ? first : ""
     }
 
     /// The head of an event stream's `200` (`text/event-stream`, not cached, not buffered by

@@ -50,7 +50,7 @@ extension ReMVVMService {
                 known: viewModels.names
             ).response
         }
-        let lastEventId = request.headers["Last-Event-ID"] ?? request.query["lastEventId"]
+        let lastEventId = Self.lastEventId(of: request)
         guard request.method != .HEAD else {
             // The head alone: no view models made, no state rebuilt, no subscriber.
             return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId) == nil)
