@@ -55,6 +55,14 @@ public protocol JournalStorage: Sendable {
     @discardableResult
     func claim(for role: JournalRole) throws(JournalError) -> Bool
 
+    /// The identity of the shared log whose snapshots the storage keeps (a replica's data
+    /// directory), or nil when none was recorded: a server on its own, a replica that never
+    /// reached its log, or an earlier build's directory.
+    func sharedLogIdentity() throws(JournalError) -> String?
+
+    /// Records that the storage's snapshots belong to the shared log `identity`.
+    func recordSharedLogIdentity(_ identity: String) throws(JournalError)
+
     /// Closes the storage; later calls throw ``JournalError/Code/closed``.
     func close()
 }
@@ -72,6 +80,12 @@ extension JournalStorage {
     /// Nothing to record: the storage ends with the process.
     @discardableResult
     public func claim(for role: JournalRole) throws(JournalError) -> Bool { false }
+
+    /// None: the storage ends with the process.
+    public func sharedLogIdentity() throws(JournalError) -> String? { nil }
+
+    /// Nothing to record: the storage ends with the process.
+    public func recordSharedLogIdentity(_ identity: String) throws(JournalError) {}
 
     /// Nothing to do: ``append(_:answers:)`` replaces an answer whose key is already kept.
     public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(JournalError) {}

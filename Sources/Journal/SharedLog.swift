@@ -11,13 +11,21 @@ public protocol SharedLog: Sendable {
     /// The newest version in the log (0 when empty); connects if needed.
     func head() throws(JournalError) -> UInt64
 
+    /// The log's identity, made when the log was created: another log (another database, or
+    /// the same one made anew) has another. A replica's snapshots belong to one log. Connects
+    /// if needed.
+    func identity() throws(JournalError) -> String
+
     /// Starts appending and following: `apply` gets every entry after `applied`, oldest first,
     /// in pages, on one thread; when it throws, following stops there for good (never skips) and
     /// ``status`` says why. Throws when the threads cannot start.
-    /// `onStatus` hears every change of ``status`` (for a log line).
+    /// `onStatus` hears every change of ``status`` (for a log line). `verify` hears the log's
+    /// identity and head each time the follower connects, before it reads: when it throws (the
+    /// log is not the one this replica follows), following stops for good, saying why.
     func start(
         applied: UInt64,
         onStatus: @escaping @Sendable (SharedLogStatus) -> Void,
+        verify: @escaping @Sendable (_ identity: String, _ head: UInt64) throws -> Void,
         apply: @escaping @Sendable ([LogEntry]) throws -> Void
     ) throws(JournalError)
 
@@ -102,9 +110,9 @@ public protocol SharedLog: Sendable {
 }
 
 extension SharedLog {
-    /// ``start(applied:onStatus:apply:)`` without a status handler.
+    /// ``start(applied:onStatus:verify:apply:)`` without a status handler or a check of the log.
     public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
-        try start(applied: applied, onStatus: { _ in }, apply: apply)
+        try start(applied: applied, onStatus: { _ in }, verify: { _, _ in }, apply: apply)
     }
 }
 

@@ -16,13 +16,16 @@ import ConcurrencyKit
 public final class PostgresLog {
     let connection: PostgresConnection
     private var closed = false
+    /// The log's identity (`remvvm_meta` key `log`, a UUID made when the schema was created):
+    /// another database, or the same one made anew, has another.
+    public let identity: String
 
     /// Connects to `conninfo` (a `postgresql://` URL or libpq `key=value` pairs; empty for libpq's
     /// environment variables), creates the schema if the database has none, and refuses a schema
     /// of another version with ``PostgresLogError/Code/incompatibleSchema``.
     public init(conninfo: String) throws(PostgresLogError) {
         connection = try PostgresConnection(conninfo: conninfo)
-        try Self.prepareSchema(connection)
+        identity = try Self.prepareSchema(connection)
     }
 
     /// Opens the log, retrying with a doubling pause (50 ms up to 2 s) while PostgreSQL is
@@ -483,8 +486,9 @@ public final class PostgresLog {
     /// Creates or checks the schema, in a transaction whose lock waits give up after
     /// ``schemaLockTimeoutMilliseconds`` (a `queryFailed`, which callers retry like an unreachable server):
     /// a lock left open elsewhere on a table the script alters must not hang every connection.
-    private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) {
-        try connection.inTransaction { () throws(PostgresLogError) in
+    /// Returns the log's identity.
+    private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) -> String {
+        try connection.inTransaction { () throws(PostgresLogError) -> String in
             try connection.execute("SET LOCAL lock_timeout = \(schemaLockTimeoutMilliseconds)")
             try connection.execute("SELECT pg_advisory_xact_lock(7206400114)")
             try connection.execute(PostgresLogSchema.create)
@@ -496,6 +500,11 @@ public final class PostgresLog {
                     message: "the PostgreSQL log has schema version \(found ?? "none"), this build uses \(PostgresLogSchema.version): refusing to start (use a build for that schema, or another database)"
                 )
             }
+            let identity = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'log'")
+            guard let value = identity.rows.first?.first ?? nil else {
+                throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has no identity (remvvm_meta key log)")
+            }
+            return value
         }
     }
 

@@ -61,6 +61,7 @@ public final class PostgresLogFollower: Sendable {
     private let pageSize: Int
     private let pollInterval: Duration
     private let apply: @Sendable ([LogEntry]) throws -> Void
+    private let verify: @Sendable (_ identity: String, _ head: UInt64) throws -> Void
     private let onStatus: @Sendable (Status) -> Void
     private let state: Lock<State>
     /// An eventfd that ``offer(_:)`` writes to, to wake the thread from its wait for the doorbell
@@ -74,15 +75,19 @@ public final class PostgresLogFollower: Sendable {
     ///   - pollInterval: the longest wait for the doorbell before reading anyway.
     ///   - apply: applies a page of entries through the reducers; throws to stop the follower.
     ///   - onStatus: hears every change of ``status`` (for a log line), on the follower's thread.
+    ///   - verify: hears the log's identity and head each time the follower connects, before it
+    ///     reads; throws to stop the follower (the log is not the one this replica follows).
     public init(
         conninfo: String, applied: UInt64, pageSize: Int = 1_000, pollInterval: Duration = .seconds(1),
         onStatus: @escaping @Sendable (Status) -> Void = { _ in },
+        verify: @escaping @Sendable (_ identity: String, _ head: UInt64) throws -> Void = { _, _ in },
         apply: @escaping @Sendable ([LogEntry]) throws -> Void
     ) {
         self.conninfo = conninfo
         self.pageSize = max(1, pageSize)
         self.pollInterval = pollInterval
         self.onStatus = onStatus
+        self.verify = verify
         self.apply = apply
         state = Lock(State(applied: applied, knownHead: applied))
         wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -264,7 +269,20 @@ public final class PostgresLogFollower: Sendable {
         }
         while !isStopping {
             do {
-                if log == nil { log = try PostgresLog(conninfo: conninfo) }
+                if log == nil {
+                    let connected = try PostgresLog(conninfo: conninfo)
+                    log = connected
+                    // Every (re)connect: the head (what the lag is measured against while
+                    // catching up) and whether this is still the log this replica follows.
+                    let head = try connected.head()
+                    learnHead(head)
+                    do {
+                        try verify(connected.identity, head)
+                    } catch {
+                        report(.stopped("\(error)"))
+                        return
+                    }
+                }
                 if listener == nil { listener = try PostgresLogListener(conninfo: conninfo) }
                 guard let log, let listener else { continue }
                 while !isStopping {

@@ -150,5 +150,8 @@ enum PostgresLogSchema {
         END $$;
         INSERT INTO remvvm_head (only_row, version) VALUES (true, 0) ON CONFLICT DO NOTHING;
         INSERT INTO remvvm_meta (key, value) VALUES ('schema', '\(version)') ON CONFLICT DO NOTHING;
+        -- The log's identity, made once (additive: a log of an earlier build gets it at the first
+        -- start of this one): a replica's snapshots name the log they belong to.
+        INSERT INTO remvvm_meta (key, value) VALUES ('log', gen_random_uuid()::text) ON CONFLICT DO NOTHING;
         """
 }

@@ -92,13 +92,18 @@ public final class PostgresSharedLog: SharedLog {
         try reading { log throws(PostgresLogError) in try log.head() }
     }
 
+    public func identity() throws(JournalError) -> String {
+        try reading { log throws(PostgresLogError) in log.identity }
+    }
+
     public func start(
         applied: UInt64,
         onStatus: @escaping @Sendable (SharedLogStatus) -> Void,
+        verify: @escaping @Sendable (_ identity: String, _ head: UInt64) throws -> Void,
         apply: @escaping @Sendable ([LogEntry]) throws -> Void
     ) throws(JournalError) {
         let follower = PostgresLogFollower(
-            conninfo: conninfo, applied: applied, onStatus: { onStatus(Self.status($0)) }, apply: apply
+            conninfo: conninfo, applied: applied, onStatus: { onStatus(Self.status($0)) }, verify: verify, apply: apply
         )
         self.follower.withLock { $0 = follower }
         guard appender.start(), follower.start() else {

@@ -201,6 +201,22 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
+    /// `meta` key `log`.
+    public func sharedLogIdentity() throws(JournalError) -> String? {
+        try withWriter { writer throws(SQLiteError) -> String? in
+            let select = try writer.database.prepare("SELECT value FROM meta WHERE key = 'log'")
+            return try select.step() ? select.text(0) : nil
+        } describing: { "cannot read which shared log \(path) belongs to: \($0)" }
+    }
+
+    public func recordSharedLogIdentity(_ identity: String) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            let insert = try writer.database.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('log', ?1)")
+            try insert.bind(1, identity)
+            try insert.run()
+        } describing: { "cannot record which shared log \(path) belongs to: \($0)" }
+    }
+
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
         guard !records.isEmpty || !answers.isEmpty else { return }
         try withWriter { writer throws(SQLiteError) in

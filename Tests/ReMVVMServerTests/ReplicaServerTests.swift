@@ -520,6 +520,56 @@ import Testing
         #expect(try Self.replicaRefusal(on: singleDirectory.path, postgres).contains("a replica must not start from it"))
     }
 
+    /// A replica's snapshots belong to one log (`remvvm_meta` key `log`): started on another
+    /// log whose head is past its snapshot, it went on from its own state with the other log's
+    /// versions, and said ok (from a review).
+    @Test func aDataDirectoryFromAnotherLogIsRefusedAtStart() throws {
+        let postgres = try PostgresServer()
+        let admin = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute("CREATE DATABASE other")
+        let otherLog = postgres.conninfo.replacingOccurrences(of: "dbname=postgres", with: "dbname=other")
+        let root = try TemporaryDirectory(prefix: "remvvm-foreign-log")
+        for (conninfo, directory, posts) in [(postgres.conninfo, "/first", 2), (otherLog, "/second", 5)] {
+            let replica = try Replica(conninfo: conninfo, directory: root.path + directory, name: "r")
+            #expect(waitUntil(timeout: .seconds(15)) { replica.readyVersion() == 0 })
+            for _ in 0..<posts { #expect(try replica.server.post(#"{"type":"increase"}"#).status == 200) }
+            replica.server.server.shutdown()
+        }
+        let log = try PostgresSharedLog(conninfo: otherLog)
+        let snapshots = try SQLiteJournalStorage(directory: root.path + "/first", sync: .off)
+        let error = try #require(throws: (any Error).self) {
+            _ = try LiveServer(replication: ReplicaConfiguration(log: log, snapshots: snapshots, name: "x"))
+        }
+        #expect("\(error)".contains("belong to the shared log"), "\(error)")
+        let registered = try PostgresConnection(conninfo: otherLog)
+        defer { registered.close() }
+        #expect(try registered.execute("SELECT name FROM remvvm_replicas WHERE name = 'x'").rows.isEmpty, "nothing registered in that log")
+    }
+
+    /// Each time the follower reaches the log again, it checks that the log is still the one its
+    /// state came from and holds every version applied; otherwise it stops, saying why, and
+    /// writes are refused (the database replaced, or restored from an older backup).
+    @Test(arguments: [
+        ("UPDATE remvvm_meta SET value = 'another' WHERE key = 'log'", "belong to the shared log"),
+        ("UPDATE remvvm_head SET version = 1", "ends at version 1, but this replica has applied version 3"),
+    ])
+    func aLogReplacedWhileTheReplicaRunsStopsItWhenItReconnects(change: String, reason: String) throws {
+        let cluster = try Cluster(count: 1)
+        let replica = cluster[0]
+        #expect(cluster.converge(at: 0))
+        for _ in 0..<3 { #expect(try replica.server.post(#"{"type":"increase"}"#).status == 200) }
+        let admin = try PostgresConnection(conninfo: cluster.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute(change)
+        _ = try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()")
+        #expect(waitUntil(timeout: .seconds(15)) { (try? replica.server.get("/healthz"))?.bodyString.contains("\"status\":\"stopped\"") == true })
+        let health = try replica.server.get("/healthz").bodyString
+        #expect(health.contains(reason), "\(health)")
+        #expect(try replica.server.post(#"{"type":"increase"}"#).status == 503)
+        #expect(try replica.server.get("/state").headers["ETag"] == "\"3\"", "nothing applied from that log")
+    }
+
     @Test func aDataDirectoryWithASingleNodeJournalIsRefused() throws {
         let postgres = try PostgresServer()
         let directory = try TemporaryDirectory(prefix: "remvvm-replica-refuse")

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Foundation
 import Journal
 import Logging
@@ -18,6 +19,10 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     private let registration: ReplicaRegistration
     private let store: Store<State>
     private let logger: Logger
+    /// How the replica ends: whether ``stop()`` ran (it runs once), whether the log was
+    /// reachable then, and whether the log turned out not to be the one its snapshots belong to
+    /// (then nothing is registered in it, nor released).
+    private let ending = Lock((stopped: false, reachable: true, foreign: false))
 
     /// Restores `store` from the newest local snapshot, registers it with `log` as replica
     /// `name` (retention keeps every record after it) and starts following `log` from there;
@@ -57,8 +62,14 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             )
         }
         let restored = recovery.snapshot?.version ?? 0
+        let recordedLog = try local.sharedLogIdentity()
         let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, renewal: renewal, logger: logger)
+        var checkedLog: String?
         do throws(JournalError) {
+            let identity = try log.identity()
+            if let recordedLog, recordedLog != identity {
+                throw Self.foreignLog(local: local, recorded: recordedLog, found: identity)
+            }
             let extent = try registration.register(snapshot: restored).registration.extent
             guard restored <= extent.head else {
                 throw JournalError(
@@ -72,12 +83,16 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                     message: "the shared log holds versions \(extent.earliest.map(String.init) ?? "none") through \(extent.head): the records after version \(restored) (this replica's \(restored == 0 ? "start, without a local snapshot" : "newest local snapshot")) were removed by journalRetention once every registered replica's snapshot had passed them; copy the data directory of another replica of this log (its snapshot) to \(local.location) and start again"
                 )
             }
+            checkedLog = identity
         } catch where error.code == .writeFailed {
             // PostgreSQL cannot be reached now: start (healthz 503) and let the follower catch
             // up once it can; the snapshot cannot be checked against the log then, and the
             // replica registers at its first renewal (the follower stops, saying why, if
             // retention removed records it needs meanwhile).
-            logger.warning("cannot check the local snapshot against the shared log now: \(error)")
+            logger.warning("cannot check the local snapshot against the shared log now (it is checked when the log is reached, before anything is applied): \(error)")
+        }
+        if let checkedLog, recordedLog == nil {
+            try local.recordSharedLogIdentity(checkedLog)
         }
         if let snapshot = recovery.snapshot {
             try store.restore(from: snapshot, keptIn: local)
@@ -91,8 +106,15 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             store: store,
             history: JournalHistory(storage: storage, codec: codec, store: store, initial: initial.version == 0 ? initial : nil, logger: logger)
         )
+        let ending = ending
         snapshots = SnapshotWriter(storage: local, every: snapshotEvery, newest: restored, logger: logger) {
             [log, logger] version in
+            let (stopped, reachable, foreign) = ending.withLock { $0 }
+            guard !foreign else { return }
+            if stopped, !reachable {
+                logger.notice("snapshot of version \(version) written; the shared log cannot be reached, so it is registered there at the next start")
+                return
+            }
             try registration.register(snapshot: version)
             if let expiry {
                 for gone in try log.forgetReplicas(silentFor: expiry) {
@@ -121,6 +143,29 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 logger.critical("stopped applying the shared log: \(reason)")
             case .stopped(nil):
                 break
+            }
+        }, verify: { [store, local, registration] identity, head in
+            // Each time the follower reaches the log, before it reads: the log must be the one
+            // the snapshots came from, and hold every version applied (not a database restored
+            // from an older backup). Otherwise the replica stops following, and registers and
+            // releases nothing in that log.
+            let recorded = try local.sharedLogIdentity()
+            if let recorded, recorded != identity {
+                ending.withLock { $0.foreign = true }
+                registration.stop()
+                throw Self.foreignLog(local: local, recorded: recorded, found: identity)
+            }
+            let applied = store.version
+            guard head >= applied else {
+                ending.withLock { $0.foreign = true }
+                registration.stop()
+                throw JournalError(
+                    code: .corrupt,
+                    message: "the shared log ends at version \(head), but this replica has applied version \(applied): the log lost versions (a database restored from an older backup?) or is not the one this replica followed, and its state cannot follow it. Move the data directory \(local.location) aside to start this replica from the log"
+                )
+            }
+            if recorded == nil {
+                try local.recordSharedLogIdentity(identity)
             }
         }) { [store, snapshots] entries in
             for entry in entries {
@@ -161,11 +206,37 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     /// Appends what is queued, stops following (and a removal under way, after its current
     /// transaction), stops renewing and releases the name, writes a snapshot of the state
     /// reached (and registers it) and closes the local storage.
+    /// Runs once: the service calls it both before the streams end and when its group stops.
+    /// While the log cannot be reached, neither the release nor the last snapshot's
+    /// registration waits for it (each would wait for a connection timeout, beyond a
+    /// container's grace period).
     func stop() {
+        let reachable: Bool
+        if case .unavailable = log.status { reachable = false } else { reachable = true }
+        let (first, foreign) = ending.withLock { ending -> (Bool, Bool) in
+            defer { ending.stopped = true; ending.reachable = reachable }
+            return (!ending.stopped, ending.foreign)
+        }
+        guard first else { return }
         log.stop()
-        registration.release()
+        if foreign {
+            registration.stop()
+        } else if reachable {
+            registration.release()
+        } else {
+            registration.stop()
+            logger.notice("the shared log cannot be reached: replica name not released (the next run under it may warn of another process)")
+        }
         snapshots.finish(with: store.snapshot)
         storage.close()
+    }
+
+    /// The error of a data directory whose snapshots belong to another shared log.
+    private static func foreignLog(local: any JournalStorage, recorded: String, found: String) -> JournalError {
+        JournalError(
+            code: .corrupt,
+            message: "the snapshots in \(local.location) belong to the shared log \(recorded), but this database holds the log \(found) (another database, or one made anew): a replica must not apply one log's versions over another's state. Give this replica an empty data directory (or a copy of a replica's of this log), or point postgresURL at the log it belongs to"
+        )
     }
 }
 
