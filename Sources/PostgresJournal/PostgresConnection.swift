@@ -69,9 +69,9 @@ final class PostgresConnection {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection failed: out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(connection))
+            let message = Self.redacting(Self.trimmed(PQerrorMessage(connection)), of: conninfo)
             PQfinish(connection)
-            throw PostgresLogError(code: .unavailable, message: "PostgreSQL is not reachable: \(message)")
+            throw PostgresLogError(code: .unavailable, message: "cannot connect to PostgreSQL: \(message)")
         }
         remvvm_pq_silence_notices(connection)
         handle = connection
@@ -257,7 +257,7 @@ final class PostgresConnection {
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "no message" }
-        return String(cString: message).trimmingTrailingNewlines()
+        return oneLine(String(cString: message).trimmingTrailingNewlines())
     }
 
     /// Calls `body` with `strings` as C strings (NULL for nil), valid during the call only.

@@ -92,6 +92,13 @@ public final class PostgresSharedLog: SharedLog {
         try reading { log throws(PostgresLogError) in try log.head() }
     }
 
+    /// Why `conninfo` is no connection string libpq can read (its message, the password
+    /// redacted), or nil when it is one: for a settings check at start, since such a string
+    /// fails every attempt to connect.
+    public static func connectionStringProblem(_ conninfo: String) -> String? {
+        PostgresConnection.connectionStringProblem(conninfo)
+    }
+
     public func identity() throws(JournalError) -> String {
         try reading { log throws(PostgresLogError) in log.identity }
     }

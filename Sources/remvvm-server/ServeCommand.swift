@@ -234,7 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
             // start anyway, /healthz answers 503 and the replica connects when it can.
             log = try PostgresSharedLog(conninfo: settings.postgresURL, patience: .zero)
         } catch where error.code == .unusable {
-            logger.warning("replica \(name): PostgreSQL cannot be reached (\(error)); serving /healthz 503 and retrying with backoff")
+            logger.warning("replica \(name): cannot use PostgreSQL now (\(error)); serving /healthz 503 and retrying with backoff (a wrong password or database name is retried too: fix it and the replica connects)")
             log = PostgresSharedLog(connectingLater: settings.postgresURL)
         } catch {
             snapshots.close()

@@ -4,6 +4,7 @@ import Foundation
 import Journal
 import Logging
 import MicroHTTP
+import PostgresJournal
 import ReMVVMServer
 import SystemPackage
 
@@ -83,6 +84,9 @@ struct ServerSettings {
         }
         if inMemory, journal == .postgres {
             throw SettingsError(key: .journal, message: "postgres keeps the actions in a shared log; it cannot run with inMemory")
+        }
+        if journal == .postgres, let problem = PostgresSharedLog.connectionStringProblem(postgresURL) {
+            throw SettingsError(key: .postgresURL, message: "is no connection string libpq can read: \(problem)")
         }
         accessControl = try access.authorizer()
         access.authTokens = ""

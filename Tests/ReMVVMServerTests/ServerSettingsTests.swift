@@ -243,6 +243,20 @@ import Testing
         } throws: { "\($0)".contains("inMemory") }
     }
 
+    /// A connection string libpq cannot read fails every attempt: a setting to fix at start, not
+    /// an outage to retry for ever; the message never shows the password.
+    @Test func aPostgresURLLibpqCannotReadIsRefusedWithoutShowingThePassword() async throws {
+        for url in ["postgresql://remvvm:S3cretPW@[::1:5432/remvvm", "postgresql://remvvm:S3cretPW@/db?bogus=1", "postgresql://remvvm:My%Secret@/db"] {
+            let error = try #require(await #expect(throws: SettingsError.self) {
+                _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_JOURNAL": "postgres", "REMVVM_POSTGRES_URL": url], configPath: nil)
+            })
+            #expect("\(error)".contains("postgresURL") && "\(error)".contains("is no connection string libpq can read"), "\(error)")
+            #expect(!"\(error)".contains("S3cretPW") && !"\(error)".contains("My%Secret"), "\(error)")
+        }
+        // Without journal postgres the setting is not used, so not checked.
+        _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_POSTGRES_URL": "postgresql://u@[::1"], configPath: nil)
+    }
+
     @Test func idempotencyRetentionIsADurationWithAUnit() async throws {
         for (text, seconds) in [("24h", 86_400), ("90m", 5_400), ("7d", 604_800), ("3600", 3_600), ("45s", 45)] {
             let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_IDEMPOTENCY_RETENTION": text], configPath: nil)

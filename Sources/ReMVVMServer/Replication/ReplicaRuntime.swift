@@ -138,7 +138,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             case .following:
                 logger.notice("following the shared log (version \(store.version) applied)")
             case .unavailable(let reason):
-                logger.warning("the shared log cannot be reached (\(reason)); /healthz answers 503, writes are refused, retrying with backoff")
+                logger.warning("the shared log cannot be used (\(reason)); /healthz answers 503, writes are refused, retrying with backoff")
             case .stopped(let reason?):
                 logger.critical("stopped applying the shared log: \(reason)")
             case .stopped(nil):
