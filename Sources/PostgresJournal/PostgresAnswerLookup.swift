@@ -90,6 +90,7 @@ final class PostgresAnswerLookup: Sendable {
                     try opened.planEachExecution()
                 }
                 guard let open = log else { continue }
+                try open.reconnectIfTerminated()
                 let answers = try open.answers(forKeys: Array(Set(batch.map(\.key))))
                 for entry in batch { entry.completion(.success(answers[entry.key])) }
             } catch {

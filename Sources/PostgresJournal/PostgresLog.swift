@@ -55,6 +55,13 @@ public final class PostgresLog {
         connection.close()
     }
 
+    /// Opens the connection again if PostgreSQL ended it while it was idle (a restart, or
+    /// `pg_terminate_backend`): a statement sent on it would fail. Fails as
+    /// ``PostgresLogError/Code/unavailable`` when PostgreSQL cannot be reached.
+    func reconnectIfTerminated() throws(PostgresLogError) {
+        if connection.serverSpokeWhileIdle { try connection.connect() }
+    }
+
     /// The newest version in the log (0 when empty).
     public func head() throws(PostgresLogError) -> UInt64 {
         let rows = try run("SELECT version FROM remvvm_head")

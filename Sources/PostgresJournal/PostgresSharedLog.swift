@@ -287,12 +287,28 @@ public final class PostgresSharedLog: SharedLog {
         }
     }
 
+    /// `body` on the reading connection (requests' reads: `GET /actions`, streams resuming from
+    /// the log, kept answers). While the follower cannot reach the log (or has not yet), it fails
+    /// at once instead of connecting on the request's thread: a host that does not answer held
+    /// each caller for the connect timeout, one after another on this connection's lock, until
+    /// the HTTP workers were all waiting and `/healthz` went unanswered.
     private func reading<Result>(_ body: (PostgresLog) throws(PostgresLogError) -> Result) throws(JournalError) -> Result {
+        switch follower.withLock({ $0 })?.status {
+        case .unavailable(let reason)?:
+            throw JournalError(code: .writeFailed, message: "the shared log cannot be reached now: \(reason)")
+        case .connecting?:
+            throw JournalError(code: .writeFailed, message: "the shared log is not reached yet")
+        default:
+            break
+        }
         do throws(PostgresLogError) {
             return try reader.withLock { reader throws(PostgresLogError) in
                 let log: PostgresLog
                 if let open = reader {
                     log = open
+                    // Terminated while idle (PostgreSQL restarted): the first read on it failed
+                    // as a refused statement, after /healthz already said ok.
+                    try log.reconnectIfTerminated()
                 } else {
                     log = try PostgresLog(conninfo: conninfo)
                     try log.planEachExecution()

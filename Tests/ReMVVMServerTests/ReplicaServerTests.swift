@@ -475,6 +475,8 @@ import Testing
         #expect(health.bodyString.contains("\"replica\":\"late\""), "\(health.bodyString)")
         #expect(try replica.server.post(#"{"type":"increase"}"#).status == 503, "no writes before it follows the log")
         #expect(try replica.server.get("/state").status == 200, "reads are served meanwhile")
+        let actionLog = try replica.server.get("/actions")
+        #expect(actionLog.status == 503 && actionLog.headers["Retry-After"] == "1", "an outage, not a 500: \(actionLog.bodyString)")
 
         try cluster.startPostgres()
         #expect(cluster.converge(at: 0), "it connects and follows once PostgreSQL is up")
@@ -518,6 +520,27 @@ import Testing
             single.server.shutdown()
         }
         #expect(try Self.replicaRefusal(on: singleDirectory.path, postgres).contains("a replica must not start from it"))
+    }
+
+    /// PostgreSQL ending the connections while they are idle (a restart, `pg_terminate_backend`):
+    /// the first read of the action log and the first keyed write after `/healthz` said ok again
+    /// failed on the old connections (500 and 503; from a review).
+    @Test func connectionsEndedWhileIdleAreOpenedAgainBeforeTheirNextUse() throws {
+        let cluster = try Cluster(count: 1)
+        let replica = cluster[0]
+        #expect(cluster.converge(at: 0))
+        #expect(try replica.server.post(#"{"type":"increase"}"#, headers: [("Idempotency-Key", "first")]).status == 200)
+        #expect(try replica.server.get("/actions").status == 200)
+        let admin = try PostgresConnection(conninfo: cluster.conninfo)
+        _ = try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()")
+        admin.close()
+        #expect(waitUntil(timeout: .seconds(15)) {
+            (try? replica.server.get("/healthz"))?.status == 200 && (try? replica.server.post(#"{"type":"increase"}"#))?.status == 200
+        })
+        let log = try replica.server.get("/actions")
+        #expect(log.status == 200, "\(log.bodyString)")
+        let keyed = try replica.server.post(#"{"type":"increase"}"#, headers: [("Idempotency-Key", "second")])
+        #expect(keyed.status == 200, "\(keyed.bodyString)")
     }
 
     /// A replica's snapshots belong to one log (`remvvm_meta` key `log`): started on another

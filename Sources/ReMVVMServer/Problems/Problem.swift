@@ -158,6 +158,12 @@ extension Problem {
         )
     }
 
+    /// The action log cannot be read now (the shared log cannot be reached, or the server is
+    /// stopping): an outage, not a bug.
+    static var actionLogUnavailable: Problem {
+        journalUnavailable(detail: "the action log cannot be read now (the shared log cannot be reached); retry later")
+    }
+
     private static func journalUnavailable(detail: String) -> Problem {
         var problem = Problem(type: type("journal-unavailable"), title: "Service Unavailable", status: 503, detail: detail)
         problem.headers["Retry-After"] = "1"

@@ -25,6 +25,10 @@ extension ReMVVMService {
             do {
                 records = try journal.records(after: since, limit: limit).filter { $0.version <= latest }
                 earliest = try journal.records(after: 0, limit: 1).first?.version
+            } catch where error.code == .writeFailed || error.code == .closed {
+                // The shared log cannot be reached (or the server is stopping): an outage, not a bug.
+                logger.warning("the action log cannot be read now: \(error)")
+                return Problem.actionLogUnavailable.response
             } catch {
                 logger.error("the action log cannot be read: \(error)")
                 return Problem(title: "Internal Server Error", status: 500, detail: "the action log cannot be read").response
