@@ -121,6 +121,7 @@ public final class GroupCommitJournal: Sendable {
         state.withLock { $0.broken ?? $0.failure }
     }
 
+    /// Transactions and records committed so far.
     public var statistics: Statistics {
         state.withLock { Statistics(commits: $0.commits, records: $0.committedRecords) }
     }

@@ -1,5 +1,6 @@
 /// Why a journal cannot be opened, read or written. The message names the file and what to do.
 public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure it is, for the code that decides what to do (refuse to start, answer 503, retry).
     public enum Code: Sendable, Equatable {
         /// Another process holds the data directory.
         case locked
@@ -18,13 +19,17 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case outcomeUnknown
     }
 
+    /// What kind of failure it is.
     public let code: Code
+    /// A sentence naming the file or log, the version, and what to do.
     public let message: String
 
+    /// Creates an error.
     public init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -9,6 +9,7 @@ public struct JournalRecord: Sendable, Equatable {
     /// When it was reduced, in milliseconds since 1970-01-01 UTC.
     public var time: Int64
 
+    /// Creates a record.
     public init(version: UInt64, type: String, payload: [UInt8], time: Int64) {
         self.version = version
         self.type = type
@@ -19,11 +20,14 @@ public struct JournalRecord: Sendable, Equatable {
 
 /// The state at one version, encoded as JSON: a restart starts from the newest one.
 public struct JournalSnapshot: Sendable, Equatable {
+    /// The version the state is of.
     public var version: UInt64
+    /// The state, encoded as JSON.
     public var state: [UInt8]
     /// When it was taken, in milliseconds since 1970-01-01 UTC.
     public var time: Int64
 
+    /// Creates a snapshot.
     public init(version: UInt64, state: [UInt8], time: Int64) {
         self.version = version
         self.state = state
@@ -44,6 +48,7 @@ public struct JournalRecovery: Sendable, Equatable {
     /// discarded, if there was one.
     public var previousStopWasUnclean: Bool
 
+    /// Creates a recovery.
     public init(
         snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?, previousStopWasUnclean: Bool = false
     ) {

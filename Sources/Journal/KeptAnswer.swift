@@ -13,6 +13,7 @@ public struct KeptAnswer: Sendable, Equatable {
     /// When it was kept, in milliseconds since 1970-01-01 UTC; it expires a retention after that.
     public var time: Int64
 
+    /// Creates a kept answer.
     public init(key: String, fingerprint: [UInt8], status: Int, body: [UInt8], time: Int64) {
         self.key = key
         self.fingerprint = fingerprint

@@ -8,9 +8,12 @@ public final class MemoryJournalStorage: JournalStorage {
 
     /// What one successful ``append(_:answers:)`` stored: the transaction's contents.
     public struct Commit: Sendable, Equatable {
+        /// The versions of the records it held, oldest first.
         public var versions: [UInt64]
+        /// The keys of the answers it kept.
         public var answerKeys: [String]
 
+        /// Creates a commit.
         public init(versions: [UInt64], answerKeys: [String]) {
             self.versions = versions
             self.answerKeys = answerKeys
@@ -31,6 +34,7 @@ public final class MemoryJournalStorage: JournalStorage {
 
     private let state = Lock(State())
 
+    /// An empty storage.
     public init() {}
 
     /// Makes every later ``append(_:)`` throw `error` (nil: succeed again).

@@ -124,6 +124,7 @@ public struct SharedLogExtent: Sendable, Equatable {
     /// The newest version appended (0 when nothing ever was).
     public var head: UInt64
 
+    /// Creates an extent.
     public init(earliest: UInt64?, head: UInt64) {
         self.earliest = earliest
         self.head = head
@@ -148,6 +149,7 @@ public struct SharedLogRegistration: Sendable, Equatable {
     /// How many whole seconds before this registration the previous one was made or renewed.
     public var previousAgeSeconds: Int64?
 
+    /// Creates a registration.
     public init(extent: SharedLogExtent, previousInstance: String? = nil, previousAgeSeconds: Int64? = nil) {
         self.extent = extent
         self.previousInstance = previousInstance
@@ -172,6 +174,7 @@ public struct ForgottenReplica: Sendable, Equatable {
     /// How long it had not renewed its registration, in whole seconds.
     public var silentSeconds: Int64
 
+    /// Creates a forgotten replica.
     public init(name: String, snapshot: UInt64, silentSeconds: Int64) {
         self.name = name
         self.snapshot = snapshot

@@ -1,6 +1,7 @@
 /// Why the shared log could not be opened, read or written. The message says what PostgreSQL
 /// answered and what the server does next.
 public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure it is, for the code that decides what to do (retry, answer 503, stop).
     public enum Code: Sendable, Equatable {
         /// PostgreSQL cannot be reached, or the connection broke: retry later (nothing of a write
         /// that failed before its commit is stored).
@@ -34,6 +35,7 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
         self.sqlState = sqlState
     }
 
+    /// The message.
     public var description: String { message }
 
     /// Whether PostgreSQL refused the data itself (SQLSTATE class 22, data exception, or 54000,

@@ -19,7 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
             + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "
             + "file (keys: \(ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))), then the "
-            + "built-in default. Secrets (REMVVM_AUTH_TOKENS, REMVVM_JWT_HS256_SECRET) come only from the "
+            + "built-in default. Secrets (REMVVM_AUTH_TOKENS, REMVVM_JWT_HS256_SECRET, REMVVM_POSTGRES_URL) come only from the "
             + "environment, the config file or a file named by a flag, never from a flag. "
             + "SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
             + "ends every event stream cleanly and exits 0."
@@ -112,7 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The bytes those versions may take, estimated from recent events; fewer are kept of a large state. (default: \(ServerSettings.defaultText(.replayRingBytes)))")
     var replayRingBytes: Int?
 
-    @Option(help: "How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h). (default: \(ServerSettings.defaultText(.idempotencyRetention)))")
+    @Option(help: "How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h), or a number of seconds. (default: \(ServerSettings.defaultText(.idempotencyRetention)))")
     var idempotencyRetention: String?
 
     @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")

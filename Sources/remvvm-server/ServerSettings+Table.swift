@@ -320,7 +320,7 @@ extension ServerSettings {
             key: .allowedHosts,
             kind: .list,
             read: { config, settings throws(SettingsError) in
-                // Empty: the automatic choice (the loopback names on a loopback address).
+                // Empty: the automatic choice (address literals, localhost and names under .localhost).
                 let names = try Setting.readList(config, .allowedHosts)
                 settings.service.allowedHosts = names.isEmpty ? nil : names
             },

@@ -36,6 +36,34 @@ import Testing
 
     /// The document declares the cookie and the query parameter on exactly the operations whose
     /// requests ``AccessGate`` reads them from: the event streams, view-model streams included.
+    /// Any request may get a 503 at the connection limit or while the server stops; an unknown
+    /// inspector file needs a token when tokens are configured; a view-model event may come
+    /// without an id (only a version's last one on a connection carries it).
+    @Test func busyAnswersUnknownInspectorFilesAndViewModelEventIdsAreDocumented() throws {
+        let open = try LiveServer(transport: .router)
+        let secured = try LiveServer(accessControl: try AccessTokens.authorizer())
+        let securedDocument = try secured.get("/openapi.json", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])
+        let securedRoot = try #require(try JSONSerialization.jsonObject(with: Data(securedDocument.body)) as? [String: Any])
+        for root in [try document(open), securedRoot] {
+            let paths = try #require(root["paths"] as? [String: [String: Any]])
+            for (path, operations) in paths {
+                for (method, operation) in operations {
+                    let responses = (operation as? [String: Any])?["responses"] as? [String: Any]
+                    #expect(responses?["503"] != nil, "\(method) \(path)")
+                }
+            }
+        }
+        let fileResponses = { (root: [String: Any]) in
+            ((root["paths"] as? [String: [String: Any]])?["/inspector/{file}"]?["get"] as? [String: Any])?["responses"] as? [String: Any]
+        }
+        #expect(fileResponses(try document(open))?["401"] == nil)
+        #expect(fileResponses(securedRoot)?["401"] != nil)
+        let schemas = try #require((try document(open)["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let viewModelEvent = try #require(schemas["ViewModelEvent"] as? [String: Any])
+        #expect(viewModelEvent["required"] as? [String] == ["event", "data"])
+        #expect((schemas["StateEvent"] as? [String: Any])?["required"] as? [String] == ["event", "id", "data"])
+    }
+
     @Test func theCookieAndTheQueryAreDeclaredWhereTheGateReadsThem() throws {
         let live = try LiveServer(accessControl: try AccessTokens.authorizer())
         let response = try live.get("/openapi.json", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])

@@ -60,6 +60,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields += missing
     }
 
+    /// Sets the field `name` to `value`: replaces the first field of that name (removing any later
+    /// one) or adds it.
     public mutating func replaceOrAdd(name: String, value: String) {
         guard let first = fields.firstIndex(where: { $0.name.equalsCaseInsensitively(name) }) else {
             fields.append((name: name, value: value))

@@ -114,6 +114,7 @@ public struct Router: Responder {
         return (response, matched)
     }
 
+    /// The problem for a request refused before routing (413, 400, 501, 503).
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {
         self.failure(failure, method, path)
     }

@@ -3,16 +3,27 @@ extension HTTPServerConfiguration {
     /// refuses a configuration outside them with ``HTTPServerError/Code/invalidConfiguration``,
     /// and `remvvm-server` checks its settings against them.
     public enum Allowed {
+        /// The TCP port (0: any free one).
         public static let port = 0...65_535
+        /// libmicrohttpd worker threads.
         public static let workerThreads = 1...1_024
+        /// The largest request body.
         public static let maxBodyBytes = 0...(1 << 30)
+        /// Connections served at once.
         public static let connectionLimit = 1...(1 << 24)
+        /// Connections one client address may hold (0: no limit).
         public static let perClientConnectionLimit = 0...(1 << 24)
+        /// How long a request head may take to arrive.
         public static let requestHeadTimeout = Duration.zero ... .seconds(86_400)
+        /// Bytes of libmicrohttpd memory pool per connection.
         public static let connectionMemoryLimit = 4_096...(1 << 20)
+        /// Seconds an idle connection is kept (0: no limit).
         public static let connectionTimeoutSeconds = 0...86_400
+        /// Time between heartbeats of event streams.
         public static let heartbeatInterval = Duration.milliseconds(10) ... .seconds(3_600)
+        /// The send buffer of an event stream's socket (0: the kernel's).
         public static let streamSendBufferBytes = 0...(64 << 20)
+        /// How long a graceful shutdown waits.
         public static let shutdownTimeout = Duration.zero ... .seconds(3_600)
     }
 

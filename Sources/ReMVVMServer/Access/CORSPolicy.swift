@@ -17,6 +17,7 @@ public struct CORSPolicy: Sendable, Equatable {
         case listed(Set<String>)
     }
 
+    /// The origins whose pages may read answers.
     public let origins: Origins
 
     /// Methods a preflight allows.

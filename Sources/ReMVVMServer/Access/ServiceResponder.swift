@@ -14,6 +14,8 @@ public struct ServiceResponder: Responder {
     let hosts: HostCheck
     let metrics: HTTPMetrics?
 
+    /// The answer to `request`: the `Host` check, CORS preflights, access control, then the
+    /// routes; counted and timed when metrics are on.
     public func respond(to request: Request) -> Response {
         measured(request.method) { answer(request) }
     }
@@ -65,6 +67,8 @@ public struct ServiceResponder: Responder {
         return router.respondRouted(to: request)
     }
 
+    /// The answer to a request refused before routing (413, 400, 501, 503), with CORS headers;
+    /// an `EventSource` at the connection limit or during shutdown is told to come back instead.
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {
         // Not access-checked: these answers (413, 400, 501, 503) come before routing, read no
         // data and change nothing, and they name neither a token nor the path. An allowed

@@ -8,10 +8,12 @@ public enum JournalRetention: Sendable, Equatable, ExpressibleByIntegerLiteral, 
     /// Records older than this (by the time they were reduced) are removed, up to the newest snapshot.
     case age(Duration)
 
+    /// A number of versions: `1_000_000` is `.versions(1_000_000)`.
     public init(integerLiteral value: UInt64) {
         self = .versions(value)
     }
 
+    /// `1000000 versions`, or the age as a duration.
     public var description: String {
         switch self {
         case .versions(let count): "\(count) versions"

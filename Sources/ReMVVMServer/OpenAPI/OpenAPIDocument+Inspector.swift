@@ -11,6 +11,22 @@ extension OpenAPIDocument {
         ]
         let notModified: JSONValue = ["description": "Not modified: the If-None-Match tag is current", "headers": revalidate]
         let conditional = header("If-None-Match", "The ETag of a copy the client has", ["type": "string"])
+        var fileResponses: [String: JSONValue] = [
+            "200": [
+                "description": "The file",
+                "headers": revalidate,
+                "content": [
+                    "text/javascript": ["schema": ["type": "string"]],
+                    "text/css": ["schema": ["type": "string"]],
+                ],
+            ],
+            "304": notModified,
+            "404": problem("No such file"),
+        ]
+        if accessControl {
+            // The files are open; any other path under /inspector/ is an ordinary route, behind the token.
+            fileResponses["401"] = problem("Not one of the inspector's files, and no valid token")
+        }
         return [
             InspectorAssets.pagePath: ["get": operation(
                 "getInspector", "The inspector: a live page of the state, the action log, dispatch and health",
@@ -33,18 +49,7 @@ extension OpenAPIDocument {
                     ],
                     conditional,
                 ],
-                responses: [
-                    "200": [
-                        "description": "The file",
-                        "headers": revalidate,
-                        "content": [
-                            "text/javascript": ["schema": ["type": "string"]],
-                            "text/css": ["schema": ["type": "string"]],
-                        ],
-                    ],
-                    "304": notModified,
-                    "404": problem("No such file"),
-                ]
+                responses: .object(fileResponses)
             )],
             "/stats": ["get": operation(
                 "getStats", "Health at a glance: version, server time, subscribers, process figures",

@@ -51,6 +51,16 @@ extension OpenAPIDocument {
         }
     }
 
+    /// `paths` with a `503` on every operation that has none of its own: at the connection limit
+    /// and while the server stops, any request may get one (`Retry-After: 1`).
+    func refusableWhenBusy(_ paths: [String: JSONValue]) -> [String: JSONValue] {
+        Self.changingOperations(of: paths) { _, _, _, responses in
+            if responses["503"] == nil {
+                responses["503"] = problem("At the connection limit, or stopping: retry after Retry-After")
+            }
+        }
+    }
+
     /// `paths` after `change` has seen every operation: its path, its method, its members and
     /// its responses (written back as its `responses` member).
     private static func changingOperations(

@@ -38,6 +38,7 @@ struct OpenAPIDocument {
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
             ])]
         }
+        paths = refusableWhenBusy(paths)
         var document: [String: JSONValue] = [
             "openapi": "3.1.0",
             "info": [
@@ -277,7 +278,8 @@ struct OpenAPIDocument {
             // One event of a view-model stream.
             "ViewModelEvent": streamEvent(
                 ["enum": ["viewmodel", "unavailable"]],
-                id: "The tag of the version that changed the view model",
+                id: "The tag of the version that changed the view model; when one version sends several events on the connection, only its last carries the id (an EventSource keeps the previous one)",
+                idAlwaysThere: false,
                 retry: true,
                 data: [
                     "version": ["type": "integer", "minimum": 0], "reset": ["const": true],
@@ -341,9 +343,10 @@ struct OpenAPIDocument {
 
     /// One server-sent event as OpenAPI 3.1 tools read a `text/event-stream` schema: `event`, `id`,
     /// `retry:` where the stream's first event may carry it, and `data` holding one JSON object
-    /// with `properties`, of which `required` are always there.
+    /// with `properties`, of which `required` are always there (`id` too unless `idAlwaysThere`
+    /// is false).
     private func streamEvent(
-        _ event: JSONValue, id: String, retry: Bool, data properties: JSONValue, required: JSONValue
+        _ event: JSONValue, id: String, idAlwaysThere: Bool = true, retry: Bool, data properties: JSONValue, required: JSONValue
     ) -> JSONValue {
         var fields: [String: JSONValue] = [
             "event": event,
@@ -356,7 +359,7 @@ struct OpenAPIDocument {
         if retry {
             fields["retry"] = ["type": "integer", "minimum": 0, "description": "Reconnect delay in ms, in the first event"]
         }
-        return ["type": "object", "properties": .object(fields), "required": ["event", "id", "data"]]
+        return ["type": "object", "properties": .object(fields), "required": idAlwaysThere ? ["event", "id", "data"] : ["event", "data"]]
     }
 
     func operation(

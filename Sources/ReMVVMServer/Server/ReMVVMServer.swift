@@ -32,7 +32,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     /// restores the store from it and every reduced action is durable before anyone sees it. With
     /// `replication`, the server is one replica of a store shared through one ordered log.
     /// With `accessControl` configured, every route but `/healthz` needs a token (see
-    /// ``ReMVVMService/init(store:actions:viewModels:configuration:accessControl:journal:logger:)``);
+    /// ``ReMVVMService/init(store:actions:viewModels:configuration:accessControl:journal:replication:logger:)``);
     /// without, starting on an address other than loopback logs a warning.
     public init(
         store: Store<State>,

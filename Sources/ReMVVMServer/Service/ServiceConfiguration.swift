@@ -34,7 +34,6 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// kept of a large state). Default 64 MiB.
     public var replayRingBytes: Int = 64 << 20
 
-    /// Creates the default settings.
     /// How long the answer to a request with an `Idempotency-Key` is kept: a retry within it gets
     /// the same answer and dispatches nothing; after it, the key may be used again.
     public var idempotencyRetention: Duration = .seconds(24 * 3_600)
@@ -57,6 +56,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// (off: the route answers 404 and nothing is measured).
     public var metricsEnabled = true
 
+    /// Creates the default settings.
     public init() {}
 }
 
@@ -64,15 +64,23 @@ extension ServiceConfiguration {
     /// The values each setting accepts: the one place they are defined. ``ReMVVMService/init``
     /// does not check them; ``validate()`` does, and `remvvm-server` checks its settings against them.
     public enum Allowed {
+        /// Bytes a subscriber may fall behind before it is cut off.
         public static let subscriberBacklogBytes = 1_024...(1 << 30)
+        /// Bytes of versions waiting to be published before every stream ends.
         public static let eventLagBudgetBytes = 0...(1 << 40)
+        /// The `retry:` sent to event streams.
         public static let reconnectDelay = Duration.zero ... .seconds(3_600)
         public static let snapshotEvery: ClosedRange<UInt64> = 1...1_000_000_000
         public static let journalRetention: ClosedRange<UInt64> = 0...(1 << 53)
+        /// The age of records kept before the newest snapshot.
         public static let journalRetentionAge = Duration.zero ... .seconds(100 * 365 * 86_400)
+        /// Versions kept in memory for streams that resume.
         public static let replayRingEvents = 0...10_000_000
+        /// Bytes those versions may take.
         public static let replayRingBytes = 0...(1 << 40)
+        /// How long an answer kept for an idempotency key is replayed.
         public static let idempotencyRetention = Duration.seconds(1) ... .seconds(365 * 24 * 3_600)
+        /// Answers kept for idempotency keys in memory-only mode.
         public static let idempotencyMemoryLimit = 1...100_000_000
     }
 
@@ -120,5 +128,6 @@ public struct ServiceConfigurationError: Error, Sendable, CustomStringConvertibl
     /// What is wrong, starting with the property's name.
     public let message: String
 
+    /// The message.
     public var description: String { message }
 }
