@@ -47,15 +47,21 @@ public struct JournalRecovery: Sendable, Equatable {
     /// it holds is every complete commit, and a last commit cut short — never acknowledged — was
     /// discarded, if there was one.
     public var previousStopWasUnclean: Bool
+    /// Whether the storage had been used before (its data directory held the lock file) but its
+    /// journal file was missing or empty, so a new one was started: the server says so, since
+    /// clients' version tags from before now name other states.
+    public var journalWasMissing: Bool
 
     /// Creates a recovery.
     public init(
-        snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?, previousStopWasUnclean: Bool = false
+        snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?, previousStopWasUnclean: Bool = false,
+        journalWasMissing: Bool = false
     ) {
         self.snapshot = snapshot
         self.lastVersion = lastVersion
         self.earliestVersion = earliestVersion
         self.previousStopWasUnclean = previousStopWasUnclean
+        self.journalWasMissing = journalWasMissing
     }
 }
 

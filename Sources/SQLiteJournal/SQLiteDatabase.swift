@@ -23,6 +23,14 @@ struct SQLiteError: Error, CustomStringConvertible {
         )
     }
 
+    /// The journal file was deleted, renamed or replaced under the server: a write failure (each
+    /// commit is refused with 503 until the server is restarted where the journal is).
+    static let fileMoved = SQLiteError(
+        code: SQLITE_IOERR,
+        message: "the journal file was deleted, renamed or replaced while the server ran (its data directory removed, moved or restored?): nothing more is acknowledged; stop the server and start it on the data directory that holds the journal",
+        sql: nil
+    )
+
     /// Disk full, I/O error, read-only: the commit could not be made durable.
     var isWriteFailure: Bool {
         let primary = code & 0xff
@@ -83,6 +91,16 @@ final class SQLiteDatabase {
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Whether the database file was deleted, renamed or replaced since it was opened
+    /// (`SQLITE_FCNTL_HAS_MOVED`: SQLite compares the open file with what its path names now).
+    /// Commits would then go into a file nobody opens again.
+    func fileHasMoved() throws(SQLiteError) -> Bool {
+        var moved: Int32 = 0
+        let status = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        try check(status, "file_control(HAS_MOVED)")
+        return moved != 0
     }
 
     /// Runs a `PASSIVE` checkpoint of the write-ahead log: copies what no reader still needs into

@@ -46,6 +46,12 @@ public final class SQLiteJournalStorage: JournalStorage {
     public var location: String { path }
 
     private let lockDescriptor: Int32
+    /// The data directory itself, locked too: deleting `journal.lock` (an operator tidying up a
+    /// lock file that looks stale) let a second server start on the same journal.
+    private let directoryLockDescriptor: Int32
+    /// The directory was used before (it held `journal.lock`) but the journal file was missing or
+    /// empty: a new journal is started (``Journal/JournalRecovery/journalWasMissing``).
+    private let foundJournalMissing: Bool
     /// A write-ahead log was left behind: the last server to use the journal did not close it.
     private let foundUncleanStop: Bool
     // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
@@ -65,21 +71,25 @@ public final class SQLiteJournalStorage: JournalStorage {
     public init(directory: String, sync: JournalSync) throws(JournalError) {
         self.directory = directory
         path = directory + "/" + Self.fileName
-        lockDescriptor = try Self.lockDirectory(directory)
+        let usedBefore = access(directory + "/" + Self.lockFileName, F_OK) == 0
+        (lockDescriptor, directoryLockDescriptor) = try Self.lockDirectory(directory)
         // Closing the last connection checkpoints the write-ahead log into the file and deletes
         // it; one that is still there (with the directory's lock free) was left by a crash.
         var walStatus = stat()
         foundUncleanStop = stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0
         var fileStatus = stat()
-        if foundUncleanStop, stat(path, &fileStatus) != 0, errno == ENOENT {
-            // SQLite would create an empty file and drop the log's frames, whose pages belong to
-            // the missing one: the server would start at version 0 over acknowledged actions.
-            Glibc.close(lockDescriptor)
+        let fileMissing = stat(path, &fileStatus) != 0 && errno == ENOENT
+        if foundUncleanStop, fileMissing || fileStatus.st_size == 0 {
+            // SQLite would start the file anew (an empty one counts as a new database) and drop
+            // the log's frames, whose pages belong to the lost one: the server would start at
+            // version 0 over acknowledged actions, and delete the log that still held them.
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
             throw JournalError(
                 code: .corrupt,
-                message: "the journal \(path) is missing but its write-ahead log \(path)-wal is there (\(walStatus.st_size) bytes of commits not yet copied into it): restore \(Self.fileName) from a backup, or move the data directory aside to start empty"
+                message: "the journal \(path) is \(fileMissing ? "missing" : "empty") but its write-ahead log \(path)-wal is there (\(walStatus.st_size) bytes of commits not yet copied into it): restore \(Self.fileName) from a backup, or move the data directory aside to start empty"
             )
         }
+        foundJournalMissing = usedBefore && (fileMissing || fileStatus.st_size == 0)
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode=WAL")
@@ -110,14 +120,14 @@ public final class SQLiteJournalStorage: JournalStorage {
             let checkpointer = try WALCheckpointer(path: path)
             self.checkpointer = checkpointer.start() ? checkpointer : nil
         } catch let error as SQLiteError {
-            Glibc.close(lockDescriptor)
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
             let advice = error.isWriteFailure ? "; check that the disk has free space and that this user may write to \(directory)" : ""
             throw JournalError(code: error.isBusy ? .locked : .unusable, message: "cannot open the journal \(path): \(error)\(advice)")
         } catch let error as JournalError {
-            Glibc.close(lockDescriptor)
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
             throw error
         } catch {
-            Glibc.close(lockDescriptor)
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
             throw JournalError(code: .unusable, message: "cannot open the journal \(path): \(error)")
         }
     }
@@ -161,7 +171,8 @@ public final class SQLiteJournalStorage: JournalStorage {
             }
             let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
             return JournalRecovery(
-                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop
+                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop,
+                journalWasMissing: foundJournalMissing
             )
         } describing: { "cannot read the journal \(path): \($0)" }
     }
@@ -220,6 +231,11 @@ public final class SQLiteJournalStorage: JournalStorage {
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
         guard !records.isEmpty || !answers.isEmpty else { return }
         try withWriter { writer throws(SQLiteError) in
+            // A journal deleted or replaced under the server (its data directory removed, moved
+            // or restored over) would take commits nobody reads again: acknowledged, then lost.
+            if try writer.database.fileHasMoved() {
+                throw SQLiteError.fileMoved
+            }
             if let checkpointer, checkpointer.takeCatchUp() {
                 finishCheckpoint(writer.database, checkpointer)
             }
@@ -403,8 +419,8 @@ public final class SQLiteJournalStorage: JournalStorage {
             return writer != nil
         }
         if wasOpen {
-            // Closing the descriptor releases the flock.
-            Glibc.close(lockDescriptor)
+            // Closing the descriptors releases the flocks.
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
         }
     }
 
@@ -440,26 +456,36 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
-    /// Takes the data directory's lock file; throws if another process holds it.
-    private static func lockDirectory(_ directory: String) throws(JournalError) -> Int32 {
+    /// Takes the data directory's locks — its lock file, and the directory itself — or throws if
+    /// another process holds either. Returns both descriptors (the directory's is -1 where the
+    /// file system cannot open a directory for it).
+    private static func lockDirectory(_ directory: String) throws(JournalError) -> (file: Int32, directory: Int32) {
         let lockPath = directory + "/" + lockFileName
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             throw JournalError(code: .unusable, message: "cannot use the data directory \(directory): \(lockPath): \(reason); check that it exists and this user may write to it")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        for (held, name) in [(descriptor, lockPath), (directoryDescriptor, directory)] where held >= 0 {
+            guard flock(held, LOCK_EX | LOCK_NB) != 0 else { continue }
             let busy = errno == EWOULDBLOCK
             let reason = String(cString: strerror(errno))
-            Glibc.close(descriptor)
+            unlock(descriptor, directoryDescriptor)
             throw JournalError(
                 code: busy ? .locked : .unusable,
                 message: busy
-                    ? "the data directory \(directory) is in use by another server process (\(lockPath) is locked); stop it or use another directory"
-                    : "cannot lock \(lockPath): \(reason)"
+                    ? "the data directory \(directory) is in use by another server process (\(name) is locked); stop it or use another directory"
+                    : "cannot lock \(name): \(reason)"
             )
         }
-        return descriptor
+        return (descriptor, directoryDescriptor)
+    }
+
+    /// Releases the locks (closing a descriptor releases its flock).
+    private static func unlock(_ file: Int32, _ directory: Int32) {
+        Glibc.close(file)
+        if directory >= 0 { Glibc.close(directory) }
     }
 
     /// Creates the tables of a new file, or checks an existing file's format.

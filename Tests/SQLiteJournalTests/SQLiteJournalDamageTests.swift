@@ -133,4 +133,75 @@ import Testing
         let empty = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
         empty.close()
     }
+
+    /// An empty main file beside the log is no new database: SQLite took it for one, dropped
+    /// the log's commits and deleted the log (from a review: 50 acknowledged versions gone).
+    @Test func anEmptyJournalBesideItsWriteAheadLogIsRefusedAndTheLogKept() throws {
+        let live = try TemporaryDirectory(prefix: "remvvm-journal")
+        let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
+        let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
+        defer { storage.close() }
+        try storage.append([record(1), record(2)])
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: storage.path + suffix, toPath: crashed.path + "/journal.sqlite" + suffix)
+        }
+        #expect(truncate(crashed.path + "/journal.sqlite", 0) == 0)
+        let error = try #require(throws: JournalError.self) {
+            _ = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
+        }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains(crashed.path + "/journal.sqlite is empty but its write-ahead log"), "\(error.message)")
+        let log = try FileManager.default.attributesOfItem(atPath: crashed.path + "/journal.sqlite-wal")
+        #expect((log[.size] as? Int ?? 0) > 0, "the log that holds the commits is kept")
+    }
+
+    /// A directory that held a journal (its lock file is there) whose journal file is gone: a new
+    /// journal starts, and the recovery says so for the server's warning.
+    @Test func aJournalMissingFromADirectoryUsedBeforeIsReported() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        do {
+            let fresh = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            #expect(try fresh.recover().journalWasMissing == false, "a new directory")
+            try fresh.append([record(1)])
+            fresh.close()
+        }
+        try FileManager.default.removeItem(atPath: directory.path + "/journal.sqlite")
+        let again = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { again.close() }
+        let recovery = try again.recover()
+        #expect(recovery.journalWasMissing && recovery.lastVersion == 0)
+    }
+
+    /// Deleting `journal.lock` while a server holds it let a second one open the same journal.
+    @Test func deletingTheLockFileDoesNotLetASecondServerIn() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        let first = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        defer { first.close() }
+        try FileManager.default.removeItem(atPath: directory.path + "/journal.lock")
+        let error = try #require(throws: JournalError.self) {
+            _ = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+        }
+        #expect(error.code == .locked)
+        #expect(error.message.contains("is in use by another server process"), "\(error.message)")
+    }
+
+    /// A journal deleted or moved under the server took further commits into a file nobody
+    /// opens again: acknowledged, then lost. Commits now fail, saying why.
+    @Test(arguments: [true, false])
+    func aJournalDeletedOrMovedWhileOpenRefusesCommits(deleted: Bool) throws {
+        let root = try TemporaryDirectory(prefix: "remvvm-journal")
+        let directory = root.path + "/data"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let storage = try SQLiteJournalStorage(directory: directory, sync: .full)
+        defer { storage.close() }
+        try storage.append([record(1)])
+        if deleted {
+            try FileManager.default.removeItem(atPath: directory)
+        } else {
+            try FileManager.default.moveItem(atPath: directory, toPath: root.path + "/moved")
+        }
+        let error = try #require(throws: JournalError.self) { try storage.append([record(2)]) }
+        #expect(error.code == .writeFailed)
+        #expect(error.message.contains("deleted, renamed or replaced while the server ran"), "\(error.message)")
+    }
 }

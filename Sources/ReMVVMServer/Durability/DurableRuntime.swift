@@ -56,6 +56,9 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
                 restoredVersion = store.replay(action)
             }
         }
+        if recovery.journalWasMissing {
+            logger.warning("the data directory of \(storage.location) was used before (its lock file is there) but the journal file was missing or empty: starting a new journal at version 0. If it held actions, stop now and restore it from a backup; clients' version tags from before name other states now")
+        }
         if recovery.previousStopWasUnclean {
             logger.warning("the journal \(storage.location) was not closed by the previous server (it crashed or was killed): every complete commit is kept, restored to version \(restoredVersion); a last commit cut short, if there was one, was never acknowledged and is discarded")
         }
