@@ -532,8 +532,17 @@ import Testing
         #expect(try replica.server.post(#"{"type":"increase"}"#, headers: [("Idempotency-Key", "first")]).status == 200)
         #expect(try replica.server.get("/actions").status == 200)
         let admin = try PostgresConnection(conninfo: cluster.conninfo)
+        defer { admin.close() }
+        let ended = try #require(try admin.execute("SELECT clock_timestamp()::text").rows.first?.first ?? nil)
         _ = try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()")
-        admin.close()
+        // The follower is back once a connection opened since has read the log (the request
+        // connections stay ended until used), and following once /healthz says ok after that.
+        #expect(waitUntil(timeout: .seconds(15)) {
+            let reads = try? admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_start > $1::timestamptz AND query LIKE 'SELECT version, type, payload%'", [ended]
+            )
+            return reads?.rows == [["1"]]
+        })
         #expect(waitUntil(timeout: .seconds(15)) {
             (try? replica.server.get("/healthz"))?.status == 200 && (try? replica.server.post(#"{"type":"increase"}"#))?.status == 200
         })
