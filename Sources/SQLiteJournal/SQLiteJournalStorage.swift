@@ -90,6 +90,15 @@ public final class SQLiteJournalStorage: JournalStorage {
             )
         }
         foundJournalMissing = usedBefore && (fileMissing || fileStatus.st_size == 0)
+        if foundUncleanStop, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
+            // SQLite would replay up to the damage and drop what follows: complete, acknowledged
+            // commits. Checked before SQLite opens the file (a clean stop would delete the log).
+            Self.unlock(lockDescriptor, directoryLockDescriptor)
+            throw JournalError(
+                code: .corrupt,
+                message: "the write-ahead log \(path)-wal is damaged at byte \(check.damageOffset ?? 0), and \(check.commitsLostAfterDamage) complete commit(s) of acknowledged actions follow the damage: SQLite would drop them and start from the commits before it. Restore the data directory from a backup; or keep a copy of it and move \(Self.fileName)-wal aside to start from the journal's last checkpoint (losing every commit in the log)"
+            )
+        }
         do {
             let database = try SQLiteDatabase(path: path, create: true)
             try database.execute("PRAGMA journal_mode=WAL")
