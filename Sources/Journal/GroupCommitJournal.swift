@@ -80,6 +80,8 @@ public final class GroupCommitJournal: Sendable {
         var threadWaitIsTimed = false
         var commits: UInt64 = 0
         var committedRecords: UInt64 = 0
+        /// The versions still queued when the thread stopped (their commits failed).
+        var abandoned: ClosedRange<UInt64>?
     }
 
     /// Counters for benchmarks and logs.
@@ -306,16 +308,17 @@ public final class GroupCommitJournal: Sendable {
     }
 
     /// Commits what is queued (one attempt if commits are failing), fails whatever still waits,
-    /// and stops the thread. Idempotent.
-    public func stop() {
+    /// and stops the thread. Idempotent. Returns the versions that could not be committed (their
+    /// commits failed; the store had them in memory only), for the server to report.
+    @discardableResult
+    public func stop() -> ClosedRange<UInt64>? {
         let wasStarted = state.withLock { state -> Bool in
             state.stopping = true
             return state.started
         }
         state.notifyAll()
-        if wasStarted {
-            state.withLock(waitingUntil: \.finished) { _ in }
-        }
+        guard wasStarted else { return nil }
+        return state.withLock(waitingUntil: \.finished) { $0.abandoned }
     }
 
     private func run() {
@@ -360,6 +363,9 @@ public final class GroupCommitJournal: Sendable {
             }
         }
         let orphans = state.withLock { state -> [Waiter] in
+            if let first = state.pending.first?.version, let last = state.pending.last?.version {
+                state.abandoned = first...last
+            }
             state.finished = true
             defer { state.waiters = [] }
             return state.waiters

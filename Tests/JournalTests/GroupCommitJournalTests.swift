@@ -61,6 +61,23 @@ import Testing
         #expect(journal.failure == nil)
     }
 
+    /// A stop while commits fail cannot commit what is queued: it says which versions it could
+    /// not, for the server to report (they were dropped without a word before).
+    @Test func aStopWhileCommitsFailSaysWhichVersionsWereNeverCommitted() {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        #expect(journal.start())
+        journal.append(record(1))
+        #expect(journal.waitUntilDurable(1, timeout: .seconds(5)) != nil)
+        storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full"))
+        journal.append(record(2))
+        journal.append(record(3))
+        #expect(journal.waitUntilDurable(3, timeout: .seconds(5)).map { if case .failure = $0 { true } else { false } } == true)
+        #expect(journal.stop() == 2...3)
+        #expect(journal.stop() == 2...3, "idempotent")
+        #expect(storage.committedRecords.map(\.version) == [1])
+    }
+
     @Test func aRecordThatWouldLeaveAGapBreaksTheJournalForGood() {
         let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0)
         #expect(journal.start())

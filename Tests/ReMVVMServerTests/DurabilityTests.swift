@@ -270,6 +270,33 @@ private struct VersionAnswer: Decodable {
         #expect(storage.committedRecords.map(\.version) == [1, 2, 3])
     }
 
+    /// While commits fail, a request with an `Idempotency-Key` still gets what needs no commit:
+    /// the answer kept before the failure, and 409 for the key whose actions wait in the queue
+    /// (before, every keyed request got the 503 "nothing was dispatched", from a review).
+    @Test func whileCommitsFailKeysStillGetTheirKeptAnswerOr409() throws {
+        let storage = MemoryJournalStorage()
+        let live = try LiveServer(journal: storage)
+        let increase = #"{"type":"increase"}"#
+        #expect(try live.post(increase, headers: [("Idempotency-Key", "before")]).status == 200)
+        storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full (test)"))
+        #expect(try live.post(increase, headers: [("Idempotency-Key", "during")]).status == 503, "its commit failed")
+
+        let replayed = try live.post(increase, headers: [("Idempotency-Key", "before")])
+        #expect(replayed.status == 200 && replayed.headers["Idempotent-Replayed"] == "true")
+        #expect(try replayed.decoded(VersionAnswer.self).version == 1)
+        let retried = try live.post(increase, headers: [("Idempotency-Key", "during")])
+        #expect(retried.status == 409, "its actions wait in the queue: \(retried.bodyString)")
+        #expect(retried.problem?.type == "urn:remvvm:problem:idempotency-key-in-flight")
+        let fresh = try live.post(increase, headers: [("Idempotency-Key", "new")])
+        #expect(fresh.status == 503 && fresh.problem?.detail.contains("nothing was dispatched") == true)
+
+        storage.failAppends(with: nil)
+        #expect(waitUntil(timeout: .seconds(10)) { storage.committedRecords.count == 2 })
+        let afterwards = try live.post(increase, headers: [("Idempotency-Key", "during")])
+        #expect(afterwards.headers["Idempotent-Replayed"] == "true" && (try? afterwards.decoded(VersionAnswer.self).version) == 2)
+        #expect(try live.post(increase, headers: [("Idempotency-Key", "new")]).decoded(VersionAnswer.self).version == 3, "the refused key was released")
+    }
+
     @Test func anActionWithoutAWireNameIsRefusedBeforeTheReducerWith500() throws {
         struct Unregistered: StoreAction {}
         /// Turns every login into an action the registry does not know.

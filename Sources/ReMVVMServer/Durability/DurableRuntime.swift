@@ -11,6 +11,8 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
     let gate: CommitGate<State>
     let storage: any JournalStorage
     private let snapshots: SnapshotWriter<State>
+    private let logger: Logger
+    private let stopped = Lock(false)
 
     /// Restores `store` from `storage` (newest snapshot, then every record after it through the
     /// reducers only), then starts journaling. Throws ``JournalError`` when the journal cannot be
@@ -75,6 +77,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         )
         gate = CommitGate(store: store, journal: journal, codec: codec, history: history, logger: logger)
         self.storage = storage
+        self.logger = logger
         snapshots = SnapshotWriter(
             storage: storage, every: snapshotEvery, newest: recovery.snapshot?.version ?? 0, logger: logger
         ) { version in
@@ -96,9 +99,14 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         }
     }
 
-    /// Commits what is queued, writes a snapshot of the newest durable state and closes the journal.
+    /// Commits what is queued, writes a snapshot of the newest durable state and closes the
+    /// journal; says which versions were lost if commits were failing. Runs once (the service
+    /// calls it both before the streams end and when its group stops).
     func stop() {
-        journal.stop()
+        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        if let lost = journal.stop() {
+            logger.error("stopping while the journal fails: versions \(lost.lowerBound)...\(lost.upperBound) were never committed and are lost (their requests got 503 and were not acknowledged); the journal ends at version \(lost.lowerBound - 1)")
+        }
         snapshots.finish(with: gate.snapshot)
         storage.close()
     }

@@ -37,6 +37,12 @@ extension ReMVVMService {
             return replicaDispatch(request, key: key, replica: replica, plan: plan)
         }
         if let failure = durable?.journal.failure {
+            // A key still gets what it is owed — the kept answer, 409 while its first request's
+            // actions wait for a commit, 422 for another request — since that needs no commit.
+            if let key {
+                if let answered = claim(key) { return answered }
+                idempotencyKeys.release(key)
+            }
             // Nothing is acknowledged that is not durable: refuse before dispatching.
             logger.error("refusing actions while the journal fails: \(failure)")
             return Problem.journalUnavailable.response
