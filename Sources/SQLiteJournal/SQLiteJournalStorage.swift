@@ -293,6 +293,13 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
+    /// Calls `handler` with SQLite's error when the background checkpoints start failing (the
+    /// database file cannot be written or synced: the write-ahead log then grows and every
+    /// commit waits behind it), and with nil once one succeeds again; for the server's log.
+    public func onCheckpointProblem(_ handler: @escaping @Sendable (String?) -> Void) {
+        checkpointer?.onProblem(handler)
+    }
+
     /// Checkpoints completed in the background so far (for tests).
     var checkpointsCompleted: UInt64 {
         checkpointer?.completed ?? 0

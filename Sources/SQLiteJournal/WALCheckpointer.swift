@@ -27,6 +27,14 @@ final class WALCheckpointer: Sendable {
 
     private let connection: Lock<SQLiteDatabase?>
     private let state = Lock(State())
+    /// Hears when checkpoints start failing (the error) and when one succeeds again (nil).
+    private let problemHandler = Lock<(@Sendable (String?) -> Void)?>(nil)
+
+    /// Calls `handler` with the error when checkpoints start failing, and with nil when one
+    /// succeeds again: while they fail the write-ahead log grows and is never started over.
+    func onProblem(_ handler: @escaping @Sendable (String?) -> Void) {
+        problemHandler.withLock { $0 = handler }
+    }
 
     /// Opens its own connection to `path`.
     init(path: String) throws(SQLiteError) {
@@ -77,6 +85,14 @@ final class WALCheckpointer: Sendable {
         state.withLock { $0.catchUpDue = true }
     }
 
+    /// Runs `body` on the checkpointer's own connection (for tests: a transaction left open on
+    /// it makes its checkpoints fail).
+    func withConnection(_ body: (SQLiteDatabase) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try connection.withLock { database throws(SQLiteError) in
+            if let database { try body(database) }
+        }
+    }
+
     /// Checkpoints that ran to completion so far.
     var completed: UInt64 {
         state.withLock { $0.completed }
@@ -106,15 +122,18 @@ final class WALCheckpointer: Sendable {
                     return "\(error)"
                 }
             }
-            state.withLock { state in
-                if let outcome {
-                    state.lastError = outcome
-                } else {
+            let changed = state.withLock { state -> Bool in
+                defer { state.lastError = outcome }
+                if outcome == nil {
                     state.completed += 1
                     state.catchUpDue = true
                 }
+                return (state.lastError == nil) != (outcome == nil)
             }
             state.notifyAll()
+            if changed, let handler = problemHandler.withLock({ $0 }) {
+                handler(outcome)
+            }
         }
         state.withLock { $0.finished = true }
         state.notifyAll()

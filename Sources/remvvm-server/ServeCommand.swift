@@ -189,7 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
             service.versionTags = .plain  // versions are the shared log's
         } else {
             do {
-                journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync)
+                journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
             } catch {
                 logger.critical("cannot start: \(error)")
                 throw ExitCode.failure
@@ -226,7 +226,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// per attempt) and the data directory that keeps this replica's snapshots.
     private static func openReplica(_ settings: ServerSettings, logger: Logger) throws -> ReplicaConfiguration {
         let name = settings.replicaName.isEmpty ? ProcessInfo.processInfo.hostName : settings.replicaName
-        let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync)
+        let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
         logger.info("replica \(name): connecting to the shared log in PostgreSQL")
         let log: PostgresSharedLog
         do {
@@ -244,10 +244,19 @@ struct ServeCommand: AsyncParsableCommand {
         return ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry)
     }
 
-    /// Creates the data directory if missing and opens its journal.
-    private static func openJournal(in directory: String, sync: JournalSync) throws -> SQLiteJournalStorage {
+    /// Creates the data directory if missing and opens its journal; logs when its background
+    /// checkpoints start failing and when they recover.
+    private static func openJournal(in directory: String, sync: JournalSync, logger: Logger) throws -> SQLiteJournalStorage {
         try createDirectories(directory)
-        return try SQLiteJournalStorage(directory: directory, sync: sync)
+        let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+        storage.onCheckpointProblem { problem in
+            if let problem {
+                logger.error("checkpoints of \(storage.path) fail (\(problem)): the write-ahead log grows until they succeed; check the disk (space, errors) and permissions")
+            } else {
+                logger.notice("checkpoints of \(storage.path) succeed again")
+            }
+        }
+        return storage
     }
 
     /// Creates `directory` and the directories above it that are missing (`mkdir -p`), saying

@@ -263,9 +263,13 @@ private struct VersionAnswer: Decodable {
         let state = try live.get("/state")
         #expect(state.status == 200)
         #expect(state.headers["ETag"] == "\"1\"", "reads show only what is durable")
+        let health = try live.get("/healthz")
+        #expect(health.status == 503, "not ready for writes")
+        #expect(health.bodyString.hasPrefix(#"{"status":"failing","version":1,"reason":"#) && health.bodyString.contains("disk full (test)"), "\(health.bodyString)")
 
         storage.failAppends(with: nil)  // the disk has room again
         #expect(waitUntil(timeout: .seconds(10)) { storage.committedRecords.count == 2 }, "the unacknowledged action was kept and committed")
+        #expect(waitUntil(timeout: .seconds(10)) { (try? live.get("/healthz"))?.status == 200 })
         #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 3)
         #expect(storage.committedRecords.map(\.version) == [1, 2, 3])
     }

@@ -99,4 +99,26 @@ import Testing
         #expect(largest <= 8 << 20, "the log started over during the commits (largest \(largest) bytes)")
         #expect(try storage.recover().lastVersion == 3_000)
     }
+
+    /// Checkpoints that fail are reported once when they start failing and once when they
+    /// succeed again (they failed silently while the log grew, from a review).
+    @Test func failingCheckpointsAreReportedWhenTheyStartAndWhenTheyStop() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-journal")
+        let database = try SQLiteDatabase(path: directory.path + "/db.sqlite", create: true)
+        try database.execute("PRAGMA journal_mode=WAL; CREATE TABLE t(x)")
+        let checkpointer = try WALCheckpointer(path: directory.path + "/db.sqlite")
+        #expect(checkpointer.start())
+        defer { checkpointer.stop() }
+        let reports = Mailbox<String?>()
+        checkpointer.onProblem { reports.post($0) }
+        // A write transaction left open on the checkpointer's own connection: SQLite refuses a
+        // checkpoint inside it.
+        try checkpointer.withConnection { (database: SQLiteDatabase) throws(SQLiteError) in try database.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (1)") }
+        for _ in 0..<2 { checkpointer.request() }
+        let failing = try #require(reports.next(timeout: .seconds(5)))
+        #expect(failing != nil, "the error, once")
+        try checkpointer.withConnection { (database: SQLiteDatabase) throws(SQLiteError) in try database.execute("COMMIT") }
+        #expect(checkpointer.checkpointNow(timeout: .seconds(5)))
+        #expect(reports.next(timeout: .seconds(5)) == .some(nil), "recovered (a second report of the failure would come first)")
+    }
 }

@@ -222,7 +222,7 @@ struct OpenAPIDocument {
         let health: JSONValue = [
             "type": "object",
             "properties": [
-                "status": ["type": "string", "enum": ["ok", "catching-up", "unavailable", "stopped"]],
+                "status": ["type": "string", "enum": ["ok", "catching-up", "unavailable", "stopped", "failing"]],
                 "version": ["type": "integer"],
                 "replica": ["type": "string"],
                 "reason": ["type": "string"],
@@ -231,7 +231,8 @@ struct OpenAPIDocument {
         ]
         return operation("getHealth", "Liveness, and for a replica of a shared log readiness", responses: [
             "200": json(health),
-            // A replica not following its log answers its health (application/json); a server at
+            // A replica not following its log, or a journal whose commits fail, answers its health
+            // (application/json); a server at
             // its connection limit or shutting down answers a problem.
             "503": ["description": "Not ready", "content": [
                 "application/json": ["schema": health],

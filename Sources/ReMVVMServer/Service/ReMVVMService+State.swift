@@ -24,6 +24,12 @@ extension ReMVVMService {
     func getHealth() -> Response {
         let version = publisher.snapshot.version
         guard let replica, let replication else {
+            if let failure = durable?.journal.failure {
+                // Writes get 503 while commits fail: not ready for them (reads go on).
+                var body = Array("{\"status\":\"failing\",\"version\":\(version),\"reason\":".utf8)
+                body += JSONCoding.string(failure.message) + [UInt8(ascii: "}")]
+                return JSONCoding.response(body, status: 503, headers: [("Cache-Control", "no-cache")])
+            }
             return JSONCoding.response(Array("{\"status\":\"ok\",\"version\":\(version)}".utf8), headers: [("Cache-Control", "no-cache")])
         }
         let status: String
