@@ -192,7 +192,7 @@ private struct VersionAnswer: Decodable {
         } throws: { error in
             let text = "\(error)"
             return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("teleport")
-                && text.contains(storage.path) && text.contains("register its type again")
+                && text.contains(storage.path) && text.contains("this build registers no such type")
         }
     }
 
@@ -208,7 +208,7 @@ private struct VersionAnswer: Decodable {
         } throws: { error in
             let text = "\(error)"
             return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("login")
-                && text.contains(storage.path)
+                && text.contains(storage.path) && text.contains("its payload does not decode as this build's type")
         }
     }
 

@@ -44,6 +44,15 @@ struct ActionJournalCodec: Sendable {
         }
     }
 
+    /// Why `record` cannot be read, and what to do: its type is no longer registered, or its
+    /// payload does not decode as the registered type (damaged, or of an incompatible version).
+    func unreadable(_ record: JournalRecord, _ error: any Error) -> String {
+        let advice = registry.entry(named: record.type) == nil
+            ? "this build registers no such type: run a build that does"
+            : "its payload does not decode as this build's type (damaged, or written by an incompatible version of it): run the build that wrote it, or restore from a backup"
+        return "holds an action \"\(record.type)\" this build cannot read (\(error)); \(advice)"
+    }
+
     /// Milliseconds since 1970 now.
     static func now() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())

@@ -52,7 +52,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
                 } catch {
                     throw JournalError(
                         code: .corrupt,
-                        message: "the journal \(storage.location): version \(record.version) holds an action \"\(record.type)\" this server cannot read (\(error)); register its type again, or move the data directory aside"
+                        message: "the journal \(storage.location): version \(record.version) \(codec.unreadable(record, error)); or move the data directory aside to start empty"
                     )
                 }
                 restoredVersion = store.replay(action)

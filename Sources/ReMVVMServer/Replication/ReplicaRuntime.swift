@@ -175,7 +175,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 } catch {
                     throw JournalError(
                         code: .corrupt,
-                        message: "log version \(entry.record.version) holds an action \"\(entry.record.type)\" this build cannot read (\(error)); run a build that registers it"
+                        message: "log version \(entry.record.version) \(codec.unreadable(entry.record, error))"
                     )
                 }
                 let version = store.replay(action)
