@@ -207,14 +207,13 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     /// transaction), stops renewing and releases the name, writes a snapshot of the state
     /// reached (and registers it) and closes the local storage.
     /// Runs once: the service calls it both before the streams end and when its group stops.
-    /// While the log cannot be reached, neither the release nor the last snapshot's
-    /// registration waits for it (each would wait for a connection timeout, beyond a
-    /// container's grace period).
+    /// Unless the replica follows the log at that moment, neither the release nor the last
+    /// snapshot's registration waits for it (each would wait for a connection timeout, beyond
+    /// a container's grace period; a replica still catching up may never have reached it).
     func stop() {
-        let reachable: Bool
-        if case .unavailable = log.status { reachable = false } else { reachable = true }
+        let reachable = log.status == .following
         let (first, foreign) = ending.withLock { ending -> (Bool, Bool) in
-            defer { ending.stopped = true; ending.reachable = reachable }
+            defer { ending.stopped = true; ending.reachable = reachable }  // the snapshot's registration reads it
             return (!ending.stopped, ending.foreign)
         }
         guard first else { return }
@@ -225,7 +224,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             registration.release()
         } else {
             registration.stop()
-            logger.notice("the shared log cannot be reached: replica name not released (the next run under it may warn of another process)")
+            logger.notice("this replica does not follow the shared log now: its name is not released, nor its last snapshot registered (the next run under the name may warn of another process)")
         }
         snapshots.finish(with: store.snapshot)
         storage.close()
