@@ -90,7 +90,9 @@ public final class SQLiteJournalStorage: JournalStorage {
             )
         }
         foundJournalMissing = usedBefore && (fileMissing || fileStatus.st_size == 0)
-        if foundUncleanStop, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
+        // Only with `full`: with `normal` or `off` the log is not synced per commit, and a power
+        // loss may leave any mix of its blocks, which that mode accepts.
+        if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
             // SQLite would replay up to the damage and drop what follows: complete, acknowledged
             // commits. Checked before SQLite opens the file (a clean stop would delete the log).
             Self.unlock(lockDescriptor, directoryLockDescriptor)
@@ -486,6 +488,9 @@ public final class SQLiteJournalStorage: JournalStorage {
         for (held, name) in [(descriptor, lockPath), (directoryDescriptor, directory)] where held >= 0 {
             guard flock(held, LOCK_EX | LOCK_NB) != 0 else { continue }
             let busy = errno == EWOULDBLOCK
+            // A file system that cannot lock a directory (NFS emulates flock with fcntl locks,
+            // which need a descriptor open for writing): the lock file alone holds it.
+            if held == directoryDescriptor, !busy { continue }
             let reason = String(cString: strerror(errno))
             unlock(descriptor, directoryDescriptor)
             throw JournalError(
