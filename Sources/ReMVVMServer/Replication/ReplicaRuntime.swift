@@ -213,8 +213,10 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     func stop() {
         let reachable = log.status == .following
         let (first, foreign) = ending.withLock { ending -> (Bool, Bool) in
-            defer { ending.stopped = true; ending.reachable = reachable }  // the snapshot's registration reads it
-            return (!ending.stopped, ending.foreign)
+            guard !ending.stopped else { return (false, ending.foreign) }
+            ending.stopped = true
+            ending.reachable = reachable  // the last snapshot's registration reads it
+            return (true, ending.foreign)
         }
         guard first else { return }
         log.stop()
