@@ -8,7 +8,6 @@ extension PostgresConnection {
         guard let options = PQconninfoParse(conninfo, &message) else {
             defer { if let message { PQfreemem(message) } }
             return redacting(oneLine(message.map { String(cString: $0) } ?? "it cannot be parsed"), of: conninfo)
-                .trimmingSuffix("\n")
         }
         PQconninfoFree(options)
         return nil
@@ -72,10 +71,6 @@ extension PostgresConnection {
 }
 
 extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
-
     /// The string with every occurrence of `target` replaced by `replacement`.
     fileprivate func replacingEvery(_ target: String, with replacement: String) -> String {
         var result = ""

@@ -79,7 +79,8 @@ public final class SQLiteJournalStorage: JournalStorage {
         foundUncleanStop = stat(path + "-wal", &walStatus) == 0 && walStatus.st_size > 0
         var fileStatus = stat()
         let fileMissing = stat(path, &fileStatus) != 0 && errno == ENOENT
-        if foundUncleanStop, fileMissing || fileStatus.st_size == 0 {
+        let fileMissingOrEmpty = fileMissing || fileStatus.st_size == 0
+        if foundUncleanStop, fileMissingOrEmpty {
             // SQLite would start the file anew (an empty one counts as a new database) and drop
             // the log's frames, whose pages belong to the lost one: the server would start at
             // version 0 over acknowledged actions, and delete the log that still held them.
@@ -89,7 +90,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 message: "the journal \(path) is \(fileMissing ? "missing" : "empty") but its write-ahead log \(path)-wal is there (\(walStatus.st_size) bytes of commits not yet copied into it): restore \(Self.fileName) from a backup, or move the data directory aside to start empty"
             )
         }
-        foundJournalMissing = usedBefore && (fileMissing || fileStatus.st_size == 0)
+        foundJournalMissing = usedBefore && fileMissingOrEmpty
         // Only with `full`: with `normal` or `off` the log is not synced per commit, and a power
         // loss may leave any mix of its blocks, which that mode accepts.
         if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
