@@ -121,6 +121,35 @@ import Testing
         #expect(try Self.events(from: served, through: 50).compactMap(\.version) == Array(42...50))
     }
 
+    /// A record the replay cannot read (damaged, or of a type this build no longer registers) would
+    /// end the stream at every reconnect, for ever: the stream sends the versions before it, then
+    /// goes on with the current state marked as a reset, then live.
+    @Test(arguments: [("login", #"{"firstName":5}"#), ("vanished", "{}")])
+    func aRecordTheReplayCannotReadGoesOnWithAResetInsteadOfEndingAtEveryReconnect(type: String, payload: String) throws {
+        let storage = MemoryJournalStorage()
+        try storage.append((21...50).map { version in
+            version == 30
+                ? JournalRecord(version: 30, type: type, payload: Array(payload.utf8), time: 0)
+                : JournalRecord(version: UInt64(version), type: "increase", payload: Array("{}".utf8), time: 0)
+        })
+        for version in [20, 40] {
+            try storage.saveSnapshot(JournalSnapshot(version: UInt64(version), state: Array(#"{"counter":\#(version),"user":null}"#.utf8), time: 0))
+        }
+        let log = CapturedLog()
+        let live = try LiveServer(journal: storage, logger: log.logger(level: .warning))
+        let client = try resume(live, after: 25)
+        #expect(client.headers["ReMVVM-Replay"] == nil, "served: the damage is found while replaying")
+        let events = try Self.events(from: client, through: 50)
+        #expect(events.map(\.version) == [26, 27, 28, 29, 50], "the versions before the damage, then the current state")
+        #expect(events.last?.data.contains(#""reset":true"#) == true, "\(events.last?.data ?? "")")
+        #expect(events.dropLast().allSatisfy { !$0.data.contains(#""reset""#) })
+        #expect(client.retry?.eventsBefore == 0)
+        #expect(try live.post(#"{"type":"increase"}"#).status == 200)
+        #expect(try client.nextEvent(timeout: .seconds(10))?.version == 51, "then live")
+        let warning = try #require(log.messages.next(timeout: .seconds(5)))
+        #expect(warning.contains("cannot be rebuilt past version 29") && warning.contains("reset"), "\(warning)")
+    }
+
     /// Four streams resume from the journal at different moments while eight threads post: the
     /// ring moves on during each replay (with 5 entries, past it; with 50, into it).
     @Test(arguments: [5, 50])

@@ -46,11 +46,14 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
     private let context: ReplayJob<State>.Context
     private let maxThreads: Int
     private let logger: Logger
+    private let reset: @Sendable (EventStream, Bool) -> Bool
 
     /// - Parameters:
     ///   - chunkBytes: frames are sent in chunks of about this many bytes.
     ///   - retryField: the `retry:` line that starts every stream.
     ///   - continuation: the hub's ``EventHub/continueReplay(of:after:ringLimit:)``.
+    ///   - reset: queues a stream at the hub to go on with the newest state marked as a reset
+    ///     (given whether the stream had its `retry:`); false when the hub has stopped.
     init(
         history: any VersionHistory<State>,
         frames: StateFrameEncoder,
@@ -58,7 +61,8 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         retryField: [UInt8],
         logger: Logger,
         threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2),
-        continuation: @escaping @Sendable (EventStream, UInt64, Int) -> ReplayContinuation<State>
+        continuation: @escaping @Sendable (EventStream, UInt64, Int) -> ReplayContinuation<State>,
+        reset: @escaping @Sendable (EventStream, Bool) -> Bool
     ) {
         context = ReplayJob.Context(
             history: history,
@@ -69,6 +73,7 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         )
         maxThreads = max(1, threads)
         self.logger = logger
+        self.reset = reset
     }
 
     /// Whether the journal can rebuild every version after `version` (what ``start(_:after:)``
@@ -132,9 +137,16 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
             let outcome: ReplayJob<State>.Outcome
             do {
                 outcome = try job.step(context)
-            } catch {
+            } catch let error as JournalError {
+                // Storage may recover: the client's reconnect resumes again (or resets).
                 logger.notice("event stream resuming after version \(job.resumeAfter) ended at version \(job.version): \(error); it resumes again (or resets) on reconnect")
                 job.stream.close()
+                outcome = .finished
+            } catch {
+                // A record that cannot be read, or one removed meanwhile: a reconnect would meet it
+                // again (and again), so the stream goes on from the newest state, marked reset.
+                logger.warning("event stream resuming after version \(job.resumeAfter) cannot be rebuilt past version \(job.version): \(error); it goes on with the current state marked as a reset")
+                if !reset(job.stream, job.hasSentRetry) { job.stream.close() }
                 outcome = .finished
             }
             requeue(job, outcome)

@@ -44,13 +44,16 @@ struct ReplayJob<State: StoreState & Encodable>: Sendable {
     /// Frames rebuilt and not sent yet.
     private var chunk: [UInt8] = []
     /// Whether the stream has had its first bytes (`retry:`).
-    private var started = false
+    private(set) var hasSentRetry = false
     /// Records read ahead from the journal, not yet applied.
     private var records: ArraySlice<JournalRecord> = []
     /// The size of the last frame made: how many versions to ask the ring for at once.
     private var frameBytes = 256
     /// Versions sent so far (for the log).
     private(set) var sentVersions = 0
+    /// Why the version after `version` cannot be rebuilt, found while making `chunk`: thrown once
+    /// the chunk (the versions before it) is sent.
+    private var failure: (any Error)?
 
     /// A job that rebuilds from `base` and sends every version after `resumeAfter`.
     init(stream: EventStream, resumeAfter: UInt64, base: StoreSnapshot<State>) {
@@ -75,6 +78,7 @@ struct ReplayJob<State: StoreState & Encodable>: Sendable {
             guard stream.send(chunk) else { return .finished }
             chunk = []
         }
+        if let failure { throw failure }
         if version < resumeAfter {
             try rebuild(through: resumeAfter, sending: false, context)
             return .progressed
@@ -83,9 +87,9 @@ struct ReplayJob<State: StoreState & Encodable>: Sendable {
         if stream.pendingBytes > limit / 2 {
             return .waitForRoom(limit / 2)
         }
-        if !started {
+        if !hasSentRetry {
             // The first block's `retry:`; the first event follows it in the same block.
-            started = true
+            hasSentRetry = true
             guard stream.send(context.retryField) else { return .finished }
         }
         let ringLimit = max(1, min(256, context.chunkBytes / max(1, frameBytes)))
@@ -124,12 +128,19 @@ struct ReplayJob<State: StoreState & Encodable>: Sendable {
                 throw Failure(description: "the journal no longer holds version \(version + 1) (removed after a snapshot)")
             }
             records = records.dropFirst()
-            state = try context.history.reduce(state, with: record)
-            version = record.version
-            applied += 1
-            if sending {
-                let action = ActionWireEncoder.envelope(type: record.type, payload: record.payload)
-                add(try context.frames.frame(version: version, action: action, state: state).frame)
+            do {
+                let next = try context.history.reduce(state, with: record)
+                if sending {
+                    let action = ActionWireEncoder.envelope(type: record.type, payload: record.payload)
+                    add(try context.frames.frame(version: record.version, action: action, state: next).frame)
+                }
+                state = next
+                version = record.version
+                applied += 1
+            } catch where sending && !chunk.isEmpty {
+                // The versions before it go out first.
+                failure = error
+                return
             }
         }
     }

@@ -184,6 +184,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
                 logger: logger,
                 continuation: { [weak self] stream, version, ringLimit in
                     self?.continueReplay(of: stream, after: version, ringLimit: ringLimit) ?? .stopped
+                },
+                reset: { [weak self] stream, retrySent in
+                    self?.post(.subscribe(stream, .resetAfterReplay(retrySent: retrySent), .states), subscribing: true) ?? false
                 }
             )
         }
@@ -230,6 +233,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         /// Already started by ``JournalReplay`` (`retry:` and every version before these): these
         /// versions, then live.
         case handover([StatePublication<State>])
+        /// Started by ``JournalReplay``, which cannot go on rebuilding it: the newest state marked
+        /// `"reset": true` (after `retry:` unless the replay sent it), then live.
+        case resetAfterReplay(retrySent: Bool)
     }
 
     /// How a new stream opens: at the hub, or rebuilt from the journal first.
@@ -611,13 +617,16 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
 
     private func start(_ stream: EventStream, _ resume: Resume) -> Bool {
         switch resume {
-        case .current, .reset:
+        case .current, .reset, .resetAfterReplay:
             guard var frame = latestEncoded()?.frame else {
                 stream.close()  // the newest state cannot be encoded (logged): nothing to stream
                 return false
             }
-            if case .reset = resume {
+            if case .current = resume {} else {
                 frame = EventFrame.markedAsReset(frame, version: latest.version, id: versionTags.tag(latest.version))
+            }
+            if case .resetAfterReplay(retrySent: true) = resume {
+                return stream.send(frame)
             }
             // `retry:` in the first event's block, without copying the frame.
             return stream.send(retryField, frame)
