@@ -88,4 +88,23 @@ private struct ActionLog: Decodable {
         }
         #expect(try live.get("/actions?since=33&limit=2").decoded(ActionLog.self).actions.map(\.version) == [34, 35])
     }
+
+    /// A record damaged in the journal (before the snapshot a start replays from, so the start
+    /// did not meet it) is shown as damaged: spliced as it is, it made the whole answer invalid JSON.
+    @Test func aDamagedRecordIsShownAsDamagedAndTheRestOfTheLogStaysReadable() throws {
+        let storage = MemoryJournalStorage()
+        let payloads = [31: #"{"firstName":"Ada","la"#, 32: "[1]", 33: "{}", 34: ""]
+        try storage.append((31...34).map { JournalRecord(version: $0, type: "login", payload: Array(payloads[Int($0)]!.utf8), time: 0) })
+        try storage.saveSnapshot(JournalSnapshot(version: 34, state: Array(#"{"counter":0,"user":null}"#.utf8), time: 0))
+        let live = try LiveServer(journal: storage)
+        let response = try live.get("/actions")
+        #expect(response.status == 200)
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], "valid JSON")
+        let actions = try #require(log["actions"] as? [[String: Any]])
+        #expect(actions.map { $0["version"] as? Int } == [31, 32, 33, 34])
+        #expect(actions[0]["payload"] is NSNull && (actions[0]["damaged"] as? String)?.contains("not JSON") == true, "\(actions[0])")
+        #expect(actions[1]["payload"] is NSNull && (actions[1]["damaged"] as? String)?.contains("not an object") == true, "\(actions[1])")
+        #expect(actions[2]["payload"] is [String: Any] && actions[2]["damaged"] == nil)
+        #expect(actions[3]["payload"] is [String: Any] && actions[3]["damaged"] == nil)
+    }
 }

@@ -321,7 +321,8 @@ struct OpenAPIDocument {
                         "type": "object",
                         "properties": [
                             "version": ["type": "integer"], "type": ["type": "string"],
-                            "payload": ["type": "object"], "time": ["type": "string", "format": "date-time"],
+                            "payload": ["type": ["object", "null"]], "time": ["type": "string", "format": "date-time"],
+                            "damaged": ["type": "string", "description": "Why the record's payload cannot be shown (it is then null): the journal's record is damaged."],
                         ],
                         "required": ["version", "type", "payload", "time"],
                     ]],

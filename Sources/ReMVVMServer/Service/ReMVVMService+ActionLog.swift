@@ -44,12 +44,32 @@ extension ReMVVMService {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             body += Array("{\"version\":\(record.version),\"type\":".utf8)
             body += JSONCoding.string(record.type)
-            body += Array(",\"payload\":".utf8) + (record.payload.isEmpty ? Array("{}".utf8) : record.payload)
+            body += Array(",\"payload\":".utf8)
+            if let damage = Self.damage(ofPayload: record.payload) {
+                // Shown, not spliced: one damaged record would make the whole answer unreadable.
+                logger.warning("the action log's record of version \(record.version) is damaged: \(damage)")
+                body += Array("null,\"damaged\":".utf8) + JSONCoding.string(damage)
+            } else {
+                body += record.payload.isEmpty ? Array("{}".utf8) : record.payload
+            }
             body += Array(",\"time\":\"".utf8) + Array(Self.rfc3339(milliseconds: record.time).utf8) + [UInt8(ascii: "\"")]
             body.append(UInt8(ascii: "}"))
         }
         body += Array("]}".utf8)
         return JSONCoding.response(body, headers: [("Cache-Control", "no-cache")])
+    }
+
+    /// Why a journaled payload is not a JSON object (a record damaged on disk, or written by
+    /// another tool), or nil when it is one (or empty: an action without a payload).
+    static func damage(ofPayload payload: [UInt8]) -> String? {
+        guard !payload.isEmpty else { return nil }
+        do {
+            try StrictJSONValidator.validate(payload)
+        } catch {
+            return "its payload is not JSON (\(error))"
+        }
+        let first = payload.first { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains($0) }
+        return first == UInt8(ascii: "{") ? nil : "its payload is JSON but not an object"
     }
 
     /// `2026-11-23T15:04:05.123Z`.

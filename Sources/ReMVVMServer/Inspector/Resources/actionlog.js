@@ -83,7 +83,8 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
     time.classList.toggle('local', !entry.time);
     time.title = entry.time ? `server time ${entry.time}` : 'arrival in this browser; the server\'s time follows';
     type.textContent = entry.type;
-    payload.textContent = JSON.stringify(entry.payload ?? {});
+    payload.textContent = entry.damaged ? `damaged record: ${entry.damaged}` : JSON.stringify(entry.payload ?? {});
+    payload.classList.toggle('damaged', Boolean(entry.damaged));
   }
 
   function add(version, fields, fresh) {
@@ -146,7 +147,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   }
 
   function fromServer(action) {
-    return { type: action.type, payload: action.payload, time: action.time };
+    return { type: action.type, payload: action.payload, time: action.time, damaged: action.damaged };
   }
 
   async function fetchPage(since) {
