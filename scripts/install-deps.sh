@@ -16,6 +16,10 @@ fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null; then
+        echo "install-deps.sh: ${missing[*]} missing, and installing needs root: run this as root, or install sudo" >&2
+        exit 2
+    fi
     sudo="sudo"
 fi
 echo "Installing: ${missing[*]}" >&2

@@ -1,14 +1,52 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian machine with Swift and runs the whole test suite.
-#   scripts/test.sh           everything (what CI runs)
-#   scripts/test.sh --quick   everything but the long load tests (suites named …LoadTests, tag .load)
+# Sets up a fresh Debian machine with Swift and runs the whole test suite — what CI runs
+# (.ci/run calls this and nothing else):
+#   scripts/test.sh           everything, about 25 minutes on 2 cores; as root (the container tests
+#                             run rootful podman): the Swift test suite, then the crash test of the
+#                             durable store (kill -9 cycles), the replica test (three replicas on a
+#                             throwaway PostgreSQL, kill -9 of a replica and PostgreSQL restarts
+#                             mid-load), the container image check (two of its containers also run
+#                             as replicas of a host PostgreSQL), the replica compose file for real
+#                             (deploy/compose.replicas.yaml with podman-compose), schemathesis
+#                             against the server's own OpenAPI document (in memory and durable), and
+#                             the real-browser tests (headless Chromium): CORS and tokens, then the
+#                             inspector page
+#   scripts/test.sh --swift   the Swift test suite alone (swift test), any user
+#   scripts/test.sh --quick   the Swift test suite without the long load tests (suites named
+#                             …LoadTests, tag .load), any user
+# Each step installs what it needs (Debian packages, a virtualenv from PyPI) when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
+case "$mode" in
+    all | --swift | --quick) ;;
+    *) echo "usage: scripts/test.sh [--swift | --quick]" >&2; exit 64 ;;
+esac
+if [ "$mode" = all ] && [ "$(id -u)" -ne 0 ]; then
+    # Before anything else: the container tests near the end need root, and 15 minutes of other
+    # tests would run first.
+    echo "scripts/test.sh: the whole suite needs root (its container tests run rootful podman):" \
+        "run it as root, or 'scripts/test.sh --swift' for the Swift test suite alone" >&2
+    exit 2
+fi
 # postgresql: the PostgresJournal tests start a throwaway PostgreSQL 15 (Debian's package) on a
 # unix socket; they fail, never skip, when it is missing.
 scripts/install-deps.sh postgresql
-if [ "${1:-}" = "--quick" ]; then
+if [ "$mode" = --quick ]; then
     swift test --skip LoadTests
-else
-    swift test
+    exit 0
 fi
+swift test
+if [ "$mode" = --swift ]; then
+    exit 0
+fi
+scripts/crash-test.sh
+scripts/replica-test.sh
+scripts/container-test.sh
+scripts/compose-test.sh
+# These reuse the debug build the test suite made (.build), instead of building again; the
+# inspector test adds a release build of Benchmarks/large-state-server there (a few minutes).
+# A fixed seed keeps CI repeatable; run the script alone (random seed, printed) to explore more.
+API_FUZZ_SEED=${API_FUZZ_SEED:-8} API_FUZZ_SCRATCH_PATH=.build scripts/api-fuzz.sh
+BROWSER_TEST_SCRATCH_PATH=.build scripts/browser-test.sh
+BROWSER_TEST_SCRATCH_PATH=.build scripts/inspector-test.sh
