@@ -99,7 +99,7 @@ prune_stale_images() {
 
 # ------------------------------------------------------------- prepare -----
 [ "$(id -u)" = 0 ] || { echo "container-test: run as root (rootful podman)" >&2; exit 2; }
-command -v curl >/dev/null || { echo "container-test: curl is needed" >&2; exit 2; }
+command -v curl >/dev/null || "$ROOT/scripts/install-deps.sh" curl
 if curl -s --max-time 1 -o /dev/null "$BASE/" 2>/dev/null; then
     echo "container-test: port $PORT is already in use; set PORT=" >&2; exit 2
 fi

@@ -39,6 +39,7 @@ PG_PORT=${PORTS[3]}
 declare -a PIDS=("" "" "")
 CLIENT_PIDS=()
 cleanup() {
+    local status=$?
     for pid in "${CLIENT_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
     # Reaped here, where wait's report of "Killed" goes to /dev/null, rather than while
@@ -46,6 +47,8 @@ cleanup() {
     for pid in "${PIDS[@]}" "${CLIENT_PIDS[@]}"; do [ -n "$pid" ] && { wait "$pid" 2>/dev/null || true; }; done
     stop_postgres "$WORK/pg"
     wait 2>/dev/null || true
+    # Kept, and named, only when the test failed: the replicas' logs and the cluster are ~100 MB.
+    if [ "$status" -eq 0 ]; then rm -rf "$WORK"; else echo "logs and the PostgreSQL cluster: $WORK" >&2; fi
 }
 trap cleanup EXIT
 

@@ -125,8 +125,10 @@ struct Setting: Sendable {
 
     /// A list's items: an array in a config file, or comma-separated text, blanks trimmed.
     static func readList(_ config: ConfigReader, _ key: ServerSettings.Key) throws(SettingsError) -> [String] {
+        // Blank items are no items, in an array as in a comma-separated text: an empty environment
+        // variable (read as an array of one empty text) is the empty list, the default.
         if let items = try? config.requiredStringArray(forKey: ConfigKey(key.rawValue)) {
-            return items
+            return items.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         let text = try readString(config, key)
         return text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -1,6 +1,7 @@
 import AccessControl
 import Crypto
 import Foundation
+import HTTPTestSupport
 import Testing
 @testable import remvvm_server
 
@@ -8,12 +9,19 @@ import Testing
 /// never flags; a configuration that cannot be used stops the start with a message naming the
 /// setting, never the secret.
 @Suite struct AccessSettingsTests {
+    /// Where a test's files go; removed with them when the test ends.
+    private let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "remvvm-access")
+    }
+
     private func load(_ environment: [String: String]) async throws -> ServerSettings {
         try await ServerSettings.load(flags: [:], environment: environment, configPath: nil)
     }
 
     private func file(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-access-\(UUID().uuidString)").path
+        let path = directory.path + "/file-\(UUID().uuidString)"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -13,8 +13,15 @@ import Testing
 
 /// How `remvvm-server` resolves its settings: flags, then REMVVM_* variables, then the file, then defaults.
 @Suite struct ServerSettingsTests {
+    /// Where a test's config files go; removed with them when the test ends.
+    private let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "remvvm-settings")
+    }
+
     private func writeConfig(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("remvvm-\(UUID().uuidString).json").path
+        let path = directory.path + "/config-\(UUID().uuidString).json"
         try json.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -179,6 +186,9 @@ import Testing
         let inMemory = try await ServerSettings.load(flags: [:], environment: ["REMVVM_DATA_DIR": "", "REMVVM_IN_MEMORY": "true"], configPath: nil)
         #expect(inMemory.inMemory, "no data directory is needed in memory")
         #expect(try await ServerSettings.load(flags: [:], environment: [:], configPath: nil).service.allowedHosts == nil, "automatic")
+        // Empty, as the README gives the default (it was refused: '"" is not a host name').
+        let empty = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "", "REMVVM_CORS_ALLOWED_ORIGINS": ""], configPath: nil)
+        #expect(empty.service.allowedHosts == nil && empty.service.corsAllowedOrigins.isEmpty)
         #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, *"], configPath: nil)
             .service.allowedHosts == ["a.example", "*"])
         for bad in ["http://a.example", "a.example:8080", "a b", "[::1"] {
