@@ -3,9 +3,15 @@
 #   docker build -t remvvm-server .
 #   docker run --rm -p 8080:8080 remvvm-server
 #
+# The official base images; a machine that cannot pull them passes local
+# stand-ins (scripts/container-base-images.sh makes them, container-test.sh
+# passes them: --build-arg BUILDER_IMAGE=… --build-arg RUNTIME_IMAGE=…).
+ARG BUILDER_IMAGE=docker.io/library/swift:6.3-bookworm
+ARG RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
+
 # Build stage: Swift 6 toolchain on Debian bookworm, release build with the
 # Swift standard library (and Foundation) linked statically.
-FROM swift:6.3-bookworm AS build
+FROM ${BUILDER_IMAGE} AS build
 
 # libmicrohttpd, SQLite and libpq headers + pkg-config for the CMicroHTTPD, CSQLite and CPostgres
 # system library targets.
@@ -28,7 +34,7 @@ RUN swift build -c release --product remvvm-server --static-swift-stdlib \
     && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/remvvm-server" /staging/
 
 # Run stage: only the runtime libraries.
-FROM debian:bookworm-slim
+FROM ${RUNTIME_IMAGE}
 
 # libmicrohttpd12: the HTTP server library; libsqlite3-0: the journal; libpq5: the
 # shared log of replicas (journal postgres) (everything

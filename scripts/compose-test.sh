@@ -12,9 +12,11 @@
 #
 # Needs the server image, localhost/remvvm-server:latest (scripts/container-test.sh builds it;
 # the compose file's `build:` is not used here because this machine's builds need extra flags).
-# The docker.io/library/postgres:15 image cannot be pulled here either: a local stand-in is built
-# from Debian's postgresql-15 with an entrypoint that honours the variables the file sets
-# (POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB) and the data directory it mounts.
+# The docker.io/library/postgres:15 image is used when it is here or can be pulled; it cannot be
+# pulled here, so a local stand-in (localhost/remvvm-standin/postgres:15, passed to the compose
+# file as POSTGRES_IMAGE) is built from Debian's postgresql-15 with an entrypoint that honours the
+# variables the file sets (POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB) and the data directory it
+# mounts.
 #
 # Machine-specific, as in container-test.sh: podman's default OCI runtime (crun) and default
 # ulimits fail here, so a containers.conf for this run selects runc and sets ulimits; without
@@ -27,7 +29,8 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 COMPOSE_FILE="$ROOT/deploy/compose.replicas.yaml"
 IMAGE="localhost/remvvm-server:latest"
-POSTGRES_IMAGE="docker.io/library/postgres:15"
+OFFICIAL_POSTGRES_IMAGE="docker.io/library/postgres:15"
+STANDIN_POSTGRES_IMAGE="localhost/remvvm-standin/postgres:15"
 PROJECT="remvvm-compose-test"
 LOG_DIR="${LOG_DIR:-/tmp/remvvm-compose-test}"
 PORTS=(8081 8082 8083)
@@ -82,14 +85,27 @@ done
 podman image exists "$IMAGE" || abort "image $IMAGE exists (run scripts/container-test.sh first)"
 
 # ------------------------------------------------------- postgres stand-in ---
+# A stand-in an earlier version of this script built under the official name takes its own.
+if podman image exists "$OFFICIAL_POSTGRES_IMAGE" \
+        && podman image inspect --format '{{.Comment}}' "$OFFICIAL_POSTGRES_IMAGE" | grep -q 'local stand-in'; then
+    podman image exists "$STANDIN_POSTGRES_IMAGE" || podman tag "$OFFICIAL_POSTGRES_IMAGE" "$STANDIN_POSTGRES_IMAGE"
+    podman untag "$OFFICIAL_POSTGRES_IMAGE" "$OFFICIAL_POSTGRES_IMAGE"
+fi
+if podman image exists "$OFFICIAL_POSTGRES_IMAGE" || podman pull -q "$OFFICIAL_POSTGRES_IMAGE" >/dev/null 2>&1; then
+    POSTGRES_IMAGE=$OFFICIAL_POSTGRES_IMAGE
+else
+    POSTGRES_IMAGE=$STANDIN_POSTGRES_IMAGE
+fi
+export POSTGRES_IMAGE
 if ! podman image exists "$POSTGRES_IMAGE"; then
-    bash "$ROOT/scripts/container-base-images.sh" || abort "base images (scripts/container-base-images.sh)"
+    base_images=$(bash "$ROOT/scripts/container-base-images.sh") || abort "base images (scripts/container-base-images.sh)"
+    RUNTIME_IMAGE=$(sed -n 's/^RUNTIME_IMAGE=//p' <<<"$base_images")
     mkdir -p "$WORK/postgres"
-    cat >"$WORK/postgres/Dockerfile" <<'EOF'
-FROM docker.io/library/debian:bookworm-slim
+    cat >"$WORK/postgres/Dockerfile" <<EOF
+FROM $RUNTIME_IMAGE
 RUN apt-get update && apt-get install -y --no-install-recommends postgresql-15 \
     && rm -rf /var/lib/apt/lists/*
-ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
+ENV PATH=/usr/lib/postgresql/15/bin:\$PATH PGDATA=/var/lib/postgresql/data
 COPY entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 EXPOSE 5432
 STOPSIGNAL SIGINT

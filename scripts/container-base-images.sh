@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
-# Makes the two base images the Dockerfile names, locally, for machines that
-# cannot pull from a registry (this project's dev and CI machines):
+# The two base images the Dockerfile builds from: the official ones when they are present or can
+# be pulled, otherwise local stand-ins, for machines that cannot pull from a registry (this
+# project's dev and CI machines):
 #
-#   docker.io/library/debian:bookworm-slim  - debootstrap'd Debian bookworm
-#                                             (minbase, trimmed like -slim)
-#   docker.io/library/swift:6.3-bookworm    - that rootfs plus the packages the
-#                                             official swift image installs, a
-#                                             gitconfig that maps github.com to
-#                                             the host's package mirror, and
-#                                             PATH pointing at the host's Swift
-#                                             toolchain, which the build mounts
-#                                             read-only at the same path.
+#   localhost/remvvm-standin/debian:bookworm-slim  - debootstrap'd Debian bookworm (minbase,
+#                                                    trimmed like -slim), for debian:bookworm-slim
+#   localhost/remvvm-standin/swift:6.3-bookworm    - that rootfs plus the packages the official
+#                                                    swift image installs, a gitconfig that maps
+#                                                    github.com to the host's package mirror, and
+#                                                    PATH pointing at the host's Swift toolchain,
+#                                                    which the build mounts read-only at the same
+#                                                    path; for swift:6.3-bookworm
 #
-# Idempotent: an image that already exists is left alone (FORCE=1 remakes).
-# Everything machine-specific lives here and in container-test.sh; the
-# Dockerfile stays the standard one.
+# Prints the images to build from on stdout, as the Dockerfile's build arguments:
+#   RUNTIME_IMAGE=<image>
+#   BUILDER_IMAGE=<image>
+# (podman build --build-arg RUNTIME_IMAGE=… --build-arg BUILDER_IMAGE=…); everything else goes
+# to stderr. Stand-ins never take the official names (an image built from the official Dockerfile
+# on the same machine would get one without a toolchain): earlier versions of this script did,
+# and such images are renamed to the stand-in names when found.
+#
+# Idempotent: a stand-in that already exists is left alone (FORCE=1 remakes both).
+# Everything machine-specific lives here and in container-test.sh; the Dockerfile names the
+# official images by default.
 #
 # Environment:
 #   DEBIAN_MIRROR     Debian mirror (default: read from /etc/apt/sources*)
-#   SWIFT_TOOLCHAIN   host toolchain root with usr/bin/swift (default: from `which swift`)
-#   RUNTIME_IMAGE     default docker.io/library/debian:bookworm-slim
-#   BUILDER_IMAGE     default docker.io/library/swift:6.3-bookworm
-#   FORCE=1           rebuild both images even if present
+#   SWIFT_TOOLCHAIN   host toolchain root with usr/bin/swift (default: asked of `swift`)
+#   FORCE=1           use (and remake) the stand-ins even when the official images are there
 set -euo pipefail
 
-RUNTIME_IMAGE="${RUNTIME_IMAGE:-docker.io/library/debian:bookworm-slim}"
-BUILDER_IMAGE="${BUILDER_IMAGE:-docker.io/library/swift:6.3-bookworm}"
+OFFICIAL_RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
+OFFICIAL_BUILDER_IMAGE=docker.io/library/swift:6.3-bookworm
+STANDIN_RUNTIME_IMAGE=localhost/remvvm-standin/debian:bookworm-slim
+STANDIN_BUILDER_IMAGE=localhost/remvvm-standin/swift:6.3-bookworm
 SUITE=bookworm
 FORCE="${FORCE:-0}"
 
@@ -64,12 +72,37 @@ detect_security_mirror() { apt_source_uris | grep -E '/debian-security$' | head 
 
 image_exists() { [ "$FORCE" != 1 ] && podman image exists "$1"; }
 
+# Whether image $1 is a stand-in an earlier version of this script made under an official name.
+is_standin() {
+    podman image inspect --format '{{.Comment}} {{index .Labels "org.remvvm.local-standin"}}' "$1" 2>/dev/null \
+        | grep -q -e 'local stand-in' -e 'toolchain mounted from host'
+}
+
+# Whether official image $1 is here or can be pulled; a stand-in under its name is renamed to $2.
+official_available() {
+    local official=$1 standin=$2 failure
+    [ "$FORCE" != 1 ] || return 1
+    if podman image exists "$official"; then
+        is_standin "$official" || return 0
+        log "renaming $official to $standin: a local stand-in, not the official image"
+        podman image exists "$standin" || podman tag "$official" "$standin"
+        podman untag "$official" "$official"
+    fi
+    if failure=$(timeout 300 podman pull -q "$official" 2>&1 >/dev/null); then
+        log "$official pulled"
+        return 0
+    fi
+    log "$official cannot be pulled (${failure##*$'\n'}): using a local stand-in"
+    return 1
+}
+
 WORK=""
 cleanup() { if [ -n "$WORK" ]; then rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 
 # --------------------------------------------------------- runtime image ----
 make_runtime_image() {
+    local RUNTIME_IMAGE=$STANDIN_RUNTIME_IMAGE
     local mirror security rootfs
     mirror="${DEBIAN_MIRROR:-$(detect_mirror)}"
     mirror="${mirror:-http://deb.debian.org/debian}"
@@ -122,7 +155,7 @@ EOF
         | podman import \
             --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
             --change 'CMD ["bash"]' \
-            --message "debootstrap --variant=minbase $SUITE $mirror (local stand-in for $RUNTIME_IMAGE)" \
+            --message "debootstrap --variant=minbase $SUITE $mirror (local stand-in for $OFFICIAL_RUNTIME_IMAGE)" \
             - "$RUNTIME_IMAGE" >/dev/null 2>"$WORK/import.log" \
         || { cat "$WORK/import.log" >&2; die "podman import failed"; }
     rm -rf "$WORK"; WORK=""
@@ -130,10 +163,8 @@ EOF
 
 # --------------------------------------------------------- builder image ----
 make_builder_image() {
-    local swift_bin toolchain ctx
-    swift_bin="$(readlink -f "$(command -v swift)")" || die "no swift on PATH"
-    toolchain="${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(dirname "$swift_bin")")")}"
-    [ -x "$toolchain/usr/bin/swift" ] || die "no Swift toolchain at $toolchain (set SWIFT_TOOLCHAIN)"
+    local toolchain ctx RUNTIME_IMAGE=$1 BUILDER_IMAGE=$STANDIN_BUILDER_IMAGE
+    toolchain="$("$(dirname "${BASH_SOURCE[0]}")/swift-toolchain.sh")" || die "no Swift toolchain to mount (set SWIFT_TOOLCHAIN)"
 
     ctx="$(mktemp -d /var/tmp/remvvm-builder.XXXXXX)"
     WORK="$ctx"
@@ -173,13 +204,17 @@ EOF
     rm -rf "$ctx"; WORK=""
 }
 
-if image_exists "$RUNTIME_IMAGE"; then
-    log "$RUNTIME_IMAGE present, skipping"
+if official_available "$OFFICIAL_RUNTIME_IMAGE" "$STANDIN_RUNTIME_IMAGE"; then
+    runtime=$OFFICIAL_RUNTIME_IMAGE
 else
-    make_runtime_image
+    runtime=$STANDIN_RUNTIME_IMAGE
+    if image_exists "$runtime"; then log "$runtime present, skipping"; else make_runtime_image; fi
 fi
-if image_exists "$BUILDER_IMAGE"; then
-    log "$BUILDER_IMAGE present, skipping"
+if official_available "$OFFICIAL_BUILDER_IMAGE" "$STANDIN_BUILDER_IMAGE"; then
+    builder=$OFFICIAL_BUILDER_IMAGE
 else
-    make_builder_image
+    builder=$STANDIN_BUILDER_IMAGE
+    if image_exists "$builder"; then log "$builder present, skipping"; else make_builder_image "$runtime"; fi
 fi
+echo "RUNTIME_IMAGE=$runtime"
+echo "BUILDER_IMAGE=$builder"

@@ -3,10 +3,11 @@
 #
 #   scripts/container-test.sh            # build the image from this checkout and test it
 #
-# 1. makes the base images the Dockerfile names if they are not present
-#    (scripts/container-base-images.sh: no registry is reachable here),
-# 2. builds the Dockerfile (the host's Swift toolchain and package mirror are
-#    mounted into the build; the Dockerfile itself stays standard),
+# 1. finds the base images the Dockerfile names, or makes local stand-ins when
+#    they cannot be pulled (scripts/container-base-images.sh: no registry is
+#    reachable here),
+# 2. builds the Dockerfile (with stand-ins: passed as build arguments, and the
+#    host's Swift toolchain and package mirror mounted into the build),
 # 3. runs the image and checks: every shared library resolves, it runs as a
 #    non-root user, /healthz answers, the image's HEALTHCHECK passes, a POSTed
 #    action changes GET /state, GET /events streams the new state, and
@@ -106,23 +107,27 @@ fi
 
 if [ "$SKIP_BUILD" != 1 ]; then
     t0=$(date +%s)
-    if bash "$ROOT/scripts/container-base-images.sh"; then
-        pass "base images present ($(( $(date +%s) - t0 ))s)"
+    if base_images=$(bash "$ROOT/scripts/container-base-images.sh"); then
+        pass "base images present ($(( $(date +%s) - t0 ))s): $(echo $base_images)"
     else
         abort "base images (scripts/container-base-images.sh)"
     fi
+    build_args=()
+    while IFS= read -r argument; do build_args+=(--build-arg "$argument"); done <<<"$base_images"
 
-    # The host's toolchain (PATH in the builder image points into it) and the
-    # github.com package mirror the builder's gitconfig maps to.
-    swift_bin="$(readlink -f "$(command -v swift)")"
-    toolchain="${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(dirname "$swift_bin")")")}"
-    volumes=(-v "$toolchain:$toolchain:ro")
-    [ -d /opt/swift-packages ] && volumes+=(-v /opt/swift-packages:/opt/swift-packages:ro)
+    volumes=()
+    if grep -q '^BUILDER_IMAGE=localhost/remvvm-standin/' <<<"$base_images"; then
+        # The stand-in's PATH points into the host's toolchain; its gitconfig maps github.com
+        # to the host's package mirror.
+        toolchain=$("$ROOT/scripts/swift-toolchain.sh") || abort "the host's Swift toolchain (scripts/swift-toolchain.sh)"
+        volumes=(-v "$toolchain:$toolchain:ro")
+        [ -d /opt/swift-packages ] && volumes+=(-v /opt/swift-packages:/opt/swift-packages:ro)
+    fi
 
     t0=$(date +%s)
     log "podman build -t $IMAGE $ROOT  (log: $LOG_DIR/build.log)"
     if podman build --isolation chroot --network host --pull=never --format docker \
-            "${volumes[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$LOG_DIR/build.log" 2>&1; then
+            "${build_args[@]}" "${volumes[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$LOG_DIR/build.log" 2>&1; then
         pass "image builds ($(( $(date +%s) - t0 ))s)"
         prune_stale_images
     else
