@@ -283,13 +283,23 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         }
     }
 
-    /// Adds a stream to its groups (made when new) and sends its first events.
+    /// Adds a stream to its groups (made when new) and sends its first events. Groups made for it
+    /// are kept only once its first bytes are sent: a client gone before then (or a view model that
+    /// cannot be encoded) leaves no group behind, which would be made again at every version with
+    /// nobody following it.
     private func join(_ subscription: ViewModelSubscription) {
         guard let latest, !subscription.stream.isClosed else { return }
         var frames: [[UInt8]] = []
+        var made: [ViewModelSubject: ViewModelGroup<State>] = [:]
         do {
             for subject in subscription.subjects {
-                let group = try self.group(for: subject, at: latest)
+                let group: ViewModelGroup<State>
+                if let existing = groups[subject] ?? made[subject] {
+                    group = existing
+                } else {
+                    group = try makeGroup(for: subject, at: latest)
+                    made[subject] = group
+                }
                 let send: Bool
                 switch subscription.start {
                 case .current, .reset:
@@ -323,6 +333,7 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
             follower.awaitsFirstEvent = false
         }
         guard sent else { return }
+        groups.merge(made) { kept, _ in kept }
         followers[id] = follower
         for subject in Set(subscription.subjects) {
             groups[subject]?.streams.insert(id)
@@ -336,17 +347,12 @@ final class ViewModelHub<State: StoreState>: @unchecked Sendable {
         return frames.dropLast().map(ViewModelFrame.withoutID) + [frames[frames.count - 1]]
     }
 
-    /// The group of `subject`, made from `snapshot` when no stream follows it yet.
-    private func group(for subject: ViewModelSubject, at snapshot: StoreSnapshot<State>) throws -> ViewModelGroup<State> {
-        if let group = groups[subject] {
-            return group
-        }
+    /// A new group of `subject`, made from `snapshot` (not kept: see ``join(_:)``).
+    private func makeGroup(for subject: ViewModelSubject, at snapshot: StoreSnapshot<State>) throws -> ViewModelGroup<State> {
         guard let make = registry.maker(named: subject.name) else {
             throw ViewModelStreamError.unknownName(subject.name)
         }
-        let group = ViewModelGroup(subject: subject, make: make, snapshot: snapshot, versionTags: versionTags, work: work)
-        groups[subject] = group
-        return group
+        return ViewModelGroup(subject: subject, make: make, snapshot: snapshot, versionTags: versionTags, work: work)
     }
 
     private func leave(_ id: ObjectIdentifier) {
