@@ -105,13 +105,27 @@ struct AccessSettings {
         }
     }
 
-    /// The text of the file at `path`; an error names the setting and the path, not the content.
+    /// The text of the file at `path`. An error names the setting, never the content, and not
+    /// the path either when no file is there: it may be the secret itself, given to the file
+    /// setting by mistake (`REMVVM_JWT_HS256_SECRET_FILE` for `REMVVM_JWT_HS256_SECRET`).
     private static func read(_ path: String, for key: ServerSettings.Key) throws(SettingsError) -> String {
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw SettingsError(key: key, message: "cannot read \(path) as UTF-8 text (\(error.localizedDescription))")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw SettingsError(
+                key: key,
+                message: "names no file (its \(path.count) characters are not shown: if they are the secret itself, give it to the setting without File)"
+            )
         }
+        guard !isDirectory.boolValue else {
+            throw SettingsError(key: key, message: "\(path) is a directory, not a file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SettingsError(key: key, message: "cannot read \(path) (is it readable by this user?)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SettingsError(key: key, message: "\(path) is not UTF-8 text")
+        }
+        return text
     }
 
     /// `text` without the line break `echo` or an editor adds at its end.

@@ -126,6 +126,7 @@ struct ServerSettings {
         environment: [String: String],
         configPath: String?
     ) async throws -> ServerSettings {
+        try refuseEmptyAccessVariables(in: environment)
         let path = configPath ?? defaultConfigPath
         let file: FileProvider<SettingsFileSnapshot>
         do {
@@ -151,6 +152,26 @@ struct ServerSettings {
             InMemoryProvider(name: "defaults", values: defaults),
         ])
         return try ServerSettings(config: config)
+    }
+
+    /// The access-control settings whose environment variable, set but empty (or blank), is
+    /// refused: it would take precedence over the config file's value and could leave every route
+    /// open (`REMVVM_AUTH_TOKENS: ${TOKENS}` in a compose file with `TOKENS` unset), or drop the
+    /// JWT issuer or audience check, without a word.
+    static let accessKeysRefusedEmptyInEnvironment: [Key] = [
+        .authTokens, .authTokenFile, .jwtHs256Secret, .jwtHs256SecretFile, .jwtPublicKeyFile, .jwtIssuer, .jwtAudience,
+    ]
+
+    private static func refuseEmptyAccessVariables(in environment: [String: String]) throws(SettingsError) {
+        for key in accessKeysRefusedEmptyInEnvironment {
+            let name = "REMVVM_" + SettingsError.environmentName(key)
+            if let value = environment[name], value.allSatisfy(\.isWhitespace) {
+                throw SettingsError(
+                    key: key,
+                    message: "\(name) is set but empty: it would override the config file and could leave the server open or a JWT check off; unset it, or give it a value"
+                )
+            }
+        }
     }
 
     /// A warning for each `REMVVM_*` variable of `environment` that is no setting (a misspelt one

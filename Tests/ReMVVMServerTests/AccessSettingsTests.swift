@@ -76,8 +76,52 @@ import Testing
     @Test func tokensSetToBlanksOnlyAreRefused() async throws {
         for text in [" ", "\n", " \t "] {
             let error = await failure(["REMVVM_AUTH_TOKENS": text])
-            #expect(error.contains("invalid setting authTokens") && error.contains("holds no token"), "\(text.debugDescription): \(error)")
+            #expect(error.contains("invalid setting authTokens") && error.contains("set but empty"), "\(text.debugDescription): \(error)")
+            let json = #"{"authTokens": "\#(text.debugDescription.dropFirst().dropLast())"}"#
+            let fromFile = try await refusal(ofConfig: json)
+            #expect(fromFile.contains("invalid setting authTokens") && fromFile.contains("holds no token"), "\(json): \(fromFile)")
         }
+    }
+
+    /// The config file's error for `json`, as text ("no error" when it was accepted).
+    private func refusal(ofConfig json: String) async throws -> String {
+        let path = try file(json)
+        do {
+            _ = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// An access-control variable set but empty would override the config file and leave the
+    /// server open (from a review: REMVVM_AUTH_TOKENS= over a config file's tokens served every
+    /// route to anyone, without a warning): refused, naming the variable.
+    @Test func anEmptyAccessVariableIsRefusedInsteadOfOverridingTheConfigFile() async throws {
+        let path = try file(#"{"authTokens": "cfgtok=read+dispatch"}"#)
+        let configured = try await ServerSettings.load(flags: [:], environment: [:], configPath: path)
+        #expect(configured.accessControl.isEnabled)
+        for name in ["AUTH_TOKENS", "AUTH_TOKEN_FILE", "JWT_HS256_SECRET", "JWT_HS256_SECRET_FILE", "JWT_PUBLIC_KEY_FILE", "JWT_ISSUER", "JWT_AUDIENCE"] {
+            for value in ["", " "] {
+                do {
+                    let settings = try await ServerSettings.load(flags: [:], environment: ["REMVVM_\(name)": value], configPath: path)
+                    Issue.record("REMVVM_\(name)=\(value.debugDescription) was accepted (access control on: \(settings.accessControl.isEnabled))")
+                } catch {
+                    #expect("\(error)".contains("REMVVM_\(name) is set but empty"), "\(error)")
+                }
+            }
+        }
+    }
+
+    /// A secret given to a file setting by mistake is not shown when no file has that name.
+    @Test func aFileSettingThatNamesNoFileDoesNotShowItsValue() async throws {
+        let secret = "MySuperSecretHmacKeyThatIs32BytesLong!!"
+        for name in ["JWT_HS256_SECRET_FILE", "AUTH_TOKEN_FILE", "JWT_PUBLIC_KEY_FILE"] {
+            let error = await failure(["REMVVM_\(name)": secret])
+            #expect(error.contains("names no file") && !error.contains("MySuper"), "\(error)")
+        }
+        let error = await failure(["REMVVM_AUTH_TOKEN_FILE": directory.path])
+        #expect(error.contains("is a directory"), "\(error)")
     }
 
     @Test func badStaticTokensAreRefusedWithoutShowingThem() async {
@@ -112,12 +156,14 @@ import Testing
         #expect(settings.accessControl.jwt?.issuer == "https://issuer.example")
     }
 
+    /// Named by the setting, and by the path once a file is there (a value that names no file is
+    /// not shown: see aFileSettingThatNamesNoFileDoesNotShowItsValue).
     @Test func unusableKeyFilesAreRefusedNamingTheSettingAndThePath() async throws {
         let missing = await failure(["REMVVM_JWT_PUBLIC_KEY_FILE": "/nonexistent/key.pem"])
-        #expect(missing.contains("jwtPublicKeyFile") && missing.contains("/nonexistent/key.pem"), "\(missing)")
+        #expect(missing.contains("jwtPublicKeyFile") && missing.contains("names no file (its 20 characters"), "\(missing)")
         let notAKey = try file("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
         let garbage = await failure(["REMVVM_JWT_PUBLIC_KEY_FILE": notAKey])
-        #expect(garbage.contains("jwtPublicKeyFile") && garbage.contains("neither a P-256"), "\(garbage)")
+        #expect(garbage.contains("jwtPublicKeyFile") && garbage.contains("neither a P-256") && garbage.contains(notAKey), "\(garbage)")
         let unreadableSecret = await failure(["REMVVM_JWT_HS256_SECRET_FILE": "/nonexistent/secret"])
         #expect(unreadableSecret.contains("jwtHs256SecretFile"))
     }
