@@ -16,7 +16,7 @@ extension ReMVVMService {
             logger.debug("refused actions: \(error.message)")
             return error.problem.response
         }
-        return dispatchRequest(request, fingerprintPath: "/actions") { .dispatch(actions) }
+        return dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch(actions) }
     }
 
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any

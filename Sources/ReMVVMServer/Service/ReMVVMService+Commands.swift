@@ -3,7 +3,7 @@ import ReMVVM
 
 extension ReMVVMService {
     /// `POST /viewmodels/<name>/commands/<command>[?key=K]`: the command turns the body and the
-    /// view model of the newest visible state into actions, dispatched as `POST /actions`
+    /// view model of the store's newest state into actions, in one exclusive step with their dispatch, dispatched as `POST /actions`
     /// dispatches (same answers, `If-Match`, `Idempotency-Key`, durable answers).
     ///
     /// Refused without dispatching: an unknown view model or command (404 listing the known
@@ -32,18 +32,16 @@ extension ReMVVMService {
         let key = request.query["key"]
         // The key selects the view model, so it is part of what an Idempotency-Key is bound to.
         let path = "/viewmodels/\(name)/commands/\(commandName)" + (key.map { "?key=\($0)" } ?? "")
-        return dispatchRequest(request, fingerprintPath: path) { [self] in
-            plan(run, command: commandName, of: name, key: key)
+        return dispatchRequest(request, fingerprintPath: path) { [self] state in
+            plan(run, on: state, command: commandName, of: name, key: key)
         }
     }
 
-    /// Runs a decoded command on the newest visible state's view model.
+    /// Runs a decoded command on the view model of `state`: the store's newest, in the step that
+    /// dispatches what it decides (see ``dispatchRequest(_:fingerprintPath:plan:)``).
     private func plan(
-        _ run: RegisteredCommand<State>.Bound, command: String, of name: String, key: String?
+        _ run: RegisteredCommand<State>.Bound, on state: State, command: String, of name: String, key: String?
     ) -> DispatchPlan {
-        // The visible state, as GET /viewmodels/<name> shows it: with a journal, nothing that is
-        // not yet durable decides what a command does.
-        let state = publisher.snapshot.state
         let actions: [any StoreAction]
         do {
             switch try run(state, key, store.services) {

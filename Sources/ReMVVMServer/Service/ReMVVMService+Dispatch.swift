@@ -6,7 +6,7 @@ import ReMVVM
 
 /// What a request dispatches, worked out once it may dispatch (after its `Idempotency-Key`, if
 /// any, was claimed): the actions, or the answer it gets instead, with nothing dispatched.
-enum DispatchPlan {
+enum DispatchPlan: Sendable {
     /// Dispatch these actions, in order, as one batch.
     case dispatch([any StoreAction])
     /// Dispatch nothing; answer this (not kept for an idempotency key).
@@ -22,10 +22,17 @@ extension ReMVVMService {
     ///   - fingerprintPath: the path (and the query that selects what is dispatched) an
     ///     `Idempotency-Key` is bound to, with the method and the body: the same key on another
     ///     path is `422`.
-    ///   - plan: the actions to dispatch, or the answer to give instead; called at most once, and
-    ///     only when the request gets that far (on a replica, before its key is looked up; its
-    ///     result is dropped when the key answers instead).
-    func dispatchRequest(_ request: Request, fingerprintPath: String, plan: () -> DispatchPlan) -> Response {
+    ///   - plan: the actions to dispatch given the state they will be dispatched on, or the answer
+    ///     to give instead; called at most once, and only when the request gets that far. It runs
+    ///     in the same exclusive step as the dispatch, on the store's newest state, so that
+    ///     nothing comes between what a command decides from its view model and its actions (with
+    ///     a journal that state may hold versions not yet durable: the answer waits for its own
+    ///     version, so for them too). On a replica it runs on the applied state before the key is
+    ///     looked up (its result is dropped when the key answers instead): only `If-Match` makes a
+    ///     decision hold against every replica.
+    func dispatchRequest(
+        _ request: Request, fingerprintPath: String, plan: @escaping @Sendable (State) -> DispatchPlan
+    ) -> Response {
         var key: IdempotencyKey?
         if let header = request.headers["Idempotency-Key"] {
             guard let valid = IdempotencyKey(header: header, method: "POST", path: fingerprintPath, body: request.body) else {
@@ -34,7 +41,7 @@ extension ReMVVMService {
             key = valid
         }
         if let replica {
-            return replicaDispatch(request, key: key, replica: replica, plan: plan)
+            return replicaDispatch(request, key: key, replica: replica) { [publisher] in plan(publisher.snapshot.state) }
         }
         if let failure = durable?.journal.failure {
             // A key still gets what it is owed — the kept answer, 409 while its first request's
@@ -54,14 +61,36 @@ extension ReMVVMService {
             condition = { _ in true }
         }
         guard let key else {
-            switch plan() {
-            case .dispatch(let actions):
-                return answerWhenDurable(dispatch(actions, if: condition))
-            case .answer(let response):
+            switch planAndDispatch(plan, if: condition) {
+            case .dispatched(let answer):
+                return answerWhenDurable(answer)
+            case .instead(let response):
                 return response
             }
         }
         return dispatchOnce(if: condition, key: key, plan: plan)
+    }
+
+    /// What ``planAndDispatch(_:if:)`` did.
+    private enum PlannedDispatch: Sendable {
+        /// The plan's actions were dispatched; what the client gets.
+        case dispatched(DispatchAnswer)
+        /// The plan gave this answer instead; nothing was dispatched.
+        case instead(Response)
+    }
+
+    /// Plans on the store's newest state and dispatches the plan's actions, in one exclusive step.
+    private func planAndDispatch(
+        _ plan: @escaping @Sendable (State) -> DispatchPlan, if condition: @escaping @Sendable (UInt64) -> Bool
+    ) -> PlannedDispatch {
+        store.exclusively { [self] in
+            switch plan(store.state) {
+            case .dispatch(let actions):
+                .dispatched(dispatch(actions, if: condition))
+            case .answer(let response):
+                .instead(response)
+            }
+        }
     }
 
     /// Dispatches a request that carries an idempotency key: replays the kept answer of an earlier
@@ -70,30 +99,36 @@ extension ReMVVMService {
     private func dispatchOnce(
         if condition: @escaping @Sendable (UInt64) -> Bool,
         key: IdempotencyKey,
-        plan: () -> DispatchPlan
+        plan: @escaping @Sendable (State) -> DispatchPlan
     ) -> Response {
         if let answered = claim(key) { return answered }
-        let actions: [any StoreAction]
-        switch plan() {
-        case .dispatch(let planned):
-            actions = planned
-        case .answer(let response):
-            idempotencyKeys.release(key)
-            return response
-        }
         guard let journal = durable?.journal else {
-            let answer = dispatch(actions, if: condition)
-            if answer.isKept {
-                idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
-            } else {
+            switch planAndDispatch(plan, if: condition) {
+            case .instead(let response):
                 idempotencyKeys.release(key)
+                return response
+            case .dispatched(let answer):
+                if answer.isKept {
+                    idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
+                } else {
+                    idempotencyKeys.release(key)
+                }
+                return answer.response()
             }
-            return answer.response()
         }
         let pending = PendingResponse()
         let keys = idempotencyKeys
         let logger = logger
         store.exclusively { [self] in
+            let actions: [any StoreAction]
+            switch plan(store.state) {
+            case .dispatch(let planned):
+                actions = planned
+            case .answer(let response):
+                keys.release(key)
+                pending.complete(response)
+                return
+            }
             journal.beginGroup()
             let answer = dispatch(actions, if: condition)
             guard answer.isKept else {
