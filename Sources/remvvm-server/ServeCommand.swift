@@ -118,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")
     var corsAllowedOrigins: String?
 
-    @Option(help: "While no access token is configured: the Host names requests may carry, comma-separated (DNS names or addresses, IPv6 in brackets, no port), or * for any; others get 421, so that a web page whose DNS name was rebound to this address cannot use the server. (default: none: address literals, localhost and names under .localhost)")
+    @Option(help: "While no access token is configured: the Host names requests may carry besides address literals, localhost and names under .localhost (always answered), comma-separated (DNS names or addresses, IPv6 in brackets, no port), or * alone for any; others get 421, so that a web page whose DNS name was rebound to this address cannot use the server. (default: none)")
     var allowedHosts: String?
 
     @Option(help: ArgumentHelp(

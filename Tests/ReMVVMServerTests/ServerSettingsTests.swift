@@ -189,8 +189,11 @@ import Testing
         // Empty, as the README gives the default (it was refused: '"" is not a host name').
         let empty = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "", "REMVVM_CORS_ALLOWED_ORIGINS": ""], configPath: nil)
         #expect(empty.service.allowedHosts == nil && empty.service.corsAllowedOrigins.isEmpty)
-        #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, *"], configPath: nil)
-            .service.allowedHosts == ["a.example", "*"])
+        #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, b.example"], configPath: nil)
+            .service.allowedHosts == ["a.example", "b.example"])
+        // `*` stands alone, as in corsAllowedOrigins (it was taken, mixed with names, for "any").
+        await #expect { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, *"], configPath: nil) }
+            throws: { "\($0)".contains("stands alone") }
         for bad in ["http://a.example", "a.example:8080", "a b", "[::1"] {
             await #expect("\(bad)") { _ = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": bad], configPath: nil) }
                 throws: { "\($0)".hasPrefix("invalid setting allowedHosts (") && "\($0)".contains("is not a host name") }

@@ -63,6 +63,15 @@ public struct CORSPolicy: Sendable, Equatable {
     /// Whether CORS is on.
     public var isEnabled: Bool { origins != .none }
 
+    /// Whether pages from `origin` may call the API (`*`, or listed).
+    func allows(origin: String?) -> Bool {
+        switch origins {
+        case .none: false
+        case .any: origin != nil
+        case .listed(let listed): origin.map { listed.contains($0.lowercased()) } ?? false
+        }
+    }
+
     /// The CORS headers of an ordinary answer to a request from `origin`.
     func headers(forOrigin origin: String?) -> [(String, String)] {
         switch origins {
@@ -130,6 +139,11 @@ public struct CORSPolicy: Sendable, Equatable {
         if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
             let port = authority[authority.index(after: colon)...]
             guard let number = Int(port), (1...65_535).contains(number) else { return nil }
+            // A browser never sends its scheme's default port: `https://a.example:443` is
+            // `https://a.example` (it was accepted and then never matched).
+            if number == (scheme == "https://" ? 443 : 80) {
+                return scheme + authority[..<colon]
+            }
         }
         return lowered
     }

@@ -18,7 +18,9 @@ enum HostCheck: Sendable, Equatable {
     /// attacker's page cannot make a browser send `Host: 127.0.0.1` to another address, nor
     /// a name of its own with an address), `localhost` and names under `.localhost` (RFC 6761).
     case addressesAndLocalhost
-    /// These names, normalized (``normalized(_:)``).
+    /// These names, normalized (``normalized(_:)``), besides those of ``addressesAndLocalhost``
+    /// (which stay safe: health checks and probes by address keep working when a proxy's name is
+    /// added).
     case names(Set<String>)
 
     /// The check `allowedHosts` asks for: nil, the automatic choice, is
@@ -40,12 +42,17 @@ enum HostCheck: Sendable, Equatable {
         case .any:
             return true
         case .addressesAndLocalhost:
-            // The HTTP layer's parser of listen addresses: IPv4, IPv6 in brackets (a name from
-            // `Host` never holds a bare IPv6 literal: its first colon ends it), and localhost.
-            return name.hasSuffix(".localhost") || HTTPServerConfiguration.isValidHost(name)
+            return Self.isAddressOrLocalhost(name)
         case .names(let names):
-            return names.contains(name)
+            return names.contains(name) || Self.isAddressOrLocalhost(name)
         }
+    }
+
+    /// The HTTP layer's parser of listen addresses: IPv4, IPv6 in brackets (a name from `Host`
+    /// never holds a bare IPv6 literal: its first colon ends it), and localhost; or a name under
+    /// `.localhost`.
+    private static func isAddressOrLocalhost(_ name: String) -> Bool {
+        name.hasSuffix(".localhost") || HTTPServerConfiguration.isValidHost(name)
     }
 
     /// A name as compared: lower-cased, without a trailing dot (`localhost.` is `localhost`), an
@@ -92,7 +99,7 @@ enum HostCheck: Sendable, Equatable {
     func refusal(host field: String) -> Response {
         let answered = switch self {
         case .any, .addressesAndLocalhost: "an address, localhost or a name under .localhost"
-        case .names: "the names in allowedHosts"
+        case .names: "an address, localhost, a name under .localhost or a name in allowedHosts"
         }
         return Problem(
             type: Problem.type("misdirected-request"),

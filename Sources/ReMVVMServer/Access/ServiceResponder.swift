@@ -3,7 +3,8 @@ import ConcurrencyKit
 
 /// What answers every request of the service: without access tokens, a `Host` the server does
 /// not answer gets `421` (``HostCheck``); then CORS preflights (they never need a token), then
-/// access control (``AccessGate``), then the routes; every answer to an allowed origin,
+/// state-changing requests a browser sends from another origin get `403` (``CrossOriginWrites``),
+/// then access control (``AccessGate``), then the routes; every answer to an allowed origin,
 /// `401` and `403` included, carries the CORS headers; each answer counted and timed when metrics
 /// are on.
 public struct ServiceResponder: Responder {
@@ -53,6 +54,9 @@ public struct ServiceResponder: Responder {
         if request.method == .OPTIONS, let origin, request.headers.contains("Access-Control-Request-Method"),
            let preflight = cors.preflight(origin: origin) {
             return (preflight, router.pattern(matching: request.path))
+        }
+        if let refusal = CrossOriginWrites.refusal(for: request, cors: cors) {
+            return (refusal, router.pattern(matching: request.path))
         }
         var (response, route) = access.isEnabled ? routeIfAllowed(request) : router.respondRouted(to: request)
         addCORSHeaders(to: &response, origin: origin)

@@ -54,9 +54,12 @@ extension OpenAPIDocument {
     /// `paths` with a `503` on every operation that has none of its own: at the connection limit
     /// and while the server stops, any request may get one (`Retry-After: 1`).
     func refusableWhenBusy(_ paths: [String: JSONValue]) -> [String: JSONValue] {
-        Self.changingOperations(of: paths) { _, _, _, responses in
+        Self.changingOperations(of: paths) { _, method, _, responses in
             if responses["503"] == nil {
                 responses["503"] = problem("At the connection limit, or stopping: retry after Retry-After")
+            }
+            if !["get", "head", "options"].contains(method), responses["403"] == nil {
+                responses["403"] = problem("Sent by a browser from another origin that corsAllowedOrigins does not list (cross-site request forgery)")
             }
         }
     }

@@ -115,6 +115,9 @@ extension ServiceConfiguration {
                 message: "allowedHosts: \"\(name)\" is not a host name; write a DNS name or an address (IPv6 in brackets) without port, scheme or path, or * alone"
             )
         }
+        if let names = allowedHosts, names.contains("*"), names.count > 1 {
+            throw ServiceConfigurationError(property: "allowedHosts", message: "allowedHosts: * (any name) stands alone; with other names it would make them pointless")
+        }
         if allowedHosts?.isEmpty == true {
             throw ServiceConfigurationError(property: "allowedHosts", message: "allowedHosts: an empty list would refuse every request; leave it unset for the automatic choice")
         }
