@@ -62,6 +62,16 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Until when `token` authenticates, in seconds since 1970: a JWT's `exp` plus the leeway it
+    /// is verified with; nil for a static token (it does not expire) or one that does not
+    /// authenticate. What an event stream opened with the token may last.
+    public func validUntil(token: Substring) -> Double? {
+        guard token.utf8.count <= maximumTokenLength, staticTokens.scopes(for: token) == nil,
+              let jwt, token.utf8.contains(UInt8(ascii: ".")),
+              let verified = try? jwt.verify(token) else { return nil }
+        return verified.expiresAt + jwt.leewaySeconds
+    }
+
     /// The `WWW-Authenticate` value for `decision` in this authorizer's realm; nil when allowed.
     public func challenge(for decision: AccessDecision) -> String? {
         decision.challenge(realm: realm)

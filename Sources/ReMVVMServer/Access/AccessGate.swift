@@ -107,28 +107,52 @@ struct AccessGate: Sendable {
     /// The decision for an event stream, whose token may come from the header, the cookie or
     /// the query; all of those present must carry the same token.
     private func streamDecision(header: String?, request: Request, needs scope: Scope) -> AccessDecision {
+        switch Self.streamToken(header: header, request: request) {
+        case .success(let token): authorizer.authorize(token: token.map(String.init), needs: scope)
+        case .failure(let rejection): .unauthenticated(rejection)
+        }
+    }
+
+    /// The token of an event stream's request, from the header, the cookie or the query (nil
+    /// when none is sent), or why it cannot be told.
+    private static func streamToken(header: String?, request: Request) -> Result<Substring?, TokenRejection> {
         var token: Substring?
         if let header {
             switch BearerToken.parse(authorization: header) {
             case .success(let parsed): token = parsed
-            case .failure(let rejection): return .unauthenticated(rejection)
+            case .failure(let rejection): return .failure(rejection)
             }
         }
-        switch Self.cookieToken(in: request.headers) {
+        switch cookieToken(in: request.headers) {
         case .none:
             break
         case .conflicting:
-            return .unauthenticated(Self.disagreeing)
+            return .failure(disagreeing)
         case .one(let cookie):
-            if let token, token != cookie { return .unauthenticated(Self.disagreeing) }
+            if let token, token != cookie { return .failure(disagreeing) }
             token = token ?? cookie[...]
         }
         // Every ?access_token= counts, like every cookie: a repeated one must agree too.
-        for query in request.queryValues(named: Self.queryName) {
-            if let token, token != query { return .unauthenticated(Self.disagreeing) }
+        for query in request.queryValues(named: queryName) {
+            if let token, token != query { return .failure(disagreeing) }
             token = token ?? query[...]
         }
-        return authorizer.authorize(token: token.map(String.init), needs: scope)
+        return .success(token)
+    }
+
+    /// Until when the event stream `request` opens may last, in seconds since 1970: the `exp`
+    /// (plus leeway) of the JWT it was allowed with; nil for a static token, without tokens, or
+    /// for a request that is no stream. A stream must not outlive its token: refused at once on
+    /// any other request from then on, it would otherwise go on sending every change for ever.
+    func streamValidUntil(for request: Request) -> Double? {
+        guard isEnabled, Self.acceptsCookieAndQuery(request) else { return nil }
+        guard case .one(let header) = Self.authorizationField(of: request.headers) else {
+            // No header (or a conflicting one, refused before): the cookie or the query.
+            guard case .success(let token?) = Self.streamToken(header: nil, request: request) else { return nil }
+            return authorizer.validUntil(token: token)
+        }
+        guard case .success(let token?) = Self.streamToken(header: header, request: request) else { return nil }
+        return authorizer.validUntil(token: token)
     }
 
     /// The problem's `detail` for a 401: the rejection's fixed text, and where a token goes

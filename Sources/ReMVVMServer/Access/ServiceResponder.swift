@@ -68,7 +68,11 @@ public struct ServiceResponder: Responder {
         if let refusal = access.refusal(for: request) {
             return (refusal, router.pattern(matching: request.path))
         }
-        return router.respondRouted(to: request)
+        let routed = router.respondRouted(to: request)
+        if case .stream(let stream) = routed.response.body, let deadline = access.streamValidUntil(for: request) {
+            StreamDeadline.close(stream, at: deadline)
+        }
+        return routed
     }
 
     /// The answer to a request refused before routing (413, 400, 501, 503), with CORS headers;
