@@ -92,6 +92,21 @@ import Testing
         #expect(tokens.scopes(for: sha256Hex("ci")) == nil, "the hash itself is not a token")
     }
 
+    /// Windows line endings (from a review: "\r\n" is one Character, so the file was one line,
+    /// and the first comment hid every token after it).
+    @Test func aHashFileWithWindowsLineEndingsIsReadLineByLine() throws {
+        let file = "sha256:\(sha256Hex("a"))=read  # reader\r\nsha256:\(sha256Hex("b"))=read+dispatch  # writer\r\n#last\r\n"
+        let tokens = try StaticTokens(hashFile: file)
+        #expect(tokens.count == 2)
+        #expect(tokens.scopes(for: "b") == .all)
+        #expect(throws: AccessControlError.self) { try StaticTokens(hashFile: "#comment\r\nplain=read\r\n") }
+        do {
+            _ = try StaticTokens(hashFile: "#comment\r\nplain=read\r\n")
+        } catch {
+            #expect(error.message.contains("line 2"), "\(error.message)")
+        }
+    }
+
     @Test func anEmptyOrCommentOnlyHashFileConfiguresNoToken() throws {
         #expect(try StaticTokens(hashFile: "").isEmpty)
         #expect(try StaticTokens(hashFile: "# nothing yet\n\n   \n").isEmpty)

@@ -11,15 +11,20 @@ import Testing
 /// key), a warning when it is open on a reachable address, and no token from any request.
 @Suite struct AccessLogTests {
     /// A server on `host` with `accessControl`, logging to `log`; started.
-    private func started(host: String, accessControl: BearerAuthorizer, log: CapturedLog) throws -> ReMVVMServer<AppState> {
+    private func started(
+        host: String, accessControl: BearerAuthorizer, corsAllowedOrigins: [String] = [], log: CapturedLog
+    ) throws -> ReMVVMServer<AppState> {
         var http = HTTPServerConfiguration()
         http.host = host
         http.port = 0
+        var service = ServiceConfiguration()
+        service.corsAllowedOrigins = corsAllowedOrigins
         let server = ReMVVMServer(
             store: try Store.example(),
             actions: ExampleApp.actions,
             viewModels: ExampleApp.viewModels,
             http: http,
+            service: service,
             accessControl: accessControl,
             logger: log.logger(level: .trace)
         )
@@ -72,6 +77,18 @@ import Testing
         let server = try started(host: "0.0.0.0", accessControl: BearerAuthorizer(), log: log)
         server.shutdown()
         #expect(messages(log).contains { $0.hasPrefix("warning no access token is configured and the server listens on 0.0.0.0") })
+    }
+
+    /// From a review: CORS `*` on a server without tokens lets every site's pages read and
+    /// dispatch, also on loopback, and nothing said so.
+    @Test func anOpenServerWithCORSForAnyOriginWarnsEvenOnLoopback() throws {
+        let log = CapturedLog()
+        let server = try started(host: "127.0.0.1", accessControl: BearerAuthorizer(), corsAllowedOrigins: ["*"], log: log)
+        server.shutdown()
+        #expect(messages(log).contains { $0.hasPrefix("warning corsAllowedOrigins is * and no access token is configured") })
+        let listed = CapturedLog()
+        try started(host: "127.0.0.1", accessControl: BearerAuthorizer(), corsAllowedOrigins: ["https://app.example"], log: listed).shutdown()
+        #expect(!messages(listed).contains { $0.hasPrefix("warning") })
     }
 
     @Test func anOpenServerOnLoopbackDoesNotWarn() throws {

@@ -34,7 +34,9 @@ extension StaticTokens {
     public init(hashFile text: String) throws(AccessControlError) {
         var entries: [Entry] = []
         var lines: [Int] = []
-        for (lineOffset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line break: "\r\n" is one Character, which splitting on "\n" never matched (a file
+        // with Windows line endings was one line, cut short at its first comment).
+        for (lineOffset, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             guard !content.trimmingASCIIWhitespace().isEmpty else { continue }
             let position = "line \(lineOffset + 1) of the token file"

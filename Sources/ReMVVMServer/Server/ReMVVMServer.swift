@@ -111,6 +111,12 @@ extension ReMVVMServer {
                 "no access token is configured and the server listens on \(host): anyone who reaches port \(port) can read the state and dispatch actions; configure tokens (remvvm-server: REMVVM_AUTH_TOKENS, authTokenFile, a JWT key) or listen on 127.0.0.1"
             )
         }
+        if !authorizer.isEnabled, service.configuration.corsAllowedOrigins == ["*"] {
+            // Even on loopback: every page the machine's browser opens may call it.
+            logger.warning(
+                "corsAllowedOrigins is * and no access token is configured: a page from any site opened in a browser that reaches this server can read the state and dispatch actions; list the origins that may, or configure tokens"
+            )
+        }
     }
 }
 
