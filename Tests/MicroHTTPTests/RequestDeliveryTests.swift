@@ -58,6 +58,21 @@ import Testing
         #expect(try #require(requests.next(timeout: .seconds(5))).path == "/a\u{0}")
     }
 
+    /// A path or query that is not UTF-8 once decoded is refused (400) before the responder: as
+    /// text its bytes would read as U+FFFD, so `?key=%FF` and `?key=%FE` were the same key (from a
+    /// review: one idempotency fingerprint for both). U+FFFD itself, sent as UTF-8, is text.
+    @Test func aPathOrQueryThatIsNotUTF8IsRefused() throws {
+        let (server, requests) = try capturingServer()
+        for path in ["/state?key=%FF", "/state?%FE=1", "/caf%E9", "/state?key=%C3"] {
+            let response = try server.client().send(path: path)
+            #expect(response.status == 400, "\(path)")
+            #expect(response.bodyString.contains("not UTF-8"), "\(path): \(response.bodyString)")
+        }
+        #expect(requests.next(timeout: .milliseconds(100)) == nil, "none reached the responder")
+        #expect(try server.client().send(path: "/state?key=%EF%BF%BD").status == 200)
+        #expect(try #require(requests.next(timeout: .seconds(5))).query["key"] == "\u{FFFD}")
+    }
+
     @Test func repeatedQueryParameterKeepsTheLastValue() throws {
         let (server, requests) = try capturingServer()
         _ = try server.client().send(path: "/?a=1&a=2")

@@ -120,6 +120,9 @@ private func respond(
     }
     defer { server.leaveResponder() }
     let query = RequestReader.query(of: connection)
+    guard query.isUTF8, requestPathIsUTF8(url, of: connection) else {
+        return refuse(.notUTF8, connection, url, method, server)
+    }
     let request = Request(
         method: RequestReader.method(method),
         path: requestPath(url, of: connection),

@@ -27,3 +27,11 @@ func requestPath(_ url: UnsafePointer<CChar>, of connection: OpaquePointer) -> S
         String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
     }
 }
+
+/// Whether the request's decoded path is UTF-8 (see ``requestPath(_:of:)``).
+func requestPathIsUTF8(_ url: UnsafePointer<CChar>, of connection: OpaquePointer) -> Bool {
+    let length = connectionRecord(of: connection)?.decodedLength(of: url) ?? strlen(url)
+    return url.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) != nil
+    }
+}

@@ -38,18 +38,22 @@ enum RequestReader {
     }
 
     /// The query parameters, already percent-decoded by libmicrohttpd, in the order received:
-    /// as pairs (repeats included) and as a dictionary (the last repeat wins).
-    static func query(of connection: OpaquePointer) -> (items: [(name: String, value: String)], values: [String: String]) {
-        var items: [(name: String, value: String)] = []
-        _ = withUnsafeMutablePointer(to: &items) { pointer in
+    /// as pairs (repeats included) and as a dictionary (the last repeat wins); and whether every
+    /// name and value is UTF-8 (if not, invalid bytes are shown as U+FFFD, and `%FF` and `%FE`
+    /// would read as the same text: the request is refused, see ``AccessHandler``).
+    static func query(
+        of connection: OpaquePointer
+    ) -> (items: [(name: String, value: String)], values: [String: String], isUTF8: Bool) {
+        var collection = QueryCollection()
+        _ = withUnsafeMutablePointer(to: &collection) { pointer in
             MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, collectQueryParameter, pointer)
         }
-        guard !items.isEmpty else { return ([], [:]) }
+        guard !collection.items.isEmpty else { return ([], [:], true) }
         var values: [String: String] = [:]
-        for (name, value) in items {
+        for (name, value) in collection.items {
             values[name] = value
         }
-        return (items, values)
+        return (collection.items, values, collection.isUTF8)
     }
 
     /// Whether the client sent `Expect: 100-continue` (it waits for a go-ahead before the body).
@@ -88,6 +92,20 @@ private func string(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
     return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
 }
 
+/// The text of `count` bytes at `pointer` if they are UTF-8, else nil.
+private func validatedString(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String? {
+    guard let pointer else { return "" }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+        String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+}
+
+/// The query parameters collected by ``collectQueryParameter``, and whether all were UTF-8.
+private struct QueryCollection {
+    var items: [(name: String, value: String)] = []
+    var isUTF8 = true
+}
+
 /// `MHD_KeyValueIteratorN` appending one header field to the `[HTTPHeaders.Element]` behind `cls`.
 private func collectHeaderField(
     _ cls: UnsafeMutableRawPointer?,
@@ -103,7 +121,7 @@ private func collectHeaderField(
     return .YES
 }
 
-/// `MHD_KeyValueIteratorN` appending one query parameter to the `[(name:value:)]` behind `cls`.
+/// `MHD_KeyValueIteratorN` appending one query parameter to the ``QueryCollection`` behind `cls`.
 private func collectQueryParameter(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -113,7 +131,12 @@ private func collectQueryParameter(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls else { return .NO }
-    cls.assumingMemoryBound(to: [(name: String, value: String)].self).pointee
-        .append((name: string(key, keySize), value: string(value, valueSize)))
+    let collection = cls.assumingMemoryBound(to: QueryCollection.self)
+    let name = validatedString(key, keySize)
+    let text = validatedString(value, valueSize)
+    if name == nil || text == nil {
+        collection.pointee.isUTF8 = false
+    }
+    collection.pointee.items.append((name: name ?? string(key, keySize), value: text ?? string(value, valueSize)))
     return .YES
 }

@@ -75,6 +75,13 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// The path or a query parameter is not UTF-8 once percent-decoded (`%FF`): shown as text,
+    /// different bytes would read alike (`?key=%FF` and `?key=%FE` as the same key).
+    public static let notUTF8 = RequestFailure(
+        code: .malformedRequest,
+        message: "the request's path or query is not UTF-8 once percent-decoded"
+    )
+
     /// The server is shutting down.
     public static let shuttingDown = RequestFailure(
         code: .shuttingDown,
