@@ -51,12 +51,17 @@ extension OpenAPIDocument {
         }
     }
 
-    /// `paths` with a `503` on every operation that has none of its own: at the connection limit
-    /// and while the server stops, any request may get one (`Retry-After: 1`).
+    /// `paths` with the answers any request may get before routing, on every operation that has
+    /// none of its own: `503` at the connection limit and while the server stops (`Retry-After:
+    /// 1`), `400` for a path or query that is not UTF-8, and, on methods that change state, `403`
+    /// for a browser's request from another origin (cross-site request forgery).
     func refusableWhenBusy(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         Self.changingOperations(of: paths) { _, method, _, responses in
             if responses["503"] == nil {
                 responses["503"] = problem("At the connection limit, or stopping: retry after Retry-After")
+            }
+            if responses["400"] == nil {
+                responses["400"] = problem("A path or query that is not UTF-8 once percent-decoded")
             }
             if !["get", "head", "options"].contains(method), responses["403"] == nil {
                 responses["403"] = problem("Sent by a browser from another origin that corsAllowedOrigins does not list (cross-site request forgery)")
