@@ -180,4 +180,13 @@ extension EventHub {
             return index < inbox.history.count ? inbox.history[index] : nil
         }
     }
+
+    /// The state at `version` when it is the one the hub started at and there is no journal
+    /// (which rebuilds it otherwise); nil for any other version.
+    func startState(atVersion version: UInt64) -> State? {
+        inbox.withLock { inbox in
+            guard let start = inbox.start, start.version == version else { return nil }
+            return start.state
+        }
+    }
 }

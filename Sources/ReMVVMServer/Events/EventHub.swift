@@ -63,6 +63,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         var dropSubscribers = false
         /// Rebuilds versions older than `history` from the journal; nil without one.
         var journal: JournalReplay<State>?
+        /// Without a journal, the state the hub started at (the ring holds publications only, so
+        /// the state before the first one would be unknown to view-model streams resuming after it).
+        var start: StoreSnapshot<State>?
         var started = false
         var stopped = false
         /// Set by the publisher thread when it has ended every stream and exits.
@@ -202,6 +205,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             inbox.withLock { inbox in
                 inbox.newestVersion = start.version
                 inbox.journal = journal
+                inbox.start = journal == nil ? start : nil
             }
             let state = try stateCache.json(for: start)
             let frame = EventFrame.state(version: start.version, id: versionTags.tag(start.version), action: nil, state: state)

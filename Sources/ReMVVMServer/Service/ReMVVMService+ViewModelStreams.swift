@@ -90,12 +90,15 @@ extension ReMVVMService {
         return .after(version: version, baselines: baselines)
     }
 
-    /// The state at `version` while the event ring holds it, or rebuilt from the journal (the
-    /// newest snapshot at or before it, then its records through the reducers); nil when neither
-    /// can. Reads the journal on the calling (HTTP worker) thread.
+    /// The state at `version` while the event ring holds it (or, in memory, when it is the
+    /// version the server started at), or rebuilt from the journal (the newest snapshot at or
+    /// before it, then its records through the reducers); nil when neither can. Reads the journal on the calling (HTTP worker) thread.
     func state(atVersion version: UInt64) -> State? {
         if let publication = hub.publication(atVersion: version) {
             return publication.state
+        }
+        if let state = hub.startState(atVersion: version) {
+            return state
         }
         guard let history = publisher.history else { return nil }
         do {
