@@ -149,16 +149,18 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             // the snapshots came from, and hold every version applied (not a database restored
             // from an older backup). Otherwise the replica stops following, and registers and
             // releases nothing in that log.
-            let recorded = try local.sharedLogIdentity()
-            if let recorded, recorded != identity {
+            func refuseTheLog() {
                 ending.withLock { $0.foreign = true }
                 registration.stop()
+            }
+            let recorded = try local.sharedLogIdentity()
+            if let recorded, recorded != identity {
+                refuseTheLog()
                 throw Self.foreignLog(local: local, recorded: recorded, found: identity)
             }
             let applied = store.version
             guard head >= applied else {
-                ending.withLock { $0.foreign = true }
-                registration.stop()
+                refuseTheLog()
                 throw JournalError(
                     code: .corrupt,
                     message: "the shared log ends at version \(head), but this replica has applied version \(applied): the log lost versions (a database restored from an older backup?) or is not the one this replica followed, and its state cannot follow it. Move the data directory \(local.location) aside to start this replica from the log"
