@@ -1,4 +1,5 @@
 import ConcurrencyKit
+import Dispatch
 import ExampleApp
 import Foundation
 import HTTPTestSupport
@@ -7,7 +8,7 @@ import Logging
 @testable import PostgresJournal
 import PostgresTestSupport
 import ReMVVM
-import ReMVVMServer
+@testable import ReMVVMServer
 import SQLiteJournal
 import Testing
 
@@ -334,6 +335,50 @@ import Testing
         #expect(waitUntil(timeout: .seconds(15)) { (try? metric(b, "remvvm_replica_following")) == 0 })
         try cluster.startPostgres()
         #expect(waitUntil(timeout: .seconds(15)) { (try? metric(b, "remvvm_replica_following")) == 1 })
+    }
+
+    /// A client that read version N on one replica and reconnects to another that has not applied
+    /// N yet (behind a load balancer) resumes where it was once that replica applies N, instead of
+    /// being reset to the older state it holds (noticed last session: it got the reset).
+    @Test func aStreamResumingOnAReplicaThatHasNotAppliedItsVersionYetWaitsForIt() throws {
+        let cluster = try Cluster(count: 2)
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        // b applies nothing while the test holds its store.
+        let hold = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let holder = startThread(named: "test-hold") { [store = b.server.store] in
+            store.exclusively {
+                holding.signal()
+                hold.wait()
+            }
+        }
+        #expect(holder != nil)
+        holding.wait()
+        for _ in 0..<3 {
+            #expect(try a.server.post(#"{"type":"increase"}"#).status == 200)
+        }
+        // b's follower learns the head from the log's doorbell, then stops at applying.
+        let log = try #require(b.server.server.service.replica?.log)
+        #expect(waitUntil(timeout: .seconds(10)) { log.knownHead >= 1 }, "b knows the log holds version 1 at least")
+        let known = log.knownHead
+        #expect(b.server.store.version == 0, "and has applied nothing")
+        let opened = Mailbox<HandedOver<SSEClient>>()
+        let opener = startThread(named: "test-resume") { [port = b.port] in
+            if let client = try? SSEClient(port: port, path: "/events", headers: [("Accept", "text/event-stream"), ("Last-Event-ID", "\(known)")]) {
+                opened.post(HandedOver(client))
+            }
+        }
+        #expect(opened.next(timeout: .milliseconds(300)) == nil, "no answer while b has not applied version \(known)")
+        hold.signal()
+        let client = try #require(opened.next(timeout: .seconds(10))).value
+        #expect(client.status == 200)
+        #expect(client.headers["ReMVVM-Replay"] == nil, "resumed, not reset")
+        #expect(try a.server.post(#"{"type":"increase"}"#).status == 200)
+        let events = try Self.events(of: client, through: 4, from: known + 1)
+        #expect(events.keys.sorted() == Array(known + 1...4))
+        #expect(!events.values.contains { $0.contains(#""reset""#) })
+        for thread in [holder, opener].compactMap({ $0 }) { pthread_join(thread, nil) }
     }
 
     @Test func aLogEntryThisBuildCannotReadStopsTheReplicaAndHealthSaysWhy() throws {

@@ -69,8 +69,20 @@ public struct ServiceResponder: Responder {
             return (refusal, router.pattern(matching: request.path))
         }
         let routed = router.respondRouted(to: request)
-        if case .stream(let stream) = routed.response.body, let deadline = access.streamValidUntil(for: request) {
-            StreamDeadline.close(stream, at: deadline)
+        switch routed.response.body {
+        case .stream(let stream):
+            if let deadline = access.streamValidUntil(for: request) {
+                StreamDeadline.close(stream, at: deadline)
+            }
+        case .pending(let pending) where AccessGate.acceptsCookieAndQuery(request):
+            // A stream answered later (a replica catching up with the client's last version).
+            if let deadline = access.streamValidUntil(for: request) {
+                pending.whenCompleted { completed in
+                    if case .stream(let stream) = completed.body { StreamDeadline.close(stream, at: deadline) }
+                }
+            }
+        default:
+            break
         }
         return routed
     }

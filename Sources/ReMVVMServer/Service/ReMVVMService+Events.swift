@@ -5,20 +5,25 @@ extension ReMVVMService {
     /// `Last-Event-ID` (or `?lastEventId=`; the header wins), every version after it instead of
     /// the current state, or the current state marked `"reset": true` and `ReMVVM-Replay: reset`
     /// when that version cannot be served. With `?delta=json-patch`, the events after the first
-    /// are `patch` events (`docs/http-api.md`, "Deltas"); another `delta` value is a `400`.
+    /// are `patch` events (`docs/http-api.md`, "Deltas"); another `delta` value is a `400`. On a
+    /// replica, a `Last-Event-ID` the log holds but this replica has not applied yet waits for it
+    /// (``afterReplicaApplies(lastEventId:_:)``).
     func getEvents(_ request: Request) -> Response {
         guard let format = EventFormat(deltaParameter: request.query["delta"]) else {
             return Problem.unknownDelta(request.query["delta"] ?? "").response
         }
         let lastEventId = Self.lastEventId(of: request)
-        guard request.method != .HEAD else {
-            // The head alone: no subscriber, no replay, nothing counted as a stream.
-            return Self.streamHead(isReset: hub.wouldReset(resumingAfter: lastEventId))
+        let isHead = request.method == .HEAD
+        return afterReplicaApplies(lastEventId: lastEventId) { [hub] in
+            guard !isHead else {
+                // The head alone: no subscriber, no replay, nothing counted as a stream.
+                return Self.streamHead(isReset: hub.wouldReset(resumingAfter: lastEventId))
+            }
+            let (stream, isReset) = hub.subscribe(resumingAfter: lastEventId, format: format)
+            var response = Self.streamHead(isReset: isReset)
+            response.body = .stream(stream)
+            return response
         }
-        let (stream, isReset) = hub.subscribe(resumingAfter: lastEventId, format: format)
-        var response = Self.streamHead(isReset: isReset)
-        response.body = .stream(stream)
-        return response
     }
 
     /// The id a stream resumes after: the `Last-Event-ID` header, else the `lastEventId` query

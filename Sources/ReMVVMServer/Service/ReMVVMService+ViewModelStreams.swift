@@ -51,14 +51,17 @@ extension ReMVVMService {
             ).response
         }
         let lastEventId = Self.lastEventId(of: request)
-        guard request.method != .HEAD else {
-            // The head alone: no view models made, no state rebuilt, no subscriber.
-            return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId) == nil)
+        let isHead = request.method == .HEAD
+        return afterReplicaApplies(lastEventId: lastEventId) { [self] in
+            guard !isHead else {
+                // The head alone: no view models made, no state rebuilt, no subscriber.
+                return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId) == nil)
+            }
+            let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
+            var response = Self.streamHead(isReset: { if case .reset = start { true } else { false } }())
+            response.body = .stream(viewModelHub.subscribe(subjects, start: start))
+            return response
         }
-        let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
-        var response = Self.streamHead(isReset: { if case .reset = start { true } else { false } }())
-        response.body = .stream(viewModelHub.subscribe(subjects, start: start))
-        return response
     }
 
     /// The version a view-model stream resuming after `lastEventId` continues from: nil when the
