@@ -24,7 +24,7 @@ public import ServiceLifecycle
 public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
     /// The service (routes and event fan-out).
     public let service: ReMVVMService<State>
-    private let http: HTTPServer
+    let http: HTTPServer  // internal: tests wait on its occupancy
     private let host: String
     private let logger: Logger
 
