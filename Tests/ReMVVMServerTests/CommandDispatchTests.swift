@@ -83,14 +83,19 @@ import Testing
                     Issue.record("no commit was held")
                     return
                 }
-                defer { storage.releaseCommits() }
-                let answer = second.next(timeout: .seconds(5))
-                #expect(answer?.status == 404, "refused at once, on the state with the first login: \(String(describing: answer?.bodyString))")
-                #expect(answer?.problem?.type == "urn:remvvm:problem:view-model-unavailable")
+                // A bounded negative check: the refusal, decided on the state with the first
+                // login, is not sent before that state is durable (from a review: it was, and a
+                // crash could still have undone the login it named).
+                #expect(second.next(timeout: .milliseconds(300)) == nil, "no answer before version 1 is durable")
+                #expect(live.store.version == 1, "no second login dispatched")
+                storage.releaseCommits()
             }
         }
         #expect(errors.isEmpty, "\(errors)")
         #expect(first.next(timeout: .seconds(5))?.bodyString == #"{"version":1}"#)
+        let answer = second.next(timeout: .seconds(5))
+        #expect(answer?.status == 404, "refused on the state with the first login: \(String(describing: answer?.bodyString))")
+        #expect(answer?.problem?.type == "urn:remvvm:problem:view-model-unavailable")
         #expect(live.store.version == 1, "one login")
     }
 

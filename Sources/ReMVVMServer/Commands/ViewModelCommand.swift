@@ -37,7 +37,11 @@ public struct ViewModelCommand<ViewModel>: Sendable {
     ///   - body: the type the JSON body decodes into.
     ///   - perform: the actions for the decoded body and the view model the current state's
     ///     factory makes; gets the store's ``ReMVVM/Services`` for its dependencies. Runs on the
-    ///     request's thread, outside the store, so it may take its time but must not dispatch.
+    ///     request's thread inside the store's exclusive step, with the dispatch of what it
+    ///     returns, so that nothing comes between the view model it sees and its actions: keep it
+    ///     short (every other dispatch waits for it), and never dispatch from it or wait on this
+    ///     server (a request to it would wait for the step it is in). Slow work belongs in
+    ///     middleware or before the request.
     public init<Body: Decodable & Sendable>(
         _ name: String,
         body: Body.Type,

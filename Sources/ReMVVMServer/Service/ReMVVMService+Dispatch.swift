@@ -64,8 +64,8 @@ extension ReMVVMService {
             switch planAndDispatch(plan, if: condition) {
             case .dispatched(let answer):
                 return answerWhenDurable(answer)
-            case .instead(let response):
-                return response
+            case .instead(let response, let decidedAt):
+                return respondWhenDurable(response, decidedAt: decidedAt)
             }
         }
         return dispatchOnce(if: condition, key: key, plan: plan)
@@ -75,8 +75,9 @@ extension ReMVVMService {
     private enum PlannedDispatch: Sendable {
         /// The plan's actions were dispatched; what the client gets.
         case dispatched(DispatchAnswer)
-        /// The plan gave this answer instead; nothing was dispatched.
-        case instead(Response)
+        /// The plan gave this answer instead, decided on the state of this version; nothing was
+        /// dispatched.
+        case instead(Response, decidedAt: UInt64)
     }
 
     /// Plans on the store's newest state and dispatches the plan's actions, in one exclusive step.
@@ -88,8 +89,33 @@ extension ReMVVMService {
             case .dispatch(let actions):
                 .dispatched(dispatch(actions, if: condition))
             case .answer(let response):
-                .instead(response)
+                .instead(response, decidedAt: store.version)
             }
+        }
+    }
+
+    /// `response`, decided on the state of version `decidedAt`, once that version is durable: a
+    /// refusal ("nobody is logged in") must not be sent for a state a crash could still undo
+    /// (503 if its commit fails). At once without a journal.
+    private func respondWhenDurable(_ response: Response, decidedAt version: UInt64) -> Response {
+        guard let journal = durable?.journal else { return response }
+        if let result = journal.commitOnCallingThread(through: version) {
+            return Self.respond(response, once: result, logger: logger, version: version)
+        }
+        let pending = PendingResponse()
+        journal.whenDurable(version) { [logger] result in
+            pending.complete(Self.respond(response, once: result, logger: logger, version: version))
+        }
+        return Response(pending: pending)
+    }
+
+    private static func respond(_ response: Response, once result: Result<UInt64, JournalError>, logger: Logger, version: UInt64) -> Response {
+        switch result {
+        case .success:
+            return response
+        case .failure(let error):
+            logger.error("version \(version), which a command's answer was decided on, is not durable: \(error)")
+            return Problem.journalCommitFailed.response
         }
     }
 
@@ -104,7 +130,7 @@ extension ReMVVMService {
         if let answered = claim(key) { return answered }
         guard let journal = durable?.journal else {
             switch planAndDispatch(plan, if: condition) {
-            case .instead(let response):
+            case .instead(let response, _):
                 idempotencyKeys.release(key)
                 return response
             case .dispatched(let answer):
@@ -126,7 +152,10 @@ extension ReMVVMService {
                 actions = planned
             case .answer(let response):
                 keys.release(key)
-                pending.complete(response)
+                let decidedAt = store.version
+                journal.whenDurable(decidedAt) { result in
+                    pending.complete(Self.respond(response, once: result, logger: logger, version: decidedAt))
+                }
                 return
             }
             journal.beginGroup()
