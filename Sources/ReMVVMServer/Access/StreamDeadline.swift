@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Dispatch
 import Foundation
 import MicroHTTP
@@ -7,17 +8,72 @@ import MicroHTTP
 /// The stream ends cleanly (what was sent is delivered); its client reconnects with its last id
 /// and the expired token, gets `401`, and must come back with a fresh token (an `EventSource`
 /// stops at the `401`; a new one with the new token and `?lastEventId=` resumes where it was).
+///
+/// One registry for the process: a stream is forgotten as soon as it ends, so memory follows the
+/// streams open, not the tokens' lifetimes (a timer per stream stayed until its token's `exp`: a
+/// day's tokens and frequent reconnects grew it without bound). One sweep a second closes the
+/// streams whose deadline passed, while any is registered.
 enum StreamDeadline {
     /// Closes `stream` at `deadline` (seconds since 1970), or now when it has passed.
     static func close(_ stream: EventStream, at deadline: Double) {
-        let seconds = deadline - Date().timeIntervalSince1970
-        guard seconds > 0 else {
+        guard deadline > Date().timeIntervalSince1970 else {
             stream.close()
             return
         }
-        // Wall-clock time: `exp` is one.
-        DispatchQueue.global().asyncAfter(wallDeadline: .now() + seconds) { [weak stream] in
-            stream?.close()
+        registry.add(stream, deadline: deadline)
+    }
+
+    /// The streams registered now (for tests).
+    static var registeredCount: Int { registry.count }
+
+    private static let registry = Registry()
+
+    private final class Registry: Sendable {
+        private struct Entry {
+            let deadline: Double
+            weak var stream: EventStream?
+        }
+
+        private struct State {
+            var entries: [ObjectIdentifier: Entry] = [:]
+            var sweeping = false
+        }
+
+        private let state = Lock(State())
+
+        var count: Int { state.withLock { $0.entries.count } }
+
+        func add(_ stream: EventStream, deadline: Double) {
+            let id = ObjectIdentifier(stream)
+            let startSweeping = state.withLock { state -> Bool in
+                state.entries[id] = Entry(deadline: deadline, stream: stream)
+                defer { state.sweeping = true }
+                return !state.sweeping
+            }
+            stream.onTermination { [weak self] _ in
+                self?.state.withLock { _ = $0.entries.removeValue(forKey: id) }
+            }
+            if startSweeping { scheduleSweep() }
+        }
+
+        private func scheduleSweep() {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in sweep() }
+        }
+
+        /// Closes the streams whose deadline passed; goes on while any is registered.
+        private func sweep() {
+            let now = Date().timeIntervalSince1970
+            let (due, more) = state.withLock { state -> ([EventStream], Bool) in
+                var due: [EventStream] = []
+                for (id, entry) in state.entries where entry.deadline <= now || entry.stream == nil {
+                    if let stream = entry.stream { due.append(stream) }
+                    state.entries[id] = nil
+                }
+                state.sweeping = !state.entries.isEmpty
+                return (due, state.sweeping)
+            }
+            for stream in due { stream.close() }
+            if more { scheduleSweep() }
         }
     }
 }
