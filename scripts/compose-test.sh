@@ -91,7 +91,7 @@ if podman image exists "$OFFICIAL_POSTGRES_IMAGE" \
     podman image exists "$STANDIN_POSTGRES_IMAGE" || podman tag "$OFFICIAL_POSTGRES_IMAGE" "$STANDIN_POSTGRES_IMAGE"
     podman untag "$OFFICIAL_POSTGRES_IMAGE" "$OFFICIAL_POSTGRES_IMAGE"
 fi
-if podman image exists "$OFFICIAL_POSTGRES_IMAGE" || podman pull -q "$OFFICIAL_POSTGRES_IMAGE" >/dev/null 2>&1; then
+if podman image exists "$OFFICIAL_POSTGRES_IMAGE" || timeout 300 podman pull -q "$OFFICIAL_POSTGRES_IMAGE" >/dev/null 2>&1; then
     POSTGRES_IMAGE=$OFFICIAL_POSTGRES_IMAGE
 else
     POSTGRES_IMAGE=$STANDIN_POSTGRES_IMAGE

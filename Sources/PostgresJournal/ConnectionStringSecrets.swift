@@ -82,11 +82,13 @@ struct ConnectionStringSecrets {
     }
 
     /// libpq reads user information up to the first `@` or `/`; a password holding a `/` or `@`
-    /// is misread, so everything up to the string's last `@` counts.
+    /// is misread, so everything up to the last `@` before the query counts (an `@` in the query,
+    /// `?user=admin@server`, is no end of a password).
     private static func urlRanges(in conninfo: String) -> [Range<String.Index>] {
         let rest = conninfo.drop { $0 != "/" }.dropFirst(2)  // after "postgresql://"
         var ranges: [Range<String.Index>] = []
-        if let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+        let beforeQuery = rest[..<(rest.firstIndex(of: "?") ?? rest.endIndex)]
+        if let at = beforeQuery.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
             ranges.append(rest.index(after: colon)..<at)
         }
         for parameter in rest.ranges(of: "password=") {

@@ -1,5 +1,8 @@
 import AccessControl
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The access-control settings as configured: where the tokens and JWT keys come from.
 ///
@@ -109,20 +112,28 @@ struct AccessSettings {
     /// the path either when no file is there: it may be the secret itself, given to the file
     /// setting by mistake (`REMVVM_JWT_HS256_SECRET_FILE` for `REMVVM_JWT_HS256_SECRET`).
     private static func read(_ path: String, for key: ServerSettings.Key) throws(SettingsError) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            guard errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG else {
+                // There is something at the path (a directory on the way may not be searchable).
+                throw SettingsError(key: key, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
             throw SettingsError(
                 key: key,
                 message: "names no file (its \(path.count) characters are not shown: if they are the secret itself, give it to the setting without File)"
             )
         }
-        guard !isDirectory.boolValue else {
+        guard status.st_mode & S_IFMT != S_IFDIR else {
             throw SettingsError(key: key, message: "\(path) is a directory, not a file")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // A FileHandle reads pipes too (`--jwt-hs256-secret-file <(printf …)`, /dev/fd/N).
+        let data: Data?
+        do {
+            data = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).readToEnd()
+        } catch {
             throw SettingsError(key: key, message: "cannot read \(path) (is it readable by this user?)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(data: data ?? Data(), encoding: .utf8) else {
             throw SettingsError(key: key, message: "\(path) is not UTF-8 text")
         }
         return text

@@ -126,7 +126,7 @@ struct ServerSettings {
         environment: [String: String],
         configPath: String?
     ) async throws -> ServerSettings {
-        try refuseEmptyAccessVariables(in: environment)
+        try refuseEmptyAccessVariables(in: environment, overriddenBy: flags)
         let path = configPath ?? defaultConfigPath
         let file: FileProvider<SettingsFileSnapshot>
         do {
@@ -162,8 +162,11 @@ struct ServerSettings {
         .authTokens, .authTokenFile, .jwtHs256Secret, .jwtHs256SecretFile, .jwtPublicKeyFile, .jwtIssuer, .jwtAudience,
     ]
 
-    private static func refuseEmptyAccessVariables(in environment: [String: String]) throws(SettingsError) {
-        for key in accessKeysRefusedEmptyInEnvironment {
+    private static func refuseEmptyAccessVariables(
+        in environment: [String: String], overriddenBy flags: [AbsoluteConfigKey: ConfigValue]
+    ) throws(SettingsError) {
+        // A flag wins over the variable: then the empty variable changes nothing.
+        for key in accessKeysRefusedEmptyInEnvironment where flags[AbsoluteConfigKey([key.rawValue])] == nil {
             let name = "REMVVM_" + SettingsError.environmentName(key)
             if let value = environment[name], value.allSatisfy(\.isWhitespace) {
                 throw SettingsError(

@@ -29,7 +29,7 @@ import Testing
 
     @Test func stringsWithoutAPasswordHaveNone() {
         for conninfo in ["", "postgresql://remvvm@/db", "host=/tmp passfile=/x dbname=password", "postgresql:///db?host=/tmp",
-                         "postgresql://u@h/db?options=-c%20x@y"] {
+                         "postgresql://u@h/db?options=-c%20x@y", "postgresql://[::1]:19749/appdb?user=admin@corp"] {
             #expect(ConnectionStringSecrets(conninfo).secrets.isEmpty, "\(conninfo)")
         }
     }

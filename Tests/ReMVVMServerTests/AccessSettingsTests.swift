@@ -1,3 +1,5 @@
+import Configuration
+import Glibc
 import AccessControl
 import Crypto
 import Foundation
@@ -111,6 +113,13 @@ import Testing
                 }
             }
         }
+        // A flag wins over the variable: the empty one then changes nothing.
+        let flagged = try await ServerSettings.load(
+            flags: [AbsoluteConfigKey(["jwtIssuer"]): ConfigValue(.string("https://issuer.example"), isSecret: false)],
+            environment: ["REMVVM_JWT_ISSUER": "", "REMVVM_JWT_HS256_SECRET": AccessTokens.secret],
+            configPath: path
+        )
+        #expect(flagged.accessControl.jwt?.issuer == "https://issuer.example")
     }
 
     /// A secret given to a file setting by mistake is not shown when no file has that name.
@@ -122,6 +131,19 @@ import Testing
         }
         let error = await failure(["REMVVM_AUTH_TOKEN_FILE": directory.path])
         #expect(error.contains("is a directory"), "\(error)")
+    }
+
+    /// A secret from a pipe, as a shell's process substitution gives it (`<(printf …)`, a
+    /// /dev/fd path): FileManager's read returned nothing for it.
+    @Test func aSecretFileMayBeAPipe() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let secret = Array("0123456789abcdef0123456789abcdef-pipe\n".utf8)
+        _ = secret.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        close(ends[1])
+        defer { close(ends[0]) }
+        let settings = try await load(["REMVVM_JWT_HS256_SECRET_FILE": "/dev/fd/\(ends[0])"])
+        #expect(settings.accessControl.jwt != nil)
     }
 
     @Test func badStaticTokensAreRefusedWithoutShowingThem() async {
