@@ -32,6 +32,19 @@ func requestPath(_ url: UnsafePointer<CChar>, of connection: OpaquePointer) -> S
 func requestPathIsUTF8(_ url: UnsafePointer<CChar>, of connection: OpaquePointer) -> Bool {
     let length = connectionRecord(of: connection)?.decodedLength(of: url) ?? strlen(url)
     return url.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) != nil
+        isUTF8(UnsafeBufferPointer(start: bytes, count: length))
+    }
+}
+
+/// Whether `bytes` are UTF-8, checked without making a string (this runs for every request).
+func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var iterator = bytes.makeIterator()
+    var parser = Unicode.UTF8.ForwardParser()
+    while true {
+        switch parser.parseScalar(from: &iterator) {
+        case .valid: continue
+        case .emptyInput: return true
+        case .error: return false
+        }
     }
 }
