@@ -136,7 +136,7 @@ struct ConnectionStringSecrets {
         var index = 0
         while index < utf8.count {
             if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+               let high = Hex.value(utf8[index + 1]), let low = Hex.value(utf8[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -145,15 +145,6 @@ struct ConnectionStringSecrets {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `text` with libpq's backslash escapes undone.

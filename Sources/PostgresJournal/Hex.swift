@@ -26,7 +26,8 @@ enum Hex {
         return bytes
     }
 
-    private static func value(_ character: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), or nil.
+    static func value(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
