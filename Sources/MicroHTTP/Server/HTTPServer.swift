@@ -106,6 +106,11 @@ public final class HTTPServer: Sendable {
         core.streams.count
     }
 
+    /// The connections open right now that carry no event stream: those that may send requests.
+    public var requestConnectionCount: Int {
+        max(0, core.connections.count - core.streams.count)
+    }
+
     /// How event-stream bytes have reached their sockets since the server started.
     public var streamWriteStatistics: EventStreamWriteStatistics {
         core.writeCounters.snapshot

@@ -65,6 +65,7 @@ public final class ReMVVMServer<State: StoreState & Codable>: Sendable {
             logger: logger,
             beforeEndingStreams: { service.stop() }
         )
+        service.requestConnections.attach { [weak http] in http?.requestConnectionCount ?? 0 }
         host = configuration.host
         self.logger = logger
     }

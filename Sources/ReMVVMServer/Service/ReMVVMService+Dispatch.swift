@@ -99,7 +99,7 @@ extension ReMVVMService {
     /// (503 if its commit fails). At once without a journal.
     private func respondWhenDurable(_ response: Response, decidedAt version: UInt64) -> Response {
         guard let journal = durable?.journal else { return response }
-        if let result = journal.commitOnCallingThread(through: version) {
+        if requestConnections.isAlone, let result = journal.commitOnCallingThread(through: version) {
             return Self.respond(response, once: result, logger: logger, version: version)
         }
         let pending = PendingResponse()
@@ -240,8 +240,9 @@ extension ReMVVMService {
     /// names is durable (503 if its commit fails).
     private func answerWhenDurable(_ answer: DispatchAnswer) -> Response {
         guard let journal = durable?.journal, let version = answer.version else { return answer.response() }
-        // A lone request commits on this thread: no hand-over to the journal thread and back.
-        if let result = journal.commitOnCallingThread(through: version) {
+        // A lone request commits on this thread: no hand-over to the journal thread and back. Only
+        // while its connection is the only one (``RequestConnections``).
+        if requestConnections.isAlone, let result = journal.commitOnCallingThread(through: version) {
             return Self.response(for: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
         }
         let pending = PendingResponse()

@@ -31,6 +31,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let metrics: ServiceMetrics?
     /// Who may call which route; disabled (everything open) unless tokens are configured.
     let accessControl: BearerAuthorizer
+    /// The connections that may send requests, as the HTTP server counts them.
+    let requestConnections = RequestConnections()
     private let journalStorage: (any JournalStorage)?
     /// Set once by ``start()`` when the service has a journal.
     private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
