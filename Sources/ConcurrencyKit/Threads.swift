@@ -55,6 +55,18 @@ private func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRaw
     return nil
 }
 
+/// The calling thread's name, read from its `comm` file (where ``startThread(named:_:)`` and
+/// libraries write it); empty when it cannot be read.
+package func currentThreadName() -> String {
+    let descriptor = open("/proc/thread-self/comm", O_RDONLY)
+    guard descriptor >= 0 else { return "" }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    guard count > 0 else { return "" }
+    return String(decoding: bytes.prefix(count).filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+}
+
 /// Names the calling thread (Linux keeps 15 bytes) by writing its `comm` file, which is what
 /// `pthread_setname_np` does too (that one is not visible to Swift through Glibc).
 private func nameThisThread(_ name: String) {

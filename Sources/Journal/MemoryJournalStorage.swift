@@ -1,7 +1,4 @@
 import ConcurrencyKit
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A journal kept in memory: for tests, with injectable commit failures (disk full), commits that
 /// can be held back (a slow disk), and a simulated crash that keeps only what was committed.
@@ -113,7 +110,7 @@ public final class MemoryJournalStorage: JournalStorage {
     }
 
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
-        let thread = Self.currentThreadName()
+        let thread = currentThreadName()
         state.withLock { $0.appendThreads.append(thread) }
         let held = state.withLock { state -> Bool in
             if state.holdingCommits { state.commitsHeld += 1 }
@@ -192,16 +189,5 @@ public final class MemoryJournalStorage: JournalStorage {
 
     private static func checkOpen(_ state: State) throws(JournalError) {
         if state.closed { throw JournalError(code: .closed, message: "the journal is closed") }
-    }
-
-    /// The calling thread's name, from its `comm` file (as `ConcurrencyKit` names threads).
-    private static func currentThreadName() -> String {
-        let descriptor = Glibc.open("/proc/thread-self/comm", O_RDONLY)
-        guard descriptor >= 0 else { return "" }
-        defer { _ = Glibc.close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return "" }
-        return String(decoding: bytes.prefix(count).filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 }

@@ -52,11 +52,18 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
 
     /// The scopes `token` grants, or why it does not authenticate. `token` is a `b64token`.
     public func authenticate(token: Substring) -> Result<ScopeSet, TokenRejection> {
+        authentication(of: token).map(\.scopes)
+    }
+
+    /// What `token` grants and until when (nil: a static token, which does not expire), or why
+    /// it does not authenticate.
+    private func authentication(of token: Substring) -> Result<(scopes: ScopeSet, validUntil: Double?), TokenRejection> {
         guard token.utf8.count <= maximumTokenLength else { return .failure(JWTVerifier.tooLong) }
-        if let scopes = staticTokens.scopes(for: token) { return .success(scopes) }
+        if let scopes = staticTokens.scopes(for: token) { return .success((scopes, nil)) }
         guard let jwt, token.utf8.contains(UInt8(ascii: ".")) else { return .failure(Self.unknown) }
         do {
-            return .success(try jwt.verify(token).scopes)
+            let verified = try jwt.verify(token)
+            return .success((verified.scopes, verified.expiresAt + jwt.leewaySeconds))
         } catch {
             return .failure(error)
         }
@@ -66,10 +73,8 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
     /// is verified with; nil for a static token (it does not expire) or one that does not
     /// authenticate. What an event stream opened with the token may last.
     public func validUntil(token: Substring) -> Double? {
-        guard token.utf8.count <= maximumTokenLength, staticTokens.scopes(for: token) == nil,
-              let jwt, token.utf8.contains(UInt8(ascii: ".")),
-              let verified = try? jwt.verify(token) else { return nil }
-        return verified.expiresAt + jwt.leewaySeconds
+        guard case .success(let authenticated) = authentication(of: token) else { return nil }
+        return authenticated.validUntil
     }
 
     /// The `WWW-Authenticate` value for `decision` in this authorizer's realm; nil when allowed.

@@ -146,11 +146,8 @@ struct AccessGate: Sendable {
     /// any other request from then on, it would otherwise go on sending every change for ever.
     func streamValidUntil(for request: Request) -> Double? {
         guard isEnabled, Self.acceptsCookieAndQuery(request) else { return nil }
-        guard case .one(let header) = Self.authorizationField(of: request.headers) else {
-            // No header (or a conflicting one, refused before): the cookie or the query.
-            guard case .success(let token?) = Self.streamToken(header: nil, request: request) else { return nil }
-            return authorizer.validUntil(token: token)
-        }
+        // Conflicting header fields were refused before the stream opened.
+        let header: String? = if case .one(let value) = Self.authorizationField(of: request.headers) { value } else { nil }
         guard case .success(let token?) = Self.streamToken(header: header, request: request) else { return nil }
         return authorizer.validUntil(token: token)
     }

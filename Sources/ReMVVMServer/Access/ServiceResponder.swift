@@ -70,16 +70,11 @@ public struct ServiceResponder: Responder {
         }
         let routed = router.respondRouted(to: request)
         switch routed.response.body {
-        case .stream(let stream):
+        case .stream, .pending:
+            // A pending answer may be a stream answered later (a replica catching up with the
+            // client's last version).
             if let deadline = access.streamValidUntil(for: request) {
-                StreamDeadline.close(stream, at: deadline)
-            }
-        case .pending(let pending) where AccessGate.acceptsCookieAndQuery(request):
-            // A stream answered later (a replica catching up with the client's last version).
-            if let deadline = access.streamValidUntil(for: request) {
-                pending.whenCompleted { completed in
-                    if case .stream(let stream) = completed.body { StreamDeadline.close(stream, at: deadline) }
-                }
+                StreamDeadline.close(streamOf: routed.response, at: deadline)
             }
         default:
             break

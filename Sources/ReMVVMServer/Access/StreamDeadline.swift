@@ -23,8 +23,18 @@ enum StreamDeadline {
         registry.add(stream, deadline: deadline)
     }
 
-    /// The streams registered now (for tests).
-    static var registeredCount: Int { registry.count }
+    /// Closes the stream `response` carries at `deadline`, also when it carries it later (a
+    /// pending answer that completes with a stream); nothing for other answers.
+    static func close(streamOf response: Response, at deadline: Double) {
+        switch response.body {
+        case .stream(let stream):
+            close(stream, at: deadline)
+        case .pending(let pending):
+            pending.whenCompleted { completed in close(streamOf: completed, at: deadline) }
+        default:
+            break
+        }
+    }
 
     private static let registry = Registry()
 
@@ -40,8 +50,6 @@ enum StreamDeadline {
         }
 
         private let state = Lock(State())
-
-        var count: Int { state.withLock { $0.entries.count } }
 
         func add(_ stream: EventStream, deadline: Double) {
             let id = ObjectIdentifier(stream)

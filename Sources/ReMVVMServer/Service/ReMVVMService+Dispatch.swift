@@ -65,7 +65,8 @@ extension ReMVVMService {
             case .dispatched(let answer):
                 return answerWhenDurable(answer)
             case .instead(let response, let decidedAt):
-                return respondWhenDurable(response, decidedAt: decidedAt)
+                // A refusal must not be sent for a state a crash could still undo.
+                return respond(response, onceDurable: decidedAt, what: Self.decidedOn(decidedAt))
             }
         }
         return dispatchOnce(if: condition, key: key, plan: plan)
@@ -94,29 +95,9 @@ extension ReMVVMService {
         }
     }
 
-    /// `response`, decided on the state of version `decidedAt`, once that version is durable: a
-    /// refusal ("nobody is logged in") must not be sent for a state a crash could still undo
-    /// (503 if its commit fails). At once without a journal.
-    private func respondWhenDurable(_ response: Response, decidedAt version: UInt64) -> Response {
-        guard let journal = durable?.journal else { return response }
-        if requestConnections.isAlone, let result = journal.commitOnCallingThread(through: version) {
-            return Self.respond(response, once: result, logger: logger, version: version)
-        }
-        let pending = PendingResponse()
-        journal.whenDurable(version) { [logger] result in
-            pending.complete(Self.respond(response, once: result, logger: logger, version: version))
-        }
-        return Response(pending: pending)
-    }
-
-    private static func respond(_ response: Response, once result: Result<UInt64, JournalError>, logger: Logger, version: UInt64) -> Response {
-        switch result {
-        case .success:
-            return response
-        case .failure(let error):
-            logger.error("version \(version), which a command's answer was decided on, is not durable: \(error)")
-            return Problem.journalCommitFailed.response
-        }
+    /// What the log calls version `version` when a command's refusal was decided on it.
+    private static func decidedOn(_ version: UInt64) -> String {
+        "version \(version), which a command's answer was decided on,"
     }
 
     /// Dispatches a request that carries an idempotency key: replays the kept answer of an earlier
@@ -152,10 +133,7 @@ extension ReMVVMService {
                 actions = planned
             case .answer(let response):
                 keys.release(key)
-                let decidedAt = store.version
-                journal.whenDurable(decidedAt) { result in
-                    pending.complete(Self.respond(response, once: result, logger: logger, version: decidedAt))
-                }
+                respond(response, onceDurable: store.version, what: Self.decidedOn(store.version), to: pending)
                 return
             }
             journal.beginGroup()
@@ -168,7 +146,7 @@ extension ReMVVMService {
             }
             let kept = answer.kept(for: key, time: ActionJournalCodec.now())
             keys.keep(kept) { result in
-                Self.complete(pending, with: answer, once: result, logger: logger, what: "the answer kept for an idempotency key")
+                pending.complete(Self.response(answer.response(), once: result, logger: logger, what: "the answer kept for an idempotency key"))
             }
             journal.endGroup(keeping: kept)
         }
@@ -239,43 +217,51 @@ extension ReMVVMService {
     /// The response for `answer`: at once in memory-only mode; with a journal, once the version it
     /// names is durable (503 if its commit fails).
     private func answerWhenDurable(_ answer: DispatchAnswer) -> Response {
-        guard let journal = durable?.journal, let version = answer.version else { return answer.response() }
-        // A lone request commits on this thread: no hand-over to the journal thread and back. Only
-        // while its connection is the only one (``RequestConnections``).
-        if requestConnections.isAlone, let result = journal.commitOnCallingThread(through: version) {
-            return Self.response(for: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
-        }
-        let pending = PendingResponse()
-        answerWhenDurable(answer, pending)
-        return Response(pending: pending)
+        guard let version = answer.version else { return answer.response() }
+        return respond(answer.response(), onceDurable: version, what: "version \(version)")
     }
 
     private func answerWhenDurable(_ answer: DispatchAnswer, _ pending: PendingResponse) {
-        guard let journal = durable?.journal, let version = answer.version else {
+        guard let version = answer.version else {
             pending.complete(answer.response())
             return
         }
+        respond(answer.response(), onceDurable: version, what: "version \(version)", to: pending)
+    }
+
+    /// `response` once `version` is durable: at once in memory-only mode; with a journal, 503 if its
+    /// commit fails (logged, naming `what`).
+    private func respond(_ response: Response, onceDurable version: UInt64, what: String) -> Response {
+        guard let journal = durable?.journal else { return response }
+        // A lone request commits on this thread: no hand-over to the journal thread and back. Only
+        // while its connection is the only one (``RequestConnections``).
+        if requestConnections.isAlone, let result = journal.commitOnCallingThread(through: version) {
+            return Self.response(response, once: result.map { _ in () }, logger: logger, what: what)
+        }
+        let pending = PendingResponse()
+        respond(response, onceDurable: version, what: what, to: pending)
+        return Response(pending: pending)
+    }
+
+    /// Completes `pending` with `response` once `version` is durable (see the method above).
+    private func respond(_ response: Response, onceDurable version: UInt64, what: String, to pending: PendingResponse) {
+        guard let journal = durable?.journal else {
+            pending.complete(response)
+            return
+        }
         journal.whenDurable(version) { [logger] result in
-            Self.complete(pending, with: answer, once: result.map { _ in () }, logger: logger, what: "version \(version)")
+            pending.complete(Self.response(response, once: result.map { _ in () }, logger: logger, what: what))
         }
     }
 
-    /// Sends `answer` once its commit succeeded; 503 when it failed (nothing acknowledged that is
-    /// not durable).
-    private static func complete(
-        _ pending: PendingResponse, with answer: DispatchAnswer, once result: Result<Void, JournalError>,
-        logger: Logger, what: String
-    ) {
-        pending.complete(response(for: answer, once: result, logger: logger, what: what))
-    }
-
-    /// `answer` if its commit succeeded; 503 (logged) when it failed.
+    /// `response` if its commit succeeded; 503 (logged) when it failed: nothing acknowledged that
+    /// is not durable.
     private static func response(
-        for answer: DispatchAnswer, once result: Result<Void, JournalError>, logger: Logger, what: String
+        _ response: Response, once result: Result<Void, JournalError>, logger: Logger, what: String
     ) -> Response {
         switch result {
         case .success:
-            return answer.response()
+            return response
         case .failure(let error):
             logger.error("\(what) is not durable: \(error)")
             return Problem.journalCommitFailed.response
