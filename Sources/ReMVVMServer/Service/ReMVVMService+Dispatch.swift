@@ -189,7 +189,8 @@ extension ReMVVMService {
             var answer = DispatchAnswer(problem: versionMismatch(current: current), isKept: false)
             answer.version = current
             return answer
-        case .reduced(let version):
+        case .reduced(let version), .unchanged(let version):
+            // Unchanged: nothing was reduced, and the version the client gets still holds.
             return .applied(version)
         case .refused(let reason, let index):
             logger.error("actions refused before the reducer: \(reason)")
