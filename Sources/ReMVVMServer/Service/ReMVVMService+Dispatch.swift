@@ -4,6 +4,9 @@ import Logging
 import MicroHTTP
 import ReMVVM
 
+/// Refusals and failed commits while the journal fails come once per request: one line, then a count.
+private let journalFailureLog = RateLimitedLog()
+
 /// What a request dispatches, worked out once it may dispatch (after its `Idempotency-Key`, if
 /// any, was claimed): the actions, or the answer it gets instead, with nothing dispatched.
 enum DispatchPlan: Sendable {
@@ -51,7 +54,7 @@ extension ReMVVMService {
                 idempotencyKeys.release(key)
             }
             // Nothing is acknowledged that is not durable: refuse before dispatching.
-            logger.error("refusing actions while the journal fails: \(failure)")
+            journalFailureLog.log(.error, "refusing actions while the journal fails: \(failure)", to: logger)
             return Problem.journalUnavailable.response
         }
         let condition: @Sendable (UInt64) -> Bool
@@ -264,7 +267,7 @@ extension ReMVVMService {
         case .success:
             return response
         case .failure(let error):
-            logger.error("\(what) is not durable: \(error)")
+            journalFailureLog.log(.error, "\(what) is not durable: \(error)", kind: 1, to: logger)
             return Problem.journalCommitFailed.response
         }
     }
