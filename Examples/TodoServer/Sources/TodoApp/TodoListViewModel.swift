@@ -1,0 +1,34 @@
+import Foundation
+public import ReMVVMServer
+
+/// The list as a screen shows it: `{"remaining": "1 of 2 left", "items": ["[x] Buy milk", "[ ] Call Bob"]}`.
+public struct TodoListViewModel: Encodable, Sendable, Equatable {
+    /// How many items are not done, of how many.
+    public let remaining: String
+    /// Each item as a line with its checkbox.
+    public let items: [String]
+
+    /// Creates the view model of `items`.
+    public init(items: [TodoItem]) {
+        remaining = "\(items.count { !$0.done }) of \(items.count) left"
+        self.items = items.map { "[\($0.done ? "x" : " ")] \($0.title)" }
+    }
+}
+
+/// The body of the `add` command: `{"title": …}`.
+public struct NewTodo: Codable, Sendable, Equatable {
+    /// What to do; not blank.
+    public var title: String
+}
+
+extension TodoListViewModel {
+    /// `add` (body ``NewTodo``; a blank title is refused) and `clear-completed`.
+    public static let commands: [ViewModelCommand<TodoListViewModel>] = [
+        ViewModelCommand("add", body: NewTodo.self) { form, _, _ in
+            let title = form.title.trimmingCharacters(in: .whitespaces)
+            guard !title.isEmpty else { throw CommandRejection(reason: "the title is blank") }
+            return [AddTodo(title: title)]
+        },
+        ViewModelCommand("clear-completed") { _, _ in [ClearCompleted()] },
+    ]
+}
