@@ -10,7 +10,8 @@
 #                             (deploy/compose.replicas.yaml with podman-compose), schemathesis
 #                             against the server's own OpenAPI document (in memory and durable), and
 #                             the real-browser tests (headless Chromium): CORS and tokens, then the
-#                             inspector page
+#                             inspector page; before those, the DocC documentation (scripts/docs.sh)
+#                             and the example package of a second domain (scripts/example-test.sh)
 #   scripts/test.sh --swift   the Swift test suite alone (swift test), any user
 #   scripts/test.sh --quick   the Swift test suite without the long load tests, any user: the
 #                             rule is the suite's name, …LoadTests (swift test --skip 'LoadTests/';
@@ -42,6 +43,11 @@ swift test
 if [ "$mode" = --swift ]; then
     exit 0
 fi
+# The DocC catalogs of the public modules, warnings as errors (about a minute on the debug build
+# the test suite made), then Examples/TodoServer, a second domain built as its own package (its
+# dependencies too: several minutes) and run.
+scripts/docs.sh
+scripts/example-test.sh
 scripts/crash-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh

@@ -75,7 +75,7 @@ public struct Domain<State: StoreState & Codable>: Sendable {
 
     /// A store of this domain at its initial state, with its middleware, mappers and services: the
     /// store the server restores from its journal and serves.
-    /// - Throws: ``ReMVVM/StoreConfigurationError`` when the mappers and middleware do not fit.
+    /// - Throws: `StoreConfigurationError` when the mappers and middleware do not fit.
     public func store() throws -> Store<State> {
         try makeStore(initialState, middleware(services), stateMappers, services)
     }

@@ -33,13 +33,15 @@ public enum ReMVVMServerCommand {
     /// (a request for help is a `CleanExit`).
     public static func run<State>(_ domain: Domain<State>, arguments: [String]) async throws {
         ServerRootCommand.name.withLock { $0 = domain.name }
-        let command = try ServerRootCommand.parseAsRoot(arguments)
-        guard let domainCommand = command as? any DomainCommand else {
-            // The root command alone (no subcommand could be chosen): ArgumentParser's own answer.
-            var command = command
+        var command = try ServerRootCommand.parseAsRoot(arguments)
+        switch command {
+        case let domainCommand as any DomainCommand:
+            try await domainCommand.run(domain: domain)
+        case var asyncCommand as any AsyncParsableCommand:
+            // A subcommand that needs no domain (or the root alone, which asks for help).
+            try await asyncCommand.run()
+        default:
             try command.run()
-            return
         }
-        try await domainCommand.run(domain: domain)
     }
 }
