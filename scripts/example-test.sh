@@ -2,8 +2,8 @@
 # Smoke test of Examples/TodoServer, a second domain served through ReMVVMServerCommand: builds it
 # (its own package, depending on this one by path), starts it on a free port with a fresh data
 # directory, dispatches an action, runs a view-model command, reads the state and the view model,
-# checks a refused command, stops it by PID (SIGTERM, exit 0), starts it again on the same
-# directory and checks that the state and its version survived.
+# checks that its middleware trims titles and refuses a blank one, stops it by PID (SIGTERM, exit
+# 0), starts it again on the same directory and checks that the state and its version survived.
 #
 #   scripts/example-test.sh
 #
@@ -80,12 +80,18 @@ expect "--help names the example's executable and its config file" \
     "$("$BIN" serve --help | grep -c -e 'USAGE: todo-server serve' -e 'Config/todo-server.json')" 2
 
 start
-expect "an action" "$(post /actions '{"type": "add", "payload": {"title": "Buy milk"}}')" '{"version":1} 200'
+expect "an action (its title trimmed by the domain's middleware)" \
+    "$(post /actions '{"type": "add", "payload": {"title": "  Buy milk "}}')" '{"version":1} 200'
 expect "a view-model command" \
     "$(post /viewmodels/todos/commands/add '{"title": "Call Bob"}')" '{"version":2} 200'
 expect "a second action" "$(post /actions '{"type": "complete", "payload": {"id": 1}}')" '{"version":3} 200'
-refused=$(post /viewmodels/todos/commands/add '{"title": "  "}')
-expect "a blank title is refused by the command" "${refused##* }" 422
+for path in /actions /viewmodels/todos/commands/add; do
+    body='{"title": "  "}'
+    [ "$path" = /actions ] && body='{"type": "add", "payload": {"title": "  "}}'
+    refused=$(post "$path" "$body")
+    expect "a blank title is refused by the middleware ($path)" "${refused##* }" 422
+    case "$refused" in *"the title is blank"*) ;; *) fail "the refusal does not give the reason: $refused" ;; esac
+done
 state=$(get /state)
 expect "the state" "$state" \
     '{"items":[{"done":true,"id":1,"title":"Buy milk"},{"done":false,"id":2,"title":"Call Bob"}],"nextID":3}'

@@ -26,7 +26,8 @@ public enum TodoApp {
             initialState: TodoState(),
             reducer: TodoReducer.self,
             actions: actions,
-            viewModels: viewModels
+            viewModels: viewModels,
+            middleware: { _ in [TitleMiddleware()] }
         )
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 public import ReMVVMServer
 
 /// The list as a screen shows it: `{"remaining": "1 of 2 left", "items": ["[x] Buy milk", "[ ] Call Bob"]}`.
@@ -17,18 +16,14 @@ public struct TodoListViewModel: Encodable, Sendable, Equatable {
 
 /// The body of the `add` command: `{"title": …}`.
 public struct NewTodo: Codable, Sendable, Equatable {
-    /// What to do; not blank.
+    /// What to do; ``TitleMiddleware`` refuses a blank one.
     public var title: String
 }
 
 extension TodoListViewModel {
-    /// `add` (body ``NewTodo``; a blank title is refused) and `clear-completed`.
+    /// `add` (body ``NewTodo``) and `clear-completed`.
     public static let commands: [ViewModelCommand<TodoListViewModel>] = [
-        ViewModelCommand("add", body: NewTodo.self) { form, _, _ in
-            let title = form.title.trimmingCharacters(in: .whitespaces)
-            guard !title.isEmpty else { throw CommandRejection(reason: "the title is blank") }
-            return [AddTodo(title: title)]
-        },
+        ViewModelCommand("add", body: NewTodo.self) { form, _, _ in [AddTodo(title: form.title)] },
         ViewModelCommand("clear-completed") { _, _ in [ClearCompleted()] },
     ]
 }
