@@ -1,6 +1,7 @@
 import ArgumentParser
 import ExampleApp
 import Foundation
+import HTTPTestSupport
 import ReMVVM
 import Testing
 @testable import ReMVVMServerCommand
@@ -53,6 +54,21 @@ import Testing
         }
         #expect(help.contains("USAGE: remvvm-server <subcommand>"))
         #expect(help.contains("serve (default)"))
+    }
+
+    @Test func theDefaultConfigFileIsNamedAfterTheDomain() async throws {
+        #expect(ServerSettings.defaultConfigPath(for: "todo-server") == "Config/todo-server.json")
+        let directory = try TemporaryDirectory(prefix: "remvvm-entry")
+        let path = directory.path + "/todo-server.json"
+        try #"{"port": 9191}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let settings = try await ServerSettings.load(flags: [:], environment: [:], configPath: nil, defaultConfigPath: path)
+        #expect(settings.http.port == 9191)
+    }
+
+    @Test func aVariableThatIsNoSettingIsWarnedAboutUnderTheDomainsName() {
+        #expect(ServerSettings.environmentWarnings(in: ["REMVVM_JOURNAL_SYNCH": "off"], program: "todo-server") == [
+            "REMVVM_JOURNAL_SYNCH is no setting of todo-server (did you mean REMVVM_JOURNAL_SYNC?); ignored",
+        ])
     }
 
     @Test func aDomainsStoreStartsAtItsInitialStateWithItsMiddlewareOnItsServices() throws {
