@@ -17,6 +17,13 @@ let package = Package(
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
         .library(name: "ReMVVMNavigation", targets: ["ReMVVMNavigation"]),
+        // What an app's own domain needs to get the whole server: the entry point, and the modules
+        // of the types it may hand in (journals, access control).
+        .library(name: "ReMVVMServerCommand", targets: ["ReMVVMServerCommand"]),
+        .library(name: "Journal", targets: ["Journal"]),
+        .library(name: "SQLiteJournal", targets: ["SQLiteJournal"]),
+        .library(name: "PostgresJournal", targets: ["PostgresJournal"]),
+        .library(name: "AccessControl", targets: ["AccessControl"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
     ],
     dependencies: [
@@ -31,6 +38,9 @@ let package = Package(
         // GET /metrics: the swift-metrics API, rendered by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // `swift package generate-documentation` (scripts/docs.sh): the DocC catalogs of the public
+        // modules. A command plugin: nothing of it is built into the server.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The concurrency toolkit of every target: one lock (pthread mutex + condition, visible to
@@ -147,29 +157,39 @@ let package = Package(
             resources: [.embedInCode("Inspector/Resources")],
             swiftSettings: strictSettings
         ),
-        // The seed domain: counter + login/greetings.
+        // The entry point of a domain's server: settings (flags, REMVVM_* variables, config file),
+        // the journal or the shared log, access control, a ServiceGroup with graceful shutdown, and
+        // the subcommands (`serve` the default).
         .target(
-            name: "ExampleApp",
-            dependencies: ["ReMVVM", "ReMVVMServer"],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "remvvm-server",
+            name: "ReMVVMServerCommand",
             dependencies: [
-                "ExampleApp",
+                "ReMVVM",
                 "ReMVVMServer",
                 "MicroHTTP",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "ConcurrencyKit",
                 "Journal",
                 "JSONPatch",
                 "SQLiteJournal",
                 "PostgresJournal",
                 "AccessControl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The seed domain: counter + login/greetings.
+        .target(
+            name: "ExampleApp",
+            dependencies: ["ReMVVM", "ReMVVMServer", "ReMVVMServerCommand"],
+            swiftSettings: strictSettings
+        ),
+        // The example domain served through ReMVVMServerCommand: main.swift alone.
+        .executableTarget(
+            name: "remvvm-server",
+            dependencies: ["ExampleApp", "ReMVVMServerCommand"],
             swiftSettings: strictSettings
         ),
         // A raw-socket HTTP/1.1 + SSE client for live tests (test-only).
@@ -246,12 +266,24 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit", "ReMVVMNavigation",
+                // ReMVVMServerCommand: AccessSettingsTests (they share the access tokens of Support/).
+                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ReMVVMServerCommand", "ConcurrencyKit", "ReMVVMNavigation",
                 "Journal", "SQLiteJournal", "PostgresJournal", "PostgresTestSupport", "AccessControl", "JSONPatch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReMVVMServerCommandTests",
+            dependencies: [
+                "ReMVVMServerCommand", "ReMVVMServer", "ReMVVM", "ExampleApp", "MicroHTTP", "HTTPTestSupport",
+                "Journal", "PostgresJournal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),

@@ -30,9 +30,12 @@ public enum ExampleApp {
         [LoginMiddleware(clock: services.clock)]
     }
 
-    /// The store as `remvvm-server` runs it: ``middleware(services:)`` and `services` (which the
-    /// service also hands to the view-model commands); production services by default.
+    /// The store as `remvvm-server` runs it (``domain``'s): ``middleware(services:)`` and `services`
+    /// (which the service also hands to the view-model commands); production services by default.
     public static func store(state: AppState = AppState(), services: Services = Services()) throws -> Store<AppState> {
-        try Store.example(state: state, middleware: middleware(services: services), services: services)
+        var domain = domain
+        domain.initialState = state
+        domain.services = services
+        return try domain.store()
     }
 }

@@ -5,7 +5,7 @@ import Crypto
 import Foundation
 import HTTPTestSupport
 import Testing
-@testable import remvvm_server
+@testable import ReMVVMServerCommand
 
 /// How `remvvm-server` reads its access-control settings: secrets from the environment or files,
 /// never flags; a configuration that cannot be used stops the start with a message naming the

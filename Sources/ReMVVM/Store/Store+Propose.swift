@@ -38,6 +38,7 @@ extension Store {
     /// middleware are proposed too. `next` completions run with the speculative state after
     /// their action. Observers are not called: nothing is reduced here.
     ///
+    /// - Parameter actions: the actions to run through the middleware, in order.
     /// - Parameter late: receives, on the calling thread of `next`, each action that reaches the
     ///   reducer's place after this returned (asynchronous middleware calling `next` later).
     public func propose(

@@ -2,9 +2,9 @@ public import MicroHTTP
 import ConcurrencyKit
 
 /// What answers every request of the service: without access tokens, a `Host` the server does
-/// not answer gets `421` (``HostCheck``); then CORS preflights (they never need a token), then
-/// state-changing requests a browser sends from another origin get `403` (``CrossOriginWrites``),
-/// then access control (``AccessGate``), then the routes; every answer to an allowed origin,
+/// not answer gets `421` (`HostCheck`); then CORS preflights (they never need a token), then
+/// state-changing requests a browser sends from another origin get `403` (`CrossOriginWrites`),
+/// then access control (`AccessGate`), then the routes; every answer to an allowed origin,
 /// `401` and `403` included, carries the CORS headers; each answer counted and timed when metrics
 /// are on.
 public struct ServiceResponder: Responder {

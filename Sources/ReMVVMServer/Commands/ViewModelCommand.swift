@@ -36,7 +36,7 @@ public struct ViewModelCommand<ViewModel>: Sendable {
     ///   - name: the command's name in its path.
     ///   - body: the type the JSON body decodes into.
     ///   - perform: the actions for the decoded body and the view model the current state's
-    ///     factory makes; gets the store's ``ReMVVM/Services`` for its dependencies. Runs on the
+    ///     factory makes; gets the store's `Services` for its dependencies. Runs on the
     ///     request's thread inside the store's exclusive step, with the dispatch of what it
     ///     returns, so that nothing comes between the view model it sees and its actions: keep it
     ///     short (every other dispatch waits for it), and never dispatch from it or wait on this

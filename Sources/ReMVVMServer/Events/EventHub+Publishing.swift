@@ -10,6 +10,7 @@ extension EventHub {
         while true {
             let (setAside, drop, stopping) = inbox.withLock(waitingUntil: \.hasWork) { inbox in
                 swap(&items, &inbox.items)
+                statistics.versionsSetAside = inbox.versionsSetAside
                 inbox.pendingPublications = 0
                 inbox.pendingSubscribes = 0
                 defer {
@@ -46,7 +47,7 @@ extension EventHub {
         for item in items {
             switch item {
             case .publication(let publication):
-                statistics.versions += 1
+                statistics.versionsProcessed += 1
                 if !hasListeners {
                     remember(publication)
                 } else if let encoded = encode(publication) {

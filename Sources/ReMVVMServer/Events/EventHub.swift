@@ -55,6 +55,9 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         var pendingSubscribes = 0
         var listening = false
         var aside: StatePublication<State>?
+        /// How many publications were set aside (``EventStatistics/versionsSetAside``), since the
+        /// hub started.
+        var versionsSetAside = 0
         /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
         /// bounded by ``historyLimit``.
         var history: Deque<StatePublication<State>> = []
@@ -77,6 +80,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         /// The publisher is too far behind: drop the versions waiting and the subscribers.
         mutating func dropPendingPublications() {
             items.removeAll { if case .publication = $0 { true } else { false } }
+            versionsSetAside += pendingPublications
             pendingPublications = 0
             dropSubscribers = true
         }
@@ -152,9 +156,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         latest = Latest(version: 0)
     }
 
-    /// What the publisher has done so far (as of its last broadcast).
+    /// What the publisher has done so far (as of its last broadcast), with every version set aside
+    /// until now (those do not wake the publisher).
     var currentStatistics: EventStatistics {
-        sharedStatistics.withLock { $0 }
+        var statistics = sharedStatistics.withLock { $0 }
+        statistics.versionsSetAside = inbox.withLock { $0.versionsSetAside }
+        return statistics
     }
 
     /// The number of connected subscribers, of either format.
@@ -258,11 +265,13 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             guard inbox.listening else {
                 inbox.aside = publication
+                inbox.versionsSetAside += 1
                 return false
             }
             if inbox.pendingPublications >= limit {
                 inbox.dropPendingPublications()
                 inbox.aside = publication
+                inbox.versionsSetAside += 1
                 return true
             }
             inbox.items.append(.publication(publication))

@@ -2,8 +2,14 @@
 /// (``ReMVVMService/eventStatistics``): evidence that each state is encoded at most once per
 /// version, and each patch computed at most once, however many subscribers there are.
 public struct EventStatistics: Sendable, Equatable, CustomStringConvertible {
-    /// Versions the publisher received from the store (set-aside ones while nobody listened excluded).
-    public internal(set) var versions = 0
+    /// Versions the store published to the hub: every version reduced while the hub ran, those
+    /// set aside included (``versionsSetAside``).
+    public var versions: Int { versionsProcessed + versionsSetAside }
+    /// Versions the publisher thread took in and sent on to the streams that listened.
+    public internal(set) var versionsProcessed = 0
+    /// Versions left aside, never encoded for a stream: reduced while no stream listened, or
+    /// dropped unsent with the subscribers that lagged too far behind.
+    public internal(set) var versionsSetAside = 0
     /// States encoded to JSON for events.
     public internal(set) var statesEncoded = 0
     /// Buffers sent to all subscribers of one stream format (several versions may share one).
@@ -25,6 +31,6 @@ public struct EventStatistics: Sendable, Equatable, CustomStringConvertible {
 
     /// One line for the log (`scripts/bench.sh` reads "N versions," and "N states encoded").
     public var description: String {
-        "\(versions) versions, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed, \(patchesComputed) patches computed, \(statesParsed) parsed for patches, \(fullStatesInsteadOfPatches) full-state events instead of patches"
+        "\(versions) versions, \(versionsSetAside) of them set aside while no stream listened, \(statesEncoded) states encoded, \(broadcasts) broadcasts, \(deliveries) deliveries, \(replayedVersions) replayed, \(patchesComputed) patches computed, \(statesParsed) parsed for patches, \(fullStatesInsteadOfPatches) full-state events instead of patches"
     }
 }

@@ -5,7 +5,7 @@ public import MicroHTTP
 public import ReMVVM
 public import ServiceLifecycle
 
-/// A store served over HTTP: a ``ReMVVMService`` running on a ``MicroHTTP/HTTPServer``.
+/// A store served over HTTP: a ``ReMVVMService`` running on the `HTTPServer` of the module `MicroHTTP`.
 ///
 /// Run it as a `Service`, in a `ServiceGroup` that turns SIGTERM and SIGINT into a graceful
 /// shutdown:

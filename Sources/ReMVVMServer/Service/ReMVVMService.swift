@@ -10,8 +10,8 @@ import Synchronization
 /// Serves a store over HTTP as `docs/http-api.md` describes: actions in, state, view models and
 /// live events out, and a problem detail for every error.
 ///
-/// Its ``responder()`` is a ``MicroHTTP/Responder``: ``ReMVVMServer`` runs it on an
-/// ``MicroHTTP/HTTPServer``, and tests can call it directly, without a socket. As a `Service` it
+/// Its ``responder()`` is a `Responder` of the module `MicroHTTP`: ``ReMVVMServer`` runs it on
+/// an `HTTPServer`, and tests can call it directly, without a socket. As a `Service` it
 /// runs the event publisher until graceful shutdown.
 public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let store: Store<State>
@@ -45,6 +45,10 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
 
     /// Creates the service; call ``start()`` (or run it as a `Service`) before serving requests.
     ///
+    /// - Parameter store: the store it serves.
+    /// - Parameter actions: the wire names of the actions clients may send, with their types.
+    /// - Parameter viewModels: the view models it serves, with their commands.
+    /// - Parameter configuration: the service layer's settings (``ServiceConfiguration/Allowed``).
     /// - Parameter journal: where to keep every reduced action (`docs/http-api.md`, "Durability");
     ///   nil keeps the store in memory only. With a journal, ``start()`` first restores the store
     ///   from it, and nothing can see a version before the journal made it durable.
@@ -55,6 +59,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     ///   "Access control and CORS"); the default has none, and every route is open. Kept apart
     ///   from `configuration`, which is plain data to compare and print: the authorizer holds
     ///   token digests and keys, and shows only their number and kind.
+    /// - Parameter logger: where it logs starts, stops and problems.
     public init(
         store: Store<State>,
         actions: ActionRegistry,
@@ -107,7 +112,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// Starts publishing state changes to event subscribers; idempotent. Throws
     /// ``ServiceConfigurationError`` for a configuration outside ``ServiceConfiguration/Allowed``
     /// or a replica's renewal that cannot keep its registration (``ReplicaConfiguration/validate()``).
-    /// With a journal, restores the store from it first and throws ``Journal/JournalError`` when
+    /// With a journal, restores the store from it first and throws `JournalError` (module `Journal`) when
     /// the journal cannot be read (the server must not start then).
     public func start() throws {
         try configuration.validate()

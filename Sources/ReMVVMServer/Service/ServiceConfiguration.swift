@@ -1,4 +1,4 @@
-/// Settings of the service layer (the HTTP layer has its own ``MicroHTTP/HTTPServerConfiguration``).
+/// Settings of the service layer (the HTTP layer has its own `HTTPServerConfiguration`, in `MicroHTTP`).
 public struct ServiceConfiguration: Sendable, Equatable {
     /// The most bytes of events a subscriber may fall behind before it is disconnected; it then
     /// reconnects and starts again from the current state. Default 1 MiB.
@@ -61,7 +61,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
 }
 
 extension ServiceConfiguration {
-    /// The values each setting accepts: the one place they are defined. ``ReMVVMService/init``
+    /// The values each setting accepts: the one place they are defined. `ReMVVMService.init`
     /// does not check them; ``validate()`` does, and `remvvm-server` checks its settings against them.
     public enum Allowed {
         /// Bytes a subscriber may fall behind before it is cut off.

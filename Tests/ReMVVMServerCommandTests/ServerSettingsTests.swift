@@ -9,7 +9,7 @@ import PostgresJournal
 import ReMVVM
 import ReMVVMServer
 import Testing
-@testable import remvvm_server
+@testable import ReMVVMServerCommand
 
 /// How `remvvm-server` resolves its settings: flags, then REMVVM_* variables, then the file, then defaults.
 @Suite struct ServerSettingsTests {

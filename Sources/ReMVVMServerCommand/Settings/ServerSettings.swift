@@ -8,7 +8,7 @@ import PostgresJournal
 import ReMVVMServer
 import SystemPackage
 
-/// Every setting of `remvvm-server`, resolved from flags, then `REMVVM_*` environment variables, then
+/// Every setting of a domain's server (`remvvm-server` for the example), resolved from flags, then `REMVVM_*` environment variables, then
 /// the JSON config file, then built-in defaults.
 ///
 /// The defaults and the allowed values are not repeated here: they are those of the layer each
@@ -116,15 +116,20 @@ struct ServerSettings {
         }
     }
 
-    /// The default config file, relative to the working directory; skipped when missing.
-    static let defaultConfigPath = "Config/remvvm-server.json"
+    /// The default config file of the executable `program`, relative to the working directory:
+    /// `Config/<program>.json` (`Config/remvvm-server.json` for the example); skipped when missing.
+    static func defaultConfigPath(for program: String) -> String {
+        "Config/\(program).json"
+    }
 
     /// Resolves the settings: `flags`, then `REMVVM_*` variables of `environment`, then the JSON file
-    /// at `configPath` (which must exist when given), then the built-in defaults.
+    /// at `configPath` (which must exist when given; without it, `defaultConfigPath` if it exists),
+    /// then the built-in defaults.
     static func load(
         flags: [AbsoluteConfigKey: ConfigValue],
         environment: [String: String],
-        configPath: String?
+        configPath: String?,
+        defaultConfigPath: String = defaultConfigPath(for: "remvvm-server")
     ) async throws -> ServerSettings {
         try refuseEmptyAccessVariables(in: environment, overriddenBy: flags)
         let path = configPath ?? defaultConfigPath
@@ -177,20 +182,20 @@ struct ServerSettings {
         }
     }
 
-    /// A warning for each `REMVVM_*` variable of `environment` that is no setting (a misspelt one
-    /// would leave its default in force), naming the setting it most likely meant; sorted.
-    /// `REMVVM_BENCHMARKS`, the package's build switch, is not warned about.
-    static func environmentWarnings(in environment: [String: String]) -> [String] {
+    /// A warning for each `REMVVM_*` variable of `environment` that is no setting of the executable
+    /// `program` (a misspelt one would leave its default in force), naming the setting it most
+    /// likely meant; sorted. `REMVVM_BENCHMARKS`, the package's build switch, is not warned about.
+    static func environmentWarnings(in environment: [String: String], program: String = "remvvm-server") -> [String] {
         let known = Set(Key.allCases.map { "REMVVM_" + SettingsError.environmentName($0) } + ["REMVVM_BENCHMARKS"])
         return environment.keys.filter { $0.hasPrefix("REMVVM_") && !known.contains($0) }.sorted().map { name in
             let words = name.dropFirst("REMVVM_".count).replacingOccurrences(of: "_", with: "")
             let guess = Key.closest(to: words).map { " (did you mean REMVVM_\(SettingsError.environmentName($0))?)" } ?? ""
-            return "\(name) is no setting of remvvm-server\(guess); ignored"
+            return "\(name) is no setting of \(program)\(guess); ignored"
         }
     }
 }
 
-/// Where `remvvm-server` keeps actions (`journal`).
+/// Where the server keeps actions (`journal`).
 enum JournalBackend: String, CaseIterable, Sendable {
     /// One SQLite file in the data directory: one server.
     case sqlite

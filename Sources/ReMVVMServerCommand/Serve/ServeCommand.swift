@@ -1,29 +1,26 @@
 import ArgumentParser
 import Configuration
-import ExampleApp
-import Logging
-import ReMVVM
-import ReMVVMServer
 import Foundation
-import Journal
-import PostgresJournal
-import SQLiteJournal
-import ServiceLifecycle
 
-/// `remvvm-server`: serves the example store over HTTP until SIGINT or SIGTERM.
-@main
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "remvvm-server",
-        abstract: "Serves a ReMVVM store over HTTP: POST /actions, GET /state, /viewmodels/<name>, /events.",
-        discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
-            + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "
-            + "file (keys: \(ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))), then the "
-            + "built-in default. Secrets (REMVVM_AUTH_TOKENS, REMVVM_JWT_HS256_SECRET, REMVVM_POSTGRES_URL) come only from the "
-            + "environment, the config file or a file named by a flag, never from a flag. "
-            + "SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
-            + "ends every event stream cleanly and exits 0."
-    )
+/// `serve`, the default subcommand: serves a domain's store over HTTP until SIGINT or SIGTERM, with
+/// every setting from a flag, a `REMVVM_*` variable, the config file or its default.
+struct ServeCommand: DomainCommand {
+    /// What the server does, in `--help` of the executable and of `serve`.
+    static let abstract = "Serves a ReMVVM store over HTTP: POST /actions, GET /state, /viewmodels/<name>, /events."
+
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "serve",
+            abstract: abstract,
+            discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
+                + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "
+                + "file (keys: \(ServerSettings.Key.allCases.map(\.rawValue).joined(separator: ", "))), then the "
+                + "built-in default. Secrets (REMVVM_AUTH_TOKENS, REMVVM_JWT_HS256_SECRET, REMVVM_POSTGRES_URL) come only from the "
+                + "environment, the config file or a file named by a flag, never from a flag. "
+                + "SIGINT or SIGTERM stops taking requests, publishes what was acknowledged, "
+                + "ends every event stream cleanly and exits 0."
+        )
+    }
 
     @Option(help: "The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all. (default: \(ServerSettings.defaultText(.host)))")
     var host: String?
@@ -32,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int?
 
     @Option(name: .customLong("config"), help: ArgumentHelp(
-        "The JSON config file. (default: Config/remvvm-server.json, skipped if missing)",
+        "The JSON config file. (default: \(ServerSettings.defaultConfigPath(for: ServerRootCommand.name.withLock { $0 })), skipped if missing)",
         valueName: "path"
     ))
     var configPath: String?
@@ -154,132 +151,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("jwt-leeway-seconds"), help: "How far exp and nbf of JWTs may be off, for clocks that disagree. (default: \(ServerSettings.defaultText(.jwtLeewaySeconds)))")
     var jwtLeewaySeconds: Int?
 
-    func run() async throws {
-        let settings: ServerSettings
-        do {
-            settings = try await loadSettings()
-        } catch {
-            // Exit 64 like a bad flag, without the usage text: the message names the setting
-            // and where it comes from, often not the command line.
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode.validationFailure
-        }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
-            return handler
-        }
-        let logger = Logger(label: "remvvm-server")
-        for warning in ServerSettings.environmentWarnings(in: ProcessInfo.processInfo.environment) {
-            // Not refused, unlike a config file's unknown member: the environment is shared.
-            logger.warning("\(warning)")
-        }
-        var service = settings.service
-        var journal: (any JournalStorage)?
-        var replication: ReplicaConfiguration?
-        if settings.inMemory {
-            logger.notice("in memory: no journal, nothing survives a restart")
-        } else if settings.journal == .postgres {
-            do {
-                replication = try Self.openReplica(settings, logger: logger)
-            } catch {
-                logger.critical("cannot start: \(error)")
-                throw ExitCode.failure
-            }
-            service.versionTags = .plain  // versions are the shared log's
-        } else {
-            do {
-                journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
-            } catch {
-                logger.critical("cannot start: \(error)")
-                throw ExitCode.failure
-            }
-            service.versionTags = .plain  // versions survive restarts
-            logger.info("journal: \(settings.dataDir)/\(SQLiteJournalStorage.fileName) (journalSync \(settings.journalSync.rawValue))")
-        }
-        let server = ReMVVMServer(
-            store: try ExampleApp.store(),
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
-            http: settings.http,
-            service: service,
-            accessControl: settings.accessControl,
-            journal: journal,
-            replication: replication,
-            logger: logger
-        )
-        let group = ServiceGroup(
-            services: [server],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        do {
-            try await group.run()
-        } catch {
-            logger.critical("stopped: \(error)")
-            throw ExitCode.failure
-        }
-        logger.info("stopped")
-    }
-
-    /// Opens the shared log in PostgreSQL (retrying while it cannot be reached, with a log line
-    /// per attempt) and the data directory that keeps this replica's snapshots.
-    private static func openReplica(_ settings: ServerSettings, logger: Logger) throws -> ReplicaConfiguration {
-        let name = settings.replicaName.isEmpty ? ProcessInfo.processInfo.hostName : settings.replicaName
-        let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
-        logger.info("replica \(name): connecting to the shared log in PostgreSQL")
-        let log: PostgresSharedLog
-        do {
-            // One attempt now: an incompatible schema refuses to start. PostgreSQL unreachable:
-            // start anyway, /healthz answers 503 and the replica connects when it can.
-            log = try PostgresSharedLog(conninfo: settings.postgresURL, patience: .zero)
-        } catch where error.code == .unusable {
-            logger.warning("replica \(name): cannot use PostgreSQL now (\(error)); serving /healthz 503 and retrying with backoff (a wrong password or database name is retried too: fix it and the replica connects)")
-            log = PostgresSharedLog(connectingLater: settings.postgresURL)
-        } catch {
-            snapshots.close()
-            throw error
-        }
-        logger.info("replica \(name): shared log in PostgreSQL, snapshots in \(settings.dataDir)/\(SQLiteJournalStorage.fileName)")
-        return ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry)
-    }
-
-    /// Creates the data directory if missing and opens its journal; logs when its background
-    /// checkpoints start failing and when they recover.
-    private static func openJournal(in directory: String, sync: JournalSync, logger: Logger) throws -> SQLiteJournalStorage {
-        try createDirectories(directory)
-        let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
-        storage.onCheckpointProblem { problem in
-            if let problem {
-                logger.error("checkpoints of \(storage.path) fail (\(problem)): the write-ahead log grows until they succeed; check the disk (space, errors) and permissions")
-            } else {
-                logger.notice("checkpoints of \(storage.path) succeed again")
-            }
-        }
-        return storage
-    }
-
-    /// Creates `directory` and the directories above it that are missing (`mkdir -p`), saying
-    /// which one could not be made and why in the system's words (Foundation's error would say
-    /// "NSCocoaErrorDomain error 512").
-    private static func createDirectories(_ directory: String) throws(JournalError) {
-        var path = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
-            path += "/" + component
-            var status = stat()
-            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-                continue
-            }
-            // 0o777 and the umask decide, as for mkdir -p.
-            guard mkdir(path, 0o777) == 0 || errno == EEXIST && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR else {
-                // EEXIST: a file, or a symbolic link to something missing or not a directory.
-                let reason = errno == EEXIST ? "it exists and is not a directory" : String(cString: strerror(errno))
-                throw JournalError(code: .unusable, message: "cannot create the data directory \(directory): \(path): \(reason)")
-            }
-        }
-    }
-
-    private func loadSettings() async throws -> ServerSettings {
+    /// The settings: these flags, then `environment`'s `REMVVM_*` variables, then the config file
+    /// (`--config`, or `defaultConfigPath` when it exists), then the built-in defaults.
+    func loadSettings(environment: [String: String], defaultConfigPath: String) async throws -> ServerSettings {
         var flags: [AbsoluteConfigKey: ConfigValue] = [:]
         func set(_ key: ServerSettings.Key, _ value: ConfigContent?) {
             if let value { flags[AbsoluteConfigKey([key.rawValue])] = ConfigValue(value, isSecret: false) }
@@ -323,8 +197,9 @@ struct ServeCommand: AsyncParsableCommand {
 
         return try await ServerSettings.load(
             flags: flags,
-            environment: ProcessInfo.processInfo.environment,
-            configPath: configPath
+            environment: environment,
+            configPath: configPath,
+            defaultConfigPath: defaultConfigPath
         )
     }
 }

@@ -1,0 +1,4 @@
+import ReMVVMServerCommand
+import TodoApp
+
+await ReMVVMServerCommand.main(TodoApp.domain)
