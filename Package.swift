@@ -47,8 +47,11 @@ let package = Package(
         // ThreadSanitizer) and blocking work moved off the cooperative pool.
         .target(
             name: "ConcurrencyKit",
+            dependencies: ["CLinux"],
             swiftSettings: strictSettings
         ),
+        // eventfd(2), which Glibc's overlay leaves out; imported by ConcurrencyKit only (Doorbell).
+        .systemLibrary(name: "CLinux"),
         // The C boundary: libmicrohttpd, imported by MicroHTTP only.
         .systemLibrary(
             name: "CMicroHTTPD",

@@ -8,10 +8,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
-/* For the stream writer thread (MicroHTTP's WritableWatcher): Glibc's Swift overlay has
-   neither. */
+/* For MicroHTTP's SocketWatcher (through its Posix layer): Glibc's Swift overlay leaves epoll
+   out. (Its stop doorbell, an eventfd, is ConcurrencyKit's Doorbell.) */
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 
 /*
  * Everything a daemon needs at start, as one struct. Swift builds it with the

@@ -199,10 +199,10 @@ final class PostgresConnection {
     }
 
     /// Reads what the server sent and returns the payloads of the notifications received, waiting
-    /// up to `timeout` for the socket to become readable when none is buffered yet. A readable
-    /// `wakeDescriptor` (an eventfd another thread writes to; -1 for none) ends the wait too: it
-    /// is drained and `woken` is true.
-    func notifications(waitingUpTo timeout: Duration, wakeDescriptor: Int32 = -1) throws(PostgresLogError) -> (payloads: [String], woken: Bool) {
+    /// up to `timeout` for the socket to become readable when none is buffered yet. A rung
+    /// `wakeBell` (another thread has something for the waiter) ends the wait too: it is drained
+    /// and `woken` is true.
+    func notifications(waitingUpTo timeout: Duration, wakeBell: Doorbell? = nil) throws(PostgresLogError) -> (payloads: [String], woken: Bool) {
         var received = try drainNotifications()
         if !received.isEmpty { return (received, false) }
         guard let handle else {
@@ -214,7 +214,7 @@ final class PostgresConnection {
         }
         var descriptors = [
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),  // ignored when -1
+            pollfd(fd: wakeBell?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // ignored when -1
         ]
         let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         let ready = poll(&descriptors, 2, max(0, milliseconds))
@@ -222,10 +222,8 @@ final class PostgresConnection {
             throw PostgresLogError(code: .unavailable, message: "poll on the PostgreSQL socket failed (errno \(errno))")
         }
         var woken = false
-        if wakeDescriptor >= 0, descriptors[1].revents & Int16(POLLIN) != 0 {
-            var counter: UInt64 = 0
-            _ = read(wakeDescriptor, &counter, MemoryLayout<UInt64>.size)
-            woken = true
+        if let wakeBell, descriptors[1].revents & Int16(POLLIN) != 0 {
+            woken = wakeBell.drain() > 0
         }
         received = try drainNotifications()
         return (received, woken)

@@ -64,9 +64,9 @@ public final class PostgresLogFollower: Sendable {
     private let verify: @Sendable (_ identity: String, _ head: UInt64) throws -> Void
     private let onStatus: @Sendable (Status) -> Void
     private let state: Lock<State>
-    /// An eventfd that ``offer(_:)`` writes to, to wake the thread from its wait for the doorbell
-    /// (-1 if the system refused one: offers are then taken at the next doorbell or poll).
-    private let wakeDescriptor: Int32
+    /// What ``offer(_:)`` rings to wake the thread from its wait for PostgreSQL's doorbell (nil if
+    /// the system refused an eventfd: offers are then taken at the next doorbell or poll).
+    private let wakeBell: Doorbell?
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -90,11 +90,7 @@ public final class PostgresLogFollower: Sendable {
         self.verify = verify
         self.apply = apply
         state = Lock(State(applied: applied, knownHead: applied))
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-    }
-
-    deinit {
-        if wakeDescriptor >= 0 { close(wakeDescriptor) }
+        wakeBell = try? Doorbell()
     }
 
     /// The last version applied.
@@ -153,10 +149,7 @@ public final class PostgresLogFollower: Sendable {
                 state.offered.removeFirst(state.offered.count - Self.offeredLimit)
             }
         }
-        if wakeDescriptor >= 0 {
-            var one: UInt64 = 1
-            _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
-        }
+        wakeBell?.ring()
     }
 
     /// The offered entries that follow `applied` directly (dropping those already applied), and
@@ -239,7 +232,7 @@ public final class PostgresLogFollower: Sendable {
             if hasOffers { return nil }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return .max }
-            switch try listener.wait(upTo: min(remaining, .milliseconds(200)), wakeDescriptor: wakeDescriptor) {
+            switch try listener.wait(upTo: min(remaining, .milliseconds(200)), wakeBell: wakeBell) {
             case .rang(let head?) where head <= applied:
                 continue
             case .rang(let head?):

@@ -1,3 +1,5 @@
+import ConcurrencyKit
+
 /// The doorbell of the shared log: a connection that `LISTEN`s on the log's channel.
 ///
 /// NOTIFY is a wake-up only: it is not replayed after a reconnect and may be coalesced, so the
@@ -28,10 +30,16 @@ public final class PostgresLogListener {
         case timedOut
     }
 
-    /// Waits up to `timeout` for the doorbell, or for `wakeDescriptor` (an eventfd; -1 for none)
-    /// to become readable. Throws ``PostgresLogError/Code/unavailable`` while PostgreSQL cannot
-    /// be reached.
-    public func wait(upTo timeout: Duration, wakeDescriptor: Int32 = -1) throws(PostgresLogError) -> Wake {
+    /// Waits up to `timeout` for the doorbell. Throws ``PostgresLogError/Code/unavailable`` while
+    /// PostgreSQL cannot be reached.
+    public func wait(upTo timeout: Duration) throws(PostgresLogError) -> Wake {
+        try wait(upTo: timeout, wakeBell: nil)
+    }
+
+    /// Waits up to `timeout` for the doorbell, or for `wakeBell` (rung by another thread that has
+    /// something for the waiter; drained here). Throws ``PostgresLogError/Code/unavailable`` while
+    /// PostgreSQL cannot be reached.
+    func wait(upTo timeout: Duration, wakeBell: Doorbell?) throws(PostgresLogError) -> Wake {
         if !listening || !connection.isConnected {
             listening = false
             try connection.connect()
@@ -40,7 +48,7 @@ public final class PostgresLogListener {
             return .reconnected
         }
         do {
-            let (payloads, woken) = try connection.notifications(waitingUpTo: timeout, wakeDescriptor: wakeDescriptor)
+            let (payloads, woken) = try connection.notifications(waitingUpTo: timeout, wakeBell: wakeBell)
             if !payloads.isEmpty {
                 let heads = payloads.map { UInt64($0) }
                 return .rang(head: heads.contains(nil) ? nil : heads.compactMap { $0 }.max())

@@ -41,8 +41,9 @@ func accessHandler(
             return refuse(violation, connection, url, method, server)
         }
         if case .queryRefused = state {
-            let limit = server.queryLimit
-            return refuse(.queryTooLarge(limit: limit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter), connection, url, method, server)
+            // libmicrohttpd parsed none of it (requestTargetReceived): answered now, and closed.
+            let failure = RequestFailure.queryTooLarge(limit: server.queryLimit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter)
+            return refuse(failure, connection, url, method, server)
         }
         if let declared = RequestReader.contentLength(of: connection), declared > UInt64(limit) {
             if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {

@@ -1,7 +1,8 @@
 internal import CMicroHTTPD
 
 /// Checks a request head for the framing ambiguities that let one request hide another
-/// ("request smuggling", RFC 9112 §6.3 and §11.2) and for a missing or repeated `Host`.
+/// ("request smuggling", RFC 9112 §6.3 and §11.2), for a missing or repeated `Host`, and for a
+/// repeat of a field the responder reads once (``SingleFields``).
 ///
 /// libmicrohttpd 0.9.75 accepts all of these: it uses the first of two `Content-Length`s, a
 /// `Content-Length` next to `Transfer-Encoding: chunked`, keeps a field name with a blank

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -77,7 +78,7 @@ extension ConnectionHandle {
     }
 
     /// One `sendmsg` of a size line, a payload and the last `trailer` bytes of a CRLF.
-    private func send(sizeLine: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, trailer: Int) -> Int {
+    private func send(sizeLine: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, trailer: Int) -> Result<Int, SystemCallError> {
         Self.crlf.withUnsafeBytes { crlf in
             withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { vectors in
                 vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: sizeLine.baseAddress), iov_len: sizeLine.count)
@@ -89,30 +90,30 @@ extension ConnectionHandle {
                 var message = msghdr()
                 message.msg_iov = vectors.baseAddress
                 message.msg_iovlen = vectors.count
-                return sendmsg(socket, &message, Self.flags)
+                return Result { () throws(SystemCallError) in try Posix.send(socket, &message, flags: Self.flags) }
             }
         }
     }
 
     /// Turns a `sendmsg` result into an outcome; `unsent` gives the chunk before the write, to
     /// be advanced past what went out.
-    private static func outcome(sent: Int, total: Int, unsent: () -> UnfinishedChunk) -> DirectWriteOutcome {
-        if sent == total {
+    private static func outcome(
+        sent result: Result<Int, SystemCallError>, total: Int, unsent: () -> UnfinishedChunk
+    ) -> DirectWriteOutcome {
+        switch result {
+        case .success(let sent) where sent == total:
             return .written
-        }
-        if sent > 0 {
+        case .success(let sent) where sent > 0:
             var rest = unsent()
             rest.advance(by: sent)
             return .partial(remainder: rest)
-        }
-        if sent == 0 {
+        case .success:
             return .wouldBlock
-        }
-        let error = errno
-        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR {
+        case .failure(let error) where error.wouldBlock:
             return .wouldBlock
+        case .failure(let error):
+            return .failed(error.code)
         }
-        return .failed(error)
     }
 
     /// Makes every direct write leave at once: no corking, no Nagle delay.
@@ -121,11 +122,12 @@ extension ConnectionHandle {
     /// (measured: `TCP_NODELAY` 1, `TCP_CORK` 0); setting it explicitly keeps direct writes
     /// prompt whatever it did before.
     func disableSendDelays() {
-        var on: Int32 = 1
-        var off: Int32 = 0
-        let size = socklen_t(MemoryLayout<Int32>.size)
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &off, size)
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, size)
+        do {
+            try Posix.setOption(socket, level: Int32(IPPROTO_TCP), TCP_CORK, to: Int32(0), label: "TCP_CORK")
+            try Posix.setOption(socket, level: Int32(IPPROTO_TCP), TCP_NODELAY, to: Int32(1), label: "TCP_NODELAY")
+        } catch {
+            // Only a socket already reset refuses these; the write that follows finds that out.
+        }
     }
 
     /// Caps the kernel's send buffer of this socket at `bytes` (Linux doubles the value for its
@@ -133,8 +135,11 @@ extension ConnectionHandle {
     /// can hold in the kernel is then bounded, as the stream's backlog bounds what it holds in
     /// ours. Ignored if the system refuses.
     func limitSendBuffer(to bytes: Int) {
-        var size = Int32(clamping: bytes)
-        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        do {
+            try Posix.setOption(socket, level: SOL_SOCKET, SO_SNDBUF, to: Int32(clamping: bytes), label: "SO_SNDBUF")
+        } catch {
+            // The stream is then bounded by its own backlog alone, as with a 0 setting.
+        }
     }
 
     private static let crlf: [UInt8] = [0x0D, 0x0A]

@@ -40,31 +40,35 @@ final class SocketWatcher: Sendable {
         var nextToken: UInt64 = 1
     }
 
-    /// The epoll set and the eventfd that wakes the thread to stop; -1 until started.
-    private let descriptors = Atomic<Int64>(-1)
+    /// The epoll set; -1 until started and after stopped.
+    private let epollDescriptor = Atomic<Int32>(-1)
+    /// What wakes the thread to stop (in the epoll set as ``wakeToken``); nil until started.
+    private let stopBell = Lock<Doorbell?>(nil)
     private let registry = Lock(Registry())
     private let stopRequested = Atomic<Bool>(false)
     private let thread = Lock<pthread_t?>(nil)
 
-    /// Token 0 marks the stop eventfd in the epoll set.
+    /// Token 0 marks the stop doorbell in the epoll set.
     private static let wakeToken: UInt64 = 0
 
     /// Creates the epoll set and starts the thread; `false` if the system refused either.
     func start() -> Bool {
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { return false }
-        let wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard wake >= 0 else {
-            close(epoll)
+        let epoll: Int32
+        let bell: Doorbell
+        do {
+            epoll = try Posix.epollCreate()
+        } catch {
             return false
         }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: Self.wakeToken))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event) == 0 else {
-            close(wake)
-            close(epoll)
+        do {
+            bell = try Doorbell()
+            try Posix.epollAdd(epoll, bell.descriptor, events: EPOLLIN.rawValue, token: Self.wakeToken)
+        } catch {
+            Self.close(epoll)
             return false
         }
-        descriptors.store(Int64(epoll) << 32 | Int64(wake), ordering: .releasing)
+        stopBell.withLock { $0 = bell }
+        epollDescriptor.store(epoll, ordering: .releasing)
         guard let handle = startThread(named: "stream-watcher", { [self] in run() }) else {
             closeDescriptors()
             return false
@@ -77,10 +81,7 @@ final class SocketWatcher: Sendable {
     /// was watched has been released.
     func stop() {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
-        if let (_, wake) = currentDescriptors {
-            var one: UInt64 = 1
-            _ = write(wake, &one, MemoryLayout<UInt64>.size)
-        }
+        stopBell.withLock { $0 }?.ring()
         if let handle = thread.withLock({ thread in defer { thread = nil }; return thread }) {
             pthread_join(handle, nil)
         }
@@ -92,14 +93,15 @@ final class SocketWatcher: Sendable {
     /// error is always reported); returns the token to re-arm or end the watch with, or nil if the
     /// socket could not be watched. The handler is kept until ``unwatch(_:socket:)`` or ``stop()``.
     func watch(_ handler: any SocketReadinessHandler, socket: Int32, for interest: SocketInterest) -> UInt64? {
-        guard let (epoll, _) = currentDescriptors else { return nil }
+        guard let epoll = currentEpoll else { return nil }
         let token = registry.withLock { registry in
             defer { registry.nextToken += 1 }
             registry.handlers[registry.nextToken] = handler
             return registry.nextToken
         }
-        var event = epoll_event(events: Self.once(interest), data: epoll_data_t(u64: token))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
+        do {
+            try Posix.epollAdd(epoll, socket, events: Self.once(interest), token: token)
+        } catch {
             _ = registry.withLock { $0.handlers.removeValue(forKey: token) }
             return nil
         }
@@ -108,15 +110,23 @@ final class SocketWatcher: Sendable {
 
     /// Watches a socket again (after an event, or for another interest); `false` on failure.
     func rearm(_ token: UInt64, socket: Int32, for interest: SocketInterest) -> Bool {
-        guard let (epoll, _) = currentDescriptors else { return false }
-        var event = epoll_event(events: Self.once(interest), data: epoll_data_t(u64: token))
-        return epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0
+        guard let epoll = currentEpoll else { return false }
+        do {
+            try Posix.epollModify(epoll, socket, events: Self.once(interest), token: token)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Ends a watch; the socket must still be open.
     func unwatch(_ token: UInt64, socket: Int32) {
-        if let (epoll, _) = currentDescriptors {
-            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
+        if let epoll = currentEpoll {
+            do {
+                try Posix.epollRemove(epoll, socket)
+            } catch {
+                // ENOENT: never armed or already gone; the token below is what matters.
+            }
         }
         _ = registry.withLock { $0.handlers.removeValue(forKey: token) }
     }
@@ -135,27 +145,41 @@ final class SocketWatcher: Sendable {
         return ready
     }
 
-    private var currentDescriptors: (epoll: Int32, wake: Int32)? {
-        let packed = descriptors.load(ordering: .acquiring)
-        guard packed >= 0 else { return nil }
-        return (Int32(truncatingIfNeeded: packed >> 32), Int32(truncatingIfNeeded: packed))
+    private var currentEpoll: Int32? {
+        let epoll = epollDescriptor.load(ordering: .acquiring)
+        return epoll >= 0 ? epoll : nil
     }
 
     private func closeDescriptors() {
-        let packed = descriptors.exchange(-1, ordering: .acquiringAndReleasing)
-        guard packed >= 0 else { return }
-        close(Int32(truncatingIfNeeded: packed >> 32))
-        close(Int32(truncatingIfNeeded: packed))
+        let epoll = epollDescriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if epoll >= 0 {
+            Self.close(epoll)
+        }
+        stopBell.withLock { $0 = nil }  // closes its eventfd
+    }
+
+    private static func close(_ epoll: Int32) {
+        do {
+            try Posix.closeDescriptor(epoll)
+        } catch {
+            assertionFailure("closing the watcher's epoll set: \(error)")  // EBADF would be a bug
+        }
     }
 
     private func run() {
-        guard let (epoll, _) = currentDescriptors else { return }
+        guard let epoll = currentEpoll else { return }
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            let count = events.withUnsafeMutableBufferPointer { buffer in
-                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), -1)
+            let count: Int
+            do {
+                count = try events.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
+                    try Posix.epollWait(epoll, into: buffer)
+                }
+            } catch {
+                // Only a bad epoll descriptor (EBADF, EINVAL) makes epoll_wait fail: not one of ours.
+                preconditionFailure("\(error)")
             }
-            for index in 0..<max(0, Int(count)) {
+            for index in 0..<count {
                 let token = events[index].data.u64
                 guard token != Self.wakeToken else { continue }
                 let handler = registry.withLock { $0.handlers[token] }

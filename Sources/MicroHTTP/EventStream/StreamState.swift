@@ -24,9 +24,17 @@ struct ConnectionHandle: @unchecked Sendable {
     /// the socket.
     func abort() {
         guard socket >= 0 else { return }
-        var option = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        _ = shutdown(socket, Int32(SHUT_RDWR))
+        do {
+            try Posix.setOption(socket, level: SOL_SOCKET, SO_LINGER, to: linger(l_onoff: 1, l_linger: 0), label: "SO_LINGER")
+        } catch {
+            // Without linger 0 the close ends in a FIN after the queued bytes: the shutdown
+            // below still cuts the client off.
+        }
+        do {
+            try Posix.shutdownBoth(socket)
+        } catch {
+            // ENOTCONN: the peer reset the connection already; libmicrohttpd closes its side.
+        }
     }
 }
 

@@ -131,7 +131,11 @@ final class ConnectionTracker: Sendable {
                     record.headDeadline.store(0, ordering: .relaxed)
                     // Counted first: whoever sees the connection close sees the count too.
                     cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
-                    _ = shutdown(record.socket, Int32(SHUT_RDWR))
+                    do {
+                        try Posix.shutdownBoth(record.socket)
+                    } catch {
+                        // ENOTCONN: the client left already; libmicrohttpd closes the connection.
+                    }
                 }
             }
         }

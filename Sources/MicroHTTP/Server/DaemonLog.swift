@@ -10,12 +10,15 @@ import Musl
 ///
 /// Each message repeats as often as what causes it (a failed `accept` while file descriptors
 /// run out, an error page per malformed request): one line per kind, then a count
-/// (``RateLimitedLog``); the kind is the format string, a constant of libmicrohttpd's.
+/// (``RateLimitedLog``). The kind is the format string (a constant of libmicrohttpd's) and the
+/// level: some messages come through one `"%s\n"` (connection.c ~952), routine and not.
 func daemonLog(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ arguments: CVaListPointer?) {
     guard let cls, let format, let arguments else { return }
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    let level = daemonLogLevel(for: format)
-    server.daemonLogRepeats.log(level, "libmicrohttpd: \(formatted(format, arguments))", kind: Int(bitPattern: format), to: server.logger)
+    let message = formatted(format, arguments)
+    let level = daemonLogLevel(for: message)
+    let kind = Int(bitPattern: format) << 1 | (level == .debug ? 1 : 0)
+    server.daemonLogRepeats.log(level, "libmicrohttpd: \(message)", kind: kind, to: server.logger)
 }
 
 /// The message `format` and `arguments` make, without trailing blanks and newlines.
@@ -35,7 +38,7 @@ private func formatted(_ format: UnsafePointer<CChar>, _ arguments: CVaListPoint
 /// Messages about what a client did (malformed requests, disconnects, streams we ended on
 /// purpose) are routine: debug. Everything else (limits reached, system call failures) is a
 /// warning.
-private func daemonLogLevel(for format: UnsafePointer<CChar>) -> Logger.Level {
+private func daemonLogLevel(for message: Substring) -> Logger.Level {
     let routine = [
         "Error processing request",
         "Not enough memory in pool",
@@ -53,5 +56,5 @@ private func daemonLogLevel(for format: UnsafePointer<CChar>) -> Logger.Level {
         "Connection socket is closed when reading request",
         "Server reached per-IP connection limit",
     ]
-    return routine.contains { strncmp(format, $0, strlen($0)) == 0 } ? .debug : .warning
+    return routine.contains { message.hasPrefix($0) } ? .debug : .warning
 }

@@ -339,12 +339,16 @@ public final class HTTPServer: Sendable {
     /// Lifts the soft open-file limit to the hard one (every connection is a descriptor) and
     /// returns the limit now in force, or nil if it cannot be read.
     private func raiseOpenFileLimit() -> UInt64? {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard var limit = try? Posix.openFileLimit() else { return nil }
         guard limit.rlim_cur < limit.rlim_max else { return UInt64(limit.rlim_cur) }
         let previous = limit.rlim_cur
         limit.rlim_cur = limit.rlim_max
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return UInt64(previous) }
+        do {
+            try Posix.setOpenFileLimit(limit)
+        } catch {
+            core.logger.debug("Could not raise the open-file limit from \(previous) to \(limit.rlim_max): \(error)")
+            return UInt64(previous)
+        }
         core.logger.debug("Raised the open-file limit from \(previous) to \(limit.rlim_max)")
         return UInt64(limit.rlim_max)
     }

@@ -1,3 +1,4 @@
+import ConcurrencyKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -24,41 +25,50 @@ struct ListenSocket: Sendable {
             )
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let descriptor = socket(address.family, type, 0)
-        guard descriptor >= 0 else {
-            throw failure("create a socket for", host, port)
+        let descriptor: Int32
+        do {
+            descriptor = try Posix.openSocket(family: address.family, type: type)
+        } catch {
+            throw failure("create a socket for", host, port, error)
         }
-        var enable: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &enable, socklen_t(MemoryLayout<Int32>.size))
-        guard address.withSockaddr({ bind(descriptor, $0, $1) }) == 0, listen(descriptor, SOMAXCONN) == 0 else {
-            let error = failure("listen on", host, port)
-            _ = closeDescriptor(descriptor)
-            throw error
+        do {
+            try Posix.setOption(descriptor, level: SOL_SOCKET, SO_REUSEADDR, to: Int32(1), label: "SO_REUSEADDR")
+            try address.withSockaddr { address, length throws(SystemCallError) in
+                try Posix.bindSocket(descriptor, address, length)
+            }
+            try Posix.startListening(descriptor, backlog: SOMAXCONN)
+            try address.readBound(from: descriptor)
+        } catch {
+            ListenSocket.close(descriptor)
+            throw failure("listen on", host, port, error)
         }
-        address.readBound(from: descriptor)
         return ListenSocket(descriptor: descriptor, port: Int(address.port), isIPv6: address.family == AF_INET6)
     }
 
+    /// Closes the socket (only if libmicrohttpd never took it over).
     func close() {
-        _ = closeDescriptor(descriptor)
+        Self.close(descriptor)
     }
 
-    private static func failure(_ action: String, _ host: String, _ port: Int) -> HTTPServerError {
-        let code = errno
-        let reason = String(cString: strerror(code))
-        let kind: HTTPServerError.Code = switch code {
+    private static func close(_ descriptor: Int32) {
+        do {
+            try Posix.closeDescriptor(descriptor)
+        } catch {
+            // EBADF would be a bug (closed twice); EIO cannot happen for a socket.
+            assertionFailure("\(error)")
+        }
+    }
+
+    private static func failure(_ action: String, _ host: String, _ port: Int, _ error: SystemCallError) -> HTTPServerError {
+        let kind: HTTPServerError.Code = switch error.code {
         case EADDRINUSE: .addressInUse
         case EACCES, EPERM: .permissionDenied
         case EADDRNOTAVAIL: .invalidHost
         default: .socketFailed
         }
+        let reason = String(cString: strerror(error.code))
         return HTTPServerError(code: kind, message: "Cannot \(action) \(HTTPServerConfiguration.authority(host: host, port: port)): \(reason)")
     }
-}
-
-/// `close(2)`, reachable from types that have their own `close()`.
-private func closeDescriptor(_ descriptor: Int32) -> Int32 {
-    close(descriptor)
 }
 
 /// An IPv4 or IPv6 socket address parsed from a literal host.
@@ -98,19 +108,22 @@ struct SocketAddress {
         }
     }
 
-    func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    func withSockaddr<Result, Failure: Error>(
+        _ body: (UnsafePointer<sockaddr>, socklen_t) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         let length = family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
-        return withUnsafeBytes(of: storage) { raw in
-            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))  // non-empty struct: base address exists
+        return try withUnsafeBytes(of: storage) { raw throws(Failure) in
+            try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))  // non-empty struct: base address exists
         }
     }
 
     /// Replaces the address with the one the socket is bound to (to learn an ephemeral port).
-    mutating func readBound(from descriptor: Int32) {
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutableBytes(of: &storage) { raw in
+    mutating func readBound(from descriptor: Int32) throws(SystemCallError) {
+        try withUnsafeMutableBytes(of: &storage) { raw throws(SystemCallError) in
             guard let base = raw.baseAddress else { return }
-            _ = getsockname(descriptor, base.assumingMemoryBound(to: sockaddr.self), &length)
+            try Posix.localAddress(
+                of: descriptor, into: base.assumingMemoryBound(to: sockaddr.self), capacity: socklen_t(raw.count)
+            )
         }
     }
 }

@@ -4,7 +4,8 @@ import Logging
 import MicroHTTP
 import ReMVVM
 
-/// Refusals and failed commits while the journal fails come once per request: one line, then a count.
+/// Refusals (kind 0), failed commits (1) and failed key lookups (2) while the journal fails come
+/// once per request: one line per kind, then a count.
 private let journalFailureLog = RateLimitedLog()
 
 /// What a request dispatches, worked out once it may dispatch (after its `Idempotency-Key`, if
@@ -174,7 +175,7 @@ extension ReMVVMService {
         case .inFlight:
             return Problem.idempotencyKeyInFlight.response
         case .unavailable(let error):
-            logger.error("cannot look up an idempotency key: \(error)")
+            journalFailureLog.log(.error, "cannot look up an idempotency key: \(error)", kind: 2, to: logger)
             return Problem.journalUnavailable.response
         case .fresh:
             return nil
