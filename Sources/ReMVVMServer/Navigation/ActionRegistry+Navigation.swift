@@ -2,7 +2,7 @@ import ReMVVMNavigation
 
 extension ActionRegistry {
     /// Registers the navigation actions under their wire names: `navigation.push`
-    /// (``ReMVVMNavigation/Push``, `{"screen", "key"}`), `navigation.pop`, `navigation.popToRoot`,
+    /// (`Push`, `{"screen", "key"}`), `navigation.pop`, `navigation.popToRoot`,
     /// `navigation.showModal` (`{"screen", "key"}`), `navigation.dismissModal` and
     /// `navigation.selectTab` (`{"tab"}`).
     public mutating func registerNavigation() {

@@ -8,7 +8,7 @@ extension ViewModelRegistry {
     /// Registers the view model `navigation` for the navigation at `path` of the state:
     /// `{"tabs": [{"name", "stack": [{"screen", "key"}]}], "selectedTab", "modals": [{"screen",
     /// "key"}], "top": {"screen", "key", "viewModel"}}`, where `top` is the screen the user sees
-    /// (``ReMVVMNavigation/NavigationState/top``) with its view model as the factory makes it for
+    /// (`NavigationState.top`) with its view model as the factory makes it for
     /// that state (`null` while not available), so that a client renders from one stream
     /// (`/viewmodels/navigation/events`). Register it after the screens' view models.
     public mutating func registerNavigation(at path: any KeyPath<State, NavigationState> & Sendable) {
@@ -25,7 +25,7 @@ extension ViewModelRegistry {
     }
 
     /// The names a navigation may show: every registered view model but the navigation itself
-    /// (for ``ReMVVMNavigation/NavigationMiddleware``).
+    /// (for `NavigationMiddleware`).
     public var screenNames: [String] {
         names.filter { $0 != Self.navigationName }
     }
