@@ -65,7 +65,7 @@ USER 10001:10001
 # Listen on all interfaces inside the container. Any REMVVM_* variable can be
 # overridden with `docker run -e`, e.g. -e REMVVM_LOG_LEVEL=debug.
 #
-# Access control (README, "Securing the server"): without tokens every route is
+# Access control (docs/security.md): without tokens every route is
 # open and the server logs a warning at start. No secret belongs in this file or
 # in the image; pass them when the container starts:
 #   REMVVM_AUTH_TOKENS            static tokens, TOKEN=SCOPE[+SCOPE],... (scopes read, dispatch)

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ReMVVM", targets: ["ReMVVM"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
         .library(name: "ReMVVMServer", targets: ["ReMVVMServer"]),
+        .library(name: "ReMVVMNavigation", targets: ["ReMVVMNavigation"]),
         .executable(name: "remvvm-server", targets: ["remvvm-server"]),
     ],
     dependencies: [
@@ -101,6 +102,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Navigation as state: tabs of screen stacks and modals, their actions, reducer and
+        // middleware (ReMVVM's Push/Pop/ShowModal); knows nothing about HTTP.
+        .target(
+            name: "ReMVVMNavigation",
+            dependencies: ["ReMVVM"],
+            swiftSettings: strictSettings
+        ),
         // Who may do what: static tokens (SHA-256), JWT verification (HS256/ES256/RS256), scopes and
         // the Bearer challenge; knows nothing about HTTP servers or stores.
         .target(
@@ -122,6 +130,7 @@ let package = Package(
             name: "ReMVVMServer",
             dependencies: [
                 "ReMVVM",
+                "ReMVVMNavigation",
                 "JSONPatch",
                 "MicroHTTP",
                 "ConcurrencyKit",
@@ -207,6 +216,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ReMVVMNavigationTests",
+            dependencies: ["ReMVVMNavigation", "ReMVVM"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "AccessControlTests",
             dependencies: [
                 "AccessControl",
@@ -232,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "ReMVVMServerTests",
             dependencies: [
-                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit",
+                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ConcurrencyKit", "ReMVVMNavigation",
                 "Journal", "SQLiteJournal", "PostgresJournal", "PostgresTestSupport", "AccessControl", "JSONPatch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

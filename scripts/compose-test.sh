@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the README's replica example for real: deploy/compose.replicas.yaml (PostgreSQL 15 and three
+# Runs the replica example of docs/replicas.md for real: deploy/compose.replicas.yaml (PostgreSQL 15 and three
 # replicas) with podman-compose, on a container network with the file's own service names and ports.
 #
 #   scripts/container-test.sh && scripts/compose-test.sh

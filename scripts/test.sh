@@ -2,7 +2,8 @@
 # Sets up a fresh Debian machine with Swift and runs the whole test suite — what CI runs
 # (.ci/run calls this and nothing else):
 #   scripts/test.sh           everything, about 25 minutes on 2 cores; as root (the container tests
-#                             run rootful podman): the Swift test suite, then the crash test of the
+#                             run rootful podman): the Swift test suite, then the README's tour
+#                             (scripts/readme-tour.sh: every command of it, outputs compared), the crash test of the
 #                             durable store (kill -9 cycles), the replica test (three replicas on a
 #                             throwaway PostgreSQL, kill -9 of a replica and PostgreSQL restarts
 #                             mid-load), the container image check (two of its containers also run
@@ -40,6 +41,8 @@ swift test
 if [ "$mode" = --swift ]; then
     exit 0
 fi
+# The README's tour, run against a fresh server (the debug build swift test made).
+scripts/readme-tour.sh
 scripts/crash-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh

@@ -31,6 +31,13 @@ typedef struct cmhd_daemon_config {
     void *accept_policy_cls;
     MHD_RequestCompletedCallback request_completed;
     void *request_completed_cls;
+    /* May be NULL. Called with the request target as soon as the request line is in, before
+       libmicrohttpd parses the query into its connection memory pool (MHD_OPTION_URI_LOG_CALLBACK);
+       what it returns becomes the request's *con_cls. How the server refuses a query that would
+       overflow the pool: 0.9.75 ignores that failure and the connection hangs without an answer
+       (docs/libmicrohttpd-errors.md). */
+    void *(*uri_received) (void *cls, const char *uri, struct MHD_Connection *connection);
+    void *uri_received_cls;
     /* Told when each connection opens and closes (MHD_OPTION_NOTIFY_CONNECTION): how the
        server counts connections, answers those over its limit, and finds heads that take too
        long. CLOSED comes on the worker thread before the socket is closed. */
@@ -57,7 +64,7 @@ typedef struct cmhd_daemon_config {
 static inline struct MHD_Daemon *
 cmhd_start_daemon (const cmhd_daemon_config *config)
 {
-    struct MHD_OptionItem options[11];
+    struct MHD_OptionItem options[12];
     unsigned int count = 0;
 
     options[count++] = (struct MHD_OptionItem) {
@@ -77,6 +84,9 @@ cmhd_start_daemon (const cmhd_daemon_config *config)
     options[count++] = (struct MHD_OptionItem) {
         MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) config->notify_connection,
         config->notify_connection_cls };
+    if (NULL != config->uri_received)
+        options[count++] = (struct MHD_OptionItem) {
+            MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) config->uri_received, config->uri_received_cls };
     if (NULL != config->unescape)
         options[count++] = (struct MHD_OptionItem) {
             MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) config->unescape, NULL };

@@ -106,7 +106,7 @@ import Testing
             #expect(refused.challenge?.contains(#"error="invalid_token""#) == true)
         }
         let twoFields = try live.get("/state", headers: [header, header])
-        #expect(twoFields.status == 401, "two Authorization fields are ambiguous, even when equal")
+        #expect(twoFields.status == 400, "two Authorization fields are ambiguous, even when equal: refused before access control")
     }
 
     @Test func aPreflightNeedsNoToken() throws {

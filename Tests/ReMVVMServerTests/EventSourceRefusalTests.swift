@@ -24,7 +24,7 @@ import Testing
             #expect(told.headers["Connection"]?.lowercased() == "close")
             let text = String(decoding: told.body, as: UTF8.self)
             #expect(text.hasPrefix(": The server has its limit of 1 connections open"), "\(text)")
-            #expect(text.hasSuffix("\nretry: 1000\n\n"), "\(text)")
+            #expect(text.hasSuffix("\nretry: 1000\n"), "\(text)")
             #expect(!text.contains("id:") && !text.contains("data:"), "no event: the client keeps its Last-Event-ID")
         }
         let curl = try live.get("/events")
@@ -55,7 +55,7 @@ import Testing
             Issue.record("expected a body of bytes")
             return
         }
-        #expect(String(decoding: body, as: UTF8.self) == ": \(RequestFailure.shuttingDown.message)\nretry: 1000\n\n")
+        #expect(String(decoding: body, as: UTF8.self) == ": \(RequestFailure.shuttingDown.message)\nretry: 1000\n")
 
         let refused = [
             responder.respond(to: .shuttingDown, method: .GET, path: "/events", headers: HTTPHeaders()),

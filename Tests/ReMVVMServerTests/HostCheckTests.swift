@@ -5,7 +5,7 @@ import Testing
 
 /// Without access tokens, a server answers only requests naming it by an address, `localhost` or
 /// a name under `.localhost`, unless `allowedHosts` says otherwise (docs/http-api.md, "Access
-/// control and CORS"; README, "Securing the server"): a page whose DNS name was rebound to
+/// control and CORS"; docs/security.md): a page whose DNS name was rebound to
 /// 127.0.0.1 gets `421`, and nothing is dispatched.
 @Suite struct HostCheckTests {
     private func send(_ live: LiveServer, _ method: String, _ path: String, host: String, headers: [(String, String)] = []) throws -> TestHTTPResponse {

@@ -186,7 +186,7 @@ import Testing
         let inMemory = try await ServerSettings.load(flags: [:], environment: ["REMVVM_DATA_DIR": "", "REMVVM_IN_MEMORY": "true"], configPath: nil)
         #expect(inMemory.inMemory, "no data directory is needed in memory")
         #expect(try await ServerSettings.load(flags: [:], environment: [:], configPath: nil).service.allowedHosts == nil, "automatic")
-        // Empty, as the README gives the default (it was refused: '"" is not a host name').
+        // Empty, as docs/configuration.md gives the default (it was refused: '"" is not a host name').
         let empty = try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "", "REMVVM_CORS_ALLOWED_ORIGINS": ""], configPath: nil)
         #expect(empty.service.allowedHosts == nil && empty.service.corsAllowedOrigins.isEmpty)
         #expect(try await ServerSettings.load(flags: [:], environment: ["REMVVM_ALLOWED_HOSTS": "a.example, b.example"], configPath: nil)
@@ -225,18 +225,19 @@ import Testing
         #expect(throws: Never.self) { try defaults.service.validate() }
     }
 
-    /// The README's configuration table documents every key with its variable, flag and default;
-    /// a secret has no flag (`—`), since command lines are visible to every user in `ps`.
-    @Test func theReadmeTableListsEveryKeyWithItsDefault() throws {
+    /// The configuration page (`docs/configuration.md`) documents every key with its variable,
+    /// flag and default; a secret has no flag (`—`), since command lines are visible to every user
+    /// in `ps`.
+    @Test func theConfigurationPageListsEveryKeyWithItsDefault() throws {
         let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md").path, encoding: .utf8)
+            .appendingPathComponent("docs/configuration.md").path, encoding: .utf8)
         for key in ServerSettings.Key.allCases {
             let flag = key.isSecret
                 ? "—"
                 : "`--" + SettingsError.environmentName(key).lowercased().replacingOccurrences(of: "_", with: "-") + "`"
             let row = "| `\(key.rawValue)` | `REMVVM_\(SettingsError.environmentName(key))` | \(flag) | `\(ServerSettings.defaultText(key))` |"
-            #expect(readme.contains(row), "README row for \(key.rawValue): \(row)")
+            #expect(readme.contains(row), "docs/configuration.md row for \(key.rawValue): \(row)")
         }
     }
 

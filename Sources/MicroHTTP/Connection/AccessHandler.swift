@@ -22,8 +22,9 @@ func accessHandler(
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let limit = server.maxBodyBytes
 
-    switch RequestSlot(slot.pointee) {
-    case .fresh:
+    let state = RequestSlot(slot.pointee)
+    switch state {
+    case .fresh, .queryRefused:
         server.requestStarted()
         RequestSlot.markHeadersSeen(slot)
         if let record = connectionRecord(of: connection) {
@@ -32,10 +33,16 @@ func accessHandler(
         if server.isOverConnectionLimit {
             return refuse(.overloaded(limit: server.connectionLimit.load(ordering: .relaxed)), connection, url, method, server)
         }
-        if let violation = RequestFraming.violation(of: connection, isHTTP11: RequestReader.isHTTP11(version)) {
+        if let violation = RequestFraming.violation(
+            of: connection, isHTTP11: RequestReader.isHTTP11(version), singleFields: server.singleFields
+        ) {
             // Answered now, before any body byte is read, and the connection closed: where the
             // next request would start is unknown.
             return refuse(violation, connection, url, method, server)
+        }
+        if case .queryRefused = state {
+            let limit = server.queryLimit
+            return refuse(.queryTooLarge(limit: limit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter), connection, url, method, server)
         }
         if let declared = RequestReader.contentLength(of: connection), declared > UInt64(limit) {
             if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {
@@ -190,6 +197,12 @@ func requestCompleted(
     guard let cls else { return }
     let server = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     guard let slot, slot.pointee != nil else { return }
+    if case .queryRefused = RequestSlot(slot.pointee) {
+        // The access handler never ran (libmicrohttpd refused the head, or the client left):
+        // nothing was started for this request.
+        slot.pointee = nil
+        return
+    }
     RequestSlot.release(slot)
     if let connection, let record = connectionRecord(of: connection) {
         server.connections.requestFinished(record)

@@ -16,8 +16,8 @@ internal import CMicroHTTPD
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 enum RequestFraming {
     /// The reason `connection`'s request head is refused, or nil if it is sound.
-    static func violation(of connection: OpaquePointer, isHTTP11: Bool) -> RequestFailure? {
-        var fields = FramingFields()
+    static func violation(of connection: OpaquePointer, isHTTP11: Bool, singleFields: SingleFields) -> RequestFailure? {
+        var fields = FramingFields(singleFields: singleFields)
         _ = withUnsafeMutablePointer(to: &fields) { pointer in
             MHD_get_connection_values_n(connection, .HEADER_KIND, collectFramingField, pointer)
         }
@@ -27,6 +27,9 @@ enum RequestFraming {
 
 /// What ``RequestFraming`` looks at, gathered in one pass over the header fields.
 struct FramingFields {
+    /// The fields that may appear once (the responder's ``SingleFields``).
+    let singleFields: SingleFields
+    var singleFieldCount = SingleFieldCount()
     var contentLengthCount = 0
     var transferEncodings: [String] = []
     var hostCount = 0
@@ -49,6 +52,8 @@ struct FramingFields {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
         } else if Self.equalsIgnoringCase(name, "host") {
             hostCount += 1
+        } else if let single = singleFields.index(of: name) {
+            singleFieldCount.add(single)
         }
     }
 
@@ -89,6 +94,10 @@ struct FramingFields {
         }
         if hostCount > 1 {
             return .malformedRequest("the request carries more than one Host header")
+        }
+        if let repeated = singleFieldCount.repeated {
+            let name = singleFields.name(at: repeated)
+            return .malformedRequest("the request carries more than one \(name) header field; this server reads \(name) from one field only, so send it once")
         }
         return nil
     }

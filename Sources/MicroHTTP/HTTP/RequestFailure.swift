@@ -17,6 +17,9 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         /// The request uses a feature the server does not implement (501), such as a transfer
         /// coding other than chunked. The connection closes after the answer.
         case notImplemented
+        /// The request target's query is larger than the server parses (414); the connection
+        /// closes after the answer.
+        case uriTooLong
     }
 
     /// The kind of failure.
@@ -40,6 +43,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .shuttingDown, .overloaded: 503
         case .malformedRequest: 400
         case .notImplemented: 501
+        case .uriTooLong: 414
         }
     }
 
@@ -47,7 +51,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var closesConnection: Bool {
         switch code {
         case .bodyTooLarge: false
-        case .shuttingDown, .overloaded, .malformedRequest, .notImplemented: true
+        case .shuttingDown, .overloaded, .malformedRequest, .notImplemented, .uriTooLong: true
         }
     }
 
@@ -71,7 +75,7 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var retryAfterSeconds: Int? {
         switch code {
         case .shuttingDown, .overloaded: 1
-        case .bodyTooLarge, .malformedRequest, .notImplemented: nil
+        case .bodyTooLarge, .malformedRequest, .notImplemented, .uriTooLong: nil
         }
     }
 
@@ -105,6 +109,16 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// A request feature the server does not implement.
     public static func notImplemented(_ message: String) -> RequestFailure {
         RequestFailure(code: .notImplemented, message: message)
+    }
+
+    /// A query too large to parse, naming the limit: `limit` bytes for the target's length plus
+    /// `bytesPerParameter` per parameter (``QueryLimit``).
+    public static func queryTooLarge(limit: Int, bytesPerParameter: Int) -> RequestFailure {
+        RequestFailure(
+            code: .uriTooLong,
+            message: "the request's query is too large: the request target's length plus \(bytesPerParameter) bytes per query parameter may be at most \(limit) bytes (half of the memory the server gives each connection); send fewer parameters, or the data in a body",
+            limit: limit
+        )
     }
 
     /// A body-too-large failure that names the limit.

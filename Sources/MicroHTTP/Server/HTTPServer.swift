@@ -295,6 +295,8 @@ public final class HTTPServer: Sendable {
             accept_policy_cls: context.toOpaque(),
             request_completed: requestCompleted,
             request_completed_cls: context.toOpaque(),
+            uri_received: requestTargetReceived,
+            uri_received_cls: context.toOpaque(),
             notify_connection: connectionNotified,
             notify_connection_cls: context.toOpaque(),
             per_ip_connection_limit: UInt32(configuration.perClientConnectionLimit),

@@ -7,7 +7,13 @@ import Synchronization
 final class ServerCore: Sendable {
     let responder: any Responder
     let logger: Logger
+    /// libmicrohttpd's messages, one line per kind and then a count (``daemonLog``).
+    let daemonLogRepeats = RateLimitedLog()
     let maxBodyBytes: Int
+    /// The header fields a request may carry once (the responder's ``Responder/singleFieldNames``).
+    let singleFields: SingleFields
+    /// The largest query a request may carry (`414` past it).
+    let queryLimit: QueryLimit
     /// What event-stream sockets' kernel send buffers are capped at; 0 leaves the kernel's default.
     let streamSendBufferBytes: Int
     /// Whether sends may be written straight to a waiting stream's socket: configured, and
@@ -51,6 +57,8 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.logger = logger
         maxBodyBytes = max(0, configuration.maxBodyBytes)
+        singleFields = SingleFields(responder.singleFieldNames)
+        queryLimit = QueryLimit(connectionMemoryLimit: configuration.connectionMemoryLimit)
         streamSendBufferBytes = max(0, configuration.streamSendBufferBytes)
         let verified = LibmicrohttpdVersion.allowsDirectWrites(libraryVersion)
         allowsDirectStreamWrites = configuration.directStreamWrites && verified

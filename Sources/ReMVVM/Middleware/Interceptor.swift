@@ -8,25 +8,29 @@ public final class Interceptor<Action, State>: Sendable {
 
     private let forward: @Sendable (Action?, Completion?) -> Void
     private let rejection: @Sendable (String) -> Void
+    private let leavingUnchanged: @Sendable () -> Void
     /// The store's mappers, so a typed middleware can see its substate.
     let mappings: StateMappings<State>
 
     /// Creates an interceptor that calls `next` (and `reject`) — for unit tests of a middleware.
     public convenience init(
         next: @escaping @Sendable (Action?, Completion?) -> Void,
-        reject: @escaping @Sendable (String) -> Void = { _ in }
+        reject: @escaping @Sendable (String) -> Void = { _ in },
+        leaveUnchanged: @escaping @Sendable () -> Void = {}
     ) {
-        self.init(mappings: .none, next: next, reject: reject)
+        self.init(mappings: .none, next: next, reject: reject, leaveUnchanged: leaveUnchanged)
     }
 
     init(
         mappings: StateMappings<State>,
         next: @escaping @Sendable (Action?, Completion?) -> Void,
-        reject: @escaping @Sendable (String) -> Void
+        reject: @escaping @Sendable (String) -> Void,
+        leaveUnchanged: @escaping @Sendable () -> Void
     ) {
         self.mappings = mappings
         self.forward = next
         self.rejection = reject
+        self.leavingUnchanged = leaveUnchanged
     }
 
     /// Passes `action` (or, when nil, the current action) to the next middleware or the reducer.
@@ -46,5 +50,16 @@ public final class Interceptor<Action, State>: Sendable {
     /// Not calling ``next(action:completion:)`` is what stops the action; `reject` also says why.
     public func reject(reason: String) {
         rejection(reason)
+    }
+
+    /// Ends the current action without a reduce because it would change nothing (a `pop` on a
+    /// root screen, a `dismissModal` without a modal): no new version is made, and
+    /// ``Store/dispatchAndWait(_:)`` reports ``DispatchOutcome/unchanged(version:)`` (the service
+    /// answers `200` with the current version) instead of ``DispatchOutcome/accepted``.
+    ///
+    /// Like ``reject(reason:)``, it does not stop the action by itself: do not call
+    /// ``next(action:completion:)`` for it either.
+    public func leaveUnchanged() {
+        leavingUnchanged()
     }
 }

@@ -45,7 +45,8 @@ extension Middleware {
                     completion: rootCompletion(completion, mappings: mappings)
                 )
             },
-            reject: { interceptor.reject(reason: $0) }
+            reject: { interceptor.reject(reason: $0) },
+            leaveUnchanged: { interceptor.leaveUnchanged() }
         )
         onNext(for: typedState, action: typedAction, interceptor: typedInterceptor, dispatcher: dispatcher)
     }

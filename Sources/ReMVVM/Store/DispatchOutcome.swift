@@ -7,6 +7,9 @@ public enum DispatchOutcome: Sendable, Equatable {
     case reduced(version: UInt64)
     /// Middleware took the action but did not reduce it (yet): it stopped it, or will call `next` later.
     case accepted
+    /// Middleware ended every action with ``Interceptor/leaveUnchanged()``: each would have changed
+    /// nothing, so nothing was reduced; `version` is the store's version, which still holds.
+    case unchanged(version: UInt64)
     /// A middleware refused the action at `index` with ``Interceptor/reject(reason:)``; later actions
     /// of the batch were not dispatched, earlier ones were.
     case rejected(reason: String, index: Int)
@@ -37,6 +40,7 @@ final class DispatchContext: Sendable {
     private static let refused: UInt8 = 2
     private let rejectionReason = AtomicLazyReference<Reason>()
     private let refusalReason = AtomicLazyReference<Reason>()
+    private let unchangedMark = AtomicLazyReference<Reason>()
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
@@ -48,6 +52,16 @@ final class DispatchContext: Sendable {
     var rejection: String? {
         guard recorded.load(ordering: .acquiring) & Self.rejected != 0 else { return nil }
         return rejectionReason.load()?.text
+    }
+
+    /// Records that a middleware ended the action as one that would change nothing.
+    func leaveUnchanged() {
+        _ = unchangedMark.storeIfNil(Reason(""))
+    }
+
+    /// Whether a middleware ended the action with ``Interceptor/leaveUnchanged()``.
+    var leftUnchanged: Bool {
+        unchangedMark.load() != nil
     }
 
     /// Records the first refusal by a reduce check.

@@ -32,8 +32,10 @@ extension Store {
             guard condition(versionBefore) else {
                 return .preconditionFailed(currentVersion: versionBefore)
             }
+            var everyActionLeftUnchanged = true
             for (index, action) in actions.enumerated() {
                 let context = DispatchContext()
+                defer { everyActionLeftUnchanged = everyActionLeftUnchanged && context.leftUnchanged }
                 self.process(action, from: 0, context: context, completions: nil, terminal: .reduce)
                 if let reason = context.refusal {
                     return .refused(reason: reason, index: index)
@@ -43,7 +45,10 @@ extension Store {
                 }
             }
             let versionAfter = self.version
-            return versionAfter > versionBefore ? .reduced(version: versionAfter) : .accepted
+            if versionAfter > versionBefore {
+                return .reduced(version: versionAfter)
+            }
+            return everyActionLeftUnchanged && !actions.isEmpty ? .unchanged(version: versionAfter) : .accepted
         }
     }
 
@@ -92,7 +97,8 @@ extension Store {
                     self.process(replacement ?? action, from: index + 1, context: context, completions: chain, terminal: terminal)
                 }
             },
-            reject: { context.reject($0) }
+            reject: { context.reject($0) },
+            leaveUnchanged: { context.leaveUnchanged() }
         )
         switch terminal {
         case .reduce:

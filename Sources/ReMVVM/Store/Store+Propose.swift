@@ -12,6 +12,9 @@ public struct Proposal: Sendable {
     /// A reduce check (``Store/addReduceCheck(_:)``) refused the action at `index` (or one it led
     /// to); later actions of the batch were not proposed.
     public var refusal: (reason: String, index: Int)?
+    /// Whether middleware ended every action with ``Interceptor/leaveUnchanged()``: nothing to
+    /// order, and nothing would change.
+    public var isUnchanged = false
 }
 
 /// Where the terminal step of a dispatch goes: the reducer (a plain dispatch), or a proposal's
@@ -44,8 +47,10 @@ extension Store {
         processor.runAndWait {
             let collector = ProposalCollector(state: self.state, reduce: { self.reduce($0, with: $1) }, late: late)
             var proposal = Proposal(actions: [])
+            var everyActionLeftUnchanged = !actions.isEmpty
             for (index, action) in actions.enumerated() {
                 let context = DispatchContext()
+                defer { everyActionLeftUnchanged = everyActionLeftUnchanged && context.leftUnchanged }
                 self.process(action, from: 0, context: context, completions: nil, terminal: .propose(collector))
                 if let reason = context.refusal {
                     proposal.refusal = (reason, index)
@@ -57,6 +62,7 @@ extension Store {
                 }
             }
             proposal.actions = collector.close()
+            proposal.isUnchanged = everyActionLeftUnchanged && proposal.actions.isEmpty
             return proposal
         }
     }

@@ -8,6 +8,13 @@ extension ServiceResponder {
     /// `Retry-After`, which ends at once (the connection closes): it reconnects after that
     /// delay, with the `Last-Event-ID` it had. Only for a `GET` whose `Accept` names
     /// `text/event-stream`, as an `EventSource`'s does; other clients get the `503`.
+    ///
+    /// No blank line follows `retry:`. By the WHATWG event-stream rules a `retry:` line sets
+    /// the reconnection time as soon as it is read, while a blank line dispatches the event
+    /// gathered so far and the end of the stream discards an event not yet dispatched: with the
+    /// blank line, parsers that dispatch an event with no data (httpx-sse does, when it carries
+    /// `retry`) showed an empty `message` event; without it, nothing is dispatched and the
+    /// reconnection time is set all the same.
     static func reconnectLater(
         for failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders
     ) -> Response? {
@@ -17,7 +24,7 @@ extension ServiceResponder {
         else { return nil }
         var response = Response(
             status: 200,
-            body: .bytes(Array(": \(failure.message)\nretry: \(seconds * 1000)\n\n".utf8))
+            body: .bytes(Array(": \(failure.message)\nretry: \(seconds * 1000)\n".utf8))
         )
         response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
         response.headers.add(name: "Cache-Control", value: "no-cache")

@@ -17,6 +17,7 @@ final class ServiceMetrics: Sendable {
     enum ActionOutcome: String, CaseIterable, Sendable {
         case applied, accepted, rejected, refused
         case preconditionFailed = "precondition_failed"
+        case unchanged
 
         /// Its position in `allCases` (without building that array on the dispatch path).
         var column: Int {
@@ -26,6 +27,7 @@ final class ServiceMetrics: Sendable {
             case .rejected: 2
             case .refused: 3
             case .preconditionFailed: 4
+            case .unchanged: 5
             }
         }
     }
@@ -143,6 +145,8 @@ final class ServiceMetrics: Sendable {
             count(0..<actions.count, .applied)
         case .accepted:
             count(0..<actions.count, .accepted)
+        case .unchanged:
+            count(0..<actions.count, .unchanged)
         case .preconditionFailed:
             count(0..<actions.count, .preconditionFailed)
         case .rejected(_, let index):

@@ -170,6 +170,13 @@ extension ReMVVMService {
         if let (reason, index) = proposal.rejection {
             return DispatchAnswer(problem: .actionRejected(reason, index: index, of: requested.count), isKept: true)
         }
+        if proposal.isUnchanged {
+            // Nothing to order and nothing would change: the version this replica applied holds.
+            // Not kept for an idempotency key (a retry is decided anew on the state it meets).
+            var answer = DispatchAnswer.applied(store.version)
+            answer.isKept = false
+            return answer
+        }
         if proposal.actions.isEmpty {
             return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
         }
@@ -181,6 +188,7 @@ extension ReMVVMService {
         if let (reason, index) = proposal.refusal { return .refused(reason: reason, index: index) }
         if let (reason, index) = proposal.rejection { return .rejected(reason: reason, index: index) }
         if let version { return .reduced(version: version) }
+        if proposal.isUnchanged { return .unchanged(version: store.version) }
         return .accepted
     }
 

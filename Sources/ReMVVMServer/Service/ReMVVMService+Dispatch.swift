@@ -4,6 +4,9 @@ import Logging
 import MicroHTTP
 import ReMVVM
 
+/// Refusals and failed commits while the journal fails come once per request: one line, then a count.
+private let journalFailureLog = RateLimitedLog()
+
 /// What a request dispatches, worked out once it may dispatch (after its `Idempotency-Key`, if
 /// any, was claimed): the actions, or the answer it gets instead, with nothing dispatched.
 enum DispatchPlan: Sendable {
@@ -61,7 +64,7 @@ extension ReMVVMService {
                 idempotencyKeys.release(key)
             }
             // Nothing is acknowledged that is not durable: refuse before dispatching.
-            logger.error("refusing actions while the journal fails: \(failure)")
+            journalFailureLog.log(.error, "refusing actions while the journal fails: \(failure)", to: logger)
             return Problem.journalUnavailable.response
         }
         let condition: @Sendable (UInt64) -> Bool
@@ -190,7 +193,8 @@ extension ReMVVMService {
             var answer = DispatchAnswer(problem: versionMismatch(current: current), isKept: false)
             answer.version = current
             return answer
-        case .reduced(let version):
+        case .reduced(let version), .unchanged(let version):
+            // Unchanged: nothing was reduced, and the version the client gets still holds.
             return .applied(version)
         case .refused(let reason, let index):
             logger.error("actions refused before the reducer: \(reason)")
@@ -264,7 +268,7 @@ extension ReMVVMService {
         case .success:
             return response
         case .failure(let error):
-            logger.error("\(what) is not durable: \(error)")
+            journalFailureLog.log(.error, "\(what) is not durable: \(error)", kind: 1, to: logger)
             return Problem.journalCommitFailed.response
         }
     }

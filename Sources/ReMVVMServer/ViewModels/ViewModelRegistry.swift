@@ -58,6 +58,20 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
         }
     }
 
+    /// Registers, under `name`, a view model the service renders itself from a state (and a
+    /// key): nil when not available. Its stream compares successive ones by their JSON.
+    mutating func register(named name: String, render: @escaping Render) {
+        commandSets[name] = nil
+        renderers[name] = render
+        makers[name] = { state, key in
+            do {
+                return try render(state, key).map(ViewModelValue.json)
+            } catch {
+                return .failing(error)
+            }
+        }
+    }
+
     /// The registered names, sorted.
     public var names: [String] {
         renderers.keys.sorted()

@@ -26,6 +26,17 @@ struct ViewModelValue: @unchecked Sendable {
         ViewModelValue(value: viewModel, equalsValue: nil, encodeValue: { try JSONCoding.encode(viewModel) })
     }
 
+    /// A view model the service rendered as JSON itself, compared by that JSON.
+    static func json(_ bytes: [UInt8]) -> ViewModelValue {
+        ViewModelValue(value: bytes, equalsValue: nil, encodeValue: { bytes })
+    }
+
+    /// A view model whose rendering failed with `error`: encoding it throws `error`, as
+    /// encoding a view model that cannot be encoded does.
+    static func failing(_ error: any Error) -> ViewModelValue {
+        ViewModelValue(value: (), equalsValue: nil, encodeValue: { throw error })
+    }
+
     /// Whether `self` equals `other` as values; nil when the type cannot say (not `Equatable`):
     /// compare the JSON then.
     func isEqual(to other: ViewModelValue) -> Bool? {

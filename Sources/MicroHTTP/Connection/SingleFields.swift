@@ -1,0 +1,67 @@
+/// The header fields a request may carry at most once, told by the ``Responder``
+/// (``Responder/singleFieldNames``) and checked while the request head's fields are gathered
+/// (``FramingFields``): a second one is answered `400` naming the field, before routing.
+///
+/// Two fields of one name are otherwise read as the first (`HTTPHeaders` subscript) or joined
+/// into a list; for a field that must be single (an `Idempotency-Key`, a token, a precondition)
+/// either reading can make a server act on a value the client, or a proxy in between, did not
+/// mean.
+struct SingleFields: Sendable {
+    /// The names, lowercased, as bytes.
+    private let names: [[UInt8]]
+    /// The names as the responder spelled them, for answers.
+    private let spelled: [String]
+
+    /// At most 64 names: which ones were seen is kept in one word.
+    init(_ names: [String]) {
+        var unique: [[UInt8]] = []
+        var spelled: [String] = []
+        for name in names {
+            let lowercased = Array(name.lowercased().utf8)
+            if unique.count < 64, !unique.contains(lowercased) {
+                unique.append(lowercased)
+                spelled.append(name)
+            }
+        }
+        self.names = unique
+        self.spelled = spelled
+    }
+
+    /// The position of the field `name` among the single fields, if it is one.
+    func index(of name: UnsafeRawBufferPointer) -> Int? {
+        for (index, candidate) in names.enumerated() where candidate.count == name.count {
+            if zip(candidate, name).allSatisfy({ $1 == $0 || (Self.isLowercaseLetter($0) && $1 | 0x20 == $0) }) {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// The name at `index`, for the answer.
+    func name(at index: Int) -> String {
+        spelled[index]
+    }
+
+    private static func isLowercaseLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    }
+}
+
+/// Which single fields a request head carried, and the first one it carried twice.
+struct SingleFieldCount {
+    private var seen: UInt64 = 0
+    /// The index (in ``SingleFields``) of the first field seen twice.
+    private(set) var repeated: Int?
+
+    /// Counts one field whose index is `index`.
+    mutating func add(_ index: Int) {
+        let bit: UInt64 = 1 << UInt64(index)
+        if seen & bit != 0 {
+            if repeated == nil {
+                repeated = index
+            }
+        } else {
+            seen |= bit
+        }
+    }
+}

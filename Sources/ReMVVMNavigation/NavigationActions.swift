@@ -1,0 +1,79 @@
+public import ReMVVM
+
+/// A navigation action that names a screen: its payload is the screen's fields,
+/// `{"screen", "key"}`.
+public protocol ScreenAction: StoreAction, Codable, Equatable {
+    /// The screen it names.
+    var target: Screen { get }
+
+    /// The action naming `target`.
+    init(target: Screen)
+}
+
+extension ScreenAction {
+    /// The action naming the view model `screen` made with `key`.
+    public init(_ screen: String, key: String? = nil) {
+        self.init(target: Screen(screen, key: key))
+    }
+
+    /// Reads `{"screen", "key"}`.
+    public init(from decoder: any Decoder) throws {
+        self.init(target: try Screen(from: decoder))
+    }
+
+    /// Writes `{"screen", "key"}`.
+    public func encode(to encoder: any Encoder) throws {
+        try target.encode(to: encoder)
+    }
+}
+
+/// `navigation.push {"screen", "key"}`: shows a screen on top of the selected tab's stack.
+public struct Push: ScreenAction {
+    /// The screen it pushes.
+    public let target: Screen
+
+    /// Pushes `target`.
+    public init(target: Screen) {
+        self.target = target
+    }
+}
+
+/// `navigation.pop {}`: goes back one screen on the selected tab; on its root, changes nothing.
+public struct Pop: StoreAction, Codable, Equatable {
+    /// A pop.
+    public init() {}
+}
+
+/// `navigation.popToRoot {}`: goes back to the selected tab's root screen.
+public struct PopToRoot: StoreAction, Codable, Equatable {
+    /// A pop to the root.
+    public init() {}
+}
+
+/// `navigation.showModal {"screen", "key"}`: shows a screen over everything.
+public struct ShowModal: ScreenAction {
+    /// The screen it shows.
+    public let target: Screen
+
+    /// Shows `target` as a modal.
+    public init(target: Screen) {
+        self.target = target
+    }
+}
+
+/// `navigation.dismissModal {}`: closes the newest modal; without one, changes nothing.
+public struct DismissModal: StoreAction, Codable, Equatable {
+    /// A dismissal.
+    public init() {}
+}
+
+/// `navigation.selectTab {"tab"}`: shows the tab named `tab`, at the screen it was left on.
+public struct SelectTab: StoreAction, Codable, Equatable {
+    /// The tab's name.
+    public var tab: String
+
+    /// Selects the tab `tab`.
+    public init(_ tab: String) {
+        self.tab = tab
+    }
+}
