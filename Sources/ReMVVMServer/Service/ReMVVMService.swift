@@ -234,7 +234,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             router: router,
             cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off,
             access: AccessGate(authorizer: accessControl),
-            hosts: accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts),
+            hosts: AcceptedHosts(accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts)),
             metrics: metrics?.httpMetrics(for: router)
         )
     }
