@@ -7,6 +7,7 @@
 #   scripts/ab.sh BASELINE                # 3 rounds of 5-second wrk -t2 -c64 runs
 #   ROUNDS=5 DURATION=8 scripts/ab.sh BASELINE
 #   BASELINE_BIN=DIR scripts/ab.sh LABEL  # a baseline already built in DIR (holds remvvm-server)
+#   TREE_BIN=DIR ...                      # this tree already built in DIR (remvvm-server, mhd-hello)
 #
 # Rows: GET /state, GET /viewmodels/counter and POST /actions {"type":"increase"} in memory; the
 # same POST durable (the default journal, journalSync full, a fresh data directory per server);
@@ -28,9 +29,13 @@ scripts/install-deps.sh wrk python3
 mkdir -p "$OUT"
 rm -rf "$OUT"/data-* "$OUT"/*.txt "$OUT"/*.log
 
-echo "== building this tree (release, benchmarks enabled) in .build-ab"
-REMVVM_BENCHMARKS=1 swift build -c release --scratch-path .build-ab 2>&1 | grep -E "error|warning:|Build complete" | tail -3
-BIN=$(REMVVM_BENCHMARKS=1 swift build -c release --scratch-path .build-ab --show-bin-path)
+if [ -n "${TREE_BIN:-}" ]; then
+    BIN=$TREE_BIN
+else
+    echo "== building this tree (release, benchmarks enabled) in .build-ab"
+    REMVVM_BENCHMARKS=1 swift build -c release --scratch-path .build-ab 2>&1 | grep -E "error|warning:|Build complete" | tail -3
+    BIN=$(REMVVM_BENCHMARKS=1 swift build -c release --scratch-path .build-ab --show-bin-path)
+fi
 if [ -n "${BASELINE_BIN:-}" ]; then
     BASELINE_LABEL=$BASELINE
 else
