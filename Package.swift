@@ -314,6 +314,17 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
             path: "Benchmarks/large-state-server",
             swiftSettings: strictSettings
         ),
+        // remvvm-server's example service with a synchronous main, which valgrind can run:
+        // instructions per request (Benchmarks/request-cost.sh).
+        .executableTarget(
+            name: "request-cost-server",
+            dependencies: [
+                "ExampleApp", "ReMVVMServer", "MicroHTTP", "Journal", "SQLiteJournal", "AccessControl", "ConcurrencyKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/request-cost-server",
+            swiftSettings: strictSettings
+        ),
         // Group commit through the SQLite journal: acknowledged records/s by client count.
         .executableTarget(
             name: "journal-bench",

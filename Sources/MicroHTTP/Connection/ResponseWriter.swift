@@ -81,7 +81,7 @@ enum ResponseWriter {
         server: ServerCore
     ) -> MHD_Result {
         defer { MHD_destroy_response(created) }
-        for (name, value) in headers where MHD_add_response_header(created, name, value) == .NO {
+        for (name, value) in headers where !add(name: name, value: value, to: created) {
             // Invalid characters, or a header libmicrohttpd manages itself (Content-Length...).
             server.logger.debug("Header \(name) was not accepted by libmicrohttpd and is left out")
         }
@@ -94,5 +94,14 @@ enum ResponseWriter {
             server.logger.debug("libmicrohttpd refused to queue a \(status) response; closing the connection")
         }
         return result
+    }
+
+    /// `MHD_add_response_header` (libmicrohttpd copies both texts). Through `withCString`: a
+    /// native string lends its own NUL-terminated bytes, where passing the `String` as a C
+    /// string argument built a copy of each text (two allocations per field, every answer).
+    private static func add(name: String, value: String, to response: OpaquePointer) -> Bool {
+        name.withCString { name in
+            value.withCString { value in MHD_add_response_header(response, name, value) == .YES }
+        }
     }
 }

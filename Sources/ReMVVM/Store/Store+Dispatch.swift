@@ -114,12 +114,17 @@ extension Store {
     /// willReduce → reducer → publication → didReduce → completions, innermost first.
     private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
         let entries = observers.current
-        let stateBefore = state
-        for entry in entries {
-            entry.willReduce(stateBefore)
+        let oldState: State
+        if entries.isEmpty {
+            oldState = state
+        } else {
+            let stateBefore = state
+            for entry in entries {
+                entry.willReduce(stateBefore)
+            }
+            // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
+            oldState = state
         }
-        // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
-        let oldState = state
         let newState = reduce(oldState, with: action)
         let (publication, handlers) = commit(newState, action: action)
         for handler in handlers {

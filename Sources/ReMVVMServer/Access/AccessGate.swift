@@ -83,6 +83,9 @@ struct AccessGate: Sendable {
     /// The answer instead of serving `request`, or nil when it may be served.
     func refusal(for request: Request) -> Response? {
         let decision = decision(for: request)
+        // Allowed is the usual answer: decided before the challenge, whose text (built before
+        // it looks at the decision) cost every allowed request about 1,400 instructions.
+        if case .allowed = decision { return nil }
         guard let challenge = authorizer.challenge(for: decision) else { return nil }
         switch decision {
         case .allowed:

@@ -12,7 +12,7 @@ public struct ServiceResponder: Responder {
     let cors: CORSPolicy
     let access: AccessGate
     /// Which `Host` names are answered (``HostCheck/any`` with access tokens).
-    let hosts: HostCheck
+    let hosts: AcceptedHosts
     let metrics: HTTPMetrics?
 
     /// The answer to `request`: the `Host` check, CORS preflights, access control, then the
@@ -47,8 +47,8 @@ public struct ServiceResponder: Responder {
 
     /// The answer and the pattern of the route that gave it.
     private func answer(_ request: Request) -> (response: Response, route: String?) {
-        if hosts != .any, let host = request.headers["Host"], !hosts.accepts(host: host) {
-            return (hosts.refusal(host: host), router.pattern(matching: request.path))
+        if !hosts.acceptsAll, let host = request.headers["Host"], !hosts.accepts(host: host) {
+            return (hosts.check.refusal(host: host), router.pattern(matching: request.path))
         }
         let origin = request.headers["Origin"]
         if request.method == .OPTIONS, let origin, request.headers.contains("Access-Control-Request-Method"),

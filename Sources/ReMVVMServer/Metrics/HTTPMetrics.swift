@@ -1,12 +1,12 @@
+import ConcurrencyKit
 import CoreMetrics
 import MicroHTTP
-import Synchronization
 
 /// `http_requests_total{method,route,code}` and `http_request_duration_seconds{method,route}`.
 ///
 /// Every (method, route) pair is known when the router is built, so its handles are made up
 /// front and looked up without a lock; a status code's counter is made the first time it is
-/// seen (one atomic slot per code). Labels are bounded: the route is the pattern
+/// seen (in a table per route, under one lock). Labels are bounded: the route is the pattern
 /// (`/viewmodels/:name`), `unmatched` for paths no route knows, and the method one of the
 /// standard ones or `other`.
 final class HTTPMetrics: Sendable {
@@ -15,7 +15,11 @@ final class HTTPMetrics: Sendable {
         let method: String
         let route: String
         let duration: CoreMetrics.Timer
-        private let counters: [CounterSlot]
+        /// By status code (`status - 100`; slot 0 also counts codes outside 100...599 as
+        /// `other`), made when first seen. A lock, not an atomic reference per code:
+        /// `AtomicLazyReference.load()` is not specialized for its type and looked its generic
+        /// metadata up on every answer (about 830 instructions; the lock costs about 100).
+        private let counters: Lock<[CoreMetrics.Counter?]>
         private let factory: any MetricsFactory
 
         init(method: String, route: String, factory: any MetricsFactory) {
@@ -25,71 +29,79 @@ final class HTTPMetrics: Sendable {
             duration = CoreMetrics.Timer(
                 label: "http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory
             )
-            counters = (0..<HTTPMetrics.codes.count).map { _ in CounterSlot() }
+            counters = Lock(Array(repeating: nil, count: HTTPMetrics.codes.count))
         }
 
         /// Counts one answer with `status`.
         func count(status: Int) {
-            let index = HTTPMetrics.codes.contains(status) ? status - HTTPMetrics.codes.lowerBound : 0
-            if let box = counters[index].box.load() {
-                box.counter.increment()
-                return
+            let known = HTTPMetrics.isKnownCode(status)
+            let index = known ? status - HTTPMetrics.lowestCode : 0
+            let counter = counters.withLock { counters in
+                if let counter = counters[index] { return counter }
+                let made = CoreMetrics.Counter(
+                    label: "http_requests_total",
+                    dimensions: [("method", method), ("route", route), ("code", known ? String(status) : "other")],
+                    factory: factory
+                )
+                counters[index] = made
+                return made
             }
-            let code = HTTPMetrics.codes.contains(status) ? String(status) : "other"
-            let made = CounterBox(CoreMetrics.Counter(
-                label: "http_requests_total",
-                dimensions: [("method", method), ("route", route), ("code", code)],
-                factory: factory
-            ))
-            counters[index].box.storeIfNil(made).counter.increment()
+            counter.increment()
         }
     }
 
-    /// One status code's counter, made when the code is first seen.
-    final class CounterSlot: Sendable {
-        let box = AtomicLazyReference<CounterBox>()
-    }
-
-    final class CounterBox: Sendable {
-        let counter: CoreMetrics.Counter
-        init(_ counter: CoreMetrics.Counter) { self.counter = counter }
-    }
-
     /// The status codes with a counter of their own; anything else counts as `other`.
-    static let codes = 100...599
+    static let codes = lowestCode...highestCode
+    private static let lowestCode = 100
+    private static let highestCode = 599
+
+    /// Whether `status` has a counter of its own (two comparisons, on every answer).
+    private static func isKnownCode(_ status: Int) -> Bool {
+        status >= lowestCode && status <= highestCode
+    }
+
     /// Methods that are their own label value.
     static let methods: [HTTPMethod] = [.GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS]
 
-    private let routes: [HTTPMethod: [String: Route]]
-    private let unmatched: [HTTPMethod: Route]
+    /// By the method's position in ``methods``, then by pattern: one string hash per request
+    /// (keyed by ``HTTPMethod`` as well, the lookup hashed the method too).
+    private let routes: [[String: Route]]
+    /// `unmatched` of each method, by its position in ``methods``.
+    private let unmatched: [Route]
     private let other: Route
 
     /// Handles for every (method, pattern) of `routes` — with `HEAD` beside `GET`, and `OPTIONS`
     /// (preflights) on every pattern — plus `unmatched` for each method.
     init(routes registered: [(method: HTTPMethod, pattern: String)], factory: any MetricsFactory) {
-        var routes: [HTTPMethod: [String: Route]] = [:]
-        var unmatched: [HTTPMethod: Route] = [:]
+        var routes = [[String: Route]](repeating: [:], count: Self.methods.count)
         var pairs = registered
         for (method, pattern) in registered {
             if method == .GET { pairs.append((.HEAD, pattern)) }
             pairs.append((.OPTIONS, pattern))
         }
-        for (method, pattern) in pairs where Self.methods.contains(method) && routes[method]?[pattern] == nil {
-            routes[method, default: [:]][pattern] = Route(method: method.rawValue, route: pattern, factory: factory)
-        }
-        for method in Self.methods {
-            unmatched[method] = Route(method: method.rawValue, route: "unmatched", factory: factory)
+        for (method, pattern) in pairs {
+            guard let index = Self.position(of: method), routes[index][pattern] == nil else { continue }
+            routes[index][pattern] = Route(method: method.rawValue, route: pattern, factory: factory)
         }
         self.routes = routes
-        self.unmatched = unmatched
+        unmatched = Self.methods.map { Route(method: $0.rawValue, route: "unmatched", factory: factory) }
         other = Route(method: "other", route: "unmatched", factory: factory)
     }
 
     /// The handles for a request with `method` that `route` (a pattern, or nil: none) answered.
     func route(method: HTTPMethod, route: String?) -> Route {
+        guard let index = Self.position(of: method) else { return other }
         // A known path with a method it does not take (405) counts under its pattern too, when
         // that method has handles there; otherwise as unmatched.
-        guard let route, let handles = routes[method]?[route] else { return unmatched[method] ?? other }
+        guard let route, let handles = routes[index][route] else { return unmatched[index] }
         return handles
+    }
+
+    /// Where `method` is in ``methods``, or nil for any other method.
+    private static func position(of method: HTTPMethod) -> Int? {
+        for index in methods.indices where methods[index] == method {
+            return index
+        }
+        return nil
     }
 }

@@ -17,6 +17,16 @@ enum DispatchPlan: Sendable {
     case answer(Response)
 }
 
+/// What ``ReMVVMService/planAndDispatch(_:if:)`` did. Not nested in the generic service: its
+/// metadata would then be looked up by the store's state type on every request.
+private enum PlannedDispatch: Sendable {
+    /// The plan's actions were dispatched; what the client gets.
+    case dispatched(DispatchAnswer)
+    /// The plan gave this answer instead, decided on the state of this version; nothing was
+    /// dispatched.
+    case instead(Response, decidedAt: UInt64)
+}
+
 extension ReMVVMService {
     /// The dispatch path of `POST /actions` and of view-model commands, after the body decoded:
     /// `Idempotency-Key` (400 when not valid; a retry gets the kept answer), the journal's health
@@ -74,15 +84,6 @@ extension ReMVVMService {
             }
         }
         return dispatchOnce(if: condition, key: key, plan: plan)
-    }
-
-    /// What ``planAndDispatch(_:if:)`` did.
-    private enum PlannedDispatch: Sendable {
-        /// The plan's actions were dispatched; what the client gets.
-        case dispatched(DispatchAnswer)
-        /// The plan gave this answer instead, decided on the state of this version; nothing was
-        /// dispatched.
-        case instead(Response, decidedAt: UInt64)
     }
 
     /// Plans on the store's newest state and dispatches the plan's actions, in one exclusive step.

@@ -40,6 +40,11 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let replication: ReplicaConfiguration?
     /// Set once by ``start()`` when the service is a replica.
     private let replicaRuntime = AtomicLazyReference<ReplicaRuntime<State>>()
+    /// Whether ``start()`` set a durable or replica runtime: read first by ``durable``,
+    /// ``replica`` and ``publisher`` (several times per request), so that a store in memory
+    /// pays one load of a plain flag instead of loading both runtimes, each load instantiating
+    /// the generic metadata of `AtomicLazyReference<…<State>>` (about 600 instructions).
+    private let hasRuntime = Atomic<Bool>(false)
     /// Serializes ``start()``: restoring the store from the journal must happen once.
     private let starting = Lock(())
 
@@ -128,6 +133,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     logger: logger
                 )
                 if durableRuntime.storeIfNil(runtime) === runtime {
+                    hasRuntime.store(true, ordering: .releasing)
                     runtime.journal.onAnswers { [idempotencyKeys] answers, result in
                         idempotencyKeys.journalCommitted(answers, result)
                     }
@@ -151,9 +157,12 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                     renewal: replication.renewal,
                     logger: logger
                 )
-                if replicaRuntime.storeIfNil(runtime) === runtime, let metrics {
-                    replication.log.onCommit { actions, duration in
-                        metrics.journalCommitted(actions: actions, duration: duration)
+                if replicaRuntime.storeIfNil(runtime) === runtime {
+                    hasRuntime.store(true, ordering: .releasing)
+                    if let metrics {
+                        replication.log.onCommit { actions, duration in
+                            metrics.journalCommitted(actions: actions, duration: duration)
+                        }
                     }
                 }
             }
@@ -173,23 +182,24 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
 
     /// The journal's runtime, once started with one.
     var durable: DurableRuntime<State>? {
-        durableRuntime.load()
+        hasRuntime.load(ordering: .acquiring) ? durableRuntime.load() : nil
     }
 
     /// The replica's runtime, once started as one.
     var replica: ReplicaRuntime<State>? {
-        replicaRuntime.load()
+        hasRuntime.load(ordering: .acquiring) ? replicaRuntime.load() : nil
     }
 
     /// The journal `GET /actions` and resuming streams read: the durable store's, or the shared
     /// log a replica follows; nil in memory.
     var journalReader: (any JournalStorage)? {
-        durableRuntime.load()?.storage ?? replicaRuntime.load()?.storage
+        durable?.storage ?? replica?.storage
     }
 
     /// Where reads and events get states: only what is durable when there is a journal; what the
     /// replica applied from the shared log.
     var publisher: any StatePublisher<State> {
+        guard hasRuntime.load(ordering: .acquiring) else { return store }
         if let gate = durableRuntime.load()?.gate { return gate }
         if let replica = replicaRuntime.load() { return replica.publisher }
         return store
@@ -229,7 +239,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             router: router,
             cors: (try? CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins)) ?? .off,
             access: AccessGate(authorizer: accessControl),
-            hosts: accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts),
+            hosts: AcceptedHosts(accessControl.isEnabled ? .any : HostCheck(allowedHosts: configuration.allowedHosts)),
             metrics: metrics?.httpMetrics(for: router)
         )
     }

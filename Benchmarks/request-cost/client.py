@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Sends COUNT requests of one kind on one keep-alive connection and checks every answer is 2xx.
+
+    client.py PORT COUNT METHOD PATH [BODY] [HEADER:VALUE ...]
+
+Used by request-cost.sh: the server runs under callgrind, so the client's own speed does not
+matter, only that it sends exactly COUNT requests and reads every answer.
+"""
+import http.client
+import sys
+
+port, count, method, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+body = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
+headers = {}
+for field in sys.argv[6:]:
+    name, _, value = field.partition(":")
+    headers[name.strip()] = value.strip()
+if body is not None:
+    headers.setdefault("Content-Type", "application/json")
+connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+for _ in range(count):
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    response.read()
+    if not 200 <= response.status < 300:
+        sys.exit(f"{method} {path}: status {response.status}")
+connection.close()
