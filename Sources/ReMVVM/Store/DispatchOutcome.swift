@@ -34,13 +34,14 @@ final class DispatchContext: Sendable {
         init(_ text: String) { self.text = text }
     }
 
-    /// ``rejected`` and ``refused`` bits, each set after its reason was stored.
+    /// ``rejected`` and ``refused`` bits, each set after its reason was stored, and the
+    /// ``unchanged`` mark.
     private let recorded = Atomic<UInt8>(0)
     private static let rejected: UInt8 = 1
     private static let refused: UInt8 = 2
+    private static let unchanged: UInt8 = 4
     private let rejectionReason = AtomicLazyReference<Reason>()
     private let refusalReason = AtomicLazyReference<Reason>()
-    private let unchangedMark = AtomicLazyReference<Reason>()
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
@@ -56,12 +57,12 @@ final class DispatchContext: Sendable {
 
     /// Records that a middleware ended the action as one that would change nothing.
     func leaveUnchanged() {
-        _ = unchangedMark.storeIfNil(Reason(""))
+        recorded.bitwiseOr(Self.unchanged, ordering: .releasing)
     }
 
     /// Whether a middleware ended the action with ``Interceptor/leaveUnchanged()``.
     var leftUnchanged: Bool {
-        unchangedMark.load() != nil
+        recorded.load(ordering: .acquiring) & Self.unchanged != 0
     }
 
     /// Records the first refusal by a reduce check.
