@@ -10,11 +10,10 @@ import PostgresJournal
 import SQLiteJournal
 import ServiceLifecycle
 
-/// `remvvm-server`: serves the example store over HTTP until SIGINT or SIGTERM.
-@main
+/// `remvvm-server [serve]`: serves the example store over HTTP until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remvvm-server",
+        commandName: "serve",
         abstract: "Serves a ReMVVM store over HTTP: POST /actions, GET /state, /viewmodels/<name>, /events.",
         discussion: "Each setting comes from, in order: a flag, an environment variable REMVVM_<NAME> "
             + "(e.g. REMVVM_PORT=9090, REMVVM_WORKER_THREADS=4, REMVVM_LOG_LEVEL=debug), the JSON config "

@@ -88,7 +88,7 @@ final class JournalHistory<State: StoreState & Decodable>: VersionHistory {
     }
 
     func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try storage.records(after: version, limit: limit)
+        try storage.records(after: version, limit: limit).intact(in: storage)
     }
 
     func reduce(_ state: State, with record: JournalRecord) throws -> State {
