@@ -41,6 +41,7 @@ if [ "$mode" = --swift ]; then
     exit 0
 fi
 scripts/crash-test.sh
+CORRUPTION_SEED=${CORRUPTION_SEED:-32} scripts/corruption-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh
 scripts/compose-test.sh

@@ -138,10 +138,15 @@ final class SQLiteDatabase {
     /// What `PRAGMA integrity_check` finds (at most `limit` problems), or an empty array when it
     /// answers `ok`: every page, index and constraint SQLite can check.
     func integrityProblems(limit: Int = 100) throws(SQLiteError) -> [String] {
-        let check = try prepare("PRAGMA integrity_check(\(limit))")
         var lines: [String] = []
-        while try check.step() {
-            lines.append(check.text(0))
+        do throws(SQLiteError) {
+            let check = try prepare("PRAGMA integrity_check(\(limit))")
+            while try check.step() {
+                lines.append(check.text(0))
+            }
+        } catch where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(error.code & 0xff) {
+            // Damage so bad that the check itself stops: that is its finding.
+            lines.append(error.message)
         }
         return lines == ["ok"] ? [] : lines
     }

@@ -5,7 +5,14 @@ extension Array where Element == JournalRecord {
     /// The records, or a ``Journal/JournalError/Code/corrupt`` error naming the first that does
     /// not match its checksum: a replay (a restart, a resuming stream) never applies one.
     func intact(in storage: any JournalStorage) throws(JournalError) -> [JournalRecord] {
-        guard let damaged = first(where: { !$0.isIntact }) else { return self }
+        try requireIntact(in: storage)
+        return self
+    }
+
+    /// Throws ``Journal/JournalError/Code/corrupt`` naming the first record that does not match
+    /// its checksum, if there is one.
+    func requireIntact(in storage: any JournalStorage) throws(JournalError) {
+        guard let damaged = first(where: { !$0.isIntact }) else { return }
         throw JournalError(
             code: .corrupt,
             message: "the journal \(storage.location): the record of version \(damaged.version) of store default does not match its checksum (bytes of it changed on disk); run remvvm-server verify for a report, repair to keep what can be rebuilt, or restore a backup"
