@@ -25,7 +25,7 @@ def start(data):
     """Starts the server on `data`; returns (process, port, log path), port None if it exited."""
     log_path = os.path.join(WORK, "server.log")
     log = open(log_path, "w")
-    process = subprocess.Popen([BIN, "--port", "0", "--data-dir", data, "--log-level", "notice", "--snapshot-every", "100"],
+    process = subprocess.Popen([BIN, "--port", "0", "--data-dir", data, "--log-level", "info", "--snapshot-every", "100"],
                                stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
