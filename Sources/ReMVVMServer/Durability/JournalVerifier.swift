@@ -75,6 +75,10 @@ public struct JournalVerifier<State: StoreState & Codable>: Sendable {
         report.lastGoodVersion = best.version
         report.latestVersion = max(scan.last ?? 0, snapshots.last?.version ?? 0)
         guard report.needsRepair else { return report }
+        guard best.version > 0 else {
+            report.problems.append("no version can be rebuilt: a repair would leave nothing; restore a backup, or move the data directory aside to start empty")
+            return report
+        }
         let state: [UInt8]
         if let reached = best.state {
             state = try encoded(reached)
