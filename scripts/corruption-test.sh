@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Corruption test of the journal: N random single-byte flips of a stopped server's journal.sqlite
-# (600 versions, snapshots every 100). Each copy is started: every outcome must be a refusal that
-# names the file (and that remvvm-server verify also calls damaged), a documented skip (a damaged
+# (600 versions, snapshots every 100; every tenth flip aimed at the newest snapshot's state).
+# Each copy is started: every outcome must be a refusal that names the file (and that remvvm-server verify also calls damaged), a documented skip (a damaged
 # snapshot passed over, GET /state and GET /actions unchanged), or an unchanged state and action
 # log compared with the undamaged copy: never a silent change. Prints the seed and the count of
 # each outcome; stops starting new flips after CORRUPTION_SECONDS (default 150).
