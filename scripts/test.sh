@@ -52,6 +52,7 @@ scripts/readme-tour.sh
 scripts/docs.sh
 scripts/example-test.sh
 scripts/crash-test.sh
+CORRUPTION_SEED=${CORRUPTION_SEED:-32} scripts/corruption-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh
 scripts/compose-test.sh

@@ -8,13 +8,17 @@ public struct JournalRecord: Sendable, Equatable {
     public var payload: [UInt8]
     /// When it was reduced, in milliseconds since 1970-01-01 UTC.
     public var time: Int64
+    /// False when the record was read back from storage and does not match the checksum stored
+    /// with it (``checksum``): some of its bytes changed on disk. Never to be replayed.
+    public var isIntact: Bool
 
     /// Creates a record.
-    public init(version: UInt64, type: String, payload: [UInt8], time: Int64) {
+    public init(version: UInt64, type: String, payload: [UInt8], time: Int64, isIntact: Bool = true) {
         self.version = version
         self.type = type
         self.payload = payload
         self.time = time
+        self.isIntact = isIntact
     }
 }
 
@@ -26,18 +30,22 @@ public struct JournalSnapshot: Sendable, Equatable {
     public var state: [UInt8]
     /// When it was taken, in milliseconds since 1970-01-01 UTC.
     public var time: Int64
+    /// False when the snapshot was read back from storage and does not match the checksum stored
+    /// with it (``checksum``): never to be restored from.
+    public var isIntact: Bool
 
     /// Creates a snapshot.
-    public init(version: UInt64, state: [UInt8], time: Int64) {
+    public init(version: UInt64, state: [UInt8], time: Int64, isIntact: Bool = true) {
         self.version = version
         self.state = state
         self.time = time
+        self.isIntact = isIntact
     }
 }
 
 /// What a journal holds when it is opened.
 public struct JournalRecovery: Sendable, Equatable {
-    /// The newest snapshot, if any.
+    /// The newest snapshot that matches its checksum, if any.
     public var snapshot: JournalSnapshot?
     /// The version of the newest record (or of the snapshot, if no record is newer); 0 when empty.
     public var lastVersion: UInt64
@@ -51,17 +59,21 @@ public struct JournalRecovery: Sendable, Equatable {
     /// journal file was missing or empty, so a new one was started: the server says so, since
     /// clients' version tags from before now name other states.
     public var journalWasMissing: Bool
+    /// The versions of newer snapshots passed over because they do not match their checksums
+    /// (``snapshot`` is the newest intact one): the server says so.
+    public var damagedSnapshots: [UInt64]
 
     /// Creates a recovery.
     public init(
         snapshot: JournalSnapshot?, lastVersion: UInt64, earliestVersion: UInt64?, previousStopWasUnclean: Bool = false,
-        journalWasMissing: Bool = false
+        journalWasMissing: Bool = false, damagedSnapshots: [UInt64] = []
     ) {
         self.snapshot = snapshot
         self.lastVersion = lastVersion
         self.earliestVersion = earliestVersion
         self.previousStopWasUnclean = previousStopWasUnclean
         self.journalWasMissing = journalWasMissing
+        self.damagedSnapshots = damagedSnapshots
     }
 }
 

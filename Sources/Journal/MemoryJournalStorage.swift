@@ -26,6 +26,7 @@ public final class MemoryJournalStorage: JournalStorage {
         var snapshots: [JournalSnapshot] = []
         var answers: [String: KeptAnswer] = [:]
         var appendFailure: JournalError?
+        var readFailure: (error: JournalError, version: UInt64)?
         var closed = false
         var appendCalls = 0
         var holdingCommits = false
@@ -41,6 +42,12 @@ public final class MemoryJournalStorage: JournalStorage {
     /// Makes every later ``append(_:)`` throw `error` (nil: succeed again).
     public func failAppends(with error: JournalError?) {
         state.withLock { $0.appendFailure = error }
+    }
+
+    /// Makes every later ``records(after:limit:)`` that would return the record of `version`
+    /// throw `error` (nil: succeed again): a page the storage can no longer read, holding it.
+    public func failReads(with error: JournalError?, atVersion version: UInt64) {
+        state.withLock { $0.readFailure = error.map { ($0, version) } }
     }
 
     /// Makes every later ``append(_:)`` wait until ``releaseCommits()``.
@@ -164,7 +171,11 @@ public final class MemoryJournalStorage: JournalStorage {
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
         try state.withLock { state throws(JournalError) in
             try Self.checkOpen(state)
-            return Array(state.records.lazy.filter { $0.version > version }.prefix(max(0, limit)))
+            let records = Array(state.records.lazy.filter { $0.version > version }.prefix(max(0, limit)))
+            if let failure = state.readFailure, records.contains(where: { $0.version == failure.version }) {
+                throw failure.error
+            }
+            return records
         }
     }
 

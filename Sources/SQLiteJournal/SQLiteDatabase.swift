@@ -111,6 +111,46 @@ final class SQLiteDatabase {
         try check(status, "wal_checkpoint(PASSIVE)")
     }
 
+    /// Copies the whole database into a new file at `destination` with SQLite's online backup API
+    /// (`sqlite3_backup_init`, one `sqlite3_backup_step(-1)`, `sqlite3_backup_finish`): the copy
+    /// is of one read transaction, so it is consistent while other connections, in this process
+    /// or another, go on writing (in WAL mode they are not held up). `destination` must not exist.
+    func backup(to destination: String) throws(SQLiteError) {
+        let target = try SQLiteDatabase(path: destination, create: true)
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw SQLiteError(code: sqlite3_extended_errcode(target.handle), message: target.lastMessage, sql: "backup_init")
+        }
+        var status: Int32
+        repeat {
+            status = sqlite3_backup_step(backup, -1)
+            // A writer of this process holding the source's lock for a moment: try again shortly.
+            if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(5) }
+        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE else {
+            throw SQLiteError(code: status, message: String(cString: sqlite3_errstr(status)), sql: "backup_step")
+        }
+        try target.check(finished, "backup_finish")
+        // The copy's own write-ahead log into its file, so that the file alone is the copy.
+        try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// What `PRAGMA integrity_check` finds (at most `limit` problems), or an empty array when it
+    /// answers `ok`: every page, index and constraint SQLite can check.
+    func integrityProblems(limit: Int = 100) throws(SQLiteError) -> [String] {
+        var lines: [String] = []
+        do throws(SQLiteError) {
+            let check = try prepare("PRAGMA integrity_check(\(limit))")
+            while try check.step() {
+                lines.append(check.text(0))
+            }
+        } catch where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(error.code & 0xff) {
+            // Damage so bad that the check itself stops: that is its finding.
+            lines.append(error.message)
+        }
+        return lines == ["ok"] ? [] : lines
+    }
+
     /// A prepared statement, kept for reuse.
     func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?

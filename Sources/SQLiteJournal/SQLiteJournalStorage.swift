@@ -9,19 +9,22 @@ import Musl
 /// A journal in one SQLite file (`journal.sqlite`, WAL mode) inside a data directory that one
 /// server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables: `meta` (the format, and the ``JournalRole`` that uses the file), `actions` (one row per version), `snapshots` (the newest two),
-/// `answers` (answers kept for idempotency keys, written in the same transaction as their actions).
+/// Tables: `meta` (the format, and the ``JournalRole`` that uses the file), `actions` (one row per
+/// version), `snapshots` (the newest two), `answers` (answers kept for idempotency keys, written in
+/// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
+/// it means (``Journal/JournalRecord/checksum``), checked whenever it is read (format 2; a format-1
+/// file is upgraded when opened, `docs/journal.md`, "Checksums").
 /// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
 /// SQLite rolls the torn transaction back when the file is next opened.
 public final class SQLiteJournalStorage: JournalStorage {
     /// The format this code writes; a file with a higher one is refused.
-    public static let format = 1
+    public static let format = 2
     /// The journal file's name inside the data directory.
     public static let fileName = "journal.sqlite"
     /// The lock file's name inside the data directory.
     public static let lockFileName = "journal.lock"
 
-    private struct Writer {
+    struct Writer {
         let database: SQLiteDatabase
         let insertAction: SQLiteStatement
         let insertSnapshot: SQLiteStatement
@@ -31,7 +34,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let removeAnswers: SQLiteStatement
     }
 
-    private struct Reader {
+    struct Reader {
         let database: SQLiteDatabase
         let selectActions: SQLiteStatement
         let selectSnapshot: SQLiteStatement
@@ -115,8 +118,8 @@ public final class SQLiteJournalStorage: JournalStorage {
             try Self.createOrCheckSchema(database, path: path)
             writer = Lock(Writer(
                 database: database,
-                insertAction: try database.prepare("INSERT INTO actions(version, type, payload, time) VALUES (?1, ?2, ?3, ?4)"),
-                insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(version, state, time) VALUES (?1, ?2, ?3)"),
+                insertAction: try database.prepare("INSERT INTO actions(version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
+                insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(version, state, time, checksum) VALUES (?1, ?2, ?3, ?4)"),
                 pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE version NOT IN (SELECT version FROM snapshots ORDER BY version DESC LIMIT 2)"),
                 removeActions: try database.prepare("DELETE FROM actions WHERE version <= ?1"),
                 insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5)"),
@@ -125,8 +128,8 @@ public final class SQLiteJournalStorage: JournalStorage {
             let readDatabase = try SQLiteDatabase(path: path, create: false, readOnly: true)
             reader = Lock(Reader(
                 database: readDatabase,
-                selectActions: try readDatabase.prepare("SELECT version, type, payload, time FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2"),
-                selectSnapshot: try readDatabase.prepare("SELECT version, state, time FROM snapshots WHERE version <= ?1 ORDER BY version DESC LIMIT 1"),
+                selectActions: try readDatabase.prepare("SELECT \(Self.recordColumns) FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2"),
+                selectSnapshot: try readDatabase.prepare("SELECT \(Self.snapshotColumns) FROM snapshots WHERE version <= ?1 ORDER BY version DESC"),
                 selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE key = ?1")
             ))
             let checkpointer = try WALCheckpointer(path: path)
@@ -150,41 +153,39 @@ public final class SQLiteJournalStorage: JournalStorage {
 
     public func recover() throws(JournalError) -> JournalRecovery {
         try withWriter { writer throws(SQLiteError) -> JournalRecovery in
-            let bounds = try writer.database.prepare("SELECT COUNT(*), MIN(version), MAX(version) FROM actions")
-            _ = try bounds.step()
-            let count = UInt64(bounds.int64(0))
-            let earliest: UInt64? = bounds.isNull(1) ? nil : try bounds.version(1)
-            let latest: UInt64? = bounds.isNull(2) ? nil : try bounds.version(2)
-            if let earliest, let latest, latest - earliest + 1 != count {
-                let gap = try writer.database.prepare(
-                    "SELECT a.version FROM actions a WHERE a.version < ?1 AND NOT EXISTS (SELECT 1 FROM actions b WHERE b.version = a.version + 1) ORDER BY a.version LIMIT 1"
-                )
-                try gap.bind(1, Int64(latest))
-                let before = try gap.step() ? gap.int64(0) : 0
-                throw SQLiteError.damaged("versions are missing after \(before) (records \(earliest)...\(latest), \(count) of them)")
+            let scan = try RecordScan(writer.database, verify: true)
+            if let gap = scan.firstGapAfter, let earliest = scan.earliest, let latest = scan.latest {
+                throw SQLiteError.damaged("versions are missing after \(gap) (records \(earliest)...\(latest), \(scan.count) of them)")
             }
-            let newest = try writer.database.prepare("SELECT version, state, time FROM snapshots ORDER BY version DESC LIMIT 1")
-            var snapshot: JournalSnapshot?
-            if try newest.step() {
-                snapshot = JournalSnapshot(version: try newest.version(0), state: newest.blob(1), time: newest.int64(2))
+            if let damaged = scan.damaged.first {
+                throw SQLiteError.damagedRecord(damaged, directory: directory)
             }
+            let snapshots = try Self.snapshots(in: writer.database)
+            let snapshot = snapshots.first(where: \.isIntact)
+            let damagedSnapshots = snapshots.prefix { !$0.isIntact }.map(\.version)
+            let earliest = scan.earliest
+            let latest = scan.latest
             // A snapshot is written once its version is durable, and retention removes records up
-            // to it at most: records, when there are any, reach it.
+            // to the older kept snapshot at most: records, when there are any, reach it.
             if let snapshot, let latest, latest < snapshot.version {
                 throw SQLiteError.damaged(
                     "the newest snapshot is of version \(snapshot.version) but the records end at \(latest): versions \(latest + 1)...\(snapshot.version) are missing"
                 )
             }
+            let skipped = damagedSnapshots.isEmpty ? "" : " (snapshot(s) of version \(Self.list(damagedSnapshots)) do not match their checksums and were passed over)"
             if let snapshot, let earliest, earliest > snapshot.version + 1 {
-                throw SQLiteError.damaged("records start at \(earliest) but the newest snapshot is of version \(snapshot.version): versions in between are missing")
+                throw SQLiteError.damaged("records start at \(earliest) but the newest usable snapshot is of version \(snapshot.version)\(skipped): versions in between are missing")
             }
             if snapshot == nil, let earliest, earliest != 1 {
-                throw SQLiteError.damaged("records start at \(earliest) and there is no snapshot to start from")
+                throw SQLiteError.damaged("records start at \(earliest) and there is no usable snapshot to start from\(skipped)")
+            }
+            if snapshot == nil, earliest == nil, !damagedSnapshots.isEmpty {
+                throw SQLiteError.damaged("there are no records and no usable snapshot to start from\(skipped)")
             }
             let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
             return JournalRecovery(
                 snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop,
-                journalWasMissing: foundJournalMissing
+                journalWasMissing: foundJournalMissing, damagedSnapshots: damagedSnapshots
             )
         } describing: { "cannot read the journal \(path): \($0)" }
     }
@@ -258,6 +259,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                     try writer.insertAction.bind(2, record.type)
                     try writer.insertAction.bind(3, record.payload)
                     try writer.insertAction.bind(4, record.time)
+                    try writer.insertAction.bind(5, Int64(record.checksum))
                     try writer.insertAction.run()
                 }
                 for answer in answers {
@@ -326,8 +328,12 @@ public final class SQLiteJournalStorage: JournalStorage {
             select.reset()
             defer { select.reset() }
             try select.bind(1, Int64(clamping: version))
-            guard try select.step() else { return nil }
-            return JournalSnapshot(version: try select.version(0), state: select.blob(1), time: select.int64(2))
+            // The newest that matches its checksum: a damaged one is passed over for an older one.
+            while try select.step() {
+                let snapshot = try select.journalSnapshot(verify: true)
+                if snapshot.isIntact { return snapshot }
+            }
+            return nil
         }
     }
 
@@ -360,6 +366,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 try writer.insertSnapshot.bind(1, Int64(snapshot.version))
                 try writer.insertSnapshot.bind(2, snapshot.state)
                 try writer.insertSnapshot.bind(3, snapshot.time)
+                try writer.insertSnapshot.bind(4, Int64(snapshot.checksum))
                 try writer.insertSnapshot.run()
                 writer.pruneSnapshots.reset()
                 try writer.pruneSnapshots.run()
@@ -376,16 +383,14 @@ public final class SQLiteJournalStorage: JournalStorage {
             try select.bind(2, Int64(max(0, limit)))
             var records: [JournalRecord] = []
             while try select.step() {
-                records.append(JournalRecord(
-                    version: try select.version(0), type: select.text(1), payload: select.blob(2), time: select.int64(3)
-                ))
+                records.append(try select.journalRecord(verify: true))
             }
             return records
         }
     }
 
     /// Runs `body` with the reader connection, turning SQLite errors into journal errors.
-    private func withReader<Result>(_ body: (Reader) throws(SQLiteError) -> Result) throws(JournalError) -> Result {
+    func withReader<Result>(_ body: (Reader) throws(SQLiteError) -> Result) throws(JournalError) -> Result {
         let outcome: Swift.Result<Result, SQLiteError>? = reader.withLock { reader -> Swift.Result<Result, SQLiteError>? in
             guard let reader else { return nil }
             do throws(SQLiteError) {
@@ -418,9 +423,11 @@ public final class SQLiteJournalStorage: JournalStorage {
 
     public func removeRecords(through version: UInt64) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
-            let newest = try writer.database.prepare("SELECT COALESCE(MAX(version), 0) FROM snapshots")
-            _ = try newest.step()
-            let limit = min(version, UInt64(clamping: newest.int64(0)))
+            // Never past the older of the two kept snapshots: should the newer one be found
+            // damaged, the older one and the records after it still rebuild every version.
+            let oldest = try writer.database.prepare("SELECT COALESCE(MIN(version), 0) FROM snapshots")
+            _ = try oldest.step()
+            let limit = min(version, UInt64(clamping: oldest.int64(0)))
             writer.removeActions.reset()
             try writer.removeActions.bind(1, Int64(limit))
             try writer.removeActions.run()
@@ -444,7 +451,7 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     /// Runs `body` with the writer connection, turning SQLite errors into journal errors.
-    private func withWriter<Result>(
+    func withWriter<Result>(
         _ body: (Writer) throws(SQLiteError) -> Result,
         describing describe: (SQLiteError) -> String
     ) throws(JournalError) -> Result {
@@ -508,33 +515,5 @@ public final class SQLiteJournalStorage: JournalStorage {
     private static func unlock(_ file: Int32, _ directory: Int32) {
         Glibc.close(file)
         if directory >= 0 { Glibc.close(directory) }
-    }
-
-    /// Creates the tables of a new file, or checks an existing file's format.
-    private static func createOrCheckSchema(_ database: SQLiteDatabase, path: String) throws -> Void {
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            INSERT OR IGNORE INTO meta(key, value) VALUES ('format', '\(format)');
-            """)
-        let select = try database.prepare("SELECT value FROM meta WHERE key = 'format'")
-        guard try select.step(), let found = Int(select.text(0)) else {
-            throw JournalError(code: .corrupt, message: "the journal \(path) has no readable format entry; it was not written by remvvm-server")
-        }
-        guard found <= format else {
-            throw JournalError(
-                code: .newerFormat,
-                message: "the journal \(path) has format \(found), newer than this server's \(format); run a newer remvvm-server, or move the data directory aside to start empty"
-            )
-        }
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS actions(
-                version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS snapshots(
-                version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS answers(
-                key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
-                body BLOB NOT NULL, time INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS answers_by_time ON answers(time);
-            """)
     }
 }

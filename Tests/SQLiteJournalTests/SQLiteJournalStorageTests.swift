@@ -71,7 +71,7 @@ import Testing
         #expect(error.message.contains("missing after 5"), "\(error.message)")
     }
 
-    @Test func snapshotsKeepTheNewestTwoAndRetentionNeverPassesTheNewest() throws {
+    @Test func snapshotsKeepTheNewestTwoAndRetentionNeverPassesTheOlderOfThem() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .normal)
         defer { storage.close() }
@@ -82,7 +82,7 @@ import Testing
         try storage.removeRecords(through: 28)
         let recovery = try storage.recover()
         #expect(recovery.snapshot?.version == 25)
-        #expect(recovery.earliestVersion == 26, "records up to the newest snapshot were removed, not past it")
+        #expect(recovery.earliestVersion == 21, "records up to the older kept snapshot were removed, not past it")
         #expect(recovery.lastVersion == 30)
         let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false, readOnly: true)
         let count = try database.prepare("SELECT COUNT(*) FROM snapshots")

@@ -29,6 +29,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         // precedes them.
         let initial = store.snapshot
         let recovery = try storage.recover()
+        recovery.logDamage(of: storage, logger: logger)
         if try storage.claim(for: .singleNode) {
             logger.warning(
                 "the journal \(storage.location) was written by an earlier build and holds snapshots but no records: it is taken as this server's own (its retention removed every record). If it is a replica's data directory, stop now: a server on its own would go on from one of the shared log's versions with versions of its own"
@@ -40,7 +41,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             restoredVersion = snapshot.version
         }
         while true {
-            let records = try storage.records(after: restoredVersion, limit: 10_000)
+            let records = try storage.records(after: restoredVersion, limit: 10_000).intact(in: storage)
             guard !records.isEmpty else { break }
             for record in records {
                 guard record.version == restoredVersion + 1 else {

@@ -92,7 +92,10 @@ final class JournalHistory<State: StoreState & Decodable>: VersionHistory {
     }
 
     func reduce(_ state: State, with record: JournalRecord) throws -> State {
-        store.reduced(state, with: try codec.action(from: record))
+        // A record that does not match its checksum is never applied: the versions before it
+        // are sent, then the stream resets (``JournalReplay``).
+        try [record].requireIntact(in: storage)
+        return store.reduced(state, with: try codec.action(from: record))
     }
 
     /// The state a snapshot holds, decoded as a restart decodes it.

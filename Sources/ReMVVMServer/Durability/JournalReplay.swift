@@ -137,14 +137,15 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
             let outcome: ReplayJob<State>.Outcome
             do {
                 outcome = try job.step(context)
-            } catch let error as JournalError {
+            } catch let error as JournalError where error.code != .corrupt {
                 // Storage may recover: the client's reconnect resumes again (or resets).
                 logger.notice("event stream resuming after version \(job.resumeAfter) ended at version \(job.version): \(error); it resumes again (or resets) on reconnect")
                 job.stream.close()
                 outcome = .finished
             } catch {
-                // A record that cannot be read, or one removed meanwhile: a reconnect would meet it
-                // again (and again), so the stream goes on from the newest state, marked reset.
+                // A record that cannot be read (damaged on disk, or an action this build cannot
+                // decode), or one removed meanwhile: a reconnect would meet it again (and again), so
+                // the stream goes on from the newest state, marked reset.
                 logger.warning("event stream resuming after version \(job.resumeAfter) cannot be rebuilt past version \(job.version): \(error); it goes on with the current state marked as a reset")
                 if !reset(job.stream, job.hasSentRetry) { job.stream.close() }
                 outcome = .finished

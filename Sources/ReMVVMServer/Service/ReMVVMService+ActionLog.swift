@@ -25,13 +25,17 @@ extension ReMVVMService {
             do {
                 records = try journal.records(after: since, limit: limit).filter { $0.version <= latest }
                 earliest = try journal.records(after: 0, limit: 1).first?.version
-            } catch where error.code == .writeFailed || error.code == .closed {
+            } catch where error.code == .corrupt {
+                // SQLite cannot read a page (SQLITE_CORRUPT): the records after `since` cannot be
+                // shown, the rest of the server goes on (docs/journal.md, "Damage").
+                logger.error("the action log cannot be read after version \(since): \(error)")
+                var problem = Problem.actionLogUnavailable
+                problem.detail = "the action log cannot be read after version \(since): the journal is damaged there (the server log says where; remvvm-server verify reports it)"
+                return problem.response
+            } catch {
                 // The shared log cannot be reached (or the server is stopping): an outage, not a bug.
                 logger.warning("the action log cannot be read now: \(error)")
                 return Problem.actionLogUnavailable.response
-            } catch {
-                logger.error("the action log cannot be read: \(error)")
-                return Problem(title: "Internal Server Error", status: 500, detail: "the action log cannot be read").response
             }
         } else if let recentActions {
             (records, earliest) = recentActions.records(after: since, limit: limit)
@@ -45,7 +49,7 @@ extension ReMVVMService {
             body += Array("{\"version\":\(record.version),\"type\":".utf8)
             body += JSONCoding.string(record.type)
             body += Array(",\"payload\":".utf8)
-            if let damage = Self.damage(ofPayload: record.payload) {
+            if let damage = record.isIntact ? Self.damage(ofPayload: record.payload) : Self.checksumDamage {
                 // Shown, not spliced: one damaged record would make the whole answer unreadable.
                 logger.warning("the action log's record of version \(record.version) is damaged: \(damage)")
                 body += Array("null,\"damaged\":".utf8) + JSONCoding.string(damage)
@@ -63,6 +67,11 @@ extension ReMVVMService {
     /// another tool), or nil when it is one (or empty: an action without a payload).
     static func damage(ofPayload payload: [UInt8]) -> String? {
         guard !payload.isEmpty else { return nil }
+        // The validator reads bytes, not characters: a byte that is no UTF-8 would pass into the
+        // answer and make the whole page unreadable.
+        guard String(validating: payload, as: UTF8.self) != nil else {
+            return "its payload is not UTF-8"
+        }
         do {
             try StrictJSONValidator.validate(payload)
         } catch {
@@ -70,6 +79,11 @@ extension ReMVVMService {
         }
         let first = payload.first { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains($0) }
         return first == UInt8(ascii: "{") ? nil : "its payload is JSON but not an object"
+    }
+
+    /// Why a record that does not match its checksum is shown without its payload.
+    static var checksumDamage: String {
+        "it does not match its checksum: bytes of it changed on disk (remvvm-server verify reports it, repair removes it)"
     }
 
     /// `2026-11-23T15:04:05.123Z`.

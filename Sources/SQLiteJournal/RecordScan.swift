@@ -1,0 +1,65 @@
+/// One pass over every action row of a journal file, in version order: how many, the first and
+/// last version, the first gap, and the records that do not match their checksums. What a start
+/// checks (``SQLiteJournalStorage/recover()``) and `remvvm-server verify` reports.
+struct RecordScan {
+    /// Damaged versions listed at most; ``damagedCount`` counts them all.
+    static let damagedListLimit = 100
+
+    private(set) var count: UInt64 = 0
+    private(set) var earliest: UInt64?
+    private(set) var latest: UInt64?
+    /// The version after which the first missing one is, if versions do not run without a gap.
+    private(set) var firstGapAfter: UInt64?
+    /// The first ``damagedListLimit`` records that do not match their checksums.
+    private(set) var damaged: [DamagedRecord] = []
+    private(set) var damagedCount = 0
+
+    /// A record whose checksum does not match.
+    struct DamagedRecord {
+        let version: UInt64
+        let stored: Int64?
+        let computed: UInt32
+    }
+
+    /// Reads every row of `actions`; with `verify` false (a format-1 file) checksums are not read.
+    init(_ database: SQLiteDatabase, verify: Bool) throws(SQLiteError) {
+        let columns = verify ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
+        let select = try database.prepare("SELECT \(columns) FROM actions ORDER BY version")
+        while try select.step() {
+            let record = try select.journalRecord(verify: verify)
+            if let latest, record.version != latest + 1, firstGapAfter == nil {
+                firstGapAfter = latest
+            }
+            earliest = earliest ?? record.version
+            latest = record.version
+            count += 1
+            if !record.isIntact {
+                damagedCount += 1
+                if damaged.count < Self.damagedListLimit {
+                    damaged.append(DamagedRecord(
+                        version: record.version, stored: select.isNull(4) ? nil : select.int64(4), computed: record.checksum
+                    ))
+                }
+            }
+        }
+    }
+}
+
+extension SQLiteError {
+    /// A record that does not match its checksum: refused at start, naming the store, the version
+    /// and the file, and the operator's ways out.
+    static func damagedRecord(_ record: RecordScan.DamagedRecord, directory: String) -> SQLiteError {
+        let stored = record.stored.map { hex(UInt32(truncatingIfNeeded: $0)) } ?? "none"
+        return SQLiteError(
+            code: damagedCode,
+            message: "the record of version \(record.version) of store default does not match its checksum (stored \(stored), computed \(hex(record.computed))): bytes of it changed on disk. Restore the data directory from a backup (docs/journal.md, \"Backup and restore\"), or run `remvvm-server verify \(directory)` for a report and `remvvm-server repair \(directory)` to keep every version it can still rebuild and drop the damaged ones",
+            sql: nil
+        )
+    }
+}
+
+/// `0badf00d`: a checksum as eight hex digits.
+func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - digits.count) + digits
+}

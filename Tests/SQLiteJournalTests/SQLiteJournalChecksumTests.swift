@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTestSupport
+import Journal
+@testable import SQLiteJournal
+import Testing
+
+/// Format 2: every record and snapshot carries its CRC-32C, checked when read
+/// (`docs/journal.md`, "Checksums" and "Damage").
+@Suite struct SQLiteJournalChecksumTests {
+    private func record(_ version: UInt64) -> JournalRecord {
+        JournalRecord(version: version, type: "increase", payload: Array("{}".utf8), time: 1_700_000_000_000 + Int64(version))
+    }
+
+    private func snapshot(_ version: UInt64) -> JournalSnapshot {
+        JournalSnapshot(version: version, state: Array("{\"counter\":\(version)}".utf8), time: 1)
+    }
+
+    /// A closed journal of records 1...`records` and snapshots of `snapshots`, changed behind its
+    /// back by `damage` (raw SQL: the bytes change, the checksums do not).
+    private func journal(records: UInt64, snapshots: [UInt64] = [], damage: String? = nil) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "remvvm-checksum")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        try storage.append((1...records).map(record))
+        for version in snapshots { try storage.saveSnapshot(snapshot(version)) }
+        storage.close()
+        if let damage {
+            try SQLiteDatabase(path: storage.path, create: false).execute(damage)
+        }
+        return directory
+    }
+
+    @Test func aRecordWithAChangedByteRefusesTheStartNamingTheStoreVersionFileAndRepair() throws {
+        for damage in [
+            "UPDATE actions SET payload = CAST('{\"a\":1}' AS BLOB) WHERE version = 7",
+            "UPDATE actions SET type = 'decrease' WHERE version = 7",
+            "UPDATE actions SET time = time + 1 WHERE version = 7",
+        ] {
+            let directory = try journal(records: 12, snapshots: [10], damage: damage)
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+            defer { storage.close() }
+            let error = try #require(throws: JournalError.self) { try storage.recover() }
+            #expect(error.code == .corrupt)
+            #expect(error.message.contains("version 7 of store default") && error.message.contains(storage.path), "\(error.message)")
+            #expect(error.message.contains("remvvm-server repair \(directory.path)"), "\(error.message)")
+        }
+    }
+
+    @Test func aDamagedRecordReadsBackMarkedNotIntact() throws {
+        let directory = try journal(records: 12, snapshots: [12], damage: "UPDATE actions SET time = 0 WHERE version = 3")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let records = try storage.records(after: 0, limit: 5)
+        #expect(records.map(\.isIntact) == [true, true, false, true, true])
+    }
+
+    @Test func aDamagedSnapshotIsSkippedForTheOlderOne() throws {
+        let directory = try journal(records: 30, snapshots: [10, 20], damage: "UPDATE snapshots SET state = CAST('{\"counter\":21}' AS BLOB) WHERE version = 20")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let recovery = try storage.recover()
+        #expect(recovery.snapshot == snapshot(10))
+        #expect(recovery.damagedSnapshots == [20])
+        #expect(recovery.lastVersion == 30)
+        #expect(try storage.snapshot(atOrBefore: 25) == snapshot(10), "a resume passes over it too")
+    }
+
+    @Test func retentionKeepsTheRecordsAfterTheOlderSnapshotSoThatItCanStandIn() throws {
+        let directory = try journal(records: 30, snapshots: [10, 20])
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        try storage.removeRecords(through: 25)
+        #expect(try storage.recover().earliestVersion == 11)
+    }
+
+    @Test func withNoUsableBaseLeftTheStartIsRefusedNamingTheFile() throws {
+        let directory = try journal(records: 30, snapshots: [10, 20], damage: """
+            UPDATE snapshots SET time = 2;
+            DELETE FROM actions WHERE version <= 15;
+            """)
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains(storage.path) && error.message.contains("no usable snapshot"), "\(error.message)")
+        #expect(error.message.contains("20, 10") && error.message.contains("do not match their checksums"), "\(error.message)")
+    }
+
+    @Test func aFormatOneFileIsUpgradedInPlaceWithTheChecksumsOfItsRows() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-format1")
+        let path = directory.path + "/" + SQLiteJournalStorage.fileName
+        do {
+            // The tables as format 1 made them, before checksums.
+            let database = try SQLiteDatabase(path: path, create: true)
+            try database.execute("""
+                PRAGMA journal_mode=WAL;
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT INTO meta VALUES ('format', '1'), ('role', 'single-node');
+                CREATE TABLE actions(version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL);
+                CREATE TABLE snapshots(version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL);
+                CREATE TABLE answers(key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL, time INTEGER NOT NULL);
+                INSERT INTO actions VALUES (1, 'increase', CAST('{}' AS BLOB), 1700000000001), (2, 'increase', CAST('{}' AS BLOB), 1700000000002),
+                    (3, 'increase', CAST('{}' AS BLOB), 1700000000003);
+                INSERT INTO snapshots VALUES (2, CAST('{"counter":2}' AS BLOB), 1);
+                """)
+        }
+        #expect(try SQLiteJournalFile(directory: directory.path).format == 1, "read as it is, without the lock")
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+            defer { storage.close() }
+            let recovery = try storage.recover()
+            #expect(recovery.snapshot == snapshot(2) && recovery.lastVersion == 3)
+            #expect(try storage.records(after: 0, limit: 10) == (1...3).map(record), "every record intact")
+            try storage.append([record(4)])
+        }
+        let upgraded = try SQLiteDatabase(path: path, create: false)
+        let format = try upgraded.prepare("SELECT value FROM meta WHERE key = 'format'")
+        _ = try format.step()
+        #expect(format.text(0) == "2")
+        // A change after the upgrade is caught like any other.
+        try upgraded.execute("UPDATE actions SET time = 5 WHERE version = 2")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        #expect(error.message.contains("version 2 of store default"), "\(error.message)")
+    }
+
+    @Test func aPageSQLiteCannotReadRefusesTheStart() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-page")
+        let payload = Array(("{\"text\":\"" + String(repeating: "x", count: 400) + "\"}").utf8)
+        do {
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+            try storage.append((1...400).map { JournalRecord(version: $0, type: "note", payload: payload, time: 1) })
+            storage.close()
+        }
+        // Zero a leaf page of the actions table in the middle of the file: its header is gone.
+        let path = directory.path + "/" + SQLiteJournalStorage.fileName
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let pages = try handle.seekToEnd() / 4_096
+        try handle.seek(toOffset: pages / 2 * 4_096)
+        handle.write(Data(count: 4_096))
+        try handle.close()
+        let report = try SQLiteJournalFile(directory: directory.path).storageReport()
+        #expect(!report.integrityProblems.isEmpty)
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        #expect(error.code == .corrupt && error.message.contains(path), "\(error.message)")
+    }
+
+    @Test func aBackupIsAWholeCopyThatOpensAsAJournal() throws {
+        let directory = try journal(records: 50, snapshots: [40])
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        try storage.append([record(51)])  // in the write-ahead log, not yet in the file
+        let copy = try TemporaryDirectory(prefix: "remvvm-backup")
+        try SQLiteJournalFile(directory: directory.path).backup(to: copy.path + "/" + SQLiteJournalStorage.fileName)
+        let restored = try SQLiteJournalStorage(directory: copy.path, sync: .off)
+        defer { restored.close() }
+        #expect(try restored.recover() == storage.recover())
+        #expect(try restored.records(after: 0, limit: 100) == storage.records(after: 0, limit: 100))
+    }
+
+    @Test func aRepairKeepsTheLastGoodVersionDropsTheRestAndWritesItsSnapshot() throws {
+        let directory = try journal(records: 30, snapshots: [10, 20], damage: "UPDATE actions SET time = 0 WHERE version = 26")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        try storage.repair(JournalRepairPlan(lastGoodVersion: 25, snapshot: snapshot(25), removeRecordsThrough: nil))
+        let recovery = try storage.recover()
+        #expect(recovery.snapshot == snapshot(25) && recovery.lastVersion == 25 && recovery.earliestVersion == 1)
+        #expect(try storage.storedSnapshots().map(\.version) == [20, 25])
+    }
+}
