@@ -5,6 +5,12 @@ import ReMVVMClient
 /// `remvvm-client`: the ReMVVM API from a shell, like `redis-cli` for Redis.
 @main
 struct RemvvmClient: AsyncParsableCommand {
+    /// Runs the tool. `--url` and `--token` may come before the subcommand
+    /// (`remvvm-client --url U watch`) as well as after it.
+    static func main() async {
+        await main(ServerOptions.movingGlobalOptions(in: Array(CommandLine.arguments.dropFirst())))
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "remvvm-client",
         abstract: "Dispatch actions to a ReMVVM server, read its state, watch it change.",
@@ -27,6 +33,25 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "An access token, sent as Authorization: Bearer (default: $REMVVM_TOKEN).")
     var token: String?
+
+    /// `arguments` with `--url`/`--token` (and their values) that precede the subcommand moved
+    /// after it, where ArgumentParser reads a subcommand's options.
+    static func movingGlobalOptions(in arguments: [String]) -> [String] {
+        var global: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("--") {
+            let name = first.split(separator: "=", maxSplits: 1)[0]
+            guard name == "--url" || name == "--token" else { break }
+            global.append(first)
+            rest = rest.dropFirst()
+            if !first.contains("="), let value = rest.first {
+                global.append(value)
+                rest = rest.dropFirst()
+            }
+        }
+        guard let subcommand = rest.first else { return arguments }
+        return [subcommand] + global + rest.dropFirst()
+    }
 
     /// A client of the store the options name.
     func client() throws -> ReMVVMClient {

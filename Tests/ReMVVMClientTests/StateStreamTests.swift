@@ -41,6 +41,7 @@ import Testing
         let server = try TestServer(durable: false)
         let client = ReMVVMClient(baseURL: server.url, actions: exampleActions, retry: quickRetries)
         let updates = Collector(client.states(as: AppState.self))
+        try await updates.wait(for: 1)
         for _ in 1...3 { try await client.dispatch(Increase()) }
         try await updates.wait { $0.last?.version == 3 }
         try server.restart()  // a new store: version 0, another instance token

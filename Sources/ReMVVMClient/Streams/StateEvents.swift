@@ -6,7 +6,10 @@ import JSONPatch
 ///
 /// With deltas (`GET /events?delta=json-patch`) the server sends each version as a JSON Patch
 /// against the one before, which the client applies to the state it holds (`JSONPatch`); `state`
-/// events (the first, a patch larger than the state, a resume) replace it. A reset (`"reset":
+/// events (the first, a patch larger than the state, a resume) replace it. A delta stream resumed
+/// after an older version starts with the current state, skipping the versions in between
+/// (docs/http-api.md, "Deltas"): the client then reads those from a plain stream resumed at the
+/// same id (``Iterator/missedVersions(after:through:)``), so none is missed. A reset (`"reset":
 /// true`, the server could not resume) replaces it too and is flagged. An event whose version is
 /// not above the last one handed out (and is no reset) is skipped. The sequence ends only when its
 /// task is cancelled, or throws a ``ClientError`` (an answer like `401`, or a patch that does not
@@ -22,25 +25,39 @@ public struct StateEvents: AsyncSequence, Sendable {
     /// Starts reading the stream (the connection opens on the first `next()`).
     public func makeAsyncIterator() -> Iterator {
         let query: [(name: String, value: String)] = deltas ? [("delta", "json-patch")] : []
-        return Iterator(source: ResumingEventSource(client: client, path: "/events", query: query, lastEventID: lastEventID))
+        return Iterator(client: client, source: ResumingEventSource(client: client, path: "/events", query: query, lastEventID: lastEventID))
     }
 
     /// Reads events and keeps the state patches apply to.
     public struct Iterator: AsyncIteratorProtocol {
+        let client: ReMVVMClient
         var source: ResumingEventSource
         var document: JSON?
         var lastVersion: UInt64?
+        var lastTag: VersionTag?
+        /// Versions read from a plain stream to fill a delta stream's gap, handed out first.
+        var backlog: [StateEvent] = []
 
         /// The next version of the state.
         public mutating func next() async throws -> StateEvent? {
+            if !backlog.isEmpty { return handOut(backlog.removeFirst()) }
             while let event = try await source.next() {
                 guard event.type == "state" || event.type == "patch" else { continue }
                 let update = try apply(event)
                 if let lastVersion, update.version <= lastVersion, !update.isReset { continue }
-                lastVersion = update.version
-                return update
+                if event.type == "state", !update.isReset, let lastVersion, let lastTag, update.version > lastVersion + 1 {
+                    backlog = try await missedVersions(after: lastTag, through: update)
+                    return handOut(backlog.removeFirst())
+                }
+                return handOut(update)
             }
             return nil
+        }
+
+        private mutating func handOut(_ event: StateEvent) -> StateEvent {
+            lastVersion = event.version
+            lastTag = event.tag
+            return event
         }
 
         /// The state after `event`, kept for the next patch.
