@@ -59,14 +59,15 @@ public final class ReMVVMClient: Sendable {
         token: String? = nil,
         actions: ActionNames = ActionNames(),
         transport: any HTTPTransport = URLSessionTransport(),
-        retry: RetryPolicy = RetryPolicy()
+        retry: RetryPolicy = RetryPolicy(),
+        streamIdleTimeout: Duration = .seconds(45)
     ) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
               scheme == "http" || scheme == "https", parsed.host != nil, parsed.query == nil
         else {
             throw ClientError(.invalidURL, "\(url) is not a store's base URL (http://host:port or http://host:port/stores/{id}, no query)")
         }
-        self.init(baseURL: parsed, token: token, actions: actions, transport: transport, retry: retry)
+        self.init(baseURL: parsed, token: token, actions: actions, transport: transport, retry: retry, streamIdleTimeout: streamIdleTimeout)
     }
 
     /// The URL of `path` (starting with `/`, its segments already percent-encoded) under the base
@@ -82,10 +83,11 @@ public final class ReMVVMClient: Sendable {
     /// `text` as one path segment or query component: everything but RFC 3986's unreserved
     /// characters percent-encoded (a `+` too, which a query would read as a space).
     static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    /// RFC 3986's unreserved characters (ASCII letters and digits, `-._~`).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A request to this store, with the token and `Accept`.
     func request(_ method: String, _ url: URL, accept: String = "application/json", headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) -> HTTPRequest {

@@ -55,10 +55,13 @@ final class RequestLog: Sendable {
         }
     }
 
-    /// Every request of `method` to a path ending with `suffix`, as sent.
+    /// Every request of `method` (any when empty) to a path ending with `suffix`, as sent.
     func requests(_ method: String, _ suffix: String) -> [HTTPRequest] {
         entries.withLock { entries in
-            entries.compactMap { $0.status == nil && $0.request.method == method && $0.request.url.path.hasSuffix(suffix) ? $0.request : nil }
+            entries.compactMap { entry in
+                let matches = entry.status == nil && (method.isEmpty || entry.request.method == method)
+                return matches && entry.request.url.path.hasSuffix(suffix) ? entry.request : nil
+            }
         }
     }
 }
