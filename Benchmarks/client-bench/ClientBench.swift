@@ -17,32 +17,42 @@ import ReMVVMClient
 enum ClientBench {
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.count == 2, arguments[1] == "--apply-only" {
+            try applyOnly()
+            return
+        }
         guard arguments.count >= 2, let url = URL(string: arguments[1]) else {
-            print("usage: client-bench URL [EVENTS] [STREAMS]")
+            say("usage: client-bench URL [EVENTS] [STREAMS]")
             exit(2)
         }
         let events = arguments.count > 2 ? Int(arguments[2]) ?? 1_000 : 1_000
         let streams = arguments.count > 3 ? Int(arguments[3]) ?? 50 : 50
         var actions = ActionNames()
         actions.register(Toggle.self, as: "toggle")
-        let client = ReMVVMClient(baseURL: url, actions: actions)
+        let client = ReMVVMClient(baseURL: url, actions: actions, transport: URLSessionTransport(maximumConnectionsPerHost: streams + 2))
 
         let recorded = try await record(events, from: client)
-        print("recorded \(events) versions: \(recorded.count) bytes (\(recorded.count / max(events, 1)) per event after the first)")
+        say("recorded \(events) versions: \(recorded.count) bytes (\(recorded.count / max(events, 1)) per event after the first)")
 
+        try breakdown(recorded)
         let replay = ReMVVMClient(baseURL: url, transport: ReplayTransport(bytes: recorded))
         var start = ContinuousClock.now
+        var firstDone = start
         var count = 0
         var last: StateEvent?
         for try await event in replay.stateEvents() {
             count += 1
-            last = event
-            if count == events + 1 { break }
+            if count == 1 { firstDone = .now }
+            if count == events + 1 {
+                last = event  // not kept before: a state the app keeps is copied, not changed, by the next patch
+                break
+            }
         }
-        var seconds = (ContinuousClock.now - start).seconds
-        print("parse + apply (JSON): \(count) events in \(format(seconds)) s = \(Int(Double(count) / seconds)) events/s")
+        var seconds = (ContinuousClock.now - firstDone).seconds
+        say("first event (the whole state): \(format((firstDone - start).seconds * 1_000)) ms")
+        say("parse + apply (JSON Patch events): \(count - 1) events in \(format(seconds)) s = \(Int(Double(count - 1) / seconds)) events/s")
         let (_, now) = try await client.stateJSON()
-        print("final state equals GET /state byte for byte: \(last?.state.canonicalBytes == now.canonicalBytes)")
+        say("final state equals GET /state byte for byte: \(last?.state.canonicalBytes == now.canonicalBytes)")
 
         start = .now
         count = 0
@@ -51,37 +61,78 @@ enum ClientBench {
             if count == min(events + 1, 200) { break }
         }
         seconds = (ContinuousClock.now - start).seconds
-        print("parse + apply + decode (TodoList, 10,000 items): \(count) events in \(format(seconds)) s = \(Int(Double(count) / seconds)) events/s")
+        say("parse + apply + decode (TodoList, 10,000 items): \(count) events in \(format(seconds)) s = \(Int(Double(count) / seconds)) events/s")
 
         try await memoryPerStream(streams, of: client)
     }
 
-    /// Dispatches `count` toggles (in batches of 100) and records the delta stream until it has
-    /// their versions.
+    /// Dispatches `count` toggles, one at a time, each once the stream brought the version before
+    /// (faster, the server's publishing falls behind a 10,000-item state and cuts the stream), and
+    /// records the delta stream's bytes.
     static func record(_ count: Int, from client: ReMVVMClient) async throws -> [UInt8] {
-        let (first, _) = try await client.stateJSON()
-        let target = (first.version ?? 0) + UInt64(count)
-        var request = HTTPRequest(method: "GET", url: client.baseURL.appendingPathComponent("events"), headers: [("Accept", "text/event-stream")])
-        request.url = URL(string: client.baseURL.absoluteString + "/events?delta=json-patch") ?? request.url
-        let response = try await client.transport.stream(request)
-        let sender = Task {
-            var sent = 0
-            while sent < count {
-                let batch = (0..<min(100, count - sent)).map { _ in Toggle(id: Int.random(in: 0..<10_000)) as any StoreAction & Encodable }
-                try await client.dispatch(batch: batch)
-                sent += batch.count
-            }
-        }
+        let url = URL(string: client.baseURL.absoluteString + "/events?delta=json-patch") ?? client.baseURL
+        let response = try await client.transport.stream(HTTPRequest(method: "GET", url: url, headers: [("Accept", "text/event-stream")]))
+        var body = response.body.makeAsyncIterator()
         var bytes: [UInt8] = []
         var parser = ServerSentEventParser()
-        reading: for try await piece in response.body {
+        var first: UInt64?
+        var newest: UInt64?
+        var dispatched = 0
+        while first == nil || newest != first.map({ $0 + UInt64(count) }) {
+            guard let piece = try await body.next() else { throw ClientError(.network, "the stream ended after \(bytes.count) bytes") }
             bytes += piece
-            for event in parser.parse(piece) where event.id.flatMap({ VersionTag($0).version }) == target {
-                break reading
+            for event in parser.parse(piece) {
+                newest = event.id.flatMap { VersionTag($0).version } ?? newest
+                if first == nil { first = newest }
+                if dispatched < count {
+                    try await client.dispatch(Toggle(id: Int.random(in: 0..<10_000)))
+                    dispatched += 1
+                }
             }
         }
-        try await sender.value
         return bytes
+    }
+
+    /// Where the time of the patch events goes: the event-stream parser, the JSON parser, reading
+    /// the patches, applying them (each step over every patch event, timed alone).
+    static func breakdown(_ recorded: [UInt8]) throws {
+        var parser = ServerSentEventParser()
+        var start = ContinuousClock.now
+        let events = parser.parse(recorded)
+        let sse = ContinuousClock.now - start
+        guard let first = events.first, case .object(let data) = try JSON(parsing: first.data), var document = data["state"] else { return }
+        let patchEvents = events.dropFirst()
+        start = .now
+        let parsed = try patchEvents.map { try JSON(parsing: $0.data) }
+        let json = ContinuousClock.now - start
+        start = .now
+        let patches = try parsed.map { try [PatchOperation](json: $0["patch"] ?? .null) }
+        let read = ContinuousClock.now - start
+        start = .now
+        for patch in patches { try document.apply(patch) }
+        let applied = ContinuousClock.now - start
+        let perEvent = { (duration: Duration) in format(duration.seconds * 1e6 / Double(max(patches.count, 1))) }
+        say("per patch event: SSE parse (all \(events.count) events) \(format(sse.seconds * 1_000)) ms in all; JSON parse \(perEvent(json)) µs, read patch \(perEvent(read)) µs, apply \(perEvent(applied)) µs")
+    }
+
+    /// 1,000 one-item patches applied to a 10,000-item document, no server: the cost of `apply`.
+    static func applyOnly() throws {
+        var root = JSONObject()
+        root["items"] = .array((0..<10_000).map { index in
+            var item = JSONObject()
+            item["done"] = .bool(false)
+            item["id"] = .number(String(index))
+            item["title"] = .string("Todo item number \(index)")
+            return .object(item)
+        })
+        var document = JSON.object(root)
+        root = JSONObject()
+        let patches = (0..<1_000).map { index in
+            [PatchOperation.replace(path: JSONPointer(tokens: ["items", String(index * 7 % 10_000), "done"]), value: .bool(true))]
+        }
+        let start = ContinuousClock.now
+        for patch in patches { try document.apply(patch) }
+        say("apply: \(format((ContinuousClock.now - start).seconds * 1e3)) µs per one-item patch on 10,000 items")
     }
 
     /// Opens `count` delta streams, waits for each one's first state, and prints the growth of the
@@ -103,7 +154,7 @@ enum ClientBench {
             if opened == count { break }
         }
         let after = residentBytes()
-        print("\(count) open delta streams: resident memory +\((after - before) / 1_048_576) MiB = \((after - before) / count / 1024) KiB per stream")
+        say("\(count) open delta streams: resident memory +\((after - before) / 1_048_576) MiB = \((after - before) / count / 1024) KiB per stream")
         for task in tasks { task.cancel() }
     }
 
@@ -117,6 +168,11 @@ enum ClientBench {
     static func format(_ seconds: Double) -> String {
         String(format: "%.3f", seconds)
     }
+}
+
+/// Writes `line` to standard output at once (print's buffer is lost when a pipe's reader gives up).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 /// The large-state-server's action: flips `done` on one item.

@@ -73,7 +73,7 @@ public struct StateEvents: AsyncSequence, Sendable {
                 document = nil  // the only reference while the patch applies, so arrays change in place
                 let patch = try data.patch()
                 do {
-                    state = try JSONPatch.apply(patch, to: state)
+                    try state.apply(patch)
                 } catch {
                     throw ClientError(.invalidResponse, "the patch of version \(version) does not apply to version \(lastVersion.map(String.init) ?? "?"): \(error)")
                 }

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// ``HTTPTransport`` over Foundation's `URLSession`: the system's HTTP stack on Apple platforms
