@@ -32,35 +32,38 @@ enum ClientBench {
         let client = ReMVVMClient(baseURL: url, actions: actions, transport: URLSessionTransport(maximumConnectionsPerHost: streams + 2))
 
         let recorded = try await record(events, from: client)
-        say("recorded \(events) versions: \(recorded.count) bytes (\(recorded.count / max(events, 1)) per event after the first)")
+        say("recorded \(events) versions: \(recorded.count) bytes in all, the first event (the whole state) included")
 
         try breakdown(recorded)
         let replay = ReMVVMClient(baseURL: url, transport: ReplayTransport(bytes: recorded))
-        var start = ContinuousClock.now
-        var firstDone = start
-        var count = 0
+        var rates: [Int] = []
         var last: StateEvent?
-        for try await event in replay.stateEvents() {
-            count += 1
-            if count == 1 { firstDone = .now }
-            if count == events + 1 {
-                last = event  // not kept before: a state the app keeps is copied, not changed, by the next patch
-                break
+        for _ in 0..<11 {
+            let start = ContinuousClock.now
+            var firstDone = start
+            var count = 0
+            for try await event in replay.stateEvents() {
+                count += 1
+                if count == 1 { firstDone = .now }
+                if count == events + 1 {
+                    last = event  // not kept before: a state the app keeps is copied, not changed, by the next patch
+                    break
+                }
             }
+            rates.append(Int(Double(count - 1) / (ContinuousClock.now - firstDone).seconds))
         }
-        var seconds = (ContinuousClock.now - firstDone).seconds
-        say("first event (the whole state): \(format((firstDone - start).seconds * 1_000)) ms")
-        say("parse + apply (JSON Patch events): \(count - 1) events in \(format(seconds)) s = \(Int(Double(count - 1) / seconds)) events/s")
+        rates.sort()
+        say("parse + apply (JSON Patch events, \(events) per round, 11 rounds): median \(rates[5]) events/s, range \(rates[0])-\(rates[10])")
         let (_, now) = try await client.stateJSON()
         say("final state equals GET /state byte for byte: \(last?.state.canonicalBytes == now.canonicalBytes)")
 
-        start = .now
-        count = 0
+        let start = ContinuousClock.now
+        var count = 0
         for try await _ in replay.states(as: TodoList.self) {
             count += 1
             if count == min(events + 1, 200) { break }
         }
-        seconds = (ContinuousClock.now - start).seconds
+        let seconds = (ContinuousClock.now - start).seconds
         say("parse + apply + decode (TodoList, 10,000 items): \(count) events in \(format(seconds)) s = \(Int(Double(count) / seconds)) events/s")
 
         try await memoryPerStream(streams, of: client)
