@@ -20,9 +20,10 @@ import Testing
         #expect(store.state.user?.firstName == "Ada")
     }
 
-    /// Waits, through Observation's change notifications, until `isDone` holds; fails after 30 s.
+    /// Waits, through Observation's change notifications, until `isDone` holds; fails after 60 s
+    /// (also when no change comes at all).
     private static func waitForChange(of store: ObservableStore<AppState>, until isDone: @escaping @MainActor () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !isDone() {
             guard ContinuousClock.now < deadline else { throw TimedOut(what: "the observed state") }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -36,6 +37,10 @@ import Testing
                 // A change between the check above and the tracking's start would be missed: check
                 // again now that tracking is on.
                 if isDone(), once.setOnce() { continuation.resume() }
+                Task.detached {
+                    try? await Task.sleep(until: deadline)
+                    if once.setOnce() { continuation.resume() }
+                }
             }
         }
     }
