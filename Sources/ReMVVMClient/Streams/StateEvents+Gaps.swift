@@ -1,0 +1,33 @@
+import JSONPatch
+
+extension StateEvents.Iterator {
+    /// The versions after `tag` through `resumed` (the current state a resumed delta stream
+    /// started with), read from a plain `GET /events` resumed at `tag`, which replays every
+    /// version; the last one is `resumed` itself. When the plain stream cannot resume either (a
+    /// reset), the versions are lost to the server too: `resumed` comes back marked as a reset.
+    func missedVersions(after tag: VersionTag, through resumed: StateEvent) async throws -> [StateEvent] {
+        var plain = ResumingEventSource(client: client, path: "/events", query: [], lastEventID: tag.text)
+        var missed: [StateEvent] = []
+        while let event = try await plain.next() {
+            guard event.type == "state" else { continue }
+            let data = try EventData(event)
+            let version = try data.version()
+            if data.member("reset") == .bool(true) {
+                var reset = resumed
+                reset.isReset = true
+                return [reset]
+            }
+            let action = data.member("action").flatMap { $0 == .null ? nil : $0 }
+            if version >= resumed.version {
+                var last = resumed
+                last.action = version == resumed.version ? action : resumed.action  // the resumed event has none
+                return missed + [last]
+            }
+            guard let state = data.member("state") else {
+                throw ClientError(.invalidResponse, "a state event (version \(version)) without \"state\"")
+            }
+            missed.append(StateEvent(version: version, tag: VersionTag(event.id ?? String(version)), isReset: false, action: action, state: state))
+        }
+        return missed + [resumed]
+    }
+}
