@@ -6,5 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh curl python3
-swift build --product remvvm-server 2>&1 | grep -E "error|warning:" || true
-exec python3 scripts/readme-tour.py "$(swift build --show-bin-path)/remvvm-server" README.md
+for product in remvvm-server remvvm-client; do
+    swift build --product "$product" 2>&1 | grep -E "error|warning:" || true
+done
+# remvvm-client on the PATH: the tour's "Swift client" commands run it.
+BIN=$(swift build --show-bin-path)
+PATH="$BIN:$PATH" exec python3 scripts/readme-tour.py "$BIN/remvvm-server" README.md

@@ -1,3 +1,6 @@
+// Linux only (eventfd): the server's threads use it. The rest of ConcurrencyKit, which ReMVVM and
+// ReMVVMClient use, builds on Apple platforms too.
+#if canImport(Glibc) || canImport(Musl)
 internal import CLinux
 #if canImport(Glibc)
 import Glibc
@@ -62,3 +65,4 @@ package final class Doorbell: Sendable {
         }
     }
 }
+#endif
