@@ -47,6 +47,9 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     ) throws(JournalError) {
         let initial = store.snapshot
         let recovery = try local.recover()
+        // A damaged local snapshot was passed over for an older one (or none): the log has every
+        // record after it, so the replica only has more to apply.
+        recovery.logDamage(of: local, logger: logger)
         guard recovery.earliestVersion == nil else {
             throw JournalError(
                 code: .unusable,
