@@ -36,7 +36,8 @@ import Testing
 
     /// The document declares the cookie and the query parameter on exactly the operations whose
     /// requests ``AccessGate`` reads them from: the event streams, view-model streams included.
-    /// Any request may get a 503 at the connection limit or while the server stops; an unknown
+    /// Any request may get a 503 at the connection limit or while the server stops, and a 414 for
+    /// a query too large for the connection's memory (schemathesis found it undocumented); an unknown
     /// inspector file needs a token when tokens are configured; a view-model event may come
     /// without an id (only a version's last one on a connection carries it).
     @Test func busyAnswersUnknownInspectorFilesAndViewModelEventIdsAreDocumented() throws {
@@ -50,6 +51,7 @@ import Testing
                 for (method, operation) in operations {
                     let responses = (operation as? [String: Any])?["responses"] as? [String: Any]
                     #expect(responses?["503"] != nil, "\(method) \(path)")
+                    #expect(responses?["414"] != nil, "\(method) \(path): a query too large for the connection's memory")
                 }
             }
         }

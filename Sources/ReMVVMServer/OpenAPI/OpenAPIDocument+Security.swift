@@ -53,7 +53,8 @@ extension OpenAPIDocument {
 
     /// `paths` with the answers any request may get before routing, on every operation that has
     /// none of its own: `503` at the connection limit and while the server stops (`Retry-After:
-    /// 1`), `400` for a path or query that is not UTF-8, and, on methods that change state, `403`
+    /// 1`), `400` for a path or query that is not UTF-8, `414` for a query too large for the
+    /// connection's memory, and, on methods that change state, `403`
     /// for a browser's request from another origin (cross-site request forgery).
     func refusableWhenBusy(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         Self.changingOperations(of: paths) { _, method, _, responses in
@@ -62,6 +63,9 @@ extension OpenAPIDocument {
             }
             if responses["400"] == nil {
                 responses["400"] = problem("A path or query that is not UTF-8 once percent-decoded")
+            }
+            if responses["414"] == nil {
+                responses["414"] = problem("A query too large for the connection's memory: its length plus 64 bytes per parameter over half of connectionMemoryBytes")
             }
             if !["get", "head", "options"].contains(method), responses["403"] == nil {
                 responses["403"] = problem("Sent by a browser from another origin that corsAllowedOrigins does not list (cross-site request forgery)")
