@@ -11,10 +11,15 @@ import Testing
 /// (available only for a note that exists), an `about` screen, and the `navigation` view model.
 private struct Notebook: StoreState, Codable {
     var notes: [String] = ["first"]
-    var navigation = try! NavigationState(tabs: [  // swiftlint:disable:this force_try — fixed, valid tabs
-        NavigationTab("notes", root: Screen("notes")),
-        NavigationTab("about", root: Screen("about")),
-    ])
+    var navigation: NavigationState
+
+    /// One note, and two tabs: "notes" and "about".
+    init() throws {
+        navigation = try NavigationState(tabs: [
+            NavigationTab("notes", root: Screen("notes")),
+            NavigationTab("about", root: Screen("about")),
+        ])
+    }
 
     var factory: any ViewModelFactory {
         let notes = notes
@@ -60,7 +65,7 @@ private enum NotebookReducer: Reducer {
             viewModels.register(NoteViewModel.self, as: "note")
             viewModels.registerNavigation(at: \Notebook.navigation)
             let store = try Store(
-                state: Notebook(),
+                state: try Notebook(),
                 reducer: NotebookReducer.self,
                 middleware: [NavigationMiddleware(at: \Notebook.navigation, screens: viewModels.screenNames)]
             )
