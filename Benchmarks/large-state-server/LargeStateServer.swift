@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Foundation
 import Logging
 import MicroHTTP

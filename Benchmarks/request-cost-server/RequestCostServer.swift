@@ -1,4 +1,5 @@
 import AccessControl
+import ConcurrencyKit
 import ExampleApp
 import Foundation
 import Journal
