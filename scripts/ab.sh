@@ -49,43 +49,7 @@ else
     BASELINE_LABEL=$(git rev-parse --short "$BASELINE")
 fi
 
-PIDS=()
-cleanup() {
-    for pid in ${PIDS[@]+"${PIDS[@]}"}; do
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
-trap cleanup EXIT
-
-# start NAME PORT COMMAND...: starts a server in the background and waits until it accepts.
-start() {
-    local name=$1 port=$2
-    shift 2
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-        echo "port $port is already in use; stop whatever listens there" >&2
-        exit 1
-    fi
-    "$@" >>"$OUT/$name.log" 2>&1 &
-    SERVER_PID=$!
-    PIDS+=("$SERVER_PID")
-    for _ in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/$name.log" >&2; exit 1; }
-        sleep 0.05
-    done
-    echo "$name did not start listening on port $port" >&2
-    exit 1
-}
-
-# stop PID: SIGTERM and wait; a server that does not exit cleanly fails the run.
-stop() {
-    kill -TERM "$1" 2>/dev/null || true
-    local status=0
-    wait "$1" 2>/dev/null || status=$?
-    PIDS=("${PIDS[@]/$1}")
-    [ "$status" -eq 0 ] || { echo "server $1 exited with status $status (see $OUT/*.log)" >&2; exit 1; }
-}
+source Benchmarks/lib/background-servers.sh
 
 # rps NAME URL [wrk args...]: a 1 s warm-up, then the measured run; appends requests/s to
 # $OUT/NAME.rounds and fails on any answer that is not 2xx.
