@@ -218,8 +218,8 @@ public final class GroupCommitJournal: Sendable {
         committer.wake(self)
     }
 
-    /// Starts committing: registers with the committer (starting it when it is this journal's
-    /// own); false if its thread could not start or it stopped.
+    /// Starts committing: registers with the committer (starting it if it is not running yet);
+    /// false if its thread could not start or it stopped.
     public func start() -> Bool {
         let claimed = state.withLock { state -> Bool in
             guard !state.started else { return false }
@@ -227,7 +227,7 @@ public final class GroupCommitJournal: Sendable {
             return true
         }
         guard claimed else { return true }
-        guard (!ownsCommitter || committer.start()), committer.register(self) else {
+        guard committer.start(), committer.register(self) else {
             state.withLock { $0.finished = true }
             return false
         }
