@@ -122,11 +122,19 @@ let package = Package(
             dependencies: ["ReMVVM"],
             swiftSettings: strictSettings
         ),
-        // Who may do what: static tokens (SHA-256), JWT verification (HS256/ES256/RS256), scopes and
-        // the Bearer challenge; knows nothing about HTTP servers or stores.
+        // The project's one strict JSON reader (RFC 8259 exactly, duplicate names, depth limit): a
+        // pull tokenizer that JSON Patch, the POST /actions validator and the JWT reader stand on.
+        // No dependencies.
+        .target(
+            name: "StrictJSON",
+            swiftSettings: strictSettings
+        ),
+        // Who may do what: static tokens (SHA-256), JWT verification (HS256/ES256/RS256), scopes,
+        // store lists and the Bearer challenge; knows nothing about HTTP servers or stores.
         .target(
             name: "AccessControl",
             dependencies: [
+                "StrictJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -136,6 +144,7 @@ let package = Package(
         // literals as written: diff, apply, canonical encoding. No dependencies.
         .target(
             name: "JSONPatch",
+            dependencies: ["StrictJSON"],
             swiftSettings: strictSettings
         ),
         // The service: a store served over MicroHTTP.
@@ -145,6 +154,7 @@ let package = Package(
                 "ReMVVM",
                 "ReMVVMNavigation",
                 "JSONPatch",
+                "StrictJSON",
                 "MicroHTTP",
                 "ConcurrencyKit",
                 "Journal",
@@ -250,6 +260,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrictJSONTests",
+            dependencies: ["StrictJSON"],
             swiftSettings: strictSettings
         ),
         .testTarget(

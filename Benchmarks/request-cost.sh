@@ -13,7 +13,8 @@
 # run (remvvm-server's asynchronous main faults it). Its debug information is stripped from a copy
 # first: valgrind 3.19 cannot read Swift's DWARF 5 (function names come from the symbol table).
 # Scenarios: hello (the C libmicrohttpd server, the ceiling), state, viewmodel, post, post-token,
-# state-token, post-durable, state-no-metrics, post-no-metrics; default: all but the last two. KEEP=DIR keeps the callgrind files in DIR.
+# state-token, post-durable, state-no-metrics, post-no-metrics, post-payload (an action with a payload:
+# the strict JSON check and the decoder; post's bare action skips both); default: all but the last three. KEEP=DIR keeps the callgrind files in DIR.
 # Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
@@ -84,6 +85,7 @@ for scenario in "${SCENARIOS[@]}"; do
     state) measure state GET /state -- "${server[@]}" ;;
     viewmodel) measure viewmodel GET /viewmodels/counter -- "${server[@]}" ;;
     post) measure post POST /actions '{"type":"increase"}' -- "${server[@]}" ;;
+    post-payload) measure post-payload POST /actions '{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}' -- "${server[@]}" ;;
     post-no-metrics) measure post-no-metrics POST /actions '{"type":"increase"}' -- "${server[@]}" --no-metrics ;;
     state-no-metrics) measure state-no-metrics GET /state -- "${server[@]}" --no-metrics ;;
     state-token)

@@ -7,6 +7,8 @@ public struct AccessControlError: Error, Sendable, Equatable, CustomStringConver
     public enum Code: Sendable, Equatable {
         /// A scope list names no scope or a scope that does not exist.
         case invalidScopes
+        /// A static token's store list (after `@`) holds a pattern that cannot name a store.
+        case invalidStores
         /// A static token entry is empty, malformed, repeated, or holds characters a Bearer token cannot.
         case invalidStaticTokens
         /// A JWT key cannot be read: not PEM, the wrong key type, too short a secret.

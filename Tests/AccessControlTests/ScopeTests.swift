@@ -6,10 +6,10 @@ import Testing
     @Test func configurationFormNamesOneOrMoreScopesJoinedByPlus() throws {
         #expect(try ScopeSet(configuration: "read") == .read)
         #expect(try ScopeSet(configuration: "dispatch") == .dispatch)
-        #expect(try ScopeSet(configuration: "read+dispatch") == .all)
-        #expect(try ScopeSet(configuration: " dispatch + read ") == .all)
-        #expect(ScopeSet.all.description == "read+dispatch")
-        #expect(ScopeSet.all.scopes == [.read, .dispatch])
+        #expect(try ScopeSet(configuration: "read+dispatch") == [.read, .dispatch])
+        #expect(try ScopeSet(configuration: " dispatch + read ") == [.read, .dispatch])
+        #expect(ScopeSet.all.description == "read+dispatch+manage")
+        #expect(ScopeSet.all.scopes == [.read, .dispatch, .manage])
     }
 
     @Test func unknownScopesInConfigurationAreAnErrorCountingThem() {
@@ -47,7 +47,7 @@ import Testing
 
     @Test func aClaimIsSpaceSeparatedAndIgnoresUnknownNames() {
         #expect(ScopeSet(claim: "read") == .read)
-        #expect(ScopeSet(claim: "openid  dispatch profile read") == .all)
+        #expect(ScopeSet(claim: "openid  dispatch profile read") == [.read, .dispatch])
         #expect(ScopeSet(claim: "admin write") == [])
         #expect(ScopeSet(claim: "") == [])
         #expect(ScopeSet(claim: "read+dispatch") == [], "a claim is not the configuration form")

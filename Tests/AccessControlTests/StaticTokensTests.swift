@@ -23,7 +23,7 @@ import Testing
     @Test func theEnvironmentFormGivesEachTokenItsScopes() throws {
         let tokens = try StaticTokens(environment: "s3cret=read+dispatch,look=read, pad/ded+tok==dispatch ")
         #expect(tokens.count == 3)
-        #expect(tokens.scopes(for: "s3cret") == .all)
+        #expect(tokens.scopes(for: "s3cret") == [.read, .dispatch])
         #expect(tokens.scopes(for: "look") == .read)
         #expect(tokens.scopes(for: "pad/ded+tok=") == .dispatch, "split at the last =: tokens may end in padding")
         #expect(tokens.scopes(for: "s3cre") == nil)
@@ -87,7 +87,7 @@ import Testing
         let tokens = try StaticTokens(hashFile: file)
         #expect(tokens.count == 3)
         #expect(tokens.scopes(for: "look-token") == .read)
-        #expect(tokens.scopes(for: "ci") == .all)
+        #expect(tokens.scopes(for: "ci") == [.read, .dispatch])
         #expect(tokens.scopes(for: "deploy") == .dispatch)
         #expect(tokens.scopes(for: sha256Hex("ci")) == nil, "the hash itself is not a token")
     }
@@ -98,7 +98,7 @@ import Testing
         let file = "sha256:\(sha256Hex("a"))=read  # reader\r\nsha256:\(sha256Hex("b"))=read+dispatch  # writer\r\n#last\r\n"
         let tokens = try StaticTokens(hashFile: file)
         #expect(tokens.count == 2)
-        #expect(tokens.scopes(for: "b") == .all)
+        #expect(tokens.scopes(for: "b") == [.read, .dispatch])
         #expect(throws: AccessControlError.self) { try StaticTokens(hashFile: "#comment\r\nplain=read\r\n") }
         do {
             _ = try StaticTokens(hashFile: "#comment\r\nplain=read\r\n")
@@ -127,9 +127,9 @@ import Testing
     }
 
     @Test func aFileEntryRoundTripsThroughTheHashFileForm() throws {
-        let line = try StaticTokens.fileEntry(token: "my-token~1", scopes: .all)
+        let line = try StaticTokens.fileEntry(token: "my-token~1", scopes: [.read, .dispatch])
         #expect(line == "sha256:\(sha256Hex("my-token~1"))=read+dispatch")
-        #expect(try StaticTokens(hashFile: line).scopes(for: "my-token~1") == .all)
+        #expect(try StaticTokens(hashFile: line).scopes(for: "my-token~1") == [.read, .dispatch])
         #expect(throws: AccessControlError.self) { try StaticTokens.fileEntry(token: "a b", scopes: .read) }
         #expect(throws: AccessControlError.self) { try StaticTokens.fileEntry(token: "ab", scopes: []) }
     }

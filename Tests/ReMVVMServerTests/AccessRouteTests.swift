@@ -52,7 +52,7 @@ import Testing
                 Credential(name: "no token", authorization: nil, grants: nil),
                 Credential(name: "static read", authorization: "Bearer \(AccessTokens.reader)", grants: .read),
                 Credential(name: "static dispatch", authorization: "Bearer \(AccessTokens.dispatcher)", grants: .dispatch),
-                Credential(name: "static read+dispatch", authorization: "Bearer \(AccessTokens.admin)", grants: .all),
+                Credential(name: "static read+dispatch", authorization: "Bearer \(AccessTokens.admin)", grants: [.read, .dispatch]),
                 Credential(name: "JWT read", authorization: "Bearer \(AccessTokens.jwt(scope: "read"))", grants: .read),
                 Credential(name: "JWT dispatch", authorization: "Bearer \(AccessTokens.jwt(scope: "dispatch"))", grants: .dispatch),
                 Credential(name: "unknown token", authorization: "Bearer \(AccessTokens.unknown)", grants: nil),

@@ -75,7 +75,7 @@ import Testing
         #expect(response.status == 200)
         #expect(response.headers["Cache-Control"] == "no-store")
         let access = try JSONDecoder().decode(Access.self, from: Data(response.body))
-        #expect(access == Access(accessControl: false, scopes: ["read", "dispatch"]))
+        #expect(access == Access(accessControl: false, scopes: ["read", "dispatch", "manage"]))
     }
 
     @Test(arguments: [

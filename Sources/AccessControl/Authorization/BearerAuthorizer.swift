@@ -52,18 +52,20 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
 
     /// The scopes `token` grants, or why it does not authenticate. `token` is a `b64token`.
     public func authenticate(token: Substring) -> Result<ScopeSet, TokenRejection> {
-        authentication(of: token).map(\.scopes)
+        authorization(ofToken: token).map(\.scopes)
     }
 
-    /// What `token` grants and until when (nil: a static token, which does not expire), or why
-    /// it does not authenticate.
-    private func authentication(of token: Substring) -> Result<(scopes: ScopeSet, validUntil: Double?), TokenRejection> {
+    /// What `token` grants (scopes, stores, and until when: nil for a static token, which does
+    /// not expire), or why it does not authenticate. `token` is a `b64token`.
+    func authorization(ofToken token: Substring) -> Result<Authorization, TokenRejection> {
         guard token.utf8.count <= maximumTokenLength else { return .failure(JWTVerifier.tooLong) }
-        if let scopes = staticTokens.scopes(for: token) { return .success((scopes, nil)) }
+        if let granted = staticTokens.authorization(for: token) { return .success(granted) }
         guard let jwt, token.utf8.contains(UInt8(ascii: ".")) else { return .failure(Self.unknown) }
         do {
             let verified = try jwt.verify(token)
-            return .success((verified.scopes, verified.expiresAt + jwt.leewaySeconds))
+            return .success(Authorization(
+                scopes: verified.scopes, stores: verified.stores, validUntil: verified.expiresAt + jwt.leewaySeconds
+            ))
         } catch {
             return .failure(error)
         }
@@ -73,8 +75,8 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
     /// is verified with; nil for a static token (it does not expire) or one that does not
     /// authenticate. What an event stream opened with the token may last.
     public func validUntil(token: Substring) -> Double? {
-        guard case .success(let authenticated) = authentication(of: token) else { return nil }
-        return authenticated.validUntil
+        guard case .success(let granted) = authorization(ofToken: token) else { return nil }
+        return granted.validUntil
     }
 
     /// The `WWW-Authenticate` value for `decision` in this authorizer's realm; nil when allowed.

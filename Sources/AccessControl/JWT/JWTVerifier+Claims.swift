@@ -1,7 +1,7 @@
 extension JWTVerifier {
     /// The claims this verifier reads; each may appear once.
     private enum Claim: UInt8 {
-        case exp = 1, nbf = 2, iss = 4, aud = 8, scope = 16, scp = 32
+        case exp = 1, nbf = 2, iss = 4, aud = 8, scope = 16, scp = 32, stores = 64
 
         /// The claim `name` is, compared in place (no array of candidates, no string built).
         init?(_ name: JSONObjectScanner.StringSlice) {
@@ -11,6 +11,7 @@ extension JWTVerifier {
             else if name.equals("aud".utf8) { self = .aud }
             else if name.equals("scope".utf8) { self = .scope }
             else if name.equals("scp".utf8) { self = .scp }
+            else if name.equals(JWTVerifier.storesClaim.utf8) { self = .stores }
             else { return nil }
         }
     }
@@ -22,12 +23,13 @@ extension JWTVerifier {
         var expiry: Double?
         var notBefore: Double?
         var scopes = ScopeSet()
+        var stores = StoreReach.everyStore
         var issuerMatches = issuer == nil
         var audienceMatches = audience == nil
         scan: while true {
             switch scanner.next() {
             case .malformed:
-                return .failure(Self.badPayload)
+                return .failure(scanner.repeatsAName ? Self.repeatedMember : Self.badPayload)
             case .end:
                 break scan
             case .member(let name, let value):
@@ -47,6 +49,9 @@ extension JWTVerifier {
                 case .scope, .scp:
                     guard let granted = Self.scopes(value) else { return .failure(Self.badScope) }
                     scopes.formUnion(granted)
+                case .stores:
+                    guard let listed = Self.stores(value) else { return .failure(Self.badStores) }
+                    stores = listed
                 }
             }
         }
@@ -56,7 +61,7 @@ extension JWTVerifier {
         if let notBefore, now + leewaySeconds < notBefore { return .failure(Self.notYetValid) }
         guard issuerMatches else { return .failure(Self.wrongIssuer) }
         guard audienceMatches else { return .failure(Self.wrongAudience) }
-        return .success(VerifiedToken(scopes: scopes, expiresAt: expiry))
+        return .success(VerifiedToken(scopes: scopes, expiresAt: expiry, stores: stores))
     }
 
     /// Whether `aud` (a string or an array of strings) names `expected`; nil for another type.
@@ -93,6 +98,24 @@ extension JWTVerifier {
         }
     }
 
+    /// The stores of a `remvvm_stores` value: an array of store ids and prefixes (`room-*`; an
+    /// empty array reaches no store); nil for another type or a string that names no store.
+    private static func stores(_ value: JSONObjectScanner.Value) -> StoreReach? {
+        guard case .array(let elements) = value else { return nil }
+        var patterns: [String] = []
+        let allStrings = JSONObjectScanner.forEachString(inArray: elements) { text in
+            patterns.append(String(decoding: text.unescaped(), as: UTF8.self))
+        }
+        guard allStrings else { return nil }
+        return try? StoreReach(patterns: patterns)
+    }
+
+    /// The claim that limits a token to stores.
+    static let storesClaim = "remvvm_stores"
+
+    static let badStores = TokenRejection(
+        .invalidClaims, "the JWT remvvm_stores claim must be an array of store ids and prefixes ending in * (e.g. [\"lobby\", \"room-*\"])"
+    )
     static let badPayload = TokenRejection(.malformedToken, "the JWT payload is not a JSON object")
     static let badTime = TokenRejection(.invalidClaims, "the JWT exp and nbf claims must be numbers")
     static let badIssuer = TokenRejection(.invalidClaims, "the JWT iss claim must be a string")

@@ -54,7 +54,7 @@ extension JWTVerifier {
         scan: while true {
             switch scanner.next() {
             case .malformed:
-                return .failure(Self.badHeader)
+                return .failure(scanner.repeatsAName ? Self.repeatedMember : Self.badHeader)
             case .end:
                 break scan
             case .member(let name, let value):

@@ -4,6 +4,8 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, CustomStringConvert
     case read
     /// Changing the state: posting actions and view-model commands.
     case dispatch
+    /// Managing stores: creating, deleting and listing the stores a token reaches.
+    case manage
 
     /// The scope's name as it appears in configuration, tokens and `WWW-Authenticate`.
     public var name: String { rawValue }
@@ -16,6 +18,7 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, CustomStringConvert
     static func named<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Scope? {
         if bytes.elementsEqual("read".utf8) { return .read }
         if bytes.elementsEqual("dispatch".utf8) { return .dispatch }
+        if bytes.elementsEqual("manage".utf8) { return .manage }
         return nil
     }
 }

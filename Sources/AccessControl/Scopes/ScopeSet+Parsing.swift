@@ -10,7 +10,7 @@ extension ScopeSet {
         for name in text.split(separator: "+", omittingEmptySubsequences: false) {
             let trimmed = name.trimmingASCIIWhitespace()
             guard !trimmed.isEmpty else {
-                throw AccessControlError(code: .invalidScopes, message: "a scope list has an empty scope name (expected read, dispatch or read+dispatch)")
+                throw AccessControlError(code: .invalidScopes, message: "a scope list has an empty scope name (expected read, dispatch, manage or a list like read+dispatch)")
             }
             if let scope = Scope.named(trimmed.utf8) {
                 scopes.insert(ScopeSet(scope))

@@ -13,6 +13,7 @@ public struct ScopeSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
         switch scope {
         case .read: rawValue = 1 << 0
         case .dispatch: rawValue = 1 << 1
+        case .manage: rawValue = 1 << 2
         }
     }
 
@@ -25,8 +26,10 @@ public struct ScopeSet: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public static let read = ScopeSet(.read)
     /// Only ``Scope/dispatch``.
     public static let dispatch = ScopeSet(.dispatch)
+    /// Only ``Scope/manage``.
+    public static let manage = ScopeSet(.manage)
     /// Every scope there is.
-    public static let all: ScopeSet = [.read, .dispatch]
+    public static let all: ScopeSet = [.read, .dispatch, .manage]
 
     /// Whether the set grants `scope`.
     public func grants(_ scope: Scope) -> Bool {

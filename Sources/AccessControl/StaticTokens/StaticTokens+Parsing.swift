@@ -1,6 +1,10 @@
 extension StaticTokens {
-    /// Parses the environment form `TOKEN=SCOPE[+SCOPE],…`, e.g. `s3cret=read+dispatch,look=read`.
+    /// Parses the environment form `TOKEN=SCOPE[+SCOPE][@STORE[+STORE]],…`, e.g.
+    /// `s3cret=read+dispatch,look=read,guest=read+dispatch@lobby+room-*`.
     ///
+    /// After `@` comes the list of stores the token reaches: exact store ids and prefixes ending
+    /// in `*`, joined with `+`; without `@` the token reaches every store, with `@` and nothing
+    /// after it no store.
     /// Each token must be an RFC 6750 `b64token` (so it can travel in a header, a cookie or a query
     /// without escaping); a token may end in `=` padding, since an entry is split at its last `=`.
     /// Empty entries, empty or repeated tokens and unknown scopes are errors that name the entry's
@@ -21,14 +25,14 @@ extension StaticTokens {
                     message: "\(position) has characters a Bearer token cannot hold (RFC 6750 b64token: A-Z a-z 0-9 - . _ ~ + / and trailing =)\(hint)"
                 )
             }
-            entries.append(Entry(digest: TokenDigest(of: token), scopes: scopes))
+            entries.append(Entry(digest: TokenDigest(of: token), scopes: scopes.scopes, stores: scopes.stores))
         }
         try Self.checkDistinct(entries) { "static tokens \($0 + 1) and \($1 + 1) are the same token" }
         self.init(checkedEntries: entries)
     }
 
-    /// Parses the file form, which keeps only hashes: `sha256:<64 hex digits>=SCOPE[+SCOPE]`, one
-    /// per line or several separated by commas; `#` starts a comment; blank lines are skipped.
+    /// Parses the file form, which keeps only hashes: `sha256:<64 hex digits>=SCOPE[+SCOPE]`, with
+    /// the same `@STORE[+STORE]` list as the environment form, one per line or several separated by commas; `#` starts a comment; blank lines are skipped.
     /// The digest is SHA-256 of the token's bytes (`printf %s "$TOKEN" | sha256sum`, or
     /// ``fileEntry(token:scopes:)``). Errors name the line, never its content.
     public init(hashFile text: String) throws(AccessControlError) {
@@ -48,7 +52,7 @@ extension StaticTokens {
                         message: "\(position) is not sha256:<64 hex digits>=SCOPES (the file keeps hashes of tokens, not tokens)"
                     )
                 }
-                entries.append(Entry(digest: digest, scopes: scopes))
+                entries.append(Entry(digest: digest, scopes: scopes.scopes, stores: scopes.stores))
                 lines.append(lineOffset + 1)
             }
         }
@@ -56,21 +60,26 @@ extension StaticTokens {
         self.init(checkedEntries: entries)
     }
 
-    /// The token file's line for `token` with `scopes`: what an operator writes instead of the token.
-    public static func fileEntry(token: String, scopes: ScopeSet) throws(AccessControlError) -> String {
+    /// The token file's line for `token` with `scopes`, limited to `stores` when they are not
+    /// every store: what an operator writes instead of the token.
+    public static func fileEntry(
+        token: String, scopes: ScopeSet, stores: StoreReach = .everyStore
+    ) throws(AccessControlError) -> String {
         guard BearerToken.isValid(token) else {
             throw AccessControlError(code: .invalidStaticTokens, message: "the token has characters a Bearer token cannot hold (RFC 6750 b64token)")
         }
         guard !scopes.isEmpty else {
             throw AccessControlError(code: .invalidScopes, message: "a static token needs at least one scope")
         }
-        return "sha256:\(TokenDigest(of: token).hex)=\(scopes)"
+        let limit = stores.isUnlimited ? "" : "@\(stores)"
+        return "sha256:\(TokenDigest(of: token).hex)=\(scopes)\(limit)"
     }
 
-    /// Splits `TOKEN=SCOPES` at the last `=` (tokens may end in `=`, scope names never hold one).
+    /// Splits `TOKEN=SCOPES[@STORES]` at the last `=` (tokens may end in `=`, scope names and
+    /// store patterns never hold one).
     private static func splitEntry(
         _ entry: Substring, at position: String
-    ) throws(AccessControlError) -> (Substring, ScopeSet) {
+    ) throws(AccessControlError) -> (Substring, (scopes: ScopeSet, stores: StoreReach)) {
         guard !entry.isEmpty else {
             throw AccessControlError(code: .invalidStaticTokens, message: "\(position) is empty (expected TOKEN=SCOPE[+SCOPE])")
         }
@@ -81,10 +90,32 @@ extension StaticTokens {
         guard !token.isEmpty else {
             throw AccessControlError(code: .invalidStaticTokens, message: "\(position) has an empty token")
         }
+        let grant = entry[entry.index(after: equals)...]
+        let at = grant.firstIndex(of: "@")
+        let scopes: ScopeSet
         do {
-            return (Substring(token), try ScopeSet(configuration: entry[entry.index(after: equals)...]))
+            scopes = try ScopeSet(configuration: grant[..<(at ?? grant.endIndex)])
         } catch {
             throw AccessControlError(code: error.code, message: "\(position): \(error.message)")
+        }
+        guard let at else { return (Substring(token), (scopes, .everyStore)) }
+        return (Substring(token), (scopes, try storeList(grant[grant.index(after: at)...], at: position)))
+    }
+
+    /// The stores of `list`, `STORE[+STORE]…` (empty: no store). The error names the entry and
+    /// the pattern's position in the list, never the pattern (it could be a misplaced token).
+    private static func storeList(_ list: Substring, at position: String) throws(AccessControlError) -> StoreReach {
+        let trimmed = list.trimmingASCIIWhitespace()
+        guard !trimmed.isEmpty else { return .noStore }
+        let patterns = trimmed.split(separator: "+", omittingEmptySubsequences: false).map { $0.trimmingASCIIWhitespace() }
+        do {
+            return try StoreReach(patterns: patterns)
+        } catch {
+            let index = patterns.firstIndex { (try? StoreReach(patterns: [$0])) == nil } ?? 0
+            throw AccessControlError(
+                code: .invalidStores,
+                message: "\(position): store \(index + 1) after @: \(error.message)"
+            )
         }
     }
 }

@@ -8,6 +8,8 @@ public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable
     struct Entry: Sendable {
         let digest: TokenDigest
         let scopes: ScopeSet
+        /// The stores it reaches (every store unless its entry lists some).
+        var stores: StoreReach = .everyStore
     }
 
     let entries: [Entry]
@@ -33,17 +35,27 @@ public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable
 
     /// The scopes of `token`, or nil when it is not a configured token.
     public func scopes(for token: some StringProtocol) -> ScopeSet? {
+        authorization(for: token)?.scopes
+    }
+
+    /// What `token` grants (its scopes and the stores it reaches), or nil when it is not a
+    /// configured token.
+    public func authorization(for token: some StringProtocol) -> Authorization? {
         // Without entries there is nothing to compare (and nothing to learn from the time).
         guard !entries.isEmpty else { return nil }
         let presented = TokenDigest(of: token)
         var found: UInt64 = 0
         var granted: UInt8 = 0
-        for entry in entries {
+        // The matching entry's position, picked by mask like its scopes: no branch on the match.
+        var matched = 0
+        for (index, entry) in entries.enumerated() {
             let mask = presented.equalityMask(entry.digest)
             found |= mask
             granted |= UInt8(truncatingIfNeeded: mask) & entry.scopes.rawValue
+            matched |= Int(truncatingIfNeeded: mask) & index
         }
-        return found == 0 ? nil : ScopeSet(rawValue: granted)
+        guard found != 0 else { return nil }
+        return Authorization(scopes: ScopeSet(rawValue: granted), stores: entries[matched].stores)
     }
 
     /// Both sets of tokens (e.g. the environment's and a file's); a token in both is an error.

@@ -89,7 +89,7 @@ extension OpenAPIDocument {
             "type": "object",
             "properties": [
                 "accessControl": ["type": "boolean", "description": "Whether tokens are configured"],
-                "scopes": ["type": "array", "items": ["enum": ["read", "dispatch"]], "description": "What the token grants (everything without tokens)"],
+                "scopes": ["type": "array", "items": ["enum": ["read", "dispatch", "manage"]], "description": "What the token grants (everything without tokens)"],
             ],
             "required": ["accessControl", "scopes"],
         ],
