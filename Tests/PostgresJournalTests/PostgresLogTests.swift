@@ -119,7 +119,7 @@ import Testing
         defer { listener.close() }
         #expect(try listener.wait(upTo: .milliseconds(50)) == .timedOut)
         _ = try log.append([LogGroup(actions: [action(1)])])
-        #expect(try listener.wait(upTo: .seconds(5)) == .rang(head: 1))
+        #expect(try listener.wait(upTo: .seconds(5)) == .rang(PostgresLogDoorbell(heads: [.default: 1])))
 
         let applied = Lock<[UInt64]>([])
         // A long poll interval: only the doorbell can make the follower see the second append quickly.
