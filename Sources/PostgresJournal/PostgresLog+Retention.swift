@@ -134,10 +134,9 @@ extension PostgresLog {
     /// holds ``PostgresLogSchema/removalLock`` (waiting for the appends that hold it shared to
     /// commit), so appends meanwhile check their keys in both tables in one snapshot
     /// (``PostgresLogSchema/createAppendFunction``; the checked path always does), which shows
-    /// a moving key on its record or in `remvvm_answers`. Only when answers moved does the
-    /// commit take the head's row lock, for replicas of earlier builds, whose append function
-    /// knows nothing of the removal lock: this commit cannot fall between their check and their
-    /// insert.
+    /// a moving key on its record or in `remvvm_answers`. (Schema version 1 also took the head's
+    /// row lock before committing moved answers, for builds whose append function knew nothing
+    /// of the removal lock; no such build runs on schema version 2.)
     private func removeChunk(
         of store: StoreID, keeping versions: UInt64, through bound: UInt64, ignoringReplicasSilentFor silence: Duration?, chunk: Int
     ) throws(PostgresLogError) -> (count: Int, newest: UInt64?) {
@@ -190,9 +189,6 @@ extension PostgresLog {
             }
             let count = Int(try Self.number(row[0], "count of removed records"))
             let newest = try row[1].map { text throws(PostgresLogError) in try Self.number(text, "removed version") }
-            if try Self.number(row[2], "count of moved answers") > 0 {
-                try connection.execute("SELECT version FROM remvvm_head WHERE store = $1 FOR UPDATE", [store.rawValue])
-            }
             return (count, newest)
         }
     }

@@ -128,8 +128,9 @@ import Testing
         #expect(try second.append([LogGroup(actions: [action(2)], expectedHead: 0)], to: Self.b) == [.appended(1...1)])
         // Concurrent writers of one store: gapless versions, none twice.
         let ranges = Lock<[ClosedRange<UInt64>]>([])
+        let conninfo = server.conninfo
         let errors = runOnThreads(4) { _ in
-            let log = try PostgresLog(conninfo: server.conninfo)
+            let log = try PostgresLog(conninfo: conninfo)
             defer { log.close() }
             for index in 0..<20 {
                 guard case .appended(let range) = try log.append([LogGroup(actions: [action(index)])], to: Self.a).first else {

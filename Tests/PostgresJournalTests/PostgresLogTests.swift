@@ -150,47 +150,6 @@ import Testing
         #expect(function.rows.first?.first == "1")
     }
 
-    /// A log created by a build without the table of answers kept without actions, the append
-    /// function, their index and the table of registered replicas gains them at the next start
-    /// (additive: the schema version stays).
-    @Test func aLogCreatedByAnEarlierBuildGainsTheAdditionsAndKeepsItsRows() throws {
-        let server = try PostgresServer()
-        do {
-            let log = try PostgresLog(conninfo: server.conninfo)
-            defer { log.close() }
-            #expect(try log.append([LogGroup(actions: [action(1)])]) == [.appended(1...1)])
-        }
-        let raw = try PostgresConnection(conninfo: server.conninfo)
-        defer { raw.close() }
-        try raw.execute("DROP FUNCTION \(PostgresLogSchema.appendFunction); DROP TABLE remvvm_answers; DROP TABLE remvvm_replicas")
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        let held = KeptAnswer(key: "held", fingerprint: [1], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: 3)
-        #expect(try log.append([LogGroup(actions: [action(2)]), LogGroup(actions: [], answer: held)]) == [.appended(2...2), .kept])
-        #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2])
-        #expect(try log.answer(forKey: "held") == held)
-        #expect(try log.register(replica: "r", snapshot: 1) == SharedLogExtent(earliest: 1, head: 2))
-    }
-
-    /// The `instance` column is added to a table of registrations made by an earlier build,
-    /// whose rows stay (with no process recorded).
-    @Test func registrationsOfAnEarlierBuildGainTheInstanceColumn() throws {
-        let server = try PostgresServer()
-        do {
-            let log = try PostgresLog(conninfo: server.conninfo)
-            defer { log.close() }
-            _ = try log.register(replica: "old", snapshot: 0)
-        }
-        let raw = try PostgresConnection(conninfo: server.conninfo)
-        defer { raw.close() }
-        try raw.execute("ALTER TABLE remvvm_replicas DROP COLUMN instance")
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        let again = try log.register(replica: "old", instance: "host:1:a", snapshot: 0)
-        #expect(again.previousInstance == nil && again.previousAgeSeconds != nil, "the earlier build's row was kept")
-        #expect(try raw.execute("SELECT name, instance FROM remvvm_replicas").rows == [["old", "host:1:a"]])
-    }
-
     @Test func anIncompatibleSchemaIsRefused() throws {
         let server = try PostgresServer()
         do {

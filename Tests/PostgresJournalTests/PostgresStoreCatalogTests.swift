@@ -42,8 +42,9 @@ import Testing
         let outcomes = Lock<[StoreCreation]>([])
         // Six "replicas", each with its own connection: every one creates "shared", and its own
         // store, under a limit of 5 (default + shared + 3 others).
+        let conninfo = server.conninfo
         let errors = runOnThreads(6) { index in
-            let log = try PostgresLog(conninfo: server.conninfo)
+            let log = try PostgresLog(conninfo: conninfo)
             defer { log.close() }
             let shared = try log.create(self.id("shared"), limit: 5, at: 1)
             let own = try log.create(self.id("own-\(index)"), limit: 5, at: 1)

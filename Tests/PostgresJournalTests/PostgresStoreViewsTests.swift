@@ -42,7 +42,8 @@ import Testing
         try writers[0].start(applied: 0) { _ in }
         for round in 1...3 {
             for (index, view) in writers.enumerated() {
-                #expect(try Self.append(view, "r\(index)-\(round)") == round...round)
+                let version = UInt64(round)
+                #expect(try Self.append(view, "r\(index)-\(round)") == version...version)
             }
         }
         for store in Self.stores[0...2] {
