@@ -74,7 +74,8 @@ public final class PostgresLog {
         return try Self.number(row.first ?? nil, "head version")
     }
 
-    /// The head and incarnation of each of `stores` that exists.
+    /// The head and incarnation of each of `stores` that exists; the store `default`'s
+    /// incarnation is the log's ``identity`` (as read when this connection opened).
     public func heads(of stores: [StoreID]) throws(PostgresLogError) -> [StoreID: (head: UInt64, incarnation: String)] {
         guard !stores.isEmpty else { return [:] }
         let rows = try run(
@@ -86,7 +87,8 @@ public final class PostgresLog {
             guard row.count == 3, let incarnation = row[2] else {
                 throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable head row")
             }
-            heads[try Self.store(row[0])] = (try Self.number(row[1], "head version"), incarnation)
+            let store = try Self.store(row[0])
+            heads[store] = (try Self.number(row[1], "head version"), store == .default ? identity : incarnation)
         }
         return heads
     }
@@ -112,13 +114,13 @@ public final class PostgresLog {
         let stores = Array(versions.keys)
         let rows = try run(
             """
-            SELECT l.version, l.type, l.payload::text, l.time, l.idempotency_key, w.store
+            SELECT version, type, payload::text, time, idempotency_key, w.store
             FROM unnest($1::text[], $2::bigint[]) AS w(store, applied)
             CROSS JOIN LATERAL (
                 SELECT version, type, payload, time, idempotency_key FROM remvvm_log
                 WHERE store = w.store AND version > w.applied ORDER BY version LIMIT $3
             ) l
-            ORDER BY w.store, l.version
+            ORDER BY w.store, version
             """,
             [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { versions[$0].map(String.init) }), String(max(1, limit))]
         )

@@ -10,9 +10,10 @@ import ConcurrencyKit
 /// stores' groups, each checked against its own head), ``stop()`` stops following the store
 /// (unloading it) and leaves the log running.
 ///
-/// The view's ``identity()`` is the store's incarnation: the store `default`'s is the log's
-/// identity; any other store gets a new one at each creation, so a replica's snapshot of a
-/// deleted store never matches the store created again under its id.
+/// The view's ``identity()`` is the store's incarnation — the store `default`'s is the log's
+/// identity (`remvvm_meta` key `log`, as before stores) —; any other store gets a new one at each
+/// creation, so a replica's snapshot of a deleted store never matches the store created again
+/// under its id.
 public final class PostgresStoreLog: SharedLog {
     /// The store.
     public let store: StoreID
@@ -32,7 +33,7 @@ public final class PostgresStoreLog: SharedLog {
     public func identity() throws(JournalError) -> String {
         try connections.reading { [store] log throws(PostgresLogError) in
             guard let description = try log.describe(store) else { throw .storeNotFound(store) }
-            return description.incarnation
+            return store == .default ? log.identity : description.incarnation
         }
     }
 
