@@ -27,8 +27,8 @@ func runStores(conninfo: String, duration: Duration, stores storeCount: Int, rep
             let view = log.view(of: store)
             let type = "r\(replica)"
             do {
-                let head = try view.head()
-                try view.start(applied: head) { page in
+                // Stores of this run are new (their names carry the run's store count): version 0.
+                try view.start(applied: 0) { page in
                     let now = microsecondsNow()
                     let measured = page.lazy.filter { $0.record.type != type }.map { now - $0.record.time }
                     if !measured.isEmpty { lags.withLock { $0.append(contentsOf: measured) } }
@@ -66,7 +66,10 @@ func runStores(conninfo: String, duration: Duration, stores storeCount: Int, rep
                         }
                     }
                     _ = answer.wait(timeout: .seconds(60)) { $0 != nil }
-                    guard answer.withLock({ $0 }) == true else { break }
+                    guard answer.withLock({ $0 }) == true else {
+                        failures.withLock { $0.append("version of \(view.store) not applied on replica \(replica) (status \(view.status))") }
+                        break
+                    }
                     acknowledged.withLock { $0 += 1 }
                 }
                 done.withLock { $0 += 1 }

@@ -60,13 +60,19 @@ extension PostgresLogFollower {
         }
     }
 
+    /// Sets the connection's state; when it changed, tells every store whose status changed.
     private func setConnection(_ status: Status) {
-        state.withLock { $0.connection = status }
-        reportStatuses(of: nil)
+        let changed = state.withLock { state -> Bool in
+            defer { state.connection = status }
+            return state.connection != status
+        }
+        if changed { reportStatuses(of: nil) }
     }
 
     /// Reads heads and entries until every followed store is caught up (or stopped).
     private func catchUp(_ log: PostgresLog) throws(PostgresLogError) {
+        var touched: Set<StoreID> = []
+        defer { markCaughtUp(touched) }
         while !isStopping {
             let heads = state.withLock { state -> [StoreID] in
                 defer { state.headsToRead = [] }
@@ -77,8 +83,18 @@ extension PostgresLogFollower {
                 for store in chunk { check(store, found[store]) }
             }
             let behind = state.withLock { state -> [(StoreID, FollowedStore)] in
-                state.storesOffered = []
-                return state.stores.filter(\.value.isBehind).map { ($0.key, $0.value) }
+                defer { state.mayBeBehind = [] }
+                return state.mayBeBehind.compactMap { store in
+                    state.stores[store].flatMap { $0.isBehind ? (store, $0) : nil }
+                }
+            }
+            touched.formUnion(heads)
+            touched.formUnion(behind.map(\.0))
+            defer {
+                // What is left (a full page, offers beyond a page) is looked at again.
+                state.withLock { state in
+                    for (store, _) in behind where state.stores[store]?.isBehind == true { state.mayBeBehind.insert(store) }
+                }
             }
             guard !behind.isEmpty || !heads.isEmpty else { break }
             var reads: [StoreID: (applied: UInt64, generation: UInt64, nextOffered: UInt64?)] = [:]
@@ -98,7 +114,6 @@ extension PostgresLogFollower {
                 }
             }
         }
-        markCaughtUp()
     }
 
     /// Applies a page read from the log. Without offers beyond it: a short page reached the head
@@ -152,6 +167,7 @@ extension PostgresLogFollower {
             current.knownHead = max(current.knownHead, found.head)
             if found.head > current.applied { current.readUpTo = max(current.readUpTo ?? 0, found.head) }
             state.stores[store] = current
+            state.mayBeBehind.insert(store)
         }
     }
 
@@ -211,11 +227,13 @@ extension PostgresLogFollower {
         reportStatuses(of: [store])
     }
 
-    /// Marks the stores with nothing left to read as caught up, and tells those that changed.
-    private func markCaughtUp() {
+    /// Marks the stores of `stores` with nothing left to read as caught up, and tells those that
+    /// changed.
+    private func markCaughtUp(_ stores: Set<StoreID>) {
         let changed = state.withLock { state -> [StoreID] in
             var changed: [StoreID] = []
-            for (store, followed) in state.stores where !followed.caughtUp && followed.verified != nil && !followed.isBehind {
+            for store in stores {
+                guard let followed = state.stores[store], !followed.caughtUp, followed.verified != nil, !followed.isBehind else { continue }
                 state.stores[store]?.caughtUp = true
                 changed.append(store)
             }
@@ -271,6 +289,7 @@ extension PostgresLogFollower {
                 followed.knownHead = max(followed.knownHead, head)
                 followed.readUpTo = max(followed.readUpTo ?? 0, head)
                 state.stores[store] = followed
+                state.mayBeBehind.insert(store)
                 relevant = true
             }
             return relevant

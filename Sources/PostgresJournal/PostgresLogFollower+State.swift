@@ -63,8 +63,9 @@ struct FollowerState {
     /// Stores whose head row must be read (followed anew, named changed by a doorbell, after a
     /// reconnect or at the poll).
     var headsToRead: Set<StoreID> = []
-    /// Stores offered entries since the thread last looked.
-    var storesOffered: Set<StoreID> = []
+    /// Stores that may have something to read or apply (offered entries, a head announced or
+    /// read past their applied version): the thread looks only at these, not at every store.
+    var mayBeBehind: Set<StoreID> = []
     var generation: UInt64 = 0
     var waiters: [FollowerWaiter] = []
     var stopping = false
@@ -72,7 +73,7 @@ struct FollowerState {
 
     /// Whether the thread has work without waiting for the doorbell.
     var hasWork: Bool {
-        !headsToRead.isEmpty || !storesOffered.isEmpty
+        !headsToRead.isEmpty || !mayBeBehind.isEmpty
     }
 
     /// `store`'s status: its own stop first, then the connection's, then whether it caught up.

@@ -169,7 +169,7 @@ public final class PostgresLogFollower: Sendable {
                 followed.offered.removeFirst(followed.offered.count - Self.offeredLimit)
             }
             state.stores[store] = followed
-            state.storesOffered.insert(store)
+            state.mayBeBehind.insert(store)
             return true
         }
         if followed { wakeBell?.ring() }
