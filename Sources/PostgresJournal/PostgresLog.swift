@@ -110,19 +110,26 @@ public final class PostgresLog {
     /// Up to `limit` entries of each store of `versions` after its version there, in one query
     /// (what a follower of many stores reads after a doorbell): per store as ``entries(of:after:limit:fromEarliest:)``.
     public func entries(after versions: [StoreID: UInt64], limit: Int) throws(PostgresLogError) -> [StoreID: [LogEntry]] {
-        guard !versions.isEmpty else { return [:] }
-        let stores = Array(versions.keys)
+        try entries(after: versions.mapValues { (version: $0, limit: limit) })
+    }
+
+    /// Up to each store's `limit` entries after its `version`, in one query.
+    public func entries(after reads: [StoreID: (version: UInt64, limit: Int)]) throws(PostgresLogError) -> [StoreID: [LogEntry]] {
+        guard !reads.isEmpty else { return [:] }
+        let stores = Array(reads.keys)
+        let versions = reads.mapValues(\.version)
         let rows = try run(
             """
             SELECT version, type, payload::text, time, idempotency_key, w.store
-            FROM unnest($1::text[], $2::bigint[]) AS w(store, applied)
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w(store, applied, page)
             CROSS JOIN LATERAL (
                 SELECT version, type, payload, time, idempotency_key FROM remvvm_log
-                WHERE store = w.store AND version > w.applied ORDER BY version LIMIT $3
+                WHERE store = w.store AND version > w.applied ORDER BY version LIMIT w.page
             ) l
             ORDER BY w.store, version
             """,
-            [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { versions[$0].map(String.init) }), String(max(1, limit))]
+            [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { versions[$0].map(String.init) }),
+             Self.arrayLiteral(stores.map { reads[$0].map { String(max(1, $0.limit)) } })]
         )
         var found: [StoreID: [LogEntry]] = [:]
         var start = 0

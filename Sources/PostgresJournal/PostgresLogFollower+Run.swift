@@ -107,7 +107,13 @@ extension PostgresLogFollower {
                 }
             }
             for chunk in Array(reads.keys).chunked(Self.storesPerQuery) {
-                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { ($0, reads[$0]?.applied ?? 0) }), limit: pageSize)
+                // Before offered entries, only the versions missing up to them (the offered ones
+                // are not read back).
+                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { store in
+                    let read = reads[store]
+                    let missing = read.flatMap { read in read.nextOffered.map { Int($0 - read.applied - 1) } }
+                    return (store, (version: read?.applied ?? 0, limit: min(pageSize, missing ?? pageSize)))
+                }))
                 for store in chunk {
                     guard let read = reads[store] else { continue }
                     applyRead(pages[store] ?? [], of: store, after: read.applied, generation: read.generation, nextOffered: read.nextOffered)
