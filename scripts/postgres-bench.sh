@@ -7,12 +7,22 @@
 #   scripts/postgres-bench.sh                 # 10-second runs
 #   DURATION=3 scripts/postgres-bench.sh      # shorter
 #   CLIENTS="1 8" scripts/postgres-bench.sh   # client counts (default: 1 8)
+#   STORES="1 1000" REPLICAS=3 SUBMITTERS=32 scripts/postgres-bench.sh stores
+#                                             # only the many-stores mode: three replicas in one
+#                                             # process (each its appender and follower) writing
+#                                             # to random stores of 1 and of 1,000, every replica
+#                                             # following every store; acknowledged actions/s and
+#                                             # the lag of the other replicas
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh postgresql
 
+MODE=${1:-all}
 DURATION=${DURATION:-10}
+STORES=${STORES:-1 1000}
+REPLICAS=${REPLICAS:-3}
+SUBMITTERS=${SUBMITTERS:-32}
 CLIENTS=${CLIENTS:-1 8}
 BUILD=.build-bench
 
@@ -50,6 +60,12 @@ PID=$(head -1 "$DIR/data/postmaster.pid")
 echo "== PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on $DIR/.s.PGSQL.5432 (pid $PID), fsync on"
 
 CONNINFO="host=$DIR port=5432 user=postgres dbname=postgres"
+if [ "$MODE" = stores ]; then
+    for stores in $STORES; do
+        "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" stores "$stores" "$REPLICAS" "$SUBMITTERS"
+    done
+    exit 0
+fi
 for per in 1 64; do
     for clients in $CLIENTS; do
         "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" "$per" "$clients"
@@ -58,4 +74,8 @@ done
 # Through PostgresGroupCommit: one-action requests from many threads, batched by the commit thread.
 for submitters in 1 64; do
     "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" group-commit "$submitters"
+done
+# Many stores: three replicas writing to random stores, each following every store.
+for stores in $STORES; do
+    "$BIN/postgres-log-bench" "$CONNINFO" "$DURATION" stores "$stores" "$REPLICAS" "$SUBMITTERS"
 done

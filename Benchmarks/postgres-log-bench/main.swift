@@ -4,6 +4,7 @@
 //
 //   postgres-log-bench <conninfo> <seconds> <actions-per-transaction> <clients>
 //   postgres-log-bench <conninfo> <seconds> group-commit <submitters>
+//   postgres-log-bench <conninfo> <seconds> stores <stores> <replicas> <submitters-per-replica>
 import ConcurrencyKit
 import Foundation
 import Journal
@@ -12,6 +13,14 @@ import PostgresJournal
 let arguments = CommandLine.arguments
 if arguments.count == 5, arguments[3] == "group-commit", let seconds = Double(arguments[2]), let submitters = Int(arguments[4]) {
     print(runGroupCommit(conninfo: arguments[1], duration: .milliseconds(Int(seconds * 1_000)), submitters: max(1, submitters)))
+    exit(0)
+}
+if arguments.count == 7, arguments[3] == "stores", let seconds = Double(arguments[2]), let stores = Int(arguments[4]),
+    let replicas = Int(arguments[5]), let submitters = Int(arguments[6]) {
+    print(runStores(
+        conninfo: arguments[1], duration: .milliseconds(Int(seconds * 1_000)), stores: max(1, stores),
+        replicas: max(1, replicas), submitters: max(1, submitters)
+    ))
     exit(0)
 }
 guard arguments.count == 5, let seconds = Double(arguments[2]), let perTransaction = Int(arguments[3]),

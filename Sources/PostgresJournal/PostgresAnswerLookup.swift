@@ -12,7 +12,7 @@ final class PostgresAnswerLookup: Sendable {
     typealias Completion = @Sendable (Result<KeptAnswer?, PostgresLogError>) -> Void
 
     private struct Queued {
-        let key: String
+        let key: StoreKey
         let completion: Completion
     }
 
@@ -36,10 +36,10 @@ final class PostgresAnswerLookup: Sendable {
 
     /// Queues `key`; `completion` hears its kept answer (nil: none), on the lookup thread. After
     /// ``stop()``, or when the thread cannot start, it is answered at once with the error.
-    func lookUp(_ key: String, completion: @escaping Completion) {
+    func lookUp(_ key: String, in store: StoreID = .default, completion: @escaping Completion) {
         let start = state.withLock { state -> Bool? in
             guard !state.stopping else { return nil }
-            state.queued.append(Queued(key: key, completion: completion))
+            state.queued.append(Queued(key: StoreKey(store: store, key: key), completion: completion))
             defer { state.running = true }
             return !state.running
         }

@@ -2,9 +2,10 @@ public import Journal
 import ConcurrencyKit
 import DequeModule
 
-/// The appending side of a replica: groups submitted from any thread queue up while an append
-/// runs and go together in the next one (one transaction, ``PostgresLog/append(_:)``), on one
-/// thread with one connection. One commit costs about as much for 64 actions as for one
+/// The appending side of a replica: groups submitted from any thread, to any stores, queue up
+/// while an append runs and go together in the next one (one transaction, one round trip,
+/// ``PostgresLog/append(_:)-([StoreLogGroup])``: each group checked against its own store's
+/// head), on one thread with one connection. One commit costs about as much for 64 actions as for one
 /// (`docs/replicas.md`, Measured), so under load the batch grows by itself.
 ///
 /// Requests come back in bursts (a batch's clients are answered together and send their next
@@ -23,7 +24,7 @@ public final class PostgresGroupCommit: Sendable {
     public typealias Completion = @Sendable (Result<LogGroupOutcome, PostgresLogError>) -> Void
 
     private struct Submitted {
-        let group: LogGroup
+        let group: StoreLogGroup
         let completion: Completion
     }
 
@@ -51,7 +52,7 @@ public final class PostgresGroupCommit: Sendable {
     private let maxGroups: Int
     /// The longest wait for a batch as large as the last one, from the first group queued.
     public let gatherWindow: Duration
-    private let onAppended: @Sendable ([LogEntry], Duration) -> Void
+    private let onAppended: @Sendable ([StoreID: [LogEntry]], Duration) -> Void
     private let state = Lock(State())
 
     /// - Parameters:
@@ -59,12 +60,12 @@ public final class PostgresGroupCommit: Sendable {
     ///   - maxGroups: the most groups in one transaction.
     ///   - gatherWindow: the longest wait for a batch as large as the last one (zero: append
     ///     whatever is queued at once).
-    ///   - onAppended: hears the entries of every transaction committed, as stored, and how
-    ///     long the append took, before the completions do (a replica's follower applies them
-    ///     without reading them back; metrics count them).
+    ///   - onAppended: hears the entries of every transaction committed, as stored, by store,
+    ///     and how long the append took, before the completions do (a replica's follower applies
+    ///     them without reading them back; metrics count them).
     public init(
         conninfo: String, maxGroups: Int = 1_024, gatherWindow: Duration = .milliseconds(1),
-        onAppended: @escaping @Sendable ([LogEntry], Duration) -> Void = { _, _ in }
+        onAppended: @escaping @Sendable ([StoreID: [LogEntry]], Duration) -> Void = { _, _ in }
     ) {
         self.conninfo = conninfo
         self.maxGroups = max(1, maxGroups)
@@ -92,12 +93,12 @@ public final class PostgresGroupCommit: Sendable {
         return launched
     }
 
-    /// Queues `group` (at least one action, or an answer to keep); `completion` hears its outcome. After ``stop()`` it
-    /// is answered at once with ``PostgresLogError/Code/closed``.
-    public func submit(_ group: LogGroup, completion: @escaping Completion) {
+    /// Queues `group` for `store` (at least one action, or an answer to keep); `completion` hears
+    /// its outcome. After ``stop()`` it is answered at once with ``PostgresLogError/Code/closed``.
+    public func submit(_ group: LogGroup, to store: StoreID = .default, completion: @escaping Completion) {
         let accepted = state.withLock { state -> Bool? in
             guard !state.stopping else { return nil }
-            state.pending.append(Submitted(group: group, completion: completion))
+            state.pending.append(Submitted(group: StoreLogGroup(group, to: store), completion: completion))
             // Wake the thread only when it has something to do: the first group (it may be
             // idle), or the batch it gathers is complete. Other wake-ups would cost a context
             // switch per request for nothing.
@@ -128,14 +129,15 @@ public final class PostgresGroupCommit: Sendable {
         _ = state.wait(timeout: .seconds(30)) { $0.finished }
     }
 
-    /// The entries `groups` became, as stored: the actions of each appended group with their
-    /// versions, the idempotency key on a group's last row.
-    static func entries(of groups: [LogGroup], outcomes: [LogGroupOutcome]) -> [LogEntry] {
-        var entries: [LogEntry] = []
-        for (group, outcome) in zip(groups, outcomes) {
+    /// The entries `groups` became, as stored, by store: the actions of each appended group with
+    /// their versions, the idempotency key on a group's last row.
+    static func entries(of groups: [StoreLogGroup], outcomes: [LogGroupOutcome]) -> [StoreID: [LogEntry]] {
+        var entries: [StoreID: [LogEntry]] = [:]
+        for (item, outcome) in zip(groups, outcomes) {
+            let group = item.group
             guard case .appended(let versions) = outcome, versions.count == group.actions.count else { continue }
             for (version, action) in zip(versions, group.actions) {
-                entries.append(LogEntry(
+                entries[item.store, default: []].append(LogEntry(
                     record: JournalRecord(version: version, type: action.type, payload: action.payload, time: action.time),
                     idempotencyKey: version == versions.upperBound ? group.answer?.key : nil
                 ))
@@ -163,7 +165,7 @@ public final class PostgresGroupCommit: Sendable {
             do {
                 if log == nil { log = try PostgresLog(conninfo: conninfo) }
                 guard let log else { continue }
-                let groups = batch.map(\.group).filter { !$0.isEmpty }
+                let groups = batch.map(\.group).filter { !$0.group.isEmpty }
                 let started = ContinuousClock.now
                 let outcomes = try log.append(groups)
                 let duration = ContinuousClock.now - started
@@ -175,7 +177,7 @@ public final class PostgresGroupCommit: Sendable {
                 onAppended(Self.entries(of: groups, outcomes: outcomes), duration)
                 var next = outcomes.makeIterator()
                 for submitted in batch {
-                    if submitted.group.isEmpty {
+                    if submitted.group.group.isEmpty {
                         submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action or an answer to keep")))
                     } else if let outcome = next.next() {
                         submitted.completion(.success(outcome))

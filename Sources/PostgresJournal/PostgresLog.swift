@@ -3,12 +3,16 @@ import ConcurrencyKit
 
 /// The shared, totally ordered action log of several replicas, in PostgreSQL.
 ///
-/// One connection, used synchronously by one thread (the journal thread for appends, a
-/// follower's thread for reads): not `Sendable`. A group append is one transaction: the one-row
-/// head is locked by `UPDATE remvvm_head SET version = version + n RETURNING version`, the rows
-/// are inserted, `pg_notify` rings the doorbell, commit. The row lock serializes appenders, so
-/// versions are gapless and in commit order: a reader that sees version `v` committed sees every
-/// version before it (a sequence would let readers skip rows committed out of order).
+/// The log holds many stores (``Journal/StoreID``), each with its own versions 1, 2, 3, …: a row
+/// of `remvvm_head` per store holds its head. One connection, used synchronously by one thread
+/// (the journal thread for appends, a follower's thread for reads): not `Sendable`. An append is
+/// one transaction that may carry groups of several stores: each store's head row is locked (in
+/// the order of the stores' ids) and raised, the rows are inserted, `pg_notify` rings the
+/// doorbell with the new heads, commit. A store's row lock serializes the appenders of that
+/// store, so its versions are gapless and in commit order: a reader that sees version `v` of a
+/// store committed sees every version before it (a sequence would let readers skip rows
+/// committed out of order). Appenders of different stores lock different rows and never wait
+/// for each other.
 ///
 /// When the connection breaks, the failing call throws ``PostgresLogError/Code/unavailable`` (or
 /// ``PostgresLogError/Code/commitOutcomeUnknown`` if `COMMIT` was in flight) and the next call
@@ -62,86 +66,90 @@ public final class PostgresLog {
         if connection.serverSpokeWhileIdle { try connection.connect() }
     }
 
-    /// The newest version in the log (0 when empty).
-    public func head() throws(PostgresLogError) -> UInt64 {
-        let rows = try run("SELECT version FROM remvvm_head")
-        return try Self.number(rows.rows.first?.first ?? nil, "head version")
+    /// The newest version of `store` (0 when it has none); ``PostgresLogError/Code/storeNotFound``
+    /// when the store does not exist.
+    public func head(of store: StoreID = .default) throws(PostgresLogError) -> UInt64 {
+        let rows = try run("SELECT version FROM remvvm_head WHERE store = $1", [store.rawValue])
+        guard let row = rows.rows.first else { throw .storeNotFound(store) }
+        return try Self.number(row.first ?? nil, "head version")
     }
 
-    /// Appends `groups` in one transaction, each with consecutive versions in the given order.
-    /// A group whose ``LogGroup/expectedHeads`` do not hold the head is left out (``LogGroupOutcome/headMoved(head:)``),
-    /// so is one whose idempotency key the log already holds (``LogGroupOutcome/duplicateKey(_:)``);
-    /// the others are stored. A group without actions that keeps an answer (a request that
-    /// appended nothing: `202`, or a `422` of its first action) keeps it in `remvvm_answers`
-    /// (``LogGroupOutcome/kept``); its key is refused like any other the log holds, and holds it
-    /// against later groups alike. One outcome per group that has actions or an answer (groups
-    /// with neither are ignored), in order. A group holding data PostgreSQL refuses to store is
-    /// left out (``LogGroupOutcome/unstorable(_:)``), the others stored. On a throw nothing is
-    /// stored, except with ``PostgresLogError/Code/commitOutcomeUnknown``.
-    public func append(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        try ensureOpen()
-        let nonEmpty = groups.filter { !$0.isEmpty }
-        guard !nonEmpty.isEmpty else { return [] }
-        do throws(PostgresLogError) {
-            return try appendTogether(nonEmpty)
-        } catch where error.isDataRefusal {
-            // Data PostgreSQL cannot store fails the whole statement (nothing stored): append
-            // each group alone, so that only the group holding it is refused.
-            guard nonEmpty.count > 1 else { return [.unstorable(error.message)] }
-            var outcomes: [LogGroupOutcome] = []
-            for group in nonEmpty {
-                do throws(PostgresLogError) {
-                    outcomes += try appendTogether([group])
-                } catch where error.isDataRefusal {
-                    outcomes.append(.unstorable(error.message))
-                }
-            }
-            return outcomes
-        }
-    }
-
-    /// ``append(_:)`` of non-empty groups in one transaction; throws for data PostgreSQL refuses.
-    private func appendTogether(_ nonEmpty: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        if !nonEmpty.contains(where: { $0.expectedHeads != nil || $0.actions.isEmpty }) {
-            do throws(PostgresLogError) {
-                return try appendWithoutRoundTripsUnderTheLock(nonEmpty)
-            } catch where error.sqlState == "23505" {
-                // A key already in the log: nothing was stored; the checked path below tells
-                // which group it was and stores the others.
-            }
-        }
-        try run("BEGIN")
-        do throws(PostgresLogError) {
-            let outcomes = try appendInTransaction(nonEmpty)
-            do throws(PostgresLogError) {
-                try connection.execute("COMMIT")
-            } catch where error.code == .unavailable {
-                throw PostgresLogError(
-                    code: .commitOutcomeUnknown,
-                    message: "the connection broke during COMMIT: the appended group may or may not be stored (\(error.message))",
-                    sqlState: error.sqlState
-                )
-            }
-            return outcomes
-        } catch {
-            if connection.isConnected { _ = try? connection.execute("ROLLBACK") }
-            throw error
-        }
-    }
-
-    /// Up to `limit` entries with a version greater than `version`, oldest first, without gaps
-    /// (a gap throws ``PostgresLogError/Code/corrupt``: the replica must never skip a version).
-    /// With `fromEarliest`, records removed by retention may be missing at the start (for
-    /// reading the log's history, never for applying it).
-    public func entries(after version: UInt64, limit: Int, fromEarliest: Bool = false) throws(PostgresLogError) -> [LogEntry] {
+    /// The head and incarnation of each of `stores` that exists; the store `default`'s
+    /// incarnation is the log's ``identity`` (as read when this connection opened).
+    public func heads(of stores: [StoreID]) throws(PostgresLogError) -> [StoreID: (head: UInt64, incarnation: String)] {
+        guard !stores.isEmpty else { return [:] }
         let rows = try run(
-            "SELECT version, type, payload::text, time, idempotency_key FROM remvvm_log WHERE version > $1 ORDER BY version LIMIT $2",
-            [String(version), String(max(1, limit))]
+            "SELECT store, version, incarnation FROM remvvm_head WHERE store = ANY($1::text[])",
+            [Self.arrayLiteral(stores.map(\.rawValue))]
         )
-        var entries: [LogEntry] = []
-        entries.reserveCapacity(rows.rows.count)
-        var expected = version + 1
+        var heads: [StoreID: (head: UInt64, incarnation: String)] = [:]
         for row in rows.rows {
+            guard row.count == 3, let incarnation = row[2] else {
+                throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable head row")
+            }
+            let store = try Self.store(row[0])
+            heads[store] = (try Self.number(row[1], "head version"), store == .default ? identity : incarnation)
+        }
+        return heads
+    }
+
+    /// Up to `limit` entries of `store` with a version greater than `version`, oldest first,
+    /// without gaps (a gap throws ``PostgresLogError/Code/corrupt``: the replica must never skip
+    /// a version). With `fromEarliest`, records removed by retention may be missing at the start
+    /// (for reading the log's history, never for applying it).
+    public func entries(
+        of store: StoreID = .default, after version: UInt64, limit: Int, fromEarliest: Bool = false
+    ) throws(PostgresLogError) -> [LogEntry] {
+        let rows = try run(
+            "SELECT version, type, payload::text, time, idempotency_key FROM remvvm_log WHERE store = $3 AND version > $1 ORDER BY version LIMIT $2",
+            [String(version), String(max(1, limit)), store.rawValue]
+        )
+        return try Self.entries(rows.rows[...], after: version, fromEarliest: fromEarliest)
+    }
+
+    /// Up to `limit` entries of each store of `versions` after its version there, in one query
+    /// (what a follower of many stores reads after a doorbell): per store as ``entries(of:after:limit:fromEarliest:)``.
+    public func entries(after versions: [StoreID: UInt64], limit: Int) throws(PostgresLogError) -> [StoreID: [LogEntry]] {
+        try entries(after: versions.mapValues { (version: $0, limit: limit) })
+    }
+
+    /// Up to each store's `limit` entries after its `version`, in one query.
+    public func entries(after reads: [StoreID: (version: UInt64, limit: Int)]) throws(PostgresLogError) -> [StoreID: [LogEntry]] {
+        guard !reads.isEmpty else { return [:] }
+        let stores = Array(reads.keys)
+        let versions = reads.mapValues(\.version)
+        let rows = try run(
+            """
+            SELECT version, type, payload::text, time, idempotency_key, w.store
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w(store, applied, page)
+            CROSS JOIN LATERAL (
+                SELECT version, type, payload, time, idempotency_key FROM remvvm_log
+                WHERE store = w.store AND version > w.applied ORDER BY version LIMIT w.page
+            ) l
+            ORDER BY w.store, version
+            """,
+            [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { versions[$0].map(String.init) }),
+             Self.arrayLiteral(stores.map { reads[$0].map { String(max(1, $0.limit)) } })]
+        )
+        var found: [StoreID: [LogEntry]] = [:]
+        var start = 0
+        while start < rows.rows.count {
+            let text = rows.rows[start].last ?? nil
+            var end = start + 1
+            while end < rows.rows.count, (rows.rows[end].last ?? nil) == text { end += 1 }
+            let store = try Self.store(text)
+            found[store] = try Self.entries(rows.rows[start..<end], after: versions[store] ?? 0, fromEarliest: false)
+            start = end
+        }
+        return found
+    }
+
+    /// The entries of `rows` (columns version, type, payload, time, key), which follow `version`.
+    private static func entries(_ rows: ArraySlice<[String?]>, after version: UInt64, fromEarliest: Bool) throws(PostgresLogError) -> [LogEntry] {
+        var entries: [LogEntry] = []
+        entries.reserveCapacity(rows.count)
+        var expected = version + 1
+        for row in rows {
             let number = try Self.number(row[0], "version")
             if fromEarliest, entries.isEmpty, number > expected {
                 expected = number
@@ -165,27 +173,27 @@ public final class PostgresLog {
         return entries
     }
 
-    /// Forgets the idempotency keys and answers kept before `time` (milliseconds since 1970):
-    /// the log's rows stay, their keys can be used again; answers kept without actions are
-    /// deleted. Finds them through indexes on `answer_time`.
-    public func removeAnswers(keptBefore time: Int64) throws(PostgresLogError) {
+    /// Forgets the idempotency keys and answers of `store` kept before `time` (milliseconds
+    /// since 1970): the log's rows stay, their keys can be used again; answers kept without
+    /// actions are deleted. Finds them through indexes on `answer_time`.
+    public func removeAnswers(of store: StoreID = .default, keptBefore time: Int64) throws(PostgresLogError) {
         try forgetting(
             """
-            WITH answers AS (DELETE FROM remvvm_answers WHERE answer_time < $1)
-            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1
+            WITH answers AS (DELETE FROM remvvm_answers WHERE answer_time < $1 AND store = $2)
+            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key IS NOT NULL AND answer_time < $1 AND store = $2
             """,
-            [String(time)]
+            [String(time), store.rawValue]
         )
     }
 
-    /// Forgets `key` and its answer if they were kept before `time`.
-    public func removeAnswer(forKey key: String, keptBefore time: Int64) throws(PostgresLogError) {
+    /// Forgets `key` of `store` and its answer if they were kept before `time`.
+    public func removeAnswer(forKey key: String, of store: StoreID = .default, keptBefore time: Int64) throws(PostgresLogError) {
         try forgetting(
             """
-            WITH answers AS (DELETE FROM remvvm_answers WHERE idempotency_key = $1 AND answer_time < $2)
-            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE idempotency_key = $1 AND answer_time < $2
+            WITH answers AS (DELETE FROM remvvm_answers WHERE store = $3 AND idempotency_key = $1 AND answer_time < $2)
+            UPDATE remvvm_log SET \(Self.forgetAnswer) WHERE store = $3 AND idempotency_key = $1 AND answer_time < $2
             """,
-            [key, String(time)]
+            [key, String(time), store.rawValue]
         )
     }
 
@@ -205,10 +213,10 @@ public final class PostgresLog {
     private static let forgetAnswer =
         "idempotency_key = NULL, answer_status = NULL, answer_fingerprint = NULL, answer_body = NULL, answer_time = NULL"
 
-    /// The answer kept for `key` by whichever replica received that request, if any: on the last
-    /// row of its actions, or in `remvvm_answers` for a request that appended nothing.
-    public func answer(forKey key: String) throws(PostgresLogError) -> KeptAnswer? {
-        try answers(forKeys: [key])[key]
+    /// The answer kept for `key` in `store` by whichever replica received that request, if any:
+    /// on the last row of its actions, or in `remvvm_answers` for a request that appended nothing.
+    public func answer(forKey key: String, in store: StoreID = .default) throws(PostgresLogError) -> KeptAnswer? {
+        try answers(forKeys: [StoreKey(store: store, key: key)])[StoreKey(store: store, key: key)]
     }
 
     /// Plans every statement of this connection for its parameters at each execution, instead
@@ -229,26 +237,33 @@ public final class PostgresLog {
         try connection.keepSetting("SET statement_timeout = \(max(1, timeout.wholeMilliseconds))")
     }
 
-    /// ``answer(forKey:)`` of several keys in one query (the keys of concurrent requests).
-    public func answers(forKeys keys: [String]) throws(PostgresLogError) -> [String: KeptAnswer] {
+    /// ``answer(forKey:in:)`` of several keys of `store`, in one query.
+    public func answers(forKeys keys: [String], in store: StoreID = .default) throws(PostgresLogError) -> [String: KeptAnswer] {
+        let found = try answers(forKeys: keys.map { StoreKey(store: store, key: $0) })
+        return Dictionary(uniqueKeysWithValues: found.map { ($0.key.key, $0.value) })
+    }
+
+    /// ``answer(forKey:in:)`` of several keys, of any stores, in one query (the keys of
+    /// concurrent requests).
+    public func answers(forKeys keys: [StoreKey]) throws(PostgresLogError) -> [StoreKey: KeptAnswer] {
         guard !keys.isEmpty else { return [:] }
         let rows = try run(
             """
-            SELECT idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
-                FROM remvvm_log WHERE idempotency_key = ANY($1::text[])
+            SELECT l.idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time, l.store
+                FROM remvvm_log l JOIN unnest($1::text[], $2::text[]) k(store, key) ON l.store = k.store AND l.idempotency_key = k.key
             UNION ALL
-            SELECT idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time
-                FROM remvvm_answers WHERE idempotency_key = ANY($1::text[])
+            SELECT a.idempotency_key, answer_status, encode(answer_fingerprint, 'hex'), encode(answer_body, 'hex'), answer_time, a.store
+                FROM remvvm_answers a JOIN unnest($1::text[], $2::text[]) k(store, key) ON a.store = k.store AND a.idempotency_key = k.key
             """,
-            [Self.arrayLiteral(keys)]
+            [Self.arrayLiteral(keys.map(\.store.rawValue)), Self.arrayLiteral(keys.map(\.key))]
         )
-        var answers: [String: KeptAnswer] = [:]
+        var answers: [StoreKey: KeptAnswer] = [:]
         for row in rows.rows {
-            guard let key = row[0] else { continue }
+            guard row.count == 6, let key = row[0] else { continue }
             guard let fingerprint = row[2].flatMap(Hex.decode), let body = row[3].flatMap(Hex.decode) else {
                 throw PostgresLogError(code: .corrupt, message: "the answer kept for idempotency key \(key) cannot be decoded")
             }
-            answers[key] = KeptAnswer(
+            answers[StoreKey(store: try Self.store(row[5]), key: key)] = KeptAnswer(
                 key: key, fingerprint: fingerprint, status: Int(try Self.number(row[1], "answer status")),
                 body: body, time: Int64(try Self.number(row[4], "answer time"))
             )
@@ -256,219 +271,7 @@ public final class PostgresLog {
         return answers
     }
 
-    // MARK: - Internals
-
-    private func appendInTransaction(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        var outcomes: [LogGroupOutcome] = []
-        var accepted: [LogGroup] = []
-        var head: UInt64
-        if groups.contains(where: { $0.expectedHeads != nil || $0.answer != nil }) {
-            // Expectations and idempotency keys are checked under the head's row lock: it
-            // serializes every appender of every replica, so the checks are globally correct.
-            let rows = try connection.execute("SELECT version FROM remvvm_head FOR UPDATE")
-            head = try Self.number(rows.rows.first?.first ?? nil, "head version")
-            var keys = try existingKeys(groups.compactMap(\.answer?.key))
-            var next = head
-            for group in groups where !group.isEmpty {
-                if let key = group.answer?.key {
-                    guard keys.insert(key).inserted else {
-                        outcomes.append(.duplicateKey(key))
-                        continue
-                    }
-                }
-                if let expected = group.expectedHeads, !expected.contains(next) {
-                    outcomes.append(.headMoved(head: next))
-                    continue
-                }
-                if group.actions.isEmpty, let answer = group.answer {
-                    try keep(answer)
-                    outcomes.append(.kept)
-                    continue
-                }
-                accepted.append(group)
-                outcomes.append(.appended(next + 1...next + UInt64(group.actions.count)))
-                next += UInt64(group.actions.count)
-            }
-            let count = next - head
-            if count > 0 {
-                try connection.execute("UPDATE remvvm_head SET version = version + $1", [String(count)])
-            }
-        } else {
-            accepted = groups.filter { !$0.actions.isEmpty }
-            let count = accepted.reduce(0) { $0 + $1.actions.count }
-            guard count > 0 else { return [] }
-            let rows = try connection.execute("UPDATE remvvm_head SET version = version + $1 RETURNING version", [String(count)])
-            head = try Self.number(rows.rows.first?.first ?? nil, "head version") - UInt64(count)
-            var next = head
-            for group in accepted {
-                outcomes.append(.appended(next + 1...next + UInt64(group.actions.count)))
-                next += UInt64(group.actions.count)
-            }
-        }
-        guard !accepted.isEmpty else { return outcomes }
-        let newHead = try insert(accepted, after: head)
-        try connection.execute("SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [String(newHead)])
-        return outcomes
-    }
-
-    /// The append of groups without `If-Match`, each with actions, as one statement that is its
-    /// own transaction (one round trip; with keys, a call of ``PostgresLogSchema/appendFunction``): the
-    /// head's row lock is taken and released inside the server, without waiting for this client in
-    /// between (on a busy machine, each round trip under the lock also waits for this thread to be
-    /// scheduled, and the lock serializes every replica's appends). Answers that name their
-    /// group's last version are completed in SQL. A key the log already holds, on a row or kept
-    /// without actions, fails the whole call with a unique violation (`23505`): nothing is stored
-    /// then.
-    private func appendWithoutRoundTripsUnderTheLock(_ groups: [LogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        var ordinals: [String?] = [], types: [String?] = [], payloads: [String?] = [], times: [String?] = []
-        var keys: [String?] = [], statuses: [String?] = [], fingerprints: [String?] = []
-        var bodies: [String?] = [], suffixes: [String?] = [], answerTimes: [String?] = []
-        var ranges: [ClosedRange<UInt64>] = []
-        var count: UInt64 = 0
-        for group in groups {
-            ranges.append(count + 1...count + UInt64(group.actions.count))
-            for (index, action) in group.actions.enumerated() {
-                count += 1
-                ordinals.append(String(count))
-                types.append(action.type)
-                payloads.append(action.payload.isEmpty ? nil : String(decoding: action.payload, as: UTF8.self))
-                times.append(String(action.time))
-                let answer = index == group.actions.count - 1 ? group.answer : nil
-                keys.append(answer?.key)
-                statuses.append(answer.map { String($0.status) })
-                fingerprints.append(answer.map { "\\x" + Hex.encode($0.fingerprint) })
-                if let answer, let offset = group.answerVersionOffset, offset >= 0, offset <= answer.body.count {
-                    bodies.append("\\x" + Hex.encode(Array(answer.body[..<offset])))
-                    suffixes.append("\\x" + Hex.encode(Array(answer.body[offset...])))
-                } else {
-                    bodies.append(answer.map { "\\x" + Hex.encode($0.body) })
-                    suffixes.append(nil)
-                }
-                answerTimes.append(answer.map { String($0.time) })
-            }
-        }
-        // The statement commits itself, so its failure on a connection the server is closing
-        // (PostgreSQL restarted while it was idle) would leave the outcome unknown: reopen such a
-        // connection first (if PostgreSQL is down, that fails as `unavailable`: nothing sent).
-        if connection.serverSpokeWhileIdle { try connection.connect() }
-        // Without keys there is nothing to look for in `remvvm_answers`: one statement does it,
-        // cheaper than the function (measured: 381–418 µs per append against 522–546 µs).
-        let keyed = groups.contains { $0.answer != nil }
-        let rows = try connection.executeInOwnTransaction(
-            keyed ? Self.appendCallingTheFunction : Self.appendWithoutKeys,
-            [String(count), Self.arrayLiteral(ordinals), Self.arrayLiteral(types), Self.arrayLiteral(payloads),
-             Self.arrayLiteral(times), Self.arrayLiteral(keys), Self.arrayLiteral(statuses),
-             Self.arrayLiteral(fingerprints), Self.arrayLiteral(bodies), Self.arrayLiteral(suffixes),
-             Self.arrayLiteral(answerTimes)]
-        )
-        let head = try Self.number(rows.rows.first?.first ?? nil, "head version")
-        let base = head - count
-        return ranges.map { .appended(base + $0.lowerBound...base + $0.upperBound) }
-    }
-
-    /// The append of groups with a key: ``PostgresLogSchema/appendFunction``, which checks
-    /// `remvvm_answers` after the head's row lock.
-    private static let appendCallingTheFunction =
-        "SELECT \(PostgresLogSchema.appendFunction)($1, $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])"
-
-    /// The append of groups without keys, as one statement: the same steps as
-    /// ``PostgresLogSchema/appendFunction`` but the check of `remvvm_answers`, which only keys need.
-    private static let appendWithoutKeys = """
-        WITH head AS (UPDATE remvvm_head SET version = version + $1 RETURNING version),
-        rows AS (
-            SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
-                                 $8::bytea[], $9::bytea[], $10::bytea[], $11::bigint[])
-                AS \(PostgresLogSchema.appendedRow)
-        ),
-        inserted AS (
-            \(PostgresLogSchema.insertAppendedRows(base: "head.version - $1", from: "head, rows r"))
-        )
-        SELECT version, pg_notify('\(PostgresLogSchema.channel)', version::text) FROM head
-        """
-
-    /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
-    /// nil as NULL), for an array parameter.
-    static func arrayLiteral(_ elements: [String?]) -> String {
-        var literal = "{"
-        for (index, element) in elements.enumerated() {
-            if index > 0 { literal.append(",") }
-            guard let element else {
-                literal.append("NULL")
-                continue
-            }
-            literal.append("\"")
-            for character in element {
-                if character == "\\" || character == "\"" { literal.append("\\") }
-                literal.append(character)
-            }
-            literal.append("\"")
-        }
-        return literal + "}"
-    }
-
-    /// Which of `keys` the log already holds, on its rows or with answers kept without actions
-    /// (read inside the append's transaction, after the head's row lock).
-    private func existingKeys(_ keys: [String]) throws(PostgresLogError) -> Set<String> {
-        guard !keys.isEmpty else { return [] }
-        let array = Self.arrayLiteral(keys)
-        let rows = try connection.execute(
-            """
-            SELECT idempotency_key FROM remvvm_log WHERE idempotency_key = ANY($1::text[])
-            UNION ALL
-            SELECT idempotency_key FROM remvvm_answers WHERE idempotency_key = ANY($1::text[])
-            """,
-            [array]
-        )
-        return Set(rows.rows.compactMap { $0.first ?? nil })
-    }
-
-    /// Keeps the answer of a request that appended nothing (inside the append's transaction,
-    /// after its key was found new under the head's row lock).
-    private func keep(_ answer: KeptAnswer) throws(PostgresLogError) {
-        try connection.execute(
-            "INSERT INTO remvvm_answers (idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time) VALUES ($1, $2, $3::bytea, $4::bytea, $5)",
-            [answer.key, String(answer.status), "\\x" + Hex.encode(answer.fingerprint), "\\x" + Hex.encode(answer.body), String(answer.time)]
-        )
-    }
-
-    /// Inserts the rows of `groups` with versions from `head + 1`, in statements of at most 512 rows.
-    private func insert(_ groups: [LogGroup], after head: UInt64) throws(PostgresLogError) -> UInt64 {
-        var rows: [[String?]] = []
-        var version = head
-        for group in groups {
-            for (index, action) in group.actions.enumerated() {
-                version += 1
-                let answer = index == group.actions.count - 1 ? group.answer(lastVersion: version) : nil
-                rows.append([
-                    String(version), action.type,
-                    action.payload.isEmpty ? nil : String(decoding: action.payload, as: UTF8.self),
-                    String(action.time), answer?.key, answer.map { String($0.status) },
-                    answer.map { "\\x" + Hex.encode($0.fingerprint) }, answer.map { "\\x" + Hex.encode($0.body) },
-                    answer.map { String($0.time) },
-                ])
-            }
-        }
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + 512, rows.count)]
-            var placeholders: [String] = []
-            var parameters: [String?] = []
-            for row in chunk {
-                let base = parameters.count
-                placeholders.append("($\(base + 1), $\(base + 2), $\(base + 3)::jsonb, $\(base + 4), $\(base + 5), $\(base + 6), $\(base + 7)::bytea, $\(base + 8)::bytea, $\(base + 9))")
-                parameters += row
-            }
-            try connection.execute(
-                "INSERT INTO remvvm_log (version, type, payload, time, idempotency_key, answer_status, answer_fingerprint, answer_body, answer_time) VALUES "
-                    + placeholders.joined(separator: ", "),
-                parameters
-            )
-            start += chunk.count
-        }
-        return version
-    }
-
-    private func ensureOpen() throws(PostgresLogError) {
+    func ensureOpen() throws(PostgresLogError) {
         guard !closed else { throw PostgresLogError(code: .closed, message: "the PostgreSQL log was closed") }
         if !connection.isConnected { try connection.connect() }
     }
@@ -497,16 +300,27 @@ public final class PostgresLog {
     private static func prepareSchema(_ connection: PostgresConnection) throws(PostgresLogError) -> String {
         try connection.inTransaction { () throws(PostgresLogError) -> String in
             try connection.execute("SET LOCAL lock_timeout = \(schemaLockTimeoutMilliseconds)")
-            try connection.execute("SELECT pg_advisory_xact_lock(7206400114)")
-            try connection.execute(PostgresLogSchema.create)
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.schemaLock))")
+            try connection.execute("CREATE TABLE IF NOT EXISTS remvvm_meta (key text PRIMARY KEY, value text NOT NULL)")
             let rows = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'schema'")
-            let found = rows.rows.first?.first ?? nil
+            var found = rows.rows.first?.first ?? nil
+            switch found {
+            case nil:
+                try connection.execute(PostgresLogSchema.create)
+                found = String(PostgresLogSchema.version)
+            case "1":
+                try connection.execute(PostgresLogSchema.upgradeFromVersion1)
+                found = String(PostgresLogSchema.version)
+            default:
+                break
+            }
             guard found == String(PostgresLogSchema.version) else {
                 throw PostgresLogError(
                     code: .incompatibleSchema,
                     message: "the PostgreSQL log has schema version \(found ?? "none"), this build uses \(PostgresLogSchema.version): refusing to start (use a build for that schema, or another database)"
                 )
             }
+            try connection.execute(PostgresLogSchema.ensureFunctions)
             let identity = try connection.execute("SELECT value FROM remvvm_meta WHERE key = 'log'")
             guard let value = identity.rows.first?.first ?? nil else {
                 throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has no identity (remvvm_meta key log)")
@@ -518,6 +332,14 @@ public final class PostgresLog {
     /// How long the schema script waits for a lock (the schema lock of replicas starting
     /// together, a table it alters) before it fails, in milliseconds: it takes milliseconds.
     static let schemaLockTimeoutMilliseconds = 10_000
+
+    /// The store named by `text`, a column of the log.
+    static func store(_ text: String?) throws(PostgresLogError) -> StoreID {
+        guard let text, let store = try? StoreID(text) else {
+            throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable store id: \(text ?? "NULL")")
+        }
+        return store
+    }
 
     static func number(_ text: String?, _ what: String) throws(PostgresLogError) -> UInt64 {
         guard let text, let value = UInt64(text) else {

@@ -1,3 +1,5 @@
+import Journal
+
 /// Why the shared log could not be opened, read or written. The message says what PostgreSQL
 /// answered and what the server does next.
 public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,6 +21,8 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
         case corrupt
         /// The log was closed.
         case closed
+        /// The store has no head row: it was never created, or it was deleted.
+        case storeNotFound
     }
 
     /// What went wrong.
@@ -33,6 +37,11 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
         self.code = code
         self.message = message
         self.sqlState = sqlState
+    }
+
+    /// The error of a store that does not exist (any more).
+    static func storeNotFound(_ store: StoreID) -> PostgresLogError {
+        PostgresLogError(code: .storeNotFound, message: "the store \(store) does not exist in the shared log (never created, or deleted)")
     }
 
     /// The message.

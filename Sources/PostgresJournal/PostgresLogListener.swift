@@ -19,9 +19,8 @@ public final class PostgresLogListener {
 
     /// What ended a ``wait(upTo:wakeDescriptor:)``.
     public enum Wake: Sendable, Equatable {
-        /// The doorbell rang; `head` is the newest version it announced (nil if a payload was
-        /// not a version: read the log to know).
-        case rang(head: UInt64?)
+        /// The doorbell rang: what the notifications received together announced.
+        case rang(PostgresLogDoorbell)
         /// The connection was re-established: notifications sent meanwhile are lost, read the log.
         case reconnected
         /// The wake descriptor became readable (another thread has something for the waiter).
@@ -50,8 +49,7 @@ public final class PostgresLogListener {
         do {
             let (payloads, woken) = try connection.notifications(waitingUpTo: timeout, wakeBell: wakeBell)
             if !payloads.isEmpty {
-                let heads = payloads.map { UInt64($0) }
-                return .rang(head: heads.contains(nil) ? nil : heads.compactMap { $0 }.max())
+                return .rang(PostgresLogDoorbell(payloads: payloads))
             }
             return woken ? .woken : .timedOut
         } catch {

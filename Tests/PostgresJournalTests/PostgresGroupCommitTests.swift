@@ -95,7 +95,7 @@ import Testing
         let appended = Lock<[[LogEntry]]>([])
         // A window far longer than the test: the second batch can only be complete by gathering.
         let commit = PostgresGroupCommit(conninfo: server.conninfo, gatherWindow: .seconds(60)) { entries, _ in
-            appended.withLock { $0.append(entries) }
+            appended.withLock { $0.append(entries[.default] ?? []) }
         }
         let outcomes = Lock<[LogGroupOutcome]>([])
         let submit: @Sendable (Int) -> Void = { size in

@@ -236,16 +236,6 @@ import Testing
         #expect(try fixture.log.removeRecords(keeping: 0, recordedBefore: nil, chunk: 0) == nil, "a chunk below 1 still ends")
     }
 
-    /// A removal that moved answers commits only while no append holds the head's lock: the
-    /// append function of earlier builds looks in `remvvm_answers` alone, then inserts, and this
-    /// commit must not fall between the two.
-    @Test func aRemovalThatMovedAnswersCommitsBetweenAppends() throws {
-        let race = try removeAKeyedRecord(
-            racing: ["SELECT version FROM remvvm_head FOR UPDATE"], waiter: "SELECT version FROM remvvm_head FOR UPDATE"
-        )
-        #expect(race.removed == 1)
-    }
-
     /// A log (on a server of its own) with one keyed record, "k", registered at its version;
     /// its removal runs while `statements` hold a transaction open, as ``raceForLock`` says.
     private func removeAKeyedRecord(

@@ -119,7 +119,7 @@ import Testing
         defer { listener.close() }
         #expect(try listener.wait(upTo: .milliseconds(50)) == .timedOut)
         _ = try log.append([LogGroup(actions: [action(1)])])
-        #expect(try listener.wait(upTo: .seconds(5)) == .rang(head: 1))
+        #expect(try listener.wait(upTo: .seconds(5)) == .rang(PostgresLogDoorbell(heads: [.default: 1])))
 
         let applied = Lock<[UInt64]>([])
         // A long poll interval: only the doorbell can make the follower see the second append quickly.
@@ -148,47 +148,6 @@ import Testing
         #expect(rows.rows.first?.first??.contains("WHERE (idempotency_key IS NOT NULL)") == true)
         let function = try raw.execute("SELECT count(*) FROM pg_proc WHERE proname = '\(PostgresLogSchema.appendFunction)'")
         #expect(function.rows.first?.first == "1")
-    }
-
-    /// A log created by a build without the table of answers kept without actions, the append
-    /// function, their index and the table of registered replicas gains them at the next start
-    /// (additive: the schema version stays).
-    @Test func aLogCreatedByAnEarlierBuildGainsTheAdditionsAndKeepsItsRows() throws {
-        let server = try PostgresServer()
-        do {
-            let log = try PostgresLog(conninfo: server.conninfo)
-            defer { log.close() }
-            #expect(try log.append([LogGroup(actions: [action(1)])]) == [.appended(1...1)])
-        }
-        let raw = try PostgresConnection(conninfo: server.conninfo)
-        defer { raw.close() }
-        try raw.execute("DROP FUNCTION \(PostgresLogSchema.appendFunction); DROP TABLE remvvm_answers; DROP TABLE remvvm_replicas")
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        let held = KeptAnswer(key: "held", fingerprint: [1], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: 3)
-        #expect(try log.append([LogGroup(actions: [action(2)]), LogGroup(actions: [], answer: held)]) == [.appended(2...2), .kept])
-        #expect(try log.entries(after: 0, limit: 10).map(\.record.version) == [1, 2])
-        #expect(try log.answer(forKey: "held") == held)
-        #expect(try log.register(replica: "r", snapshot: 1) == SharedLogExtent(earliest: 1, head: 2))
-    }
-
-    /// The `instance` column is added to a table of registrations made by an earlier build,
-    /// whose rows stay (with no process recorded).
-    @Test func registrationsOfAnEarlierBuildGainTheInstanceColumn() throws {
-        let server = try PostgresServer()
-        do {
-            let log = try PostgresLog(conninfo: server.conninfo)
-            defer { log.close() }
-            _ = try log.register(replica: "old", snapshot: 0)
-        }
-        let raw = try PostgresConnection(conninfo: server.conninfo)
-        defer { raw.close() }
-        try raw.execute("ALTER TABLE remvvm_replicas DROP COLUMN instance")
-        let log = try PostgresLog(conninfo: server.conninfo)
-        defer { log.close() }
-        let again = try log.register(replica: "old", instance: "host:1:a", snapshot: 0)
-        #expect(again.previousInstance == nil && again.previousAgeSeconds != nil, "the earlier build's row was kept")
-        #expect(try raw.execute("SELECT name, instance FROM remvvm_replicas").rows == [["old", "host:1:a"]])
     }
 
     @Test func anIncompatibleSchemaIsRefused() throws {

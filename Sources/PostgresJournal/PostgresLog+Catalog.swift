@@ -1,0 +1,103 @@
+public import Journal
+
+/// The stores of the shared log (``Journal/StoreCatalog``'s statements): a store exists while it
+/// has a head row in `remvvm_head`, which holds its version, incarnation and times. Creations and
+/// deletions take ``PostgresLogSchema/catalogLock``, so that the count a creation checks against
+/// its limit holds until it commits, whichever replica creates.
+extension PostgresLog {
+    /// The columns of a description, in the order ``description(_:)`` reads them.
+    private static let described = "store, version, created_at, last_action_at, incarnation"
+
+    /// `store`'s description, or nil when it does not exist.
+    public func describe(_ store: StoreID) throws(PostgresLogError) -> StoreDescription? {
+        let rows = try run("SELECT \(Self.described) FROM remvvm_head WHERE store = $1", [store.rawValue])
+        return try rows.rows.first.map(Self.description)
+    }
+
+    /// Creates `store` (version 0, a new incarnation, created at `time`, milliseconds since 1970)
+    /// unless it exists or `limit` stores exist.
+    public func create(_ store: StoreID, limit: Int, at time: Int64) throws(PostgresLogError) -> StoreCreation {
+        try inTransaction { () throws(PostgresLogError) -> StoreCreation in
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
+            let found = try connection.execute("SELECT \(Self.described) FROM remvvm_head WHERE store = $1", [store.rawValue])
+            if let row = found.rows.first { return .existed(try Self.description(row)) }
+            let count = try connection.execute("SELECT count(*) FROM remvvm_head")
+            guard try Self.number(count.rows.first?.first ?? nil, "count of stores") < UInt64(max(0, limit)) else {
+                return .limitReached
+            }
+            let created = try connection.execute(
+                """
+                INSERT INTO remvvm_head (store, version, incarnation, created_at) VALUES ($1, 0, gen_random_uuid()::text, $2)
+                RETURNING \(Self.described)
+                """,
+                [store.rawValue, String(time)]
+            )
+            guard let row = created.rows.first else {
+                throw PostgresLogError(code: .corrupt, message: "the creation of store \(store) answered no row")
+            }
+            return .created(try Self.description(row))
+        }
+    }
+
+    /// Up to `limit` descriptions of the stores whose id starts with `prefix` and comes after
+    /// `after`, ordered by id (bytes: the column's collation is `C`).
+    public func list(prefix: String, after: StoreID?, limit: Int) throws(PostgresLogError) -> [StoreDescription] {
+        guard limit > 0 else { return [] }
+        let rows = try run(
+            """
+            SELECT \(Self.described) FROM remvvm_head
+            WHERE store >= $1 AND starts_with(store, $1) AND ($2::text IS NULL OR store > $2)
+            ORDER BY store LIMIT $3
+            """,
+            [prefix, after?.rawValue, String(limit)]
+        )
+        return try rows.rows.map(Self.description)
+    }
+
+    /// Deletes `store`: its records, kept answers and registrations, then its head row, in one
+    /// transaction that waits for the appends holding its head; rings the doorbell so that
+    /// followers stop following it. False when it did not exist; the store `default` cannot be
+    /// deleted (``PostgresLogError/Code/queryFailed``).
+    public func delete(_ store: StoreID) throws(PostgresLogError) -> Bool {
+        guard store != .default else {
+            throw PostgresLogError(code: .queryFailed, message: "the store default cannot be deleted")
+        }
+        return try inTransaction { () throws(PostgresLogError) -> Bool in
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
+            let head = try connection.execute("SELECT version FROM remvvm_head WHERE store = $1 FOR UPDATE", [store.rawValue])
+            guard !head.rows.isEmpty else { return false }
+            try connection.execute(
+                """
+                WITH records AS (DELETE FROM remvvm_log WHERE store = $1),
+                answers AS (DELETE FROM remvvm_answers WHERE store = $1),
+                replicas AS (DELETE FROM remvvm_replicas WHERE store = $1)
+                DELETE FROM remvvm_head WHERE store = $1
+                """,
+                [store.rawValue]
+            )
+            try connection.execute(
+                "SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [PostgresLogDoorbell.deletion(of: store)]
+            )
+            return true
+        }
+    }
+
+    /// How many stores exist.
+    public func countStores() throws(PostgresLogError) -> Int {
+        let rows = try run("SELECT count(*) FROM remvvm_head")
+        return Int(try Self.number(rows.rows.first?.first ?? nil, "count of stores"))
+    }
+
+    /// The description of a row of ``described``.
+    private static func description(_ row: [String?]) throws(PostgresLogError) -> StoreDescription {
+        guard row.count == 5, let incarnation = row[4] else {
+            throw PostgresLogError(code: .corrupt, message: "the PostgreSQL log has an unreadable store row")
+        }
+        return StoreDescription(
+            id: try store(row[0]), version: try number(row[1], "store version"),
+            createdAt: Int64(try number(row[2], "store creation time")),
+            lastActionAt: try row[3].map { text throws(PostgresLogError) in Int64(try number(text, "store's last action time")) },
+            incarnation: incarnation
+        )
+    }
+}

@@ -1,0 +1,311 @@
+import Journal
+import ConcurrencyKit
+
+/// The follower's thread: connect, read heads and entries until every followed store is caught
+/// up, wait for the doorbell, again.
+extension PostgresLogFollower {
+    /// The most stores named in one query (heads, entries).
+    private static let storesPerQuery = 500
+
+    func run() {
+        var log: PostgresLog?
+        var listener: PostgresLogListener?
+        var pause = Duration.milliseconds(50)
+        defer {
+            log?.close()
+            listener?.close()
+        }
+        while !isStopping {
+            do {
+                if log == nil {
+                    log = try PostgresLog(conninfo: conninfo)
+                    // Every (re)connect: each store's head (what the lag is measured against
+                    // while catching up) and whether it is still the store this replica follows.
+                    restartEveryStore()
+                }
+                if listener == nil { listener = try PostgresLogListener(conninfo: conninfo) }
+                guard let log, let listener else { continue }
+                try catchUp(log)
+                setConnection(.following)
+                pause = .milliseconds(50)
+                try waitForDoorbell(listener)
+            } catch where error.code == .unavailable || error.code == .queryFailed {
+                // queryFailed too: a server shutting down answers some statements with an error
+                // before it closes the connection. Start over with fresh connections.
+                log?.close()
+                listener?.close()
+                log = nil
+                listener = nil
+                setConnection(.unavailable(error.message))
+                answerWaiters()
+                _ = state.wait(timeout: pause) { $0.stopping }
+                pause = min(pause * 2, .seconds(2))
+            } catch {
+                setConnection(.stopped(error.message))
+                return
+            }
+        }
+        setConnection(.stopped(nil))
+    }
+
+    /// Marks every store to be read from its head row again, verified again, and caught up again.
+    private func restartEveryStore() {
+        state.withLock { state in
+            for store in state.stores.keys {
+                state.stores[store]?.verified = nil
+                state.stores[store]?.caughtUp = false
+                state.stores[store]?.readUpTo = .max
+            }
+            state.headsToRead = Set(state.stores.keys)
+        }
+    }
+
+    /// Sets the connection's state; when it changed, tells every store whose status changed.
+    private func setConnection(_ status: Status) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.connection = status }
+            return state.connection != status
+        }
+        if changed { reportStatuses(of: nil) }
+    }
+
+    /// Reads heads and entries until every followed store is caught up (or stopped).
+    private func catchUp(_ log: PostgresLog) throws(PostgresLogError) {
+        var touched: Set<StoreID> = []
+        defer { markCaughtUp(touched) }
+        while !isStopping {
+            let heads = state.withLock { state -> [StoreID] in
+                defer { state.headsToRead = [] }
+                return state.headsToRead.filter { state.stores[$0] != nil }
+            }
+            for chunk in heads.chunked(Self.storesPerQuery) {
+                let found = try log.heads(of: Array(chunk))
+                for store in chunk { check(store, found[store]) }
+            }
+            let behind = state.withLock { state -> [(StoreID, FollowedStore)] in
+                defer { state.mayBeBehind = [] }
+                return state.mayBeBehind.compactMap { store in
+                    state.stores[store].flatMap { $0.isBehind ? (store, $0) : nil }
+                }
+            }
+            touched.formUnion(heads)
+            touched.formUnion(behind.map(\.0))
+            defer {
+                // What is left (a full page, offers beyond a page) is looked at again.
+                state.withLock { state in
+                    for (store, _) in behind where state.stores[store]?.isBehind == true { state.mayBeBehind.insert(store) }
+                }
+            }
+            guard !behind.isEmpty || !heads.isEmpty else { break }
+            var reads: [StoreID: (applied: UInt64, generation: UInt64, nextOffered: UInt64?)] = [:]
+            for (store, followed) in behind {
+                let (offered, nextOffered) = takeOffered(store, generation: followed.generation)
+                if !offered.isEmpty {
+                    apply(offered, of: store, generation: followed.generation)
+                } else if nextOffered != nil || followed.readUpTo.map({ followed.applied < $0 }) == true {
+                    reads[store] = (followed.applied, followed.generation, nextOffered)
+                }
+            }
+            for chunk in Array(reads.keys).chunked(Self.storesPerQuery) {
+                // Before offered entries, only the versions missing up to them (the offered ones
+                // are not read back).
+                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { store in
+                    let read = reads[store]
+                    let missing = read.flatMap { read in read.nextOffered.map { Int($0 - read.applied - 1) } }
+                    return (store, (version: read?.applied ?? 0, limit: min(pageSize, missing ?? pageSize)))
+                }))
+                for store in chunk {
+                    guard let read = reads[store] else { continue }
+                    applyRead(pages[store] ?? [], of: store, after: read.applied, generation: read.generation, nextOffered: read.nextOffered)
+                }
+            }
+        }
+    }
+
+    /// Applies a page read from the log. Without offers beyond it: a short page reached the head
+    /// as it was then (wait for the doorbell rather than ask again for nothing: under load that
+    /// empty read doubled the queries). With offers from `nextOffered` on: the page is what other
+    /// replicas committed before them (all committed already: the store's head lock orders
+    /// commits), so a page that does not lead up to them means the offer cannot be trusted; every
+    /// offer is dropped and the log read instead.
+    private func applyRead(_ page: [LogEntry], of store: StoreID, after applied: UInt64, generation: UInt64, nextOffered: UInt64?) {
+        var page = page
+        if let nextOffered {
+            page.removeAll { $0.record.version >= nextOffered }
+            let missing = Int(nextOffered - applied - 1)
+            if page.count < min(pageSize, missing) {
+                state.withLock { state in
+                    guard state.stores[store]?.generation == generation else { return }
+                    state.stores[store]?.offered.removeAll()
+                    state.stores[store]?.readUpTo = .max
+                }
+            }
+        } else if page.count < pageSize {
+            state.withLock { state in
+                guard state.stores[store]?.generation == generation else { return }
+                state.stores[store]?.readUpTo = nil
+            }
+        }
+        apply(page, of: store, generation: generation)
+    }
+
+    /// Checks `store`'s head row as read: gone → the store stops (deleted); another incarnation
+    /// than the one verified → it stops (deleted and created again); otherwise `verify` hears it
+    /// (the first time since a connect) and the head is what to read up to.
+    private func check(_ store: StoreID, _ found: (head: UInt64, incarnation: String)?) {
+        guard let followed = state.withLock({ $0.stores[store] }), followed.stopReason == nil else { return }
+        guard let found else {
+            return stop(store, generation: followed.generation, "the store \(store) was deleted from the shared log")
+        }
+        if let verified = followed.verified, verified != found.incarnation {
+            return stop(store, generation: followed.generation, "the store \(store) was deleted from the shared log and created again")
+        }
+        if followed.verified == nil {
+            do {
+                try followed.verify(found.incarnation, found.head)
+            } catch {
+                return stop(store, generation: followed.generation, "\(error)")
+            }
+        }
+        state.withLock { state in
+            guard var current = state.stores[store], current.generation == followed.generation else { return }
+            current.verified = found.incarnation
+            current.knownHead = max(current.knownHead, found.head)
+            if found.head > current.applied { current.readUpTo = max(current.readUpTo ?? 0, found.head) }
+            state.stores[store] = current
+            state.mayBeBehind.insert(store)
+        }
+    }
+
+    /// The offered entries of `store` that follow its applied version directly (dropping those
+    /// already applied), and the first version offered beyond a gap, if any.
+    private func takeOffered(_ store: StoreID, generation: UInt64) -> (entries: [LogEntry], nextOffered: UInt64?) {
+        state.withLock { state in
+            guard var followed = state.stores[store], followed.generation == generation else { return ([], nil) }
+            state.stores[store] = nil
+            defer { state.stores[store] = followed }
+            while let first = followed.offered.first, first.record.version <= followed.applied {
+                followed.offered.removeFirst()
+            }
+            guard let first = followed.offered.first else { return ([], nil) }
+            guard first.record.version == followed.applied + 1 else { return ([], first.record.version) }
+            var entries: [LogEntry] = []
+            var expected = followed.applied + 1
+            while let next = followed.offered.first, next.record.version == expected, entries.count < pageSize {
+                entries.append(followed.offered.removeFirst())
+                expected += 1
+            }
+            return (entries, nil)
+        }
+    }
+
+    /// Hands `page` to the store's `apply` (unless it is followed anew meanwhile), then records
+    /// it applied and answers the waiters; a throw stops the store with the reason.
+    private func apply(_ page: [LogEntry], of store: StoreID, generation: UInt64) {
+        guard let first = page.first, let last = page.last else { return }
+        guard let apply = state.withLock({ state in state.stores[store].flatMap { $0.generation == generation ? $0.apply : nil } }) else {
+            return
+        }
+        do {
+            try apply(page)
+        } catch {
+            return stop(store, generation: generation, "applying version \(first.record.version)…\(last.record.version) failed: \(error)")
+        }
+        state.withLock { state in
+            guard var followed = state.stores[store], followed.generation == generation else { return }
+            followed.applied = last.record.version
+            followed.knownHead = max(followed.knownHead, followed.applied)
+            state.stores[store] = followed
+        }
+        state.notifyAll()
+        answerWaiters()
+    }
+
+    /// Stops following `store` for good, saying why (unless it is followed anew meanwhile).
+    private func stop(_ store: StoreID, generation: UInt64, _ reason: String) {
+        state.withLock { state in
+            guard state.stores[store]?.generation == generation else { return }
+            state.stores[store]?.stopReason = reason
+            state.stores[store]?.offered.removeAll()
+        }
+        state.notifyAll()
+        answerWaiters()
+        reportStatuses(of: [store])
+    }
+
+    /// Marks the stores of `stores` with nothing left to read as caught up, and tells those that
+    /// changed.
+    private func markCaughtUp(_ stores: Set<StoreID>) {
+        let changed = state.withLock { state -> [StoreID] in
+            var changed: [StoreID] = []
+            for store in stores {
+                guard let followed = state.stores[store], !followed.caughtUp, followed.verified != nil, !followed.isBehind else { continue }
+                state.stores[store]?.caughtUp = true
+                changed.append(store)
+            }
+            return changed
+        }
+        if !changed.isEmpty { reportStatuses(of: changed) }
+    }
+
+    /// Waits for the doorbell, an offer, a newly followed store or the poll interval, in slices
+    /// short enough for ``stop()`` to be heard within 200 ms. A doorbell that names only stores
+    /// not followed, or heads already applied (this replica's own appends, offered), goes on
+    /// waiting; at the poll interval, every followed store's head is read.
+    private func waitForDoorbell(_ listener: PostgresLogListener) throws(PostgresLogError) {
+        let deadline = ContinuousClock.now + pollInterval
+        while !isStopping {
+            // Checked on the state, not only through the eventfd: a wait that drains the eventfd
+            // and a doorbell together reports the doorbell.
+            if state.withLock({ $0.hasWork }) { return }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else {
+                state.withLock { $0.headsToRead = Set($0.stores.keys) }
+                return
+            }
+            switch try listener.wait(upTo: min(remaining, .milliseconds(200)), wakeBell: wakeBell) {
+            case .rang(let announced):
+                if absorb(announced) { return }
+            case .reconnected:
+                state.withLock { $0.headsToRead = Set($0.stores.keys) }
+                return
+            case .woken:
+                return
+            case .timedOut:
+                answerWaiters()
+            }
+        }
+    }
+
+    /// Takes in what a doorbell announced; true when a followed store has something to read.
+    private func absorb(_ announced: PostgresLogDoorbell) -> Bool {
+        state.withLock { state in
+            if announced.everything {
+                state.headsToRead = Set(state.stores.keys)
+                return true
+            }
+            var relevant = false
+            for store in announced.changed where state.stores[store] != nil {
+                state.headsToRead.insert(store)
+                relevant = true
+            }
+            for (store, head) in announced.heads {
+                guard var followed = state.stores[store], head > followed.applied else { continue }
+                state.stores[store] = nil
+                followed.knownHead = max(followed.knownHead, head)
+                followed.readUpTo = max(followed.readUpTo ?? 0, head)
+                state.stores[store] = followed
+                state.mayBeBehind.insert(store)
+                relevant = true
+            }
+            return relevant
+        }
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
