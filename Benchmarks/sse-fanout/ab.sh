@@ -40,6 +40,10 @@ trap cleanup EXIT
 run() {
     local side=$1 bin=$2 count=$3 path=$4 round=$5
     local name="$side-$count-$(echo "$path" | tr -c 'a-z0-9\n' '_')-$round"
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+        echo "port $PORT is already in use; choose another with PORT=" >&2
+        exit 1
+    fi
     "$bin/remvvm-server" --port "$PORT" --in-memory --connection-limit $((count + 256)) \
         --log-level warning >>"$OUT/$side.log" 2>&1 &
     SERVER_PID=$!
@@ -51,7 +55,7 @@ run() {
     "$OUT/sse-fanout" --port "$PORT" --subscribers "$count" --rate "$RATE" --duration "$DURATION" \
         --path "$path" --server-pid "$SERVER_PID" --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1 \
         || { cat "$OUT/$name.txt" >&2; exit 1; }
-    kill -TERM "$SERVER_PID"
+    kill -TERM "$SERVER_PID" || { echo "server $side ended during the run (see $OUT/$side.log)" >&2; exit 1; }
     wait "$SERVER_PID" || { echo "server $side exited with an error (see $OUT/$side.log)" >&2; exit 1; }
     SERVER_PID=
 }
