@@ -20,13 +20,13 @@ final class WALCheckpointer: Sendable {
         var requested = false
         var catchUpDue = false
         var stopping = false
-        var finished = false
         var completed: UInt64 = 0
         var lastError: String?
     }
 
     private let connection: Lock<SQLiteDatabase?>
     private let state = Lock(State())
+    private let worker = Worker(named: "wal-checkpoint")
     /// Hears when checkpoints start failing (the error) and when one succeeds again (nil).
     private let problemHandler = Lock<(@Sendable (String?) -> Void)?>(nil)
 
@@ -46,7 +46,12 @@ final class WALCheckpointer: Sendable {
     /// Starts the thread; false if the system refused it (checkpoints then never run in the
     /// background, and the writer's log grows until close).
     func start() -> Bool {
-        startDetachedThread(named: "wal-checkpoint") { [self] in run() }
+        do {
+            try worker.start { [self] _ in run() }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Asks for a checkpoint soon; cheap, any thread.
@@ -98,11 +103,17 @@ final class WALCheckpointer: Sendable {
         state.withLock { $0.completed }
     }
 
-    /// Stops the thread and closes its connection. Idempotent.
+    /// Stops the thread and closes its connection. Idempotent. A thread that has not stopped
+    /// after 30 s (a checkpoint stuck in I/O) is reported to the problem handler; the connection
+    /// closes once that checkpoint returns.
     func stop() {
         state.withLock { $0.stopping = true }
         state.notifyAll()
-        _ = state.wait(timeout: .seconds(30)) { $0.finished }
+        do {
+            try worker.stop(timeout: .seconds(30))
+        } catch {
+            problemHandler.withLock { $0 }?("\(error)")
+        }
         connection.withLock { $0 = nil }
     }
 
@@ -135,7 +146,5 @@ final class WALCheckpointer: Sendable {
                 handler(outcome)
             }
         }
-        state.withLock { $0.finished = true }
-        state.notifyAll()
     }
 }

@@ -71,7 +71,7 @@ import Musl
 
     @Test func aPeerThatClosesIsReportedAsAHangUp() throws {
         let watcher = try startedWatcher()
-        defer { watcher.stop() }
+        defer { try? watcher.stop() }
         let pair = try SocketPair()
         let handler = RecordingHandler()
         try #require(watcher.watch(handler, socket: pair.watched, for: .hangUp) != nil)
@@ -82,7 +82,7 @@ import Musl
 
     @Test func roomInTheSendBufferIsReportedAsWritable() throws {
         let watcher = try startedWatcher()
-        defer { watcher.stop() }
+        defer { try? watcher.stop() }
         let pair = try SocketPair()
         pair.fillWatchedSendBuffer()
         let handler = RecordingHandler()
@@ -94,7 +94,7 @@ import Musl
 
     @Test func aWatchFiresOnceUntilRearmed() throws {
         let watcher = try startedWatcher()
-        defer { watcher.stop() }
+        defer { try? watcher.stop() }
         let pair = try SocketPair()
         let handler = RecordingHandler()
         // An empty send buffer is writable at once, and stays writable (level-triggered).
@@ -108,7 +108,7 @@ import Musl
 
     @Test func anUnwatchedSocketIsNotReportedAndItsHandlerIsReleased() throws {
         let watcher = try startedWatcher()
-        defer { watcher.stop() }
+        defer { try? watcher.stop() }
         let pair = try SocketPair()
         let reports = Mailbox<SocketInterest>()
         weak var released: RecordingHandler?
@@ -133,14 +133,14 @@ import Musl
             _ = try #require(watcher.watch(handler, socket: pair.watched, for: .hangUp))
         }
         #expect(released != nil, "a watched handler is kept")
-        watcher.stop()
+        try watcher.stop()
         #expect(released == nil)
         #expect(watcher.watch(RecordingHandler(), socket: pair.watched, for: .hangUp) == nil)
     }
 
     @Test func tokensAreNeverReused() throws {
         let watcher = try startedWatcher()
-        defer { watcher.stop() }
+        defer { try? watcher.stop() }
         let handler = RecordingHandler()
         var tokens: Set<UInt64> = []
         for _ in 0..<100 {

@@ -1,13 +1,15 @@
+import ConcurrencyKit
 @testable import MicroHTTP
 @testable import ReMVVMServer
 import Testing
 
 /// Sending one buffer to many streams on several threads.
 @Suite struct FanOutPoolTests {
-    @Test func everyStreamGetsEveryBufferInOrderWhenThreadsShareTheWork() {
-        let pool = FanOutPool(threads: 3)
-        pool.start()
-        defer { pool.stop() }
+    @Test func everyStreamGetsEveryBufferInOrderWhenThreadsShareTheWork() throws {
+        let workers = WorkerPool(named: "fanout-test", threads: 3)
+        defer { try? workers.stop() }
+        let pool = FanOutPool(pool: workers)
+        #expect(pool.threadCount == 3)
         let streams = (0..<1000).map { _ in EventStream(maxPendingBytes: 1 << 20) }
         let buffers = (0..<40).map { index in [UInt8](repeating: UInt8(index), count: 5 + index) }
         for buffer in buffers {
@@ -20,9 +22,9 @@ import Testing
     }
 
     @Test func fewStreamsAreServedByTheCallingThreadAlone() {
-        let pool = FanOutPool(threads: 4)
-        pool.start()
-        defer { pool.stop() }
+        let workers = WorkerPool(named: "fanout-test", threads: 4)
+        defer { try? workers.stop() }
+        let pool = FanOutPool(pool: workers)
         let streams = (0..<(FanOutPool.minimumStreamsToShare - 1)).map { _ in EventStream(maxPendingBytes: 1024) }
         pool.send([1, 2, 3], to: streams)
         pool.send([4], to: streams)
@@ -31,24 +33,26 @@ import Testing
         }
     }
 
-    @Test func afterStopTheCallerSendsAlone() {
-        let pool = FanOutPool(threads: 2)
-        pool.start()
-        pool.stop()
-        let streams = (0..<500).map { _ in EventStream(maxPendingBytes: 1024) }
-        pool.send([9, 9], to: streams)
-        for stream in streams {
-            #expect(queuedBytes(of: stream) == [9, 9])
-        }
+    @Test func aSendCompletesWhileEveryPoolThreadIsBusyElsewhere() {
+        // The helpers queue behind a job that holds the pool's only thread until the send is
+        // done: the caller must send every block itself rather than wait for them.
+        let workers = WorkerPool(named: "fanout-test", threads: 1)
+        let release = Lock(false)
+        workers.run { _ = release.wait(timeout: .seconds(30)) { $0 } }
+        let pool = FanOutPool(pool: workers, helpers: 3)
+        let streams = (0..<1000).map { _ in EventStream(maxPendingBytes: 1024) }
+        pool.send([5, 6], to: streams)
+        release.withLock { $0 = true }
+        release.notifyAll()
+        #expect(streams.allSatisfy { queuedBytes(of: $0) == [5, 6] })
+        #expect((try? workers.stop(timeout: .seconds(30))) != nil)
     }
 
     @Test func oneThreadMeansNoHelpers() {
-        let pool = FanOutPool(threads: 1)
+        let pool = FanOutPool(pool: WorkerPool(named: "fanout-test", threads: 1))
         #expect(pool.threadCount == 1)
-        pool.start()
         let streams = (0..<300).map { _ in EventStream(maxPendingBytes: 1024) }
         pool.send([7], to: streams)
-        pool.stop()
         #expect(streams.allSatisfy { queuedBytes(of: $0) == [7] })
     }
 }

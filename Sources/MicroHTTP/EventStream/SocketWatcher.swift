@@ -45,13 +45,13 @@ final class SocketWatcher: Sendable {
     /// What wakes the thread to stop (in the epoll set as ``wakeToken``); nil until started.
     private let stopBell = Lock<Doorbell?>(nil)
     private let registry = Lock(Registry())
-    private let stopRequested = Atomic<Bool>(false)
-    private let thread = Lock<pthread_t?>(nil)
+    private let worker = Worker(named: "stream-watcher")
 
     /// Token 0 marks the stop doorbell in the epoll set.
     private static let wakeToken: UInt64 = 0
 
-    /// Creates the epoll set and starts the thread; `false` if the system refused either.
+    /// Creates the epoll set and starts the thread; `false` if the system refused either (a
+    /// refused thread is logged by the caller as such).
     func start() -> Bool {
         let epoll: Int32
         let bell: Doorbell
@@ -69,22 +69,22 @@ final class SocketWatcher: Sendable {
         }
         stopBell.withLock { $0 = bell }
         epollDescriptor.store(epoll, ordering: .releasing)
-        guard let handle = startThread(named: "stream-watcher", { [self] in run() }) else {
+        do {
+            try worker.start { [self] worker in run(worker) }
+        } catch {
             closeDescriptors()
             return false
         }
-        thread.withLock { $0 = handle }
         return true
     }
 
     /// Stops the thread, waits for it and closes the epoll set. Call after every stream that
-    /// was watched has been released.
-    func stop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
+    /// was watched has been released. Throws when the thread has not stopped within `timeout`
+    /// (the epoll set is then left open: the thread may still wait on it).
+    func stop(timeout: Duration = .seconds(10)) throws(WorkerError) {
+        worker.requestStop()
         stopBell.withLock { $0 }?.ring()
-        if let handle = thread.withLock({ thread in defer { thread = nil }; return thread }) {
-            pthread_join(handle, nil)
-        }
+        try worker.join(timeout: timeout)
         closeDescriptors()
         registry.withLock { $0.handlers.removeAll() }
     }
@@ -166,10 +166,10 @@ final class SocketWatcher: Sendable {
         }
     }
 
-    private func run() {
+    private func run(_ worker: Worker) {
         guard let epoll = currentEpoll else { return }
         var events = [epoll_event](repeating: epoll_event(), count: 64)
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+        while !worker.isStopRequested {
             let count: Int
             do {
                 count = try events.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in

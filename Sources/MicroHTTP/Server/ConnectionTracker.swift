@@ -60,7 +60,7 @@ final class ConnectionTracker: Sendable {
     private let headTimeoutNanoseconds: UInt64
     /// Checks the deadlines four times per timeout, at most once a second: a slow head lives at
     /// most about 1.25 times the timeout. Nil without a timeout.
-    private let checker = Lock<PeriodicThread?>(nil)
+    private let checker = Worker(named: "header-timeout")
     /// Told about every connection opened or closed.
     private let changes: ChangeSignal
 
@@ -107,18 +107,16 @@ final class ConnectionTracker: Sendable {
         record.headDeadline.store(deadline(), ordering: .relaxed)
     }
 
-    /// Starts the deadline thread (if there is a deadline); false if the system refused it.
-    func start() -> Bool {
-        guard headTimeoutNanoseconds > 0 else { return true }
+    /// Starts the deadline thread (if there is a deadline); throws if the system refused it.
+    func start() throws(WorkerError) {
+        guard headTimeoutNanoseconds > 0 else { return }
         let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
-        let thread = PeriodicThread(named: "header-timeout", interval: interval) { [weak self] in self?.cutOffOverdueHeads() }
-        checker.withLock { $0 = thread }
-        return thread.start()
+        try checker.startRepeating(every: interval) { [weak self] in self?.cutOffOverdueHeads() }
     }
 
-    /// Stops the deadline thread and waits for it.
-    func stop() {
-        checker.withLock { $0 }?.stop()
+    /// Stops the deadline thread and waits for it; throws when it has not stopped within `timeout`.
+    func stop(timeout: Duration = .seconds(10)) throws(WorkerError) {
+        try checker.stop(timeout: timeout)
     }
 
     /// Shuts down every connection whose head is overdue.

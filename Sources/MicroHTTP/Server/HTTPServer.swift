@@ -230,7 +230,7 @@ public final class HTTPServer: Sendable {
         // first — seen with event streams being flushed at that moment. The listening socket
         // stays open until the daemon has stopped.
         let streams = core.beginDraining()
-        daemon.heartbeat.stop()
+        stopWorker("heartbeat") { () throws(WorkerError) in try daemon.heartbeat.stop() }
         for stream in streams {
             stream.end(.serverShutdown, discardingBacklog: false)
         }
@@ -256,8 +256,8 @@ public final class HTTPServer: Sendable {
         // meanwhile — another server's epoll or eventfd in the same process.
         MHD_stop_daemon(daemon.handle)
         // Every stream has been released, so nothing is watched any more.
-        core.socketWatcher.stop()
-        core.connections.stop()
+        stopWorker("stream watcher") { () throws(WorkerError) in try core.socketWatcher.stop() }
+        stopWorker("request-head deadlines") { () throws(WorkerError) in try core.connections.stop() }
         daemon.context.release()
         lifecycle.withLock { $0 = .stopped }
         lifecycle.notifyAll()
@@ -320,20 +320,33 @@ public final class HTTPServer: Sendable {
             context.release()
             throw HTTPServerError(code: .daemonFailed, message: "Could not start the stream writer thread")
         }
-        guard heartbeat.start() else {
+        do {
+            try heartbeat.start()
+        } catch {
             MHD_stop_daemon(handle)
-            core.socketWatcher.stop()
+            stopWorker("stream watcher") { () throws(WorkerError) in try core.socketWatcher.stop() }
             context.release()
-            throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread")
+            throw HTTPServerError(code: .daemonFailed, message: "Could not start the heartbeat thread: \(error)")
         }
-        guard core.connections.start() else {
-            heartbeat.stop()
+        do {
+            try core.connections.start()
+        } catch {
+            stopWorker("heartbeat") { () throws(WorkerError) in try heartbeat.stop() }
             MHD_stop_daemon(handle)
-            core.socketWatcher.stop()
+            stopWorker("stream watcher") { () throws(WorkerError) in try core.socketWatcher.stop() }
             context.release()
-            throw HTTPServerError(code: .daemonFailed, message: "Could not start the request-head deadline thread")
+            throw HTTPServerError(code: .daemonFailed, message: "Could not start the request-head deadline thread: \(error)")
         }
         return Daemon(handle: handle, listenSocket: socket, heartbeat: heartbeat, context: context)
+    }
+
+    /// Stops one of the server's threads; one that does not stop in time is logged and left.
+    private func stopWorker(_ role: String, _ stop: () throws(WorkerError) -> Void) {
+        do {
+            try stop()
+        } catch {
+            core.logger.error("stopping the \(role) thread: \(error)")
+        }
     }
 
     /// Lifts the soft open-file limit to the hard one (every connection is a descriptor) and

@@ -1,3 +1,5 @@
+import ConcurrencyKit
+
 /// Sends a comment line to every open stream at a fixed interval, on a thread of its own, so
 /// proxies keep the streams open and clients that left are noticed at the next write, and cuts
 /// off streams whose client read nothing during a whole interval while bytes waited.
@@ -7,10 +9,18 @@ final class Heartbeat: Sendable {
     /// into an empty event.
     static let comment: [UInt8] = Array(": ping\n".utf8)
 
-    private let thread: PeriodicThread
+    private let worker = Worker(named: "sse-heartbeat")
+    private let interval: Duration
+    private let streams: StreamRegistry
 
     init(interval: Duration, streams: StreamRegistry) {
-        thread = PeriodicThread(named: "sse-heartbeat", interval: interval) {
+        self.interval = interval
+        self.streams = streams
+    }
+
+    /// Starts the thread; throws if the system refused to create it.
+    func start() throws(WorkerError) {
+        try worker.startRepeating(every: interval) { [streams] in
             for stream in streams.snapshot() {
                 stream.cutOffIfStalled()
                 _ = stream.enqueue(CollectionOfOne(Self.comment), onlyIfIdle: true)
@@ -18,13 +28,9 @@ final class Heartbeat: Sendable {
         }
     }
 
-    /// Starts the thread; returns `false` if the system refused to create it.
-    func start() -> Bool {
-        thread.start()
-    }
-
-    /// Stops the thread and waits for it to exit (unless called from it).
-    func stop() {
-        thread.stop()
+    /// Stops the thread and waits for it to exit (unless called from it); throws when it has not
+    /// within `timeout`.
+    func stop(timeout: Duration = .seconds(10)) throws(WorkerError) {
+        try worker.stop(timeout: timeout)
     }
 }

@@ -1,6 +1,6 @@
 import ConcurrencyKit
-import Dispatch
 import Foundation
+import Logging
 import MicroHTTP
 
 /// Ends event streams when the token they were opened with expires (``AccessGate/streamValidUntil(for:)``).
@@ -11,8 +11,9 @@ import MicroHTTP
 ///
 /// One registry for the process: a stream is forgotten as soon as it ends, so memory follows the
 /// streams open, not the tokens' lifetimes (a timer per stream stayed until its token's `exp`: a
-/// day's tokens and frequent reconnects grew it without bound). One sweep a second closes the
-/// streams whose deadline passed, while any is registered.
+/// day's tokens and frequent reconnects grew it without bound). One sweep a second, on a
+/// ``Worker`` of its own (`stream-deadline`) that runs only while any stream is registered, closes
+/// the streams whose deadline passed.
 enum StreamDeadline {
     /// Closes `stream` at `deadline` (seconds since 1970), or now when it has passed.
     static func close(_ stream: EventStream, at deadline: Double) {
@@ -61,15 +62,25 @@ enum StreamDeadline {
             stream.onTermination { [weak self] _ in
                 self?.state.withLock { _ = $0.entries.removeValue(forKey: id) }
             }
-            if startSweeping { scheduleSweep() }
+            if startSweeping { startSweeper() }
         }
 
-        private func scheduleSweep() {
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in sweep() }
+        /// Starts the thread that sweeps once a second until no stream is registered. A thread
+        /// refused by the system leaves the streams to end at their clients' leisure: logged.
+        private func startSweeper() {
+            let sweeper = Worker(named: "stream-deadline")
+            do {
+                try sweeper.start { [self] worker in
+                    while !worker.pause(for: .seconds(1)), sweep() {}
+                }
+            } catch {
+                state.withLock { $0.sweeping = false }
+                Self.logger.error("token expiry of event streams: \(error); streams stay open past their token's expiry until one can start")
+            }
         }
 
-        /// Closes the streams whose deadline passed; goes on while any is registered.
-        private func sweep() {
+        /// Closes the streams whose deadline passed; true while any is still registered.
+        private func sweep() -> Bool {
             let now = Date().timeIntervalSince1970
             let (due, more) = state.withLock { state -> ([EventStream], Bool) in
                 var due: [EventStream] = []
@@ -81,7 +92,9 @@ enum StreamDeadline {
                 return (due, state.sweeping)
             }
             for stream in due { stream.close() }
-            if more { scheduleSweep() }
+            return more
         }
+
+        private static let logger = Logger(label: "remvvm.access")
     }
 }

@@ -27,8 +27,9 @@ enum ReplayContinuation<State: Sendable>: Sendable {
 /// once the versions left are in the ring the stream joins the hub (``EventHub/continueReplay(of:after:ringLimit:)``)
 /// with no gap and no repeat.
 ///
-/// The work runs on threads of its own (`remvvm-replay`, started at the first such stream), never
-/// on the hub's or the store's: streams take turns a chunk at a time, and a stream whose client
+/// The work runs as jobs on a pool for blocking work (``WorkerPool/blockingWork``, at most
+/// `threads` of them at once, started when such a stream needs one), never on the hub's lane or
+/// the store's thread: streams take turns a chunk at a time, and a stream whose client
 /// has not read what it was sent waits (``MicroHTTP/EventStream/whenPending(atMost:_:)``) without
 /// holding a thread. A stream's memory is bounded by its backlog limit plus one chunk.
 final class JournalReplay<State: StoreState & Encodable>: Sendable {
@@ -36,7 +37,8 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         var runnable: Deque<ReplayJob<State>> = []
         /// Jobs waiting for their client to read, by stream.
         var waiting: [ObjectIdentifier: ReplayJob<State>] = [:]
-        var runningThreads = 0
+        /// Runner jobs queued or running on the pool.
+        var runners = 0
         var stopped = false
         var streams = 0
         var versions = 0
@@ -45,6 +47,7 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
     private let queue = Lock(Queue())
     private let context: ReplayJob<State>.Context
     private let maxThreads: Int
+    private let pool: WorkerPool
     private let logger: Logger
     private let reset: @Sendable (EventStream, Bool) -> Bool
 
@@ -60,7 +63,8 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         chunkBytes: Int,
         retryField: [UInt8],
         logger: Logger,
-        threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2),
+        threads: Int = max(1, WorkerPool.processorCount / 2),
+        pool: WorkerPool = .blockingWork,
         continuation: @escaping @Sendable (EventStream, UInt64, Int) -> ReplayContinuation<State>,
         reset: @escaping @Sendable (EventStream, Bool) -> Bool
     ) {
@@ -72,6 +76,7 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
             continuation: continuation
         )
         maxThreads = max(1, threads)
+        self.pool = pool
         self.logger = logger
         self.reset = reset
     }
@@ -87,28 +92,19 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
     func start(_ stream: EventStream, after version: UInt64) -> Bool {
         guard let base = context.history.base(forVersionsAfter: version) else { return false }
         let job = ReplayJob(stream: stream, resumeAfter: version, base: base)
-        let (accepted, startThread) = queue.withLock { queue -> (Bool, Bool) in
+        let (accepted, startRunner) = queue.withLock { queue -> (Bool, Bool) in
             guard !queue.stopped else { return (false, false) }
             queue.streams += 1
-            queue.runnable.append(job)
-            guard queue.runningThreads < maxThreads else { return (true, false) }
-            queue.runningThreads += 1
-            return (true, true)
+            return (true, makeRunnable(job, in: &queue))
         }
         guard accepted else { return false }
         logger.debug("event stream resumes after version \(version) from the journal (snapshot \(base.version))")
-        if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "remvvm-replay"
-            thread.start()
-        } else {
-            queue.notifyAll()
-        }
+        if startRunner { pool.run { [self] in run() } }
         return true
     }
 
     /// Ends the streams still being replayed (cleanly: what was sent is delivered; their clients
-    /// resume from their last version) and waits for the threads to exit.
+    /// resume from their last version) and waits for the runners to end.
     func stop() {
         let jobs = queue.withLock { queue in
             queue.stopped = true
@@ -122,16 +118,31 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
         for job in jobs {
             job.stream.close()
         }
-        let (streams, versions) = queue.withLock(waitingUntil: { $0.runningThreads == 0 }) { ($0.streams, $0.versions) }
+        let (streams, versions) = queue.withLock(waitingUntil: { $0.runners == 0 }) { ($0.streams, $0.versions) }
         if streams > 0 {
             logger.notice("journal replay: \(streams) event streams resumed from the journal, \(versions) versions rebuilt and sent")
         }
     }
 
+    /// Queues `job` to run; true when a runner must be started for it (fewer than `maxThreads`
+    /// are queued or running, counted as started).
+    private func makeRunnable(_ job: ReplayJob<State>, in queue: inout Queue) -> Bool {
+        queue.runnable.append(job)
+        guard queue.runners < maxThreads else { return false }
+        queue.runners += 1
+        return true
+    }
+
+    /// A runner: steps the runnable jobs in turn until none is left (or the replay stops), then
+    /// ends, leaving its pool thread to other work.
     private func run() {
         while true {
-            let next = queue.withLock(waitingUntil: { !$0.runnable.isEmpty || $0.stopped }) { queue in
-                queue.stopped ? nil : queue.runnable.popFirst()
+            let next = queue.withLock { queue -> ReplayJob<State>? in
+                guard !queue.stopped, let job = queue.runnable.popFirst() else {
+                    queue.runners -= 1
+                    return nil
+                }
+                return job
             }
             guard var job = next else { break }
             let outcome: ReplayJob<State>.Outcome
@@ -152,7 +163,6 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
             }
             requeue(job, outcome)
         }
-        queue.withLock { $0.runningThreads -= 1 }
         queue.notifyAll()
     }
 
@@ -183,11 +193,10 @@ final class JournalReplay<State: StoreState & Encodable>: Sendable {
 
     /// The client of a waiting job has read (or its stream ended): the job runs again.
     private func wake(_ id: ObjectIdentifier) {
-        let woke = queue.withLock { queue -> Bool in
-            guard let job = queue.waiting.removeValue(forKey: id) else { return false }
-            queue.runnable.append(job)
-            return true
+        let startRunner = queue.withLock { queue -> Bool in
+            guard !queue.stopped, let job = queue.waiting.removeValue(forKey: id) else { return false }
+            return makeRunnable(job, in: &queue)
         }
-        if woke { queue.notifyAll() }
+        if startRunner { pool.run { [self] in run() } }
     }
 }

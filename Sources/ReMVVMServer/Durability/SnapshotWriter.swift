@@ -15,15 +15,19 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
     private let afterWrite: @Sendable (UInt64) throws -> Void
     /// Whether a snapshot is being written, and the newest written.
     private let progress: Lock<(writing: Bool, newest: UInt64)>
+    private let pool: WorkerPool
 
     /// - Parameters:
     ///   - newest: the version of the newest snapshot already stored (0 for none).
     ///   - afterWrite: what follows each snapshot written (removing records the retention no
     ///     longer keeps); its errors are logged.
+    ///   - pool: where snapshots are written (a pool for blocking work: never the publishing one).
     init(
         storage: any JournalStorage, every: UInt64, newest: UInt64, logger: Logger,
+        pool: WorkerPool = .blockingWork,
         afterWrite: @escaping @Sendable (UInt64) throws -> Void = { _ in }
     ) {
+        self.pool = pool
         self.storage = storage
         self.every = max(1, every)
         self.logger = logger
@@ -31,7 +35,7 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         progress = Lock((writing: false, newest: newest))
     }
 
-    /// Writes `current()` on a thread of its own when `version` is `every` or more past the newest
+    /// Writes `current()` as a job of the pool when `version` is `every` or more past the newest
     /// snapshot and none is being written.
     func writeIfDue(at version: UInt64, _ current: @escaping @Sendable () -> StoreSnapshot<State>) {
         let due = progress.withLock { progress -> Bool in
@@ -41,13 +45,10 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         }
         guard due else { return }
         let snapshot = current()
-        let started = startDetachedThread(named: "snapshots") { [self] in
+        pool.run { [self] in
             write(snapshot)
             progress.withLock { $0.writing = false }
             progress.notifyAll()
-        }
-        if !started {
-            progress.withLock { $0.writing = false }
         }
     }
 

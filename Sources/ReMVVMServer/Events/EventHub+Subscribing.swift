@@ -125,19 +125,17 @@ extension EventHub {
     /// versions it replays and the ones that reach it live meet without gap or repeat; or, when
     /// only the journal may hold its next version, returns that without queuing it.
     private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?, format: EventFormat) -> Opening {
-        let (opening, wakePublisher) = inbox.withLock { inbox -> (Opening, Bool) in
-            guard !inbox.stopped else { return (.stopped, false) }
+        let (opening, wake) = inbox.withLock { inbox -> (Opening, Bool) in
+            guard !inbox.publications.stopped else { return (.stopped, false) }
             var opening = self.opening(after: lastEventId, inbox: inbox)
             if format == .jsonPatch {
                 opening = Self.patchStreamOpening(opening)
             }
             guard case .hub(let resume) = opening else { return (opening, false) }
-            inbox.listening = true
-            inbox.pendingSubscribes += 1
-            inbox.items.append(.subscribe(stream, resume, format))
-            return (opening, inbox.items.count == 1)
+            _ = inbox.publications.post(.subscribe(stream, resume, format), listens: true)
+            return (opening, inbox.started && inbox.publications.needsWake())
         }
-        if wakePublisher { inbox.notifyAll() }
+        if wake { wakeLane() }
         return opening
     }
 
@@ -148,8 +146,8 @@ extension EventHub {
     /// next versions are: up to `ringLimit` of them from the ring, or the journal.
     func continueReplay(of stream: EventStream, after version: UInt64, ringLimit: Int) -> ReplayContinuation<State> {
         let handoverLimit = UInt64(max(1, min(64, broadcastLimitBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))))
-        let (continuation, wakePublisher) = inbox.withLock { inbox -> (ReplayContinuation<State>, Bool) in
-            guard !inbox.stopped else { return (.stopped, false) }
+        let (continuation, wake) = inbox.withLock { inbox -> (ReplayContinuation<State>, Bool) in
+            guard !inbox.publications.stopped else { return (.stopped, false) }
             var rest: [StatePublication<State>] = []
             if version < inbox.newestVersion {
                 guard let first = inbox.history.first, first.version <= version + 1 else {
@@ -162,12 +160,10 @@ extension EventHub {
                 }
                 rest = Array(inbox.history[start...])
             }
-            inbox.listening = true
-            inbox.pendingSubscribes += 1
-            inbox.items.append(.subscribe(stream, .handover(rest), .states))
-            return (.handedOver, inbox.items.count == 1)
+            _ = inbox.publications.post(.subscribe(stream, .handover(rest), .states), listens: true)
+            return (.handedOver, inbox.started && inbox.publications.needsWake())
         }
-        if wakePublisher { inbox.notifyAll() }
+        if wake { wakeLane() }
         return continuation
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 import ConcurrencyKit
 import DequeModule
 import Logging
@@ -35,62 +34,36 @@ import Synchronization
 /// own, and joins here through ``continueReplay(of:after:ringLimit:)`` (`docs/event-delivery.md`,
 /// "Resuming from the journal").
 ///
+/// The hub owns no thread: its work runs as a ``SerialLane`` (one job at a time, in order) on a
+/// ``WorkerPool`` shared by every store, and an idle hub costs nothing but memory. What the lane
+/// alone touches lives in the lane (``EventPublisher``), so the hub is `Sendable` as it stands.
+///
 /// This file holds the shared parts; how a new stream begins is in `EventHub+Subscribing.swift`,
-/// the publisher thread's work in `EventHub+Publishing.swift`. Their members are internal only so
-/// that those files can reach them: nothing outside the hub uses them.
-final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
-    // @unchecked: the fields under "Publisher thread only" are touched by the publisher thread
-    // alone (`EventHub+Publishing.swift`, and `start()` before the thread exists); everything
-    // shared lives in `inbox`'s lock.
+/// the lane's work in `EventPublisher.swift`. Their members are internal only so that those files
+/// can reach them: nothing outside the hub uses them.
+final class EventHub<State: StoreState & Encodable>: Sendable {
     enum Item {
-        case publication(StatePublication<State>)
         case subscribe(EventStream, Resume, EventFormat)
         case unsubscribe(ObjectIdentifier)
     }
 
-    /// What the store's thread, HTTP workers and the publisher thread share.
+    /// What the store's thread, HTTP workers and the lane share.
     struct Inbox {
-        var items: [Item] = []
-        var pendingPublications = 0
-        var pendingSubscribes = 0
-        var listening = false
-        var aside: StatePublication<State>?
-        /// How many publications were set aside (``EventStatistics/versionsSetAside``), since the
-        /// hub started.
-        var versionsSetAside = 0
+        var publications = PublicationInbox<State, Item>()
         /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
         /// bounded by ``historyLimit``.
         var history: Deque<StatePublication<State>> = []
         /// The newest version published (or the start version).
         var newestVersion: UInt64 = 0
-        var dropSubscribers = false
         /// Rebuilds versions older than `history` from the journal; nil without one.
         var journal: JournalReplay<State>?
         /// Without a journal, the state the hub started at (the ring holds publications only, so
         /// the state before the first one would be unknown to view-model streams resuming after it).
         var start: StoreSnapshot<State>?
+        /// ``start(source:)`` has begun (it runs once).
+        var claimed = false
+        /// The lane has its publisher: entries wake it.
         var started = false
-        var stopped = false
-        /// Set by the publisher thread when it has ended every stream and exits.
-        var finished = false
-
-        /// Whether the publisher thread has something to do.
-        var hasWork: Bool { !items.isEmpty || stopped || dropSubscribers }
-
-        /// The publisher is too far behind: drop the versions waiting and the subscribers.
-        mutating func dropPendingPublications() {
-            items.removeAll { if case .publication = $0 { true } else { false } }
-            versionsSetAside += pendingPublications
-            pendingPublications = 0
-            dropSubscribers = true
-        }
-    }
-
-    /// The newest state and, once a subscriber needed it, its encoding.
-    struct Latest {
-        var version: UInt64
-        var publication: StatePublication<State>?
-        var encoded: EncodedVersion?
     }
 
     let frames: StateFrameEncoder
@@ -112,22 +85,16 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     let replayBytes: Int
 
     let inbox = Lock(Inbox())
-
-    // Publisher thread only (see the @unchecked note above):
-    /// The `state` streams (plain `GET /events`).
-    var states = EventChannel()
-    /// The `patch` streams (`GET /events?delta=json-patch`).
-    var patches = EventChannel()
-    /// The previous version's tree, and the patch of each version, for `patches`.
-    var patchFrames = PatchFrameEncoder()
-    let fanOut = FanOutPool(threads: ProcessInfo.processInfo.activeProcessorCount)
-    var latest: Latest
+    /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
+    /// of ``stop()``.
+    let lane: SerialLane<EventPublisher<State>?>
+    /// Large broadcasts are shared with the lane's pool.
+    let fanOut: FanOutPool
     let subscriberTotal = Atomic<Int>(0)
     /// Told whenever `subscriberTotal` changes.
     let subscriberChanges = ChangeSignal()
     let lastFrameBytes = Atomic<Int>(256)
-    var statistics = EventStatistics()
-    /// `statistics` as of the last broadcast, for other threads.
+    /// The publisher's statistics as of the last broadcast, for other threads.
     let sharedStatistics = Lock(EventStatistics())
 
     init(
@@ -140,6 +107,7 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         replayEvents: Int,
         replayBytes: Int,
         metrics: ServiceMetrics? = nil,
+        pool: WorkerPool = .shared,
         logger: Logger
     ) {
         self.metrics = metrics
@@ -153,14 +121,15 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         retryField = EventFrame.retry(reconnectDelay)
         self.versionTags = versionTags
         self.logger = logger
-        latest = Latest(version: 0)
+        lane = SerialLane(named: "remvvm-events", pool: pool, capacity: 16, confined: nil)
+        fanOut = FanOutPool(pool: pool)
     }
 
     /// What the publisher has done so far (as of its last broadcast), with every version set aside
     /// until now (those do not wake the publisher).
     var currentStatistics: EventStatistics {
         var statistics = sharedStatistics.withLock { $0 }
-        statistics.versionsSetAside = inbox.withLock { $0.versionsSetAside }
+        statistics.versionsSetAside = inbox.withLock { $0.publications.versionsSetAside }
         return statistics
     }
 
@@ -181,12 +150,12 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         }
     }
 
-    /// Hooks into `source` (the store, or the commit gate) and starts the publisher thread; does nothing if it was started (or
-    /// stopped) before. Throws if the current state cannot be encoded.
+    /// Hooks into `source` (the store, or the commit gate) and gives the lane its publisher; does
+    /// nothing if it was started (or stopped) before. Throws if the current state cannot be encoded.
     func start(source: any StatePublisher<State>) throws {
         let claimed = inbox.withLock { inbox -> Bool in
-            guard !inbox.started, !inbox.stopped else { return false }
-            inbox.started = true
+            guard !inbox.claimed, !inbox.publications.stopped else { return false }
+            inbox.claimed = true
             return true
         }
         guard claimed else { return }
@@ -216,39 +185,48 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
             }
             let state = try stateCache.json(for: start)
             let frame = EventFrame.state(version: start.version, id: versionTags.tag(start.version), action: nil, state: state)
-            latest = Latest(
+            let latest = EventPublisher<State>.Latest(
                 version: start.version,
                 encoded: EncodedVersion(version: start.version, action: Array("null".utf8), state: state, frame: frame)
             )
+            lane.submit { [self] publisher in publisher = EventPublisher(hub: self, latest: latest) }
             // The size estimate that bounds the resume history (and the lag budget) before any
             // later version is encoded.
             lastFrameBytes.store(frame.count, ordering: .relaxed)
         } catch {
             inbox.withLock { inbox in
-                inbox.stopped = true
-                inbox.finished = true
+                _ = inbox.publications.stop()
+                inbox.publications.finished = true
             }
             inbox.notifyAll()
             throw error
         }
-        fanOut.start()
-        let thread = Thread { [self] in run() }
-        thread.name = "remvvm-events"
-        thread.start()
+        // What was posted before the start (streams that came early, a stop) waits for this drain.
+        inbox.withLock { inbox in
+            inbox.started = true
+            _ = inbox.publications.needsWake()
+        }
+        wakeLane()
     }
 
-
-    /// Delivers what is queued, ends every stream, and stops the thread.
+    /// Delivers what is queued, ends every stream, and waits for the lane to finish.
     func stop() {
         // First the journal replays: a stream still replaying ends where it is.
         inbox.withLock { $0.journal }?.stop()
-        let wasStarted = inbox.withLock { inbox in
-            inbox.stopped = true
-            return inbox.started
+        let (wake, wasStarted) = inbox.withLock { inbox in
+            (inbox.publications.stop(), inbox.started)
         }
-        inbox.notifyAll()
-        if wasStarted {
-            inbox.withLock(waitingUntil: \.finished) { _ in }
+        guard wasStarted else { return }
+        if wake { wakeLane() }
+        inbox.withLock(waitingUntil: \.publications.finished) { _ in }
+    }
+
+    /// Queues a drain of the inbox on the lane (once per batch: ``PublicationInbox/needsWake()``).
+    func wakeLane() {
+        lane.submit { publisher in
+            if publisher?.drain() == true {
+                publisher = nil
+            }
         }
     }
 
@@ -256,29 +234,17 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
     func publish(_ publication: StatePublication<State>) {
         let limit = maxPendingPublications
         let historyLimit = self.historyLimit
-        let wakePublisher = inbox.withLock { inbox -> Bool in
-            guard !inbox.stopped else { return false }
+        let wake = inbox.withLock { inbox -> Bool in
+            guard !inbox.publications.stopped else { return false }
             inbox.newestVersion = publication.version
             if historyLimit > 0 {
                 inbox.history.append(publication)
                 while inbox.history.count > historyLimit { inbox.history.removeFirst() }
             }
-            guard inbox.listening else {
-                inbox.aside = publication
-                inbox.versionsSetAside += 1
-                return false
-            }
-            if inbox.pendingPublications >= limit {
-                inbox.dropPendingPublications()
-                inbox.aside = publication
-                inbox.versionsSetAside += 1
-                return true
-            }
-            inbox.items.append(.publication(publication))
-            inbox.pendingPublications += 1
-            return inbox.items.count == 1
+            return inbox.publications.publish(publication, limit: limit) && inbox.started
+                && inbox.publications.needsWake()
         }
-        if wakePublisher { inbox.notifyAll() }
+        if wake { wakeLane() }
     }
 
     /// How many versions are kept for resuming streams: the count limit, and the byte budget over
@@ -292,18 +258,14 @@ final class EventHub<State: StoreState & Encodable>: @unchecked Sendable {
         max(64, lagBudgetBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))
     }
 
+    /// Queues `item` for the lane (a new listener when `subscribing`); false when stopped.
     @discardableResult
     func post(_ item: Item, subscribing: Bool = false) -> Bool {
-        let (accepted, wakePublisher) = inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.stopped else { return (false, false) }
-            if subscribing {
-                inbox.listening = true
-                inbox.pendingSubscribes += 1
-            }
-            inbox.items.append(item)
-            return (true, inbox.items.count == 1)
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard inbox.publications.post(item, listens: subscribing) else { return (false, false) }
+            return (true, inbox.started && inbox.publications.needsWake())
         }
-        if wakePublisher { inbox.notifyAll() }
+        if wake { wakeLane() }
         return accepted
     }
 

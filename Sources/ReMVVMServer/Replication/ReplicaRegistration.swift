@@ -3,12 +3,6 @@ import Foundation
 import Journal
 import Logging
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// This replica's registration in the shared log (`docs/replicas.md`, "Retention"): the version
 /// of its newest local snapshot, which retention keeps every record after, registered after each
 /// snapshot and renewed while the replica runs. A registration that is no longer renewed
@@ -26,6 +20,7 @@ final class ReplicaRegistration: Sendable {
     /// What was registered; held while registering (one registration at a time).
     private let registered: Lock<Registered>
     private let renewal = Lock<Renewal>(Renewal())
+    private let renewer = Worker(named: "replica-renewal")
 
     private struct Registered {
         /// The newest snapshot to register.
@@ -49,8 +44,6 @@ final class ReplicaRegistration: Sendable {
     }
 
     private struct Renewal {
-        var thread: pthread_t?
-        var stopping = false
         /// Whether the last renewal failed (logged once until one succeeds).
         var failing = false
         /// The snapshot whose renewal the log refused last (logged once per snapshot).
@@ -106,24 +99,22 @@ final class ReplicaRegistration: Sendable {
     /// Renews the registration every `renewal` interval on a thread of its own until ``stop()``;
     /// false when the thread cannot start.
     func startRenewing() -> Bool {
-        let thread = startThread(named: "replica-renewal") { [self] in
-            while !renewal.wait(timeout: renewalInterval, until: \.stopping) {
-                renew()
-            }
+        do {
+            try renewer.startRepeating(every: renewalInterval) { [self] in renew() }
+            return true
+        } catch {
+            logger.error("replica \(name): \(error)")
+            return false
         }
-        renewal.withLock { $0.thread = thread }
-        return thread != nil
     }
 
     /// Stops renewing (waits for a renewal under way).
     func stop() {
-        let thread = renewal.withLock { renewal -> pthread_t? in
-            renewal.stopping = true
-            defer { renewal.thread = nil }
-            return renewal.thread
+        do {
+            try renewer.stop(timeout: .seconds(60))
+        } catch {
+            logger.error("replica \(name): \(error) (a renewal stuck on the shared log)")
         }
-        renewal.notifyAll()
-        if let thread { pthread_join(thread, nil) }
     }
 
     /// Stops renewing and releases the name: from now on, registrations (this one, and the one

@@ -1,51 +1,75 @@
+import ConcurrencyKit
 import MicroHTTP
 import ReMVVM
-import Synchronization
 
-/// The publisher thread: takes the inbox in order, starts new streams, encodes each version once and
-/// sends every channel its pending events.
-extension EventHub {
-    func run() {
-        var items: [Item] = []
-        while true {
-            let (setAside, drop, stopping) = inbox.withLock(waitingUntil: \.hasWork) { inbox in
-                swap(&items, &inbox.items)
-                statistics.versionsSetAside = inbox.versionsSetAside
-                inbox.pendingPublications = 0
-                inbox.pendingSubscribes = 0
-                defer {
-                    inbox.aside = nil
-                    inbox.dropSubscribers = false
-                }
-                return (inbox.aside, inbox.dropSubscribers, inbox.stopped)
-            }
-            if drop {
-                disconnectLaggingSubscribers()
-            }
-            if let setAside {
-                remember(setAside)
-            }
-            process(items)
-            items.removeAll(keepingCapacity: true)
-            updateListening()
-            if stopping {
-                break
-            }
+/// The work of an ``EventHub`` on its lane: takes the inbox in order, starts new streams, encodes
+/// each version once and sends every channel its pending events. Its state is the lane's
+/// (``SerialLane``): touched by one job at a time, never by another thread.
+final class EventPublisher<State: StoreState & Encodable> {
+    typealias Item = EventHub<State>.Item
+    typealias Resume = EventHub<State>.Resume
+
+    /// The newest state and, once a subscriber needed it, its encoding.
+    struct Latest: Sendable {
+        var version: UInt64
+        var publication: StatePublication<State>?
+        var encoded: EncodedVersion?
+    }
+
+    /// Unowned: every job of the lane holds the hub (it submitted it), and the hub holds the lane.
+    unowned let hub: EventHub<State>
+    /// The `state` streams (plain `GET /events`).
+    var states = EventChannel()
+    /// The `patch` streams (`GET /events?delta=json-patch`).
+    var patches = EventChannel()
+    /// The previous version's tree, and the patch of each version, for `patches`.
+    var patchFrames = PatchFrameEncoder()
+    var latest: Latest
+    var statistics = EventStatistics()
+    /// The inbox's entries, taken in turns with the inbox's own array.
+    private var entries: [PublicationInbox<State, Item>.Entry] = []
+
+    private var frames: StateFrameEncoder { hub.frames }
+    private var versionTags: VersionTags { hub.versionTags }
+    private var retryField: [UInt8] { hub.retryField }
+    private var broadcastLimitBytes: Int { hub.broadcastLimitBytes }
+
+    init(hub: EventHub<State>, latest: Latest) {
+        self.hub = hub
+        self.latest = latest
+    }
+
+    /// Takes what the inbox holds and does it; after the hub's stop, ends every stream and
+    /// returns true (the lane then forgets this publisher).
+    func drain() -> Bool {
+        let batch = hub.inbox.withLock { inbox in
+            statistics.versionsSetAside = inbox.publications.versionsSetAside
+            return inbox.publications.take(into: &entries)
         }
-        fanOut.stop()
+        if batch.dropListeners {
+            disconnectLaggingSubscribers()
+        }
+        if let setAside = batch.setAside {
+            remember(setAside)
+        }
+        process(entries)
+        entries.removeAll(keepingCapacity: true)
+        updateListening()
+        guard batch.stopping else { return false }
         for stream in states.removeAll() + patches.removeAll() {
             stream.close()
         }
-        updateSubscriberTotal(0)
-        sharedStatistics.withLock { $0 = statistics }
-        logger.notice("event publishing stopped: \(statistics)")
-        inbox.withLock { $0.finished = true }
-        inbox.notifyAll()
+        hub.updateSubscriberTotal(0)
+        hub.sharedStatistics.withLock { $0 = statistics }
+        hub.logger.notice("event publishing stopped: \(statistics)")
+        hub.inbox.withLock { $0.publications.finished = true }
+        hub.inbox.notifyAll()
+        return true
     }
 
-    private func process(_ items: [Item]) {
-        for item in items {
-            switch item {
+    private func process(_ entries: [PublicationInbox<State, Item>.Entry]) {
+        for entry in entries {
+            switch entry {
             case .publication(let publication):
                 statistics.versionsProcessed += 1
                 if !hasListeners {
@@ -57,7 +81,7 @@ extension EventHub {
                     }
                     if patches.hasListeners {
                         patches.pending += patchFrames.frame(
-                            for: encoded, id: versionTags.tag(encoded.version), statistics: &statistics, logger: logger
+                            for: encoded, id: versionTags.tag(encoded.version), statistics: &statistics, logger: hub.logger
                         )
                     } else {
                         patchFrames.forget()
@@ -66,7 +90,7 @@ extension EventHub {
                         broadcast()
                     }
                 }
-            case .subscribe(let stream, let resume, let format):
+            case .item(.subscribe(let stream, let resume, let format)):
                 broadcast()
                 if case .replay(let publications) = resume, publications.isEmpty {
                     startResumedAtNewest(stream, format: format)
@@ -75,7 +99,7 @@ extension EventHub {
                 } else if start(stream, resume) {
                     states.insert(stream)
                 }
-            case .unsubscribe(let id):
+            case .item(.unsubscribe(let id)):
                 states.remove(id)
                 patches.remove(id)
             }
@@ -86,8 +110,8 @@ extension EventHub {
         }
         // Before the count: whoever waits for subscribers then reads statistics that include
         // what their first events cost.
-        sharedStatistics.withLock { $0 = statistics }
-        updateSubscriberTotal(states.count + patches.count)
+        hub.sharedStatistics.withLock { $0 = statistics }
+        hub.updateSubscriberTotal(states.count + patches.count)
     }
 
     /// Whether any stream wants the next versions: subscribers, and streams awaiting their first.
@@ -134,7 +158,7 @@ extension EventHub {
             try patchFrames.prepare(encoded, statistics: &statistics)
             return true
         } catch {
-            logger.error("state version \(encoded.version) cannot be parsed for a patch stream: \(error)")
+            hub.logger.error("state version \(encoded.version) cannot be parsed for a patch stream: \(error)")
             return false
         }
     }
@@ -187,8 +211,8 @@ extension EventHub {
     /// Stops sending to subscribers that can no longer be caught up (see the type's documentation).
     private func disconnectLaggingSubscribers() {
         guard hasListeners else { return }
-        logger.warning(
-            "event publishing fell more than \(lagBudgetBytes) bytes behind the store; disconnecting \(states.count + patches.count) subscribers so they restart from the current state"
+        hub.logger.warning(
+            "event publishing fell more than \(hub.lagBudgetBytes) bytes behind the store; disconnecting \(states.count + patches.count) subscribers so they restart from the current state"
         )
         for stream in states.removeAll() + patches.removeAll() {
             stream.close()
@@ -199,11 +223,7 @@ extension EventHub {
     /// With no subscriber left and none arriving, publications go aside again.
     private func updateListening() {
         guard !hasListeners else { return }
-        inbox.withLock { inbox in
-            if inbox.pendingSubscribes == 0 && inbox.items.isEmpty {
-                inbox.listening = false
-            }
-        }
+        hub.inbox.withLock { $0.publications.stopListeningIfIdle() }
     }
 
     /// Keeps `publication` as the newest state without encoding it (nobody needs it yet).
@@ -227,27 +247,27 @@ extension EventHub {
     /// that has an event reads counts that include its version, and again after the sends.
     private func broadcast() {
         guard !states.pending.isEmpty || !patches.pending.isEmpty else { return }
-        sharedStatistics.withLock { $0 = statistics }
+        hub.sharedStatistics.withLock { $0 = statistics }
         for deliveries in [
-            states.broadcast(through: fanOut, retryField: retryField),
-            patches.broadcast(through: fanOut, retryField: retryField),
+            states.broadcast(through: hub.fanOut, retryField: retryField),
+            patches.broadcast(through: hub.fanOut, retryField: retryField),
         ] {
             guard let deliveries else { continue }
             statistics.broadcasts += 1
             statistics.deliveries += deliveries
         }
-        sharedStatistics.withLock { $0 = statistics }
+        hub.sharedStatistics.withLock { $0 = statistics }
     }
 
     private func encode(_ publication: StatePublication<State>) -> EncodedVersion? {
         do {
             let encoded = try frames.encode(publication)
             statistics.statesEncoded += 1
-            stateCache.remember(encoded.state, version: publication.version)
-            lastFrameBytes.store(encoded.frame.count, ordering: .relaxed)
+            hub.stateCache.remember(encoded.state, version: publication.version)
+            hub.lastFrameBytes.store(encoded.frame.count, ordering: .relaxed)
             return encoded
         } catch {
-            logger.error("state version \(publication.version) cannot be encoded: \(error)")
+            hub.logger.error("state version \(publication.version) cannot be encoded: \(error)")
             return nil
         }
     }

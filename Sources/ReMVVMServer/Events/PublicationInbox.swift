@@ -1,0 +1,108 @@
+import ReMVVM
+
+/// What the store's thread and the HTTP workers hand a publishing hub (``EventHub``,
+/// ``ViewModelHub``), kept under the hub's lock and taken whole by the hub's lane:
+/// publications, and the hub's own items (new streams, departures), in the order they came.
+///
+/// - While nobody listens, a publication only replaces the newest one kept aside: no wake-up,
+///   no work. The switch between "aside" and "queued" happens under the lock, so every
+///   publication set aside is older than every one queued.
+/// - It is bounded: when `limit` publications wait already, they are dropped (counted as set
+///   aside), the newest is set aside, and the lane is told to drop its listeners, who reconnect
+///   and start again from the newest state. Memory never grows without limit.
+/// - The lane is woken (``needsWake``) once per batch: by the first entry after a ``take()``.
+struct PublicationInbox<State: StoreState, Item> {
+    /// A publication, or one of the hub's own items.
+    enum Entry {
+        case publication(StatePublication<State>)
+        case item(Item)
+    }
+
+    /// What the lane takes at once.
+    struct Batch {
+        /// Set aside while nobody listened: older than every entry.
+        var setAside: StatePublication<State>?
+        /// The lane fell too far behind: end every listener first.
+        var dropListeners: Bool
+        /// The hub stops: after this batch, end every stream.
+        var stopping: Bool
+    }
+
+    private var entries: [Entry] = []
+    private var pendingPublications = 0
+    private var aside: StatePublication<State>?
+    private var dropRequested = false
+    /// A drain is queued on the lane and has not taken the inbox yet.
+    private var wakePending = false
+    /// Whether a listener is connected or on its way: publications are queued, not set aside.
+    private(set) var listening = false
+    /// How many publications were set aside or dropped, since the hub started.
+    private(set) var versionsSetAside = 0
+    /// The hub has been asked to stop: nothing is accepted any more.
+    private(set) var stopped = false
+    /// The hub's lane has ended every stream after the stop.
+    var finished = false
+
+    /// Whether `publication` needs the lane: queued (a listener waits for it) or set aside (none).
+    /// Call ``needsWake()`` after a true answer.
+    mutating func publish(_ publication: StatePublication<State>, limit: Int) -> Bool {
+        guard !stopped else { return false }
+        guard listening else {
+            aside = publication
+            versionsSetAside += 1
+            return false
+        }
+        if pendingPublications >= max(1, limit) {
+            entries.removeAll { if case .publication = $0 { true } else { false } }
+            versionsSetAside += pendingPublications + 1
+            pendingPublications = 0
+            dropRequested = true
+            aside = publication
+            return true
+        }
+        entries.append(.publication(publication))
+        pendingPublications += 1
+        return true
+    }
+
+    /// Queues `item` (a new listener when `listens`); false, nothing queued, when stopped.
+    mutating func post(_ item: Item, listens: Bool) -> Bool {
+        guard !stopped else { return false }
+        if listens { listening = true }
+        entries.append(.item(item))
+        return true
+    }
+
+    /// True when the lane has no drain queued: the caller submits one (outside the lock).
+    mutating func needsWake() -> Bool {
+        defer { wakePending = true }
+        return !wakePending
+    }
+
+    /// Refuses everything from now on; true when the lane must be woken to end the streams.
+    mutating func stop() -> Bool {
+        guard !stopped else { return false }
+        stopped = true
+        return needsWake()
+    }
+
+    /// Takes every entry into `taken` (empty: its storage is kept for the next entries, so that
+    /// the two arrays take turns without allocating), and what goes with them (for the lane).
+    mutating func take(into taken: inout [Entry]) -> Batch {
+        swap(&taken, &entries)
+        defer {
+            pendingPublications = 0
+            aside = nil
+            dropRequested = false
+            wakePending = false
+        }
+        return Batch(setAside: aside, dropListeners: dropRequested, stopping: stopped)
+    }
+
+    /// With no listener left on the lane, and none queued, publications go aside again.
+    mutating func stopListeningIfIdle() {
+        if entries.isEmpty {
+            listening = false
+        }
+    }
+}
