@@ -8,7 +8,7 @@ import Testing
     func registeredNamesAreListedWithTheirCommands(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
         #expect(try live.get("/viewmodels").bodyString
-            == #"{"commands":{"counter":["decrease","increase"],"counterInBase":["decrease","increase"],"greetings":["logout"],"login":["login"]},"viewModels":["counter","counterInBase","greetings","login","navigation"]}"#)
+            == #"{"commands":{"counter":["decrease","increase"],"counterInBase":["decrease","increase"],"greetings":["logout"],"login":["login"],"navigation":[]},"viewModels":["counter","counterInBase","greetings","login","navigation"]}"#)
     }
 
     @Test(arguments: Transport.allCases)

@@ -1,7 +1,7 @@
 /// The thin web client (`GET /app`) and its scripts and style sheet (`GET /app/<file>`):
 /// `docs/navigation.md`. Compiled into the binary like the inspector's files (``InspectorAsset``),
 /// served with the same headers (``InspectorAssets/securityHeaders``), open without a token.
-enum AppAssets {
+enum AppAssets: EmbeddedPage {
     /// The page's path.
     static let pagePath = "/app"
 
@@ -18,15 +18,4 @@ enum AppAssets {
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
     }()
-
-    /// The file names under `/app/`, sorted (for the OpenAPI document).
-    static var fileNames: [String] {
-        byPath.keys.filter { $0 != pagePath }.map { String($0.dropFirst(pagePath.count + 1)) }.sorted()
-    }
-
-    /// Whether `path` is the page or one of its files (open without a token, see
-    /// ``AccessGate/isOpen(path:)``).
-    static func isAsset(path: String) -> Bool {
-        path.hasPrefix(pagePath) && byPath[path] != nil
-    }
 }
