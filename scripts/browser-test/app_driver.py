@@ -19,9 +19,10 @@ Chromium through chromedriver and selenium, with the helpers of driver.py and in
      live again on the same screen and its commands work;
   6. sessions: with store routes (PUT /stores/{id}), a second browser (its own profile, so its own
      localStorage) gets its own session, at the start, and what one does leaves the other as it
-     is; a page opened with ?session=<the first one's> shows the first one's screen. Without store
-     routes (the root routes, store "default") the second browser shows the same screen as the
-     first, and the run says that the two-sessions check needs store routes.
+     is; a reload keeps each its session; a page opened with ?session=<the first one's> shows the
+     first one's screen. Without store routes (the root routes, store "default") the second
+     browser shows the same screen as the first, and the same session checks then run through
+     store_routes_proxy.py, a stand-in for the store routes (a server per store behind a proxy).
 
 Screenshots and, on failure, the page's console go to --out. Prints a summary ending in
 "app-test: N passed, M failed" and exits 1 on any failure.
@@ -37,6 +38,7 @@ import urllib.request
 
 import driver as common
 from inspector_driver import Page, Server, free_port, wait_until
+from store_routes_proxy import StoreRoutesProxy
 
 
 class AppPage(Page):
@@ -58,6 +60,36 @@ class AppPage(Page):
 
     def session(self):
         return self.text("session") or ""
+
+
+def check_sessions(check, first, second, app, forget=None):
+    """Two browsers on a server with store routes: a session each, independent; ?session= shares.
+    With `forget(id)` (the stand-in's), a store that vanishes is made again by the page."""
+    check(first.shows("counter"), "the first browser starts at the counter's root")
+    check(first.session().startswith("session "), f"in a session of its own: {first.session()}")
+    session = first.session().split(" ", 1)[1]
+    first.click("base-2")
+    check(first.shows("counterInBase", "2"), "it pushes a screen")
+    second.browser.get(app)
+    check(second.shows("counter"), "a second browser (its own storage) starts at the counter's root")
+    check(second.session().startswith("session ") and second.session() != first.session(),
+          f"in another session: {second.session()}")
+    second.click("tab-account")
+    check(second.shows("greetings"), "it switches to the account tab")
+    check(first.data("screen") == "counterInBase" and first.data("key") == "2" and first.data("tab") == "counter",
+          "the first browser's screen is unchanged")
+    first.browser.refresh()
+    check(first.shows("counterInBase", "2") and first.session() == f"session {session}",
+          "after a reload the first browser has its session (localStorage) and its screen")
+    if forget:
+        forget(session)
+        check(wait_until(lambda: first.data("connection") != "live", 10), "the first session's store is gone: the page says so")
+        check(first.shows("counter", "", 20) and first.session() == f"session {session}",
+              "the page makes its session's store again (PUT) and shows its start")
+        first.click("base-2")
+        check(first.shows("counterInBase", "2"), "and navigates in it")
+    second.browser.get(f"{app}?session={session}")
+    check(second.shows("counterInBase", "2"), "?session=<the first one's> shows the first session's screen")
 
 
 def store_get(base, prefix, path):
@@ -182,18 +214,21 @@ def run(args):
         other = new_browser("second")
         other.browser.get(app)
         if with_stores:
-            check(other.shows("counter"), "a second browser (its own storage) starts at the counter's root")
-            check(other.session().startswith("session ") and other.session() != session, f"in a session of its own: {other.session()}")
-            other.click("base-2")
-            check(other.shows("counterInBase", "2"), "it pushes a screen")
-            check(page.data("screen") == "counterInBase" and page.data("key") == "8", "the first browser's screen is unchanged")
-            other.browser.get(f"{app}?session={session.split(' ', 1)[1]}")
-            check(other.shows("counterInBase", "8"), "?session=<the first one's> shows the first session's screen")
+            check_sessions(check, page, other, app)
         else:
             check(other.shows("counterInBase", "8"), "a second browser on the same store shows the same screen")
             other.click("back")
             check(page.shows("counter"), "and what it does, the first one shows (one shared store)")
-            print("    NOTE the two-sessions check needs store routes (PUT /stores/{id}); this server has the root routes only")
+            # The session path of the client, through a stand-in for the store routes: a server
+            # per store behind a proxy (store_routes_proxy.py), on an origin of its own (its own
+            # localStorage).
+            print("\n[sessions through a stand-in for the store routes: this server has none yet]")
+            proxy = StoreRoutesProxy(args.server_bin, env, work, server_pids, port, save_pids)
+            try:
+                page.browser.get(proxy.base + "/app")
+                check_sessions(check, page, other, proxy.base + "/app", proxy.forget)
+            finally:
+                proxy.stop()
         severe = [entry for browser in browsers for entry in browser.get_log("browser")
                   if entry.get("level") == "SEVERE" and "Uncaught" in entry.get("message", "")]
         check(severe == [], "no uncaught script errors", json.dumps(severe)[:500])
