@@ -4,7 +4,8 @@
     app_driver.py --server-bin BIN --work DIR --out DIR --pids FILE
 
 Starts remvvm-server itself (durable, in DIR/data, on a free port of 127.0.0.1, without tokens,
-so that it can stop it and start it again on the same port and data) and drives Debian's headless
+so that it can stop it and start it again on the same port and data; later one in memory with a
+token drawn for the run) and drives Debian's headless
 Chromium through chromedriver and selenium, with the helpers of driver.py and inspector_driver.py:
 
   1. loads /app: the counter tab at its root, live; a command (+) changes the counter shown;
@@ -22,7 +23,9 @@ Chromium through chromedriver and selenium, with the helpers of driver.py and in
      is; a reload keeps each its session; a page opened with ?session=<the first one's> shows the
      first one's screen. Without store routes (the root routes, store "default") the second
      browser shows the same screen as the first, and the same session checks then run through
-     store_routes_proxy.py, a stand-in for the store routes (a server per store behind a proxy).
+     store_routes_proxy.py, a stand-in for the store routes (a server per store behind a proxy);
+  7. a server with tokens: the page asks for one, refuses a wrong one, goes live with the right
+     one, and its commands carry it.
 
 Screenshots and, on failure, the page's console go to --out. Prints a summary ending in
 "app-test: N passed, M failed" and exits 1 on any failure.
@@ -229,6 +232,31 @@ def run(args):
                 check_sessions(check, page, other, proxy.base + "/app", proxy.forget)
             finally:
                 proxy.stop()
+
+        # --- 7. a server with tokens ---------------------------------------------------------------
+        token = os.urandom(18).hex()
+        secured_port = free_port()
+        secured = Server("remvvm-server", [args.server_bin, "--host", "127.0.0.1", "--port", str(secured_port),
+                                           "--config", str(work / "config.json")],
+                         {**env, "REMVVM_IN_MEMORY": "1", "REMVVM_AUTH_TOKENS": f"{token}=read+dispatch"},
+                         secured_port, work / "secured.log", server_pids)
+        try:
+            secured.start()
+            save_pids()
+            print(f"\n[a server with tokens: {secured.base}/app]")
+            other.browser.get(secured.base + "/app")
+            check(wait_until(lambda: not other.hidden("token-form")), "the page asks for a token")
+            check("401" in (other.text("problem") or ""), f"and says why: {other.text('problem')}")
+            other.element("#token").send_keys("wrong-token\n")
+            check(wait_until(lambda: not other.hidden("token-form") and "the token is not valid" in (other.text("problem") or "")),
+                  f"a wrong token is refused, the form asks again: {other.text('problem')}")
+            other.element("#token").send_keys(token + "\n")
+            check(other.shows("counter") and other.hidden("token-form"), "with the token it is live on the counter")
+            other.click("increase")
+            check(wait_until(lambda: other.value() == "1"), "and its commands carry the token")
+            other.screenshot(out, "token")
+        finally:
+            secured.stop()
         severe = [entry for browser in browsers for entry in browser.get_log("browser")
                   if entry.get("level") == "SEVERE" and "Uncaught" in entry.get("message", "")]
         check(severe == [], "no uncaught script errors", json.dumps(severe)[:500])

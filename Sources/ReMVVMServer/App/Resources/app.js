@@ -4,7 +4,7 @@
 // (POST <store>/actions). It holds no state of its own: after a reload, a server restart or on
 // another device with the same session, the store shows the same screen. docs/navigation.md.
 
-import { request, describeFailure, url } from '../inspector/api.js';
+import { request, describeFailure, url, isValidToken, setToken } from '../inspector/api.js';
 import { openSession } from './session.js';
 import { renderScreen, element } from './screens.js';
 import { mapBackButton } from './backbutton.js';
@@ -18,6 +18,8 @@ const page = {
   tabs: document.getElementById('tabs'),
   session: document.getElementById('session'),
   version: document.getElementById('version'),
+  tokenForm: document.getElementById('token-form'),
+  token: document.getElementById('token'),
 };
 
 /** The session's path prefix ("stores/<id>/" or ""), once opened. */
@@ -47,8 +49,30 @@ async function send(path, body) {
   showProblem(null);
   const answer = await request(prefix + path, { method: 'POST', body: body ?? {} });
   if (!answer.ok) showProblem(`Not done: ${describeFailure(answer)}`);
+  if (answer.status === 401) askForToken();
   return answer;
 }
+
+/** Shows the token form; the page starts again with the token given. */
+function askForToken() {
+  page.tokenForm.hidden = false;
+  page.token.focus();
+}
+
+page.tokenForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const token = page.token.value.trim();
+  if (!isValidToken(token)) {
+    showProblem('That is not a token: letters, digits and - . _ ~ + / only, = at the end.');
+    return;
+  }
+  setToken(token);
+  page.tokenForm.hidden = true;
+  page.token.value = '';
+  if (stream) stream.close();
+  stream = null;
+  start();
+});
 
 /** What a screen may do: its view model's commands and the navigation actions. */
 function actionsOf(top) {
@@ -137,8 +161,13 @@ function retrySoon() {
 async function start() {
   const session = await openSession();
   if (session.failure) {
-    setConnection('lost', 'Connection lost: retrying…');
     showProblem(`Cannot open the session: ${describeFailure(session.failure)}`);
+    if (session.failure.status === 401) {
+      setConnection('lost', 'Waiting for a token');
+      askForToken();
+      return;
+    }
+    setConnection('lost', 'Connection lost: retrying…');
     retrySoon();
     return;
   }
