@@ -166,8 +166,9 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The inspector page (GET /inspector): HTML, CSS and JavaScript compiled into the binary.
-            resources: [.embedInCode("Inspector/Resources")],
+            // The inspector page (GET /inspector) and the thin client (GET /app): HTML, CSS and
+            // JavaScript compiled into the binary.
+            resources: [.embedInCode("Inspector/Resources"), .embedInCode("App/Resources")],
             swiftSettings: strictSettings
         ),
         // The entry point of a domain's server: settings (flags, REMVVM_* variables, config file),
@@ -193,10 +194,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The seed domain: counter + login/greetings.
+        // The seed domain: counter + login/greetings, and their screens (navigation).
         .target(
             name: "ExampleApp",
-            dependencies: ["ReMVVM", "ReMVVMServer", "ReMVVMServerCommand"],
+            dependencies: ["ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand"],
             swiftSettings: strictSettings
         ),
         // The example domain served through ReMVVMServerCommand: main.swift alone.

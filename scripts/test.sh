@@ -10,9 +10,10 @@
 #                             as replicas of a host PostgreSQL), the replica compose file for real
 #                             (deploy/compose.replicas.yaml with podman-compose), schemathesis
 #                             against the server's own OpenAPI document (in memory and durable), and
-#                             the real-browser tests (headless Chromium): CORS and tokens, then the
-#                             inspector page; before those, the DocC documentation (scripts/docs.sh)
-#                             and the example package of a second domain (scripts/example-test.sh)
+#                             the real-browser tests (headless Chromium): CORS and tokens, the
+#                             inspector page, then the thin client at /app; before those, the DocC
+#                             documentation (scripts/docs.sh) and the example package of a second
+#                             domain (scripts/example-test.sh)
 #   scripts/test.sh --swift   the Swift test suite alone (swift test), any user
 #   scripts/test.sh --quick   the Swift test suite without the long load tests, any user: the
 #                             rule is the suite's name, …LoadTests (swift test --skip 'LoadTests/';
@@ -68,3 +69,4 @@ scripts/compose-test.sh
 API_FUZZ_SEED=${API_FUZZ_SEED:-8} API_FUZZ_SCRATCH_PATH=.build scripts/api-fuzz.sh
 BROWSER_TEST_SCRATCH_PATH=.build scripts/browser-test.sh
 BROWSER_TEST_SCRATCH_PATH=.build scripts/inspector-test.sh
+BROWSER_TEST_SCRATCH_PATH=.build scripts/app-test.sh

@@ -77,3 +77,18 @@ public struct SelectTab: StoreAction, Codable, Equatable {
         self.tab = tab
     }
 }
+
+/// The navigation action types: one set lookup tells a navigation action from any other, where a
+/// cast per type would cost a failed dynamic cast each for every other action dispatched (the
+/// middleware and the reducer see them all).
+enum NavigationActionTypes {
+    private static let all: Set<ObjectIdentifier> = [
+        ObjectIdentifier(Push.self), ObjectIdentifier(Pop.self), ObjectIdentifier(PopToRoot.self),
+        ObjectIdentifier(ShowModal.self), ObjectIdentifier(DismissModal.self), ObjectIdentifier(SelectTab.self),
+    ]
+
+    /// Whether `action` is exactly one of the navigation actions (rule 11: no subclass matches).
+    static func contains(_ action: any StoreAction) -> Bool {
+        all.contains(ObjectIdentifier(type(of: action)))
+    }
+}

@@ -26,7 +26,7 @@ public struct NavigationMiddleware<Root: Sendable>: AnyMiddleware, Sendable {
         interceptor: Interceptor<any StoreAction, State>,
         dispatcher: any Dispatcher
     ) {
-        guard let root = state as? Root else { return interceptor.next() }
+        guard NavigationActionTypes.contains(action), let root = state as? Root else { return interceptor.next() }
         let current = navigation(root)
         if let screen = ((action as? Push)?.target ?? (action as? ShowModal)?.target)?.screen, !screens.contains(screen) {
             return interceptor.reject(reason: "no screen is named \"\(screen)\"; the screens are \(screens.sorted().joined(separator: ", "))")

@@ -15,6 +15,7 @@ public import ReMVVM
 public enum NavigationReducer: Reducer {
     /// The navigation after `action`.
     public static func reduce(state: NavigationState, with action: any StoreAction) -> NavigationState {
+        guard NavigationActionTypes.contains(action) else { return state }
         var state = state
         let tab = state.selectedIndex
         switch action {

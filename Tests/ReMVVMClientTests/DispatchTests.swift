@@ -31,7 +31,7 @@ import Testing
         let error = await #expect(throws: ClientError.self) { try await client.dispatch(json: Array(#"{"type":"jump"}"#.utf8)) }
         #expect(error?.code == .status(422))
         #expect(error?.problem?.name == "unknown-action-type")
-        #expect(error?.problem?.known == ["decrease", "increase", "login", "logout"])
+        #expect(error?.problem?.known == ["decrease", "increase", "login", "logout", "navigation.dismissModal", "navigation.pop", "navigation.popToRoot", "navigation.push", "navigation.selectTab", "navigation.showModal"])
         #expect(log.answers("POST", "/actions").map(\.status) == [422], "one attempt: a 4xx is never retried")
     }
 

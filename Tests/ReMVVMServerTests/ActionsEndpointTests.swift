@@ -107,7 +107,7 @@ import Testing
         let problem = try #require(response.problem)
         #expect(response.status == 422)
         #expect(problem.type == "urn:remvvm:problem:unknown-action-type")
-        #expect(problem.known == ["decrease", "increase", "login", "logout"])
+        #expect(problem.known == ["decrease", "increase", "login", "logout", "navigation.dismissModal", "navigation.pop", "navigation.popToRoot", "navigation.push", "navigation.selectTab", "navigation.showModal"])
         #expect(problem.detail.contains("explode"))
         #expect(live.store.version == 0)
     }

@@ -55,7 +55,7 @@ private struct VersionAnswer: Decodable {
         let viewModel = try live.command("nope/commands/increase", "{}")
         #expect(viewModel.status == 404)
         #expect(viewModel.problem?.type == "urn:remvvm:problem:unknown-view-model")
-        #expect(viewModel.problem?.known == ["counter", "greetings", "login"])
+        #expect(viewModel.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
 
         let command = try live.command("counter/commands/reset", "{}")
         #expect(command.status == 404)

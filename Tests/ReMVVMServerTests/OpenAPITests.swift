@@ -96,7 +96,10 @@ import Testing
             let type = try #require((properties["type"] as? [String: Any])?["const"] as? String)
             byType[type] = properties["payload"] as? [String: Any]
         }
-        #expect(Set(byType.keys) == ["increase", "decrease", "login", "logout"])
+        #expect(Set(byType.keys) == [
+            "increase", "decrease", "login", "logout", "navigation.push", "navigation.pop", "navigation.popToRoot",
+            "navigation.showModal", "navigation.dismissModal", "navigation.selectTab",
+        ])
         let login = try #require(byType["login"])
         #expect(login["type"] as? String == "object")
         #expect(Set(login["required"] as? [String] ?? []) == ["firstName", "lastName"])

@@ -8,7 +8,7 @@ import Testing
     func registeredNamesAreListedWithTheirCommands(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
         #expect(try live.get("/viewmodels").bodyString
-            == #"{"commands":{"counter":["decrease","increase"],"greetings":["logout"],"login":["login"]},"viewModels":["counter","greetings","login"]}"#)
+            == #"{"commands":{"counter":["decrease","increase"],"counterInBase":["decrease","increase"],"greetings":["logout"],"login":["login"],"navigation":[]},"viewModels":["counter","counterInBase","greetings","login","navigation"]}"#)
     }
 
     @Test(arguments: Transport.allCases)
@@ -41,6 +41,6 @@ import Testing
         let response = try live.get("/viewmodels/nope?key=1")
         #expect(response.status == 404)
         #expect(response.problem?.type == "urn:remvvm:problem:unknown-view-model")
-        #expect(response.problem?.known == ["counter", "greetings", "login"])
+        #expect(response.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
     }
 }

@@ -261,7 +261,7 @@ import Testing
         let live = try LiveServer(transport: transport)
         let unknown = try live.get("/viewmodels/nope/events")
         #expect(unknown.status == 404)
-        #expect(unknown.problem?.known == ["counter", "greetings", "login"])
+        #expect(unknown.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
         let unknownInList = try live.get("/viewmodels/events?name=counter&name=nope")
         #expect(unknownInList.status == 404)
         #expect(unknownInList.problem?.detail.contains("\"nope\"") == true)
@@ -269,7 +269,7 @@ import Testing
         #expect(none.status == 400)
         let tooMany = try live.get("/viewmodels/events?" + Array(repeating: "name=counter", count: 65).joined(separator: "&"))
         #expect(tooMany.status == 400, "65 names, even one repeated")
-        #expect(none.problem?.known == ["counter", "greetings", "login"])
+        #expect(none.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
         #expect(live.server.service.viewModelSubscriberCount == 0)
     }
 

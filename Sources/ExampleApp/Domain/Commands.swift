@@ -15,12 +15,22 @@ public struct LoginForm: Codable, Sendable, Equatable {
     }
 }
 
-extension CounterViewModel {
-    /// `increase` and `decrease`, without a body.
-    public static let commands: [ViewModelCommand<CounterViewModel>] = [
+/// `increase` and `decrease`, without a body: the commands of every screen that shows the counter.
+private func counterCommands<ViewModel>() -> [ViewModelCommand<ViewModel>] {
+    [
         ViewModelCommand("increase") { _, _ in [Increase()] },
         ViewModelCommand("decrease") { _, _ in [Decrease()] },
     ]
+}
+
+extension CounterViewModel {
+    /// `increase` and `decrease`, without a body.
+    public static let commands: [ViewModelCommand<CounterViewModel>] = counterCommands()
+}
+
+extension CounterInBaseViewModel {
+    /// `increase` and `decrease`, without a body, as on the counter screen.
+    public static let commands: [ViewModelCommand<CounterInBaseViewModel>] = counterCommands()
 }
 
 extension LoginViewModel {

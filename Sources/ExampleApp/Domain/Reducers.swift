@@ -1,13 +1,29 @@
 public import ReMVVM
+public import ReMVVMNavigation
 
 /// The example's root reducer: each substate has its own reducer.
 public enum AppReducer: Reducer {
-    /// Reduces `counter` and `user` with their own reducers.
+    private static let navigation = NavigationReducer.compose(with: LoginModalReducer.self)
+
+    /// Reduces `counter`, `user` and `navigation` with their own reducers.
     public static func reduce(state: AppState, with action: any StoreAction) -> AppState {
         AppState(
             counter: CounterReducer.reduce(state: state.counter, with: action),
-            user: UserReducer.reduce(state: state.user, with: action)
+            user: UserReducer.reduce(state: state.user, with: action),
+            navigation: navigation.reduce(state: state.navigation, with: action)
         )
+    }
+}
+
+/// Closes the `login` modal when a `login` is reduced while it is the screen shown: a successful
+/// login dismisses the screen that asked for it, in the same version (no state in which the
+/// modal shows a login screen that is no longer available), and a replay of the journal does the
+/// same. A `login` with any other screen shown leaves the navigation as it is.
+public enum LoginModalReducer: Reducer {
+    /// `state` without its newest modal when that modal is the `login` screen.
+    public static func reduce(state: NavigationState, with action: Login) -> NavigationState {
+        guard state.modals.last?.screen == ExampleApp.loginScreen else { return state }
+        return NavigationReducer.reduce(state: state, with: DismissModal())
     }
 }
 

@@ -34,3 +34,24 @@ public struct LoginViewModel: Encodable, Sendable, Equatable {
         prompt = "Log in with your first and last name"
     }
 }
+
+/// The counter written in another base, the detail screen of the tab "counter"
+/// (`counterInBase?key=<base>`): `{"base": 2, "counter": "-101"}` for -5 in base 2. Lower-case
+/// digits beyond 9.
+public struct CounterInBaseViewModel: Encodable, Sendable, Equatable {
+    /// The base, 2–36.
+    public let base: Int
+    /// The counter in that base.
+    public let counter: String
+
+    /// The bases a key may name.
+    public static let bases = 2...36
+
+    /// Creates the view model of `counter` in the base `base` names, or nil (not available) when
+    /// `base` is absent or not a number of ``bases``.
+    public init?(counter: Int, base: String?) {
+        guard let base, let radix = Int(base), Self.bases.contains(radix) else { return nil }
+        self.base = radix
+        self.counter = String(counter, radix: radix)
+    }
+}

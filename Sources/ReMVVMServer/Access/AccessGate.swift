@@ -41,11 +41,11 @@ struct AccessGate: Sendable {
     }
 
     /// Whether `path` is open to anyone: the liveness probe, which orchestrators call without
-    /// credentials, and the inspector page with its scripts and style sheet (``InspectorAssets``):
-    /// a browser navigating to `/inspector` cannot send a header, the files hold no data, and the
-    /// page then asks for a token, which every data request it makes carries.
+    /// credentials, and the inspector page and the thin client with their scripts and style sheets
+    /// (``InspectorAssets``, ``AppAssets``): a browser navigating to `/inspector` cannot send a
+    /// header, the files hold no data, and every data request the pages make carries the token.
     static func isOpen(path: String) -> Bool {
-        path == "/healthz" || InspectorAssets.isAsset(path: path)
+        path == "/healthz" || InspectorAssets.isAsset(path: path) || AppAssets.isAsset(path: path)
     }
 
     /// `GET /access`: any token that authenticates may ask what it allows, whatever its scopes.

@@ -27,7 +27,7 @@ struct InspectorAsset: Sendable {
 
 /// The inspector page (`GET /inspector`) and the scripts and style sheet it loads
 /// (`GET /inspector/<file>`): `docs/http-api.md`, "Inspector".
-enum InspectorAssets {
+enum InspectorAssets: EmbeddedPage {
     /// The page's path.
     static let pagePath = "/inspector"
 
@@ -53,17 +53,6 @@ enum InspectorAssets {
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
     }()
-
-    /// The file names under `/inspector/`, sorted (for the OpenAPI document).
-    static var fileNames: [String] {
-        byPath.keys.filter { $0 != pagePath }.map { String($0.dropFirst(pagePath.count + 1)) }.sorted()
-    }
-
-    /// Whether `path` is the page or one of its files (open without a token, see
-    /// ``AccessGate/isOpen(path:)``).
-    static func isAsset(path: String) -> Bool {
-        path.hasPrefix(pagePath) && byPath[path] != nil
-    }
 
     /// The header fields of every file: revalidate before each use (a newer server may serve a
     /// newer page; an unchanged file costs a `304`), scripts only from this origin, requests only

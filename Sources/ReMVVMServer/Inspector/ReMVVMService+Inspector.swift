@@ -16,9 +16,10 @@ extension ReMVVMService {
         router.add(.GET, AccessGate.accessPath) { [self] request, _ in getAccess(request) }
     }
 
-    /// One file of the page: `200` with its bytes, or `304` when `If-None-Match` names its tag.
-    static func inspectorFile(_ request: Request, path: String) -> Response {
-        guard let asset = InspectorAssets.byPath[path] else {
+    /// One file of the page (or of another page's `assets`, the thin client's): `200` with its
+    /// bytes, or `304` when `If-None-Match` names its tag.
+    static func inspectorFile(_ request: Request, path: String, in assets: [String: InspectorAsset] = InspectorAssets.byPath) -> Response {
+        guard let asset = assets[path] else {
             return Problem.notFound(path: request.path).response
         }
         var headers = HTTPHeaders([("ETag", asset.etag)] + InspectorAssets.securityHeaders)

@@ -264,6 +264,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
         router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
         addInspectorRoutes(to: &router)
+        addAppRoutes(to: &router)
         let openAPI = (try? OpenAPIDocument(
             actions: codec.registry,
             viewModelNames: viewModels.names,

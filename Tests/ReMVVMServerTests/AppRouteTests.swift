@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTestSupport
+@testable import ReMVVMServer
+import Testing
+
+/// The thin client's routes (docs/navigation.md): `GET /app` and its files from the binary, with
+/// the inspector's security headers, open without a token while the store it shows is not.
+@Suite struct AppRouteTests {
+    @Test func thePageIsHTMLThatLoadsItsModuleAndStyleSheetUnderAScriptOnlyFromSelfPolicy() throws {
+        let live = try LiveServer()
+        let page = try live.get("/app")
+        #expect(page.status == 200)
+        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+        let policy = try #require(page.headers["Content-Security-Policy"])
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"))
+        #expect(page.bodyString.contains(#"<script type="module" src="app/app.js"></script>"#))
+        #expect(page.bodyString.contains(#"href="app/app.css""#))
+        #expect(!page.bodyString.contains("<script>"), "no inline script: the policy would block it")
+    }
+
+    @Test func everyFileOfTheResourcesFolderIsServedWithItsTypeAndTag() throws {
+        let live = try LiveServer()
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/ReMVVMServer/App/Resources")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        #expect(files.count == AppAssets.byPath.count)
+        for file in files {
+            let path = file == "app.html" ? AppAssets.pagePath : AppAssets.pagePath + "/" + file
+            let response = try live.get(path)
+            #expect(response.status == 200, "\(file) is embedded but not served")
+            #expect(response.body == Array(try Data(contentsOf: folder.appendingPathComponent(file))), "\(file)")
+            #expect(response.headers["ETag"] == AppAssets.byPath[path]?.etag, "\(file)")
+            let type = file.hasSuffix(".js") ? "text/javascript" : file.hasSuffix(".css") ? "text/css" : "text/html"
+            #expect(response.headers["Content-Type"] == type + "; charset=utf-8", "\(file)")
+        }
+    }
+
+    @Test func aCurrentTagGetsNotModifiedAndAnUnknownFileNotFound() throws {
+        let live = try LiveServer()
+        let script = try live.get("/app/app.js")
+        let tag = try #require(script.headers["ETag"])
+        #expect(try live.get("/app/app.js", headers: [("If-None-Match", tag)]).status == 304)
+        #expect(try live.get("/app/nothing.js").status == 404)
+    }
+
+    @Test func thePageAndItsFilesNeedNoTokenButTheStoreDoes() throws {
+        let live = try LiveServer(accessControl: try AccessTokens.authorizer())
+        #expect(try live.get("/app").status == 200)
+        #expect(try live.get("/app/session.js").status == 200)
+        #expect(try live.get("/app/nothing.js").status == 401, "only the client's own files are open")
+        #expect(try live.get("/viewmodels/navigation").status == 401)
+    }
+}
