@@ -31,23 +31,8 @@ import Testing
 
     @Test func aStoreInAJournalAnswersThroughTheProtocolAndIsRestoredFromIt() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-backend")
-        let backend = JournalBackend(
-            store: try Store.example(),
-            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
-            codec: Self.environment.codec,
-            configuration: Self.environment.configuration,
-            requestConnections: Self.environment.requestConnections,
-            logger: Self.environment.logger
-        )
-        try exercise(backend)
-        let restarted = JournalBackend(
-            store: try Store.example(),
-            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
-            codec: Self.environment.codec,
-            configuration: Self.environment.configuration,
-            requestConnections: Self.environment.requestConnections,
-            logger: Self.environment.logger
-        )
+        try exercise(try Self.journalBackend(in: directory))
+        let restarted = try Self.journalBackend(in: directory)
         let served = ServedStore(id: .default, backend: restarted, versionTags: .plain, environment: Self.environment)
         try served.start()
         defer { served.stop() }
@@ -102,6 +87,18 @@ import Testing
         #expect(page.earliest == 1)
         let resumed = backend.afterApplying(2) { Response(status: 204) }
         #expect(try Self.settled(resumed).status == 204, "a version this store has is served at once")
+    }
+
+    /// A fresh store kept in the SQLite journal of `directory`.
+    private static func journalBackend(in directory: TemporaryDirectory) throws -> JournalBackend<AppState> {
+        JournalBackend(
+            store: try Store.example(),
+            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            codec: environment.codec,
+            configuration: environment.configuration,
+            requestConnections: environment.requestConnections,
+            logger: environment.logger
+        )
     }
 
     /// `POST /actions {"type":"increase"}` through the served store's dispatch path.

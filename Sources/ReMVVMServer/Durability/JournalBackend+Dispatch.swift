@@ -4,14 +4,15 @@ import MicroHTTP
 import ReMVVM
 
 extension JournalBackend {
-    /// The journal's health first (503 while commits fail, or before start: nothing is
-    /// acknowledged that is not durable), then `If-Match` and the plan in one exclusive step;
-    /// the answer is sent once the version it names is durable. A keyed request keeps its
-    /// answer in the same journal commit as its actions.
+    /// The journal's health first (503 while commits fail: nothing is acknowledged that is not
+    /// durable), then `If-Match` and the plan in one exclusive step; the answer is sent once the
+    /// version it names is durable. A keyed request keeps its answer in the same journal commit
+    /// as its actions. Before ``start(keys:metrics:)`` (a router called without starting the
+    /// service) there is no journal yet: it dispatches in memory, as it always has.
     func dispatch(
         key: IdempotencyKey?, ifMatch: String?, plan: @escaping @Sendable (State) -> DispatchPlan, in served: ServedStore<State>
     ) -> Response {
-        guard let journal = runtime?.journal else { return Problem.journalUnavailable.response }
+        guard let journal = runtime?.journal else { return served.dispatchAtOnce(key: key, ifMatch: ifMatch, plan: plan) }
         if let failure = journal.failure {
             // A key still gets what it is owed — the kept answer, 409 while its first request's
             // actions wait for a commit, 422 for another request — since that needs no commit.

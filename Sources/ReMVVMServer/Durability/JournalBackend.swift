@@ -89,6 +89,6 @@ final class JournalBackend<State: StoreState & Codable>: StoreBackend {
     }
 
     func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
-        (try storage.records(after: version, limit: limit), try storage.records(after: 0, limit: 1).first?.version)
+        try storage.actionLog(after: version, limit: limit)
     }
 }

@@ -17,7 +17,9 @@ extension ReplicaBackend {
     func dispatch(
         key: IdempotencyKey?, ifMatch: String?, plan: @escaping @Sendable (State) -> DispatchPlan, in served: ServedStore<State>
     ) -> Response {
-        guard let runtime else { return Problem.replicaNotReady("starting").response }
+        // Not started (a router called without starting the service): no log yet; in memory,
+        // as it always has.
+        guard let runtime else { return served.dispatchAtOnce(key: key, ifMatch: ifMatch, plan: plan) }
         let log = runtime.log
         switch log.status {
         case .following:

@@ -110,7 +110,7 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
 
     func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
         let storage = runtime?.storage ?? ReplicaStorage(snapshots: replication.snapshots, log: replication.log)
-        return (try storage.records(after: version, limit: limit), try storage.records(after: 0, limit: 1).first?.version)
+        return try storage.actionLog(after: version, limit: limit)
     }
 
     /// How long a stream resuming on a replica waits for the replica to apply the client's last

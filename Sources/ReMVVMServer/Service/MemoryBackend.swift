@@ -31,30 +31,11 @@ final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
         recentActions.records(after: version, limit: limit)
     }
 
-    /// Dispatches at once and answers at once: nothing to wait for. An answer for an
-    /// idempotency key is kept in memory (``IdempotencyKeys``).
+    /// Dispatches at once and answers at once: nothing to wait for
+    /// (``ServedStore/dispatchAtOnce(key:ifMatch:plan:)``).
     func dispatch(
         key: IdempotencyKey?, ifMatch: String?, plan: @escaping @Sendable (State) -> DispatchPlan, in served: ServedStore<State>
     ) -> Response {
-        let condition = IfMatch.condition(ifMatch, tags: served.versionTags)
-        guard let key else {
-            switch served.planAndDispatch(plan, if: condition) {
-            case .dispatched(let answer): return answer.response()
-            case .instead(let response, _): return response
-            }
-        }
-        if let answered = served.claim(key) { return answered }
-        switch served.planAndDispatch(plan, if: condition) {
-        case .instead(let response, _):
-            served.idempotencyKeys.release(key)
-            return response
-        case .dispatched(let answer):
-            if answer.isKept {
-                served.idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
-            } else {
-                served.idempotencyKeys.release(key)
-            }
-            return answer.response()
-        }
+        served.dispatchAtOnce(key: key, ifMatch: ifMatch, plan: plan)
     }
 }

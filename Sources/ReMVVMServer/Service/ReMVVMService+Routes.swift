@@ -54,8 +54,14 @@ extension ReMVVMService {
     /// nothing is looked up on their path), and under `/stores/{id}` for the store the resolver
     /// finds (a malformed id is `400`, an unknown one `404`).
     private func addStoreRoutes(to router: inout Router) {
-        for (method, path, intent, handle) in storeRoutes() {
+        let routes = storeRoutes()
+        for (method, path, _, handle) in routes {
             router.add(method, path) { [root] request, parameters in handle(request, parameters, root) }
+        }
+        // After the root ones: the router tries routes with parameters in the order added (among
+        // those of as many leading literal segments), so `/viewmodels/:name` stays the first
+        // it tries for a view model, as before.
+        for (method, path, intent, handle) in routes {
             router.add(method, Self.storesPrefix + path) { [self] request, parameters in
                 let text = parameters["store"] ?? ""
                 let id: StoreID

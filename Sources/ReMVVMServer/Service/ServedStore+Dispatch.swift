@@ -58,6 +58,33 @@ extension ServedStore {
         return backend.dispatch(key: key, ifMatch: request.headers.list("If-Match"), plan: plan, in: self)
     }
 
+    /// Dispatches in memory and answers at once, with nothing to wait for: `If-Match`, then the
+    /// plan in one exclusive step; an answer for an idempotency key is kept in memory
+    /// (``IdempotencyKeys``). How a store in memory dispatches, and a durable one that was not
+    /// started (served without ``start()``: a router called directly).
+    func dispatchAtOnce(key: IdempotencyKey?, ifMatch: String?, plan: @escaping @Sendable (State) -> DispatchPlan) -> Response {
+        let condition = IfMatch.condition(ifMatch, tags: versionTags)
+        guard let key else {
+            switch planAndDispatch(plan, if: condition) {
+            case .dispatched(let answer): return answer.response()
+            case .instead(let response, _): return response
+            }
+        }
+        if let answered = claim(key) { return answered }
+        switch planAndDispatch(plan, if: condition) {
+        case .instead(let response, _):
+            idempotencyKeys.release(key)
+            return response
+        case .dispatched(let answer):
+            if answer.isKept {
+                idempotencyKeys.keep(answer.kept(for: key, time: ActionJournalCodec.now())) { _ in }
+            } else {
+                idempotencyKeys.release(key)
+            }
+            return answer.response()
+        }
+    }
+
     /// Plans on the store's newest state and dispatches the plan's actions, in one exclusive step.
     func planAndDispatch(
         _ plan: @escaping @Sendable (State) -> DispatchPlan, if condition: @escaping @Sendable (UInt64) -> Bool

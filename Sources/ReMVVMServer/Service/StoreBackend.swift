@@ -107,3 +107,11 @@ struct BackendGauge: Sendable, Equatable {
     /// Its value at this scrape.
     let value: Double
 }
+
+extension JournalStorage {
+    /// Up to `limit` records after `version`, oldest first, and the oldest version it holds: a
+    /// page of `GET /actions` read from a journal or a shared log.
+    func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
+        (try records(after: version, limit: limit), try records(after: 0, limit: 1).first?.version)
+    }
+}
