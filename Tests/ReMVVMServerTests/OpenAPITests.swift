@@ -19,7 +19,7 @@ import Testing
         let live = try LiveServer(transport: .router)
         let paths = try #require(try document(live)["paths"] as? [String: [String: Any]])
         for route in live.server.service.router().routes where route.method != .HEAD {
-            if route.pattern == "/viewmodels/:name/commands/:command" {
+            if route.pattern.hasSuffix("/viewmodels/:name/commands/:command") {
                 continue  // one operation per command, below
             }
             let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
@@ -30,6 +30,7 @@ import Testing
         for (name, commands) in ExampleApp.viewModels.commandNames {
             for command in commands {
                 #expect(paths["/viewmodels/\(name)/commands/\(command)"]?["post"] != nil, "command \(name)/\(command)")
+                #expect(paths["/stores/{store}/viewmodels/\(name)/commands/\(command)"]?["post"] != nil, "command \(name)/\(command) of a store")
             }
         }
     }
@@ -81,7 +82,10 @@ import Testing
             #expect(schemes.contains("accessToken") == read, "\(path): query declared \(schemes.contains("accessToken")), read \(read)")
             if schemes.contains("cookie") { declared.insert(path) }
         }
-        #expect(declared == ["/events", "/viewmodels/events", "/viewmodels/{name}/events"])
+        #expect(declared == [
+            "/events", "/viewmodels/events", "/viewmodels/{name}/events",
+            "/stores/{store}/events", "/stores/{store}/viewmodels/events", "/stores/{store}/viewmodels/{name}/events",
+        ])
     }
 
     @Test func theActionTypesAndTheirPayloadSchemasComeFromTheRegistry() throws {

@@ -75,7 +75,7 @@ extension OpenAPIDocument {
 
     /// `paths` after `change` has seen every operation: its path, its method, its members and
     /// its responses (written back as its `responses` member).
-    private static func changingOperations(
+    static func changingOperations(
         of paths: [String: JSONValue],
         _ change: (_ path: String, _ method: String, _ members: inout [String: JSONValue], _ responses: inout [String: JSONValue]) -> Void
     ) -> [String: JSONValue] {

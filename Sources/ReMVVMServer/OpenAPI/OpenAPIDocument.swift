@@ -32,6 +32,7 @@ struct OpenAPIDocument {
             "/openapi.json": ["get": operation("getOpenAPI", "This document", responses: ["200": json(["type": "object"])])],
         ]
         paths.merge(commandPaths) { documented, _ in documented }
+        paths.merge(storeScoped(paths)) { current, _ in current }
         paths.merge(inspectorPaths) { current, _ in current }
         paths.merge(appPaths) { current, _ in current }
         if metricsEnabled {
