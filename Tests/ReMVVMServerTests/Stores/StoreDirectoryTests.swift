@@ -36,6 +36,7 @@ import Testing
             Thread {
                 if let store = try? fixture.use("room") {
                     results.withLock { $0.append(ObjectIdentifier(store)) }
+                    results.notifyAll()
                 }
             }
         }
@@ -60,6 +61,7 @@ import Testing
                     try fixture.use("room")
                 } catch let error as StoreDirectoryError {
                     failures.withLock { $0.append(error) }
+                    failures.notifyAll()
                 } catch {}
             }
         }
