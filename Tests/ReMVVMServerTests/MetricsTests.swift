@@ -121,12 +121,16 @@ import Testing
     /// `# TYPE` line, and the families come ordered by name; no help text is kept for a family
     /// the service does not register.
     @Test func everyFamilyIsExplainedAndTheFamiliesComeInNameOrder() throws {
-        let metrics = ServiceMetrics(actionTypes: [ObjectIdentifier(Increase.self): "increase"], replica: true)
+        let metrics = ServiceMetrics(actionTypes: [ObjectIdentifier(Increase.self): "increase"])
         let route = metrics.httpMetrics(for: Router()).route(method: .GET, route: nil)
         route.count(status: 404)
         route.duration.recordMilliseconds(1)
         metrics.journalCommitted(actions: 3, duration: .milliseconds(1))
-        let text = String(decoding: metrics.render(storeVersion: 7, subscribers: 2, replica: (1, true, 1)), as: UTF8.self)
+        let text = String(decoding: metrics.render(storeVersion: 7, subscribers: 2, backendGauges: [
+            BackendGauge(label: "remvvm_replica_lag_versions", value: 1),
+            BackendGauge(label: "remvvm_replica_following", value: 1),
+            BackendGauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", value: 1),
+        ]), as: UTF8.self)
         let lines = text.split(separator: "\n")
         var names: [String] = []
         for (index, line) in lines.enumerated() where line.hasPrefix("# TYPE ") {

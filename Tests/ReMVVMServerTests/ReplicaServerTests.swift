@@ -359,7 +359,7 @@ import Testing
             #expect(try a.server.post(#"{"type":"increase"}"#).status == 200)
         }
         // b's follower learns the head from the log's doorbell, then stops at applying.
-        let log = try #require(b.server.server.service.replica?.log)
+        let log = try #require((b.server.server.service.root.backend as? ReplicaBackend<AppState>)?.log)
         #expect(waitUntil(timeout: .seconds(10)) { log.knownHead >= 1 }, "b knows the log holds version 1 at least")
         let known = log.knownHead
         #expect(b.server.store.version == 0, "and has applied nothing")

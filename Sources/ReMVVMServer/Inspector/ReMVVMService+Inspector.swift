@@ -12,7 +12,7 @@ extension ReMVVMService {
         router.add(.GET, InspectorAssets.pagePath + "/:file") { request, parameters in
             Self.inspectorFile(request, path: InspectorAssets.pagePath + "/" + (parameters["file"] ?? ""))
         }
-        router.add(.GET, "/stats") { [self] _, _ in getStats() }
+        router.add(.GET, "/stats") { [self, root] _, _ in getStats(in: root) }
         router.add(.GET, AccessGate.accessPath) { [self] request, _ in getAccess(request) }
     }
 

@@ -3,11 +3,11 @@ import ReMVVM
 
 extension ReMVVMService {
     /// `GET /stats`: version, server time, subscribers and process figures (``ServiceStats``).
-    func getStats() -> Response {
+    func getStats(in served: ServedStore<State>) -> Response {
         let stats = ServiceStats(
-            version: publisher.snapshot.version,
-            eventSubscribers: hub.subscriberCount,
-            viewModelSubscribers: viewModelHub.subscriberCount
+            version: served.publisher.snapshot.version,
+            eventSubscribers: served.hub.subscriberCount,
+            viewModelSubscribers: served.viewModelHub.subscriberCount
         )
         guard let body = try? JSONCoding.encode(stats) else {
             return Problem(title: "Internal Server Error", status: 500, detail: "the statistics cannot be encoded").response

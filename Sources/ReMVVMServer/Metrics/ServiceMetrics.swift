@@ -55,10 +55,9 @@ final class ServiceMetrics: Sendable {
     private let cpuSeconds: CoreMetrics.FloatingPointCounter
     private let cpuSecondsSeen = Lock<Double>(0)
     private let startTime: CoreMetrics.Gauge
-    /// A replica's lag behind the shared log's head it knows of, and whether it follows it.
-    private let replicaLag: CoreMetrics.Gauge?
-    private let replicaFollowing: CoreMetrics.Gauge?
-    private let replicaRegistration: CoreMetrics.Gauge?
+    /// The gauges of the store backend's own figures (a replica's lag), by family name: made at
+    /// the first scrape that reports them.
+    private let backendGaugesByLabel = Lock<[String: CoreMetrics.Gauge]>([:])
 
     /// Reasons an event subscriber ends, the `reason` label of `remvvm_sse_disconnects_total`.
     static let disconnectReasons = ["client_gone", "overflow", "stalled", "closed", "shutdown"]
@@ -83,8 +82,8 @@ final class ServiceMetrics: Sendable {
     /// Buckets of `remvvm_journal_batch_actions`.
     static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1_024, 2_048, 4_096, 8_192]
 
-    /// - Parameter replica: whether the service is a replica of a shared log (adds its gauges).
-    init(actionTypes: [ObjectIdentifier: String], replica: Bool = false) {
+    /// - Parameter actionTypes: the wire name of each action type, for `remvvm_actions_total`.
+    init(actionTypes: [ObjectIdentifier: String]) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.durationBuckets
         factory.valueHistogramBuckets["remvvm_journal_batch_actions"] = Self.batchBuckets
@@ -120,11 +119,6 @@ final class ServiceMetrics: Sendable {
         openDescriptors = CoreMetrics.Gauge(label: "process_open_fds", factory: factory)
         cpuSeconds = CoreMetrics.FloatingPointCounter(label: "process_cpu_seconds_total", factory: factory)
         startTime = CoreMetrics.Gauge(label: "process_start_time_seconds", factory: factory)
-        replicaLag = replica ? CoreMetrics.Gauge(label: "remvvm_replica_lag_versions", factory: factory) : nil
-        replicaFollowing = replica ? CoreMetrics.Gauge(label: "remvvm_replica_following", factory: factory) : nil
-        replicaRegistration = replica
-            ? CoreMetrics.Gauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", factory: factory)
-            : nil
     }
 
     /// Handles for the routes of `router`.
@@ -173,19 +167,24 @@ final class ServiceMetrics: Sendable {
     ///
     /// - Parameter viewModelStreams: open view-model streams, and the view models they made and
     ///   encoded since start.
-    /// - Parameter replica: a replica's lag behind the log head it knows of (versions), whether
-    ///   it follows the log (1) or not (0: catching up, log unreachable, stopped), and when the
-    ///   log last accepted its registration (seconds since 1970, 0: never).
+    /// - Parameter backendGauges: the store backend's own figures (``StoreBackend/gauges``): a
+    ///   replica's lag behind the log head it knows of (versions), whether it follows the log (1)
+    ///   or not (0: catching up, log unreachable, stopped), and when the log last accepted its
+    ///   registration (seconds since 1970, 0: never).
     func render(
         storeVersion version: UInt64,
         subscribers count: Int,
         viewModelStreams: (subscribers: Int, made: Int, encoded: Int) = (0, 0, 0),
-        replica: (lag: UInt64, following: Bool, registrationRenewedAt: Double)? = nil
+        backendGauges: [BackendGauge] = []
     ) -> [UInt8] {
-        if let replica {
-            replicaLag?.record(Double(replica.lag))
-            replicaFollowing?.record(replica.following ? 1 : 0)
-            replicaRegistration?.record(replica.registrationRenewedAt)
+        if !backendGauges.isEmpty {
+            backendGaugesByLabel.withLock { gauges in
+                for figure in backendGauges {
+                    let gauge = gauges[figure.label] ?? CoreMetrics.Gauge(label: figure.label, factory: factory)
+                    gauges[figure.label] = gauge
+                    gauge.record(figure.value)
+                }
+            }
         }
         storeVersion.record(Double(version))
         subscribers.record(Double(count))

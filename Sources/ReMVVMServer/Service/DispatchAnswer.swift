@@ -38,6 +38,11 @@ struct DispatchAnswer: Sendable {
         return answer
     }
 
+    /// `202 {"accepted": true}`: middleware held the actions.
+    static var accepted: DispatchAnswer {
+        DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
+    }
+
     /// The HTTP response; `replayed` marks an answer sent again for a retried key.
     func response(replayed: Bool = false) -> Response {
         var extra = headers

@@ -9,7 +9,7 @@ extension ReMVVMService {
 
     /// `GET /actions?since=N&limit=M`: the reduced actions after version N, oldest first
     /// (`docs/http-api.md`, "Action log"): from the journal, or in memory from the newest 1,000.
-    func getActions(_ request: Request) -> Response {
+    func getActions(_ request: Request, in served: ServedStore<State>) -> Response {
         let since: UInt64
         let limit: Int
         do {
@@ -18,29 +18,25 @@ extension ReMVVMService {
         } catch {
             return error.problem.response
         }
-        let latest = publisher.snapshot.version
+        let latest = served.publisher.snapshot.version
         let records: [JournalRecord]
         let earliest: UInt64?
-        if let journal = journalReader {
-            do {
-                records = try journal.records(after: since, limit: limit).filter { $0.version <= latest }
-                earliest = try journal.records(after: 0, limit: 1).first?.version
-            } catch where error.code == .corrupt {
-                // SQLite cannot read a page (SQLITE_CORRUPT): the records after `since` cannot be
-                // shown, the rest of the server goes on (docs/journal.md, "Damage").
-                logger.error("the action log cannot be read after version \(since): \(error)")
-                var problem = Problem.actionLogUnavailable
-                problem.detail = "the action log cannot be read after version \(since): the journal is damaged there (the server log says where; remvvm-server verify reports it)"
-                return problem.response
-            } catch {
-                // The shared log cannot be reached (or the server is stopping): an outage, not a bug.
-                logger.warning("the action log cannot be read now: \(error)")
-                return Problem.actionLogUnavailable.response
-            }
-        } else if let recentActions {
-            (records, earliest) = recentActions.records(after: since, limit: limit)
-        } else {
-            (records, earliest) = ([], nil)
+        do {
+            let page = try served.backend.actionLog(after: since, limit: limit)
+            // Records not yet durable (in the journal, not committed) are not shown.
+            records = page.records.filter { $0.version <= latest }
+            earliest = page.earliest
+        } catch where error.code == .corrupt {
+            // SQLite cannot read a page (SQLITE_CORRUPT): the records after `since` cannot be
+            // shown, the rest of the server goes on (docs/journal.md, "Damage").
+            logger.error("the action log cannot be read after version \(since): \(error)")
+            var problem = Problem.actionLogUnavailable
+            problem.detail = "the action log cannot be read after version \(since): the journal is damaged there (the server log says where; remvvm-server verify reports it)"
+            return problem.response
+        } catch {
+            // The shared log cannot be reached (or the server is stopping): an outage, not a bug.
+            logger.warning("the action log cannot be read now: \(error)")
+            return Problem.actionLogUnavailable.response
         }
         var body = Array("{\"earliest\":".utf8) + Array((earliest.map(String.init) ?? "null").utf8)
         body += Array(",\"latest\":\(latest),\"actions\":[".utf8)

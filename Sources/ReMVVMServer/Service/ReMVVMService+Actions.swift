@@ -5,7 +5,7 @@ extension ReMVVMService {
     /// `POST /actions`: one action or a batch; 200 with the version, 202, or a problem. With
     /// `If-Match`, only at that version (else 412); with `Idempotency-Key`, at most once (a retry
     /// gets the kept answer with `Idempotent-Replayed: true`).
-    func postActions(_ request: Request) -> Response {
+    func postActions(_ request: Request, in served: ServedStore<State>) -> Response {
         guard Self.isJSON(request.headers["Content-Type"]) else {
             return Problem.unsupportedMediaType(request.headers["Content-Type"]).response
         }
@@ -16,7 +16,7 @@ extension ReMVVMService {
             logger.debug("refused actions: \(error.message)")
             return error.problem.response
         }
-        return dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch(actions) }
+        return served.dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch(actions) }
     }
 
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any

@@ -10,7 +10,7 @@ extension ReMVVMService {
     /// ones), a body that is not JSON (415, 400) or does not decode (422 naming the field), a view
     /// model the factory does not make now (404), a ``CommandRejection`` (422), and an action
     /// without a wire name (500: it could not be journaled).
-    func postCommand(_ request: Request, viewModel name: String, command commandName: String) -> Response {
+    func postCommand(_ request: Request, in served: ServedStore<State>, viewModel name: String, command commandName: String) -> Response {
         guard let command = viewModels.command(commandName, of: name) else {
             guard let known = viewModels.commandNames[name] else {
                 return Problem.unknownViewModel(name, known: viewModels.names).response
@@ -32,19 +32,19 @@ extension ReMVVMService {
         let key = request.query["key"]
         // The key selects the view model, so it is part of what an Idempotency-Key is bound to.
         let path = "/viewmodels/\(name)/commands/\(commandName)" + (key.map { "?key=\($0)" } ?? "")
-        return dispatchRequest(request, fingerprintPath: path) { [self] state in
-            plan(run, on: state, command: commandName, of: name, key: key)
+        return served.dispatchRequest(request, fingerprintPath: path) { [self, services = served.store.services] state in
+            plan(run, on: state, services: services, command: commandName, of: name, key: key)
         }
     }
 
     /// Runs a decoded command on the view model of `state`: the store's newest, in the step that
-    /// dispatches what it decides (see ``dispatchRequest(_:fingerprintPath:plan:)``).
+    /// dispatches what it decides (see ``ServedStore/dispatchRequest(_:fingerprintPath:plan:)``).
     private func plan(
-        _ run: RegisteredCommand<State>.Bound, on state: State, command: String, of name: String, key: String?
+        _ run: RegisteredCommand<State>.Bound, on state: State, services: Services, command: String, of name: String, key: String?
     ) -> DispatchPlan {
         let actions: [any StoreAction]
         do {
-            switch try run(state, key, store.services) {
+            switch try run(state, key, services) {
             case .unavailable:
                 return .answer(Problem.viewModelUnavailable(name, key: key).response)
             case .actions(let produced):
@@ -62,11 +62,8 @@ extension ReMVVMService {
             if let reason = codec.refusal(of: action) {
                 // Never dispatched: the journal, the event stream and the action log need wire names.
                 logger.error("command \(name)/\(command) produced an action that cannot be journaled: \(reason)")
-                return .answer(Problem(
-                    type: Problem.type("action-not-journaled"),
-                    title: "Action cannot be journaled",
-                    status: 500,
-                    detail: "command \"\(command)\" of view model \"\(name)\" produced an action that was not dispatched: \(reason)"
+                return .answer(Problem.actionNotJournaled(
+                    "command \"\(command)\" of view model \"\(name)\" produced an action that was not dispatched: \(reason)"
                 ).response)
             }
         }

@@ -7,14 +7,14 @@ extension ReMVVMService {
     /// when that version cannot be served. With `?delta=json-patch`, the events after the first
     /// are `patch` events (`docs/http-api.md`, "Deltas"); another `delta` value is a `400`. On a
     /// replica, a `Last-Event-ID` the log holds but this replica has not applied yet waits for it
-    /// (``afterReplicaApplies(lastEventId:_:)``).
-    func getEvents(_ request: Request) -> Response {
+    /// (``ServedStore/whenResumable(after:_:)``).
+    func getEvents(_ request: Request, in served: ServedStore<State>) -> Response {
         guard let format = EventFormat(deltaParameter: request.query["delta"]) else {
             return Problem.unknownDelta(request.query["delta"] ?? "").response
         }
         let lastEventId = Self.lastEventId(of: request)
         let isHead = request.method == .HEAD
-        return afterReplicaApplies(lastEventId: lastEventId) { [hub] in
+        return served.whenResumable(after: lastEventId) { [hub = served.hub] in
             guard !isHead else {
                 // The head alone: no subscriber, no replay, nothing counted as a stream.
                 return Self.streamHead(isReset: hub.wouldReset(resumingAfter: lastEventId))
@@ -58,6 +58,6 @@ extension ReMVVMService {
     /// What the event publisher has done so far: versions, states encoded, patches computed
     /// (`EventStatistics`); as of its last broadcast. For tests and tools.
     public var eventStatistics: EventStatistics {
-        hub.currentStatistics
+        root.hub.currentStatistics
     }
 }

@@ -7,13 +7,13 @@ extension ReMVVMService {
 
     /// `GET /viewmodels/<name>/events[?key=K]`: the view model's stream — its current value (or
     /// `unavailable`) first, then an event only when its JSON changes.
-    func getViewModelEvents(named name: String, _ request: Request) -> Response {
-        streamViewModels([ViewModelSubject(name: name, key: request.query["key"])], request)
+    func getViewModelEvents(named name: String, _ request: Request, in served: ServedStore<State>) -> Response {
+        streamViewModels([ViewModelSubject(name: name, key: request.query["key"])], request, in: served)
     }
 
     /// `GET /viewmodels/events?name=A&name=B[&key.A=K]`: several view models on one stream, each
     /// event naming its view model.
-    func getViewModelEvents(_ request: Request) -> Response {
+    func getViewModelEvents(_ request: Request, in served: ServedStore<State>) -> Response {
         let named = request.queryValues(named: "name")
         var names: [String] = []
         for name in named where !names.contains(name) {
@@ -36,10 +36,10 @@ extension ReMVVMService {
                 detail: "one stream names at most \(Self.maxViewModelsPerStream) view models; \(named.count) were named"
             ).response
         }
-        return streamViewModels(names.map { ViewModelSubject(name: $0, key: request.query["key.\($0)"]) }, request)
+        return streamViewModels(names.map { ViewModelSubject(name: $0, key: request.query["key.\($0)"]) }, request, in: served)
     }
 
-    private func streamViewModels(_ subjects: [ViewModelSubject], _ request: Request) -> Response {
+    private func streamViewModels(_ subjects: [ViewModelSubject], _ request: Request, in served: ServedStore<State>) -> Response {
         let unknown = subjects.map(\.name).filter { viewModels.maker(named: $0) == nil }
         guard unknown.isEmpty else {
             return Problem(
@@ -52,24 +52,24 @@ extension ReMVVMService {
         }
         let lastEventId = Self.lastEventId(of: request)
         let isHead = request.method == .HEAD
-        return afterReplicaApplies(lastEventId: lastEventId) { [self] in
+        return served.whenResumable(after: lastEventId) { [self] in
             guard !isHead else {
                 // The head alone: no view models made, no state rebuilt, no subscriber.
-                return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId) == nil)
+                return Self.streamHead(isReset: lastEventId != nil && resumedVersion(after: lastEventId, in: served) == nil)
             }
-            let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId)
+            let start = viewModelStreamStart(for: subjects, resumingAfter: lastEventId, in: served)
             var response = Self.streamHead(isReset: { if case .reset = start { true } else { false } }())
-            response.body = .stream(viewModelHub.subscribe(subjects, start: start))
+            response.body = .stream(served.viewModelHub.subscribe(subjects, start: start))
             return response
         }
     }
 
     /// The version a view-model stream resuming after `lastEventId` continues from: nil when the
     /// id is no version of this store up to its newest (the stream then starts with a reset).
-    private func resumedVersion(after lastEventId: String?) -> UInt64? {
+    private func resumedVersion(after lastEventId: String?, in served: ServedStore<State>) -> UInt64? {
         guard let lastEventId,
-              let version = configuration.versionTags.version(ofEventId: Substring(lastEventId)),
-              version <= publisher.snapshot.version else { return nil }
+              let version = served.versionTags.version(ofEventId: Substring(lastEventId)),
+              version <= served.publisher.snapshot.version else { return nil }
         return version
     }
 
@@ -77,11 +77,13 @@ extension ReMVVMService {
     /// version (the client's view models at that version are made again from the state then,
     /// found in the event ring or rebuilt from the journal), or with a reset when the id is not a
     /// version of this store.
-    func viewModelStreamStart(for subjects: [ViewModelSubject], resumingAfter lastEventId: String?) -> ViewModelSubscription.Start {
+    func viewModelStreamStart(
+        for subjects: [ViewModelSubject], resumingAfter lastEventId: String?, in served: ServedStore<State>
+    ) -> ViewModelSubscription.Start {
         guard lastEventId != nil else { return .current }
-        guard let version = resumedVersion(after: lastEventId) else { return .reset }
-        let newest = publisher.snapshot  // at or past `version`: versions only grow
-        let state = version == newest.version ? newest.state : state(atVersion: version)
+        guard let version = resumedVersion(after: lastEventId, in: served) else { return .reset }
+        let newest = served.publisher.snapshot  // at or past `version`: versions only grow
+        let state = version == newest.version ? newest.state : served.state(atVersion: version)
         var baselines: [ViewModelSubject: ViewModelBaseline] = [:]
         for subject in subjects {
             guard let state, let make = viewModels.maker(named: subject.name) else {
@@ -91,24 +93,5 @@ extension ReMVVMService {
             baselines[subject] = make(state, subject.key).map { .value($0) } ?? .unavailable
         }
         return .after(version: version, baselines: baselines)
-    }
-
-    /// The state at `version` while the event ring holds it (or, in memory, when it is the
-    /// version the server started at), or rebuilt from the journal (the newest snapshot at or
-    /// before it, then its records through the reducers); nil when neither can. Reads the journal on the calling (HTTP worker) thread.
-    func state(atVersion version: UInt64) -> State? {
-        if let publication = hub.publication(atVersion: version) {
-            return publication.state
-        }
-        if let state = hub.startState(atVersion: version) {
-            return state
-        }
-        guard let history = publisher.history else { return nil }
-        do {
-            return try history.state(atVersion: version)
-        } catch {
-            logger.warning("the state at version \(version) cannot be rebuilt for a resuming view-model stream: \(error)")
-            return nil
-        }
     }
 }

@@ -9,17 +9,17 @@ extension ReMVVMService {
     }
 
     /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
-    func getViewModel(named name: String, key: String?) -> Response {
+    func getViewModel(named name: String, key: String?, in served: ServedStore<State>) -> Response {
         guard let render = viewModels.renderer(named: name) else {
             return Problem.unknownViewModel(name, known: viewModels.names).response
         }
-        let snapshot = publisher.snapshot
-        if let cached = viewModelCache.entry(name: name, key: key, version: snapshot.version) {
+        let snapshot = served.publisher.snapshot
+        if let cached = served.viewModelCache.entry(name: name, key: key, version: snapshot.version) {
             return response(for: cached, name: name, key: key)
         }
         do {
             let entry: ViewModelCache.Entry = try render(snapshot.state, key).map { .json($0) } ?? .unavailable
-            viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
+            served.viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
             return response(for: entry, name: name, key: key)
         } catch {
             logger.error("view model \(name) cannot be encoded: \(error)")

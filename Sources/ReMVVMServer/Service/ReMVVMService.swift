@@ -1,7 +1,7 @@
 public import AccessControl
 public import Journal
 public import Logging
-public import MicroHTTP
+import MicroHTTP
 public import ReMVVM
 public import ServiceLifecycle
 import ConcurrencyKit
@@ -14,39 +14,23 @@ import Synchronization
 /// an `HTTPServer`, and tests can call it directly, without a socket. As a `Service` it
 /// runs the event publisher until graceful shutdown.
 public final class ReMVVMService<State: StoreState & Codable>: Sendable {
-    let store: Store<State>
+    /// The store `default`, which the root routes serve (held here: no lookup on their path).
+    let root: ServedStore<State>
+    /// What every store of the service shares.
+    let environment: StoreEnvironment<State>
     let actionDecoder: ActionBatchDecoder
     let viewModels: ViewModelRegistry<State>
     let configuration: ServiceConfiguration
     let logger: Logger
-    let stateCache = EncodedStateCache<State>()
-    let viewModelCache = ViewModelCache()
-    let hub: EventHub<State>
-    /// Streams view models (`GET /viewmodels/<name>/events`, `GET /viewmodels/events`).
-    let viewModelHub: ViewModelHub<State>
     let codec: ActionJournalCodec
-    /// The action log without a journal (nil with one).
-    let recentActions: RecentActions?
-    let idempotencyKeys: IdempotencyKeys
     let metrics: ServiceMetrics?
     /// Who may call which route; disabled (everything open) unless tokens are configured.
     let accessControl: BearerAuthorizer
     /// The connections that may send requests, as the HTTP server counts them.
-    let requestConnections = RequestConnections()
-    private let journalStorage: (any JournalStorage)?
-    /// Set once by ``start()`` when the service has a journal.
-    private let durableRuntime = AtomicLazyReference<DurableRuntime<State>>()
-    /// When the service is one replica of a shared log.
-    let replication: ReplicaConfiguration?
-    /// Set once by ``start()`` when the service is a replica.
-    private let replicaRuntime = AtomicLazyReference<ReplicaRuntime<State>>()
-    /// Whether ``start()`` set a durable or replica runtime: read first by ``durable``,
-    /// ``replica`` and ``publisher`` (several times per request), so that a store in memory
-    /// pays one load of a plain flag instead of loading both runtimes, each load instantiating
-    /// the generic metadata of `AtomicLazyReference<…<State>>` (about 600 instructions).
-    private let hasRuntime = Atomic<Bool>(false)
-    /// Serializes ``start()``: restoring the store from the journal must happen once.
-    private let starting = Lock(())
+    let requestConnections: RequestConnections
+    /// Finds the stores of `/stores/{id}/…`; set at most once (``serveStores(with:)``), else only
+    /// `default` exists there.
+    private let resolverSlot = AtomicLazyReference<ResolverSlot<State>>()
 
     /// Creates the service; call ``start()`` (or run it as a `Service`) before serving requests.
     ///
@@ -75,43 +59,42 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         replication: ReplicaConfiguration? = nil,
         logger: Logger = Logger(label: "remvvm.service")
     ) {
-        self.store = store
-        self.accessControl = accessControl
-        codec = ActionJournalCodec(registry: actions)
-        recentActions = journal == nil && replication == nil ? RecentActions(store: store, codec: codec) : nil
-        journalStorage = journal
-        self.replication = replication
-        let keptAnswers: (any JournalStorage)? = journal ?? replication.map { ReplicaStorage(snapshots: $0.snapshots, log: $0.log) }
-        idempotencyKeys = IdempotencyKeys(
-            backing: keptAnswers.map { .journal($0) } ?? .memory(limit: configuration.idempotencyMemoryLimit),
-            retention: configuration.idempotencyRetention,
+        let codec = ActionJournalCodec(registry: actions)
+        let requestConnections = RequestConnections()
+        let metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.namesByType) : nil
+        let environment = StoreEnvironment(
+            codec: codec,
+            viewModels: viewModels,
+            configuration: configuration,
+            metrics: metrics,
+            requestConnections: requestConnections,
             logger: logger
         )
-        metrics = configuration.metricsEnabled ? ServiceMetrics(actionTypes: actions.namesByType, replica: replication != nil) : nil
-        self.actionDecoder = ActionBatchDecoder(registry: actions)
+        let backend: any StoreBackend<State>
+        if let replication {
+            backend = ReplicaBackend(store: store, replication: replication, codec: codec, configuration: configuration, logger: logger)
+        } else if let journal {
+            backend = JournalBackend(
+                store: store,
+                storage: journal,
+                codec: codec,
+                configuration: configuration,
+                requestConnections: requestConnections,
+                logger: logger
+            )
+        } else {
+            backend = MemoryBackend(store: store, codec: codec)
+        }
+        self.codec = codec
+        self.requestConnections = requestConnections
+        self.metrics = metrics
+        self.environment = environment
+        self.accessControl = accessControl
+        actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
         self.configuration = configuration
         self.logger = logger
-        self.hub = EventHub(
-            actions: actions,
-            stateCache: stateCache,
-            backlogBytes: configuration.subscriberBacklogBytes,
-            lagBudgetBytes: configuration.eventLagBudgetBytes,
-            reconnectDelay: configuration.reconnectDelay,
-            versionTags: configuration.versionTags,
-            replayEvents: configuration.replayRingEvents,
-            replayBytes: configuration.replayRingBytes,
-            metrics: metrics,
-            logger: logger
-        )
-        viewModelHub = ViewModelHub(
-            registry: viewModels,
-            versionTags: configuration.versionTags,
-            reconnectDelay: configuration.reconnectDelay,
-            backlogBytes: configuration.subscriberBacklogBytes,
-            metrics: metrics,
-            logger: logger
-        )
+        root = ServedStore(id: .default, backend: backend, versionTags: configuration.versionTags, environment: environment)
     }
 
     /// Starts publishing state changes to event subscribers; idempotent. Throws
@@ -121,115 +104,54 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// the journal cannot be read (the server must not start then).
     public func start() throws {
         try configuration.validate()
-        try replication?.validate()
-        try starting.withLock { _ in
-            if let journalStorage, durableRuntime.load() == nil {
-                let runtime = try DurableRuntime(
-                    store: store,
-                    storage: journalStorage,
-                    codec: codec,
-                    snapshotEvery: configuration.snapshotEvery,
-                    retention: configuration.journalRetention,
-                    logger: logger
-                )
-                if durableRuntime.storeIfNil(runtime) === runtime {
-                    hasRuntime.store(true, ordering: .releasing)
-                    runtime.journal.onAnswers { [idempotencyKeys] answers, result in
-                        idempotencyKeys.journalCommitted(answers, result)
-                    }
-                    if let metrics {
-                        runtime.journal.onCommit { records, duration in
-                            metrics.journalCommitted(actions: records, duration: duration)
-                        }
-                    }
-                }
-            }
-            if let replication, replicaRuntime.load() == nil {
-                let runtime = try ReplicaRuntime(
-                    store: store,
-                    log: replication.log,
-                    snapshots: replication.snapshots,
-                    name: replication.name,
-                    codec: codec,
-                    snapshotEvery: configuration.snapshotEvery,
-                    retention: configuration.journalRetention,
-                    expiry: replication.expiry,
-                    renewal: replication.renewal,
-                    logger: logger
-                )
-                if replicaRuntime.storeIfNil(runtime) === runtime {
-                    hasRuntime.store(true, ordering: .releasing)
-                    if let metrics {
-                        replication.log.onCommit { actions, duration in
-                            metrics.journalCommitted(actions: actions, duration: duration)
-                        }
-                    }
-                }
-            }
-            try hub.start(source: publisher)
-            viewModelHub.start(source: publisher)
-        }
+        try root.start()
     }
 
     /// Commits what the journal holds, publishes every durable state change to every event stream,
     /// ends the streams and stops publishing; idempotent.
     public func stop() {
-        durableRuntime.load()?.stop()
-        replicaRuntime.load()?.stop()
-        hub.stop()
-        viewModelHub.stop()
+        root.stop()
     }
 
-    /// The journal's runtime, once started with one.
-    var durable: DurableRuntime<State>? {
-        hasRuntime.load(ordering: .acquiring) ? durableRuntime.load() : nil
+    /// Serves the stores `resolver` finds under `/stores/{id}/…` instead of `default` alone, from
+    /// the next such request on (responders made before included). False (and ignored) when a
+    /// resolver was set before.
+    @discardableResult
+    func serveStores(with resolver: any StoreResolver<State>) -> Bool {
+        let slot = ResolverSlot(resolver)
+        return resolverSlot.storeIfNil(slot) === slot
     }
 
-    /// The replica's runtime, once started as one.
-    var replica: ReplicaRuntime<State>? {
-        hasRuntime.load(ordering: .acquiring) ? replicaRuntime.load() : nil
-    }
-
-    /// The journal `GET /actions` and resuming streams read: the durable store's, or the shared
-    /// log a replica follows; nil in memory.
-    var journalReader: (any JournalStorage)? {
-        durable?.storage ?? replica?.storage
-    }
-
-    /// Where reads and events get states: only what is durable when there is a journal; what the
-    /// replica applied from the shared log.
-    var publisher: any StatePublisher<State> {
-        guard hasRuntime.load(ordering: .acquiring) else { return store }
-        if let gate = durableRuntime.load()?.gate { return gate }
-        if let replica = replicaRuntime.load() { return replica.publisher }
-        return store
+    /// The resolver of `/stores/{id}/…`: the one set by ``serveStores(with:)``, else `default` alone.
+    var storeResolver: any StoreResolver<State> {
+        resolverSlot.load()?.resolver ?? DefaultStoreOnly(root: root)
     }
 
     /// The number of connected `GET /events` subscribers.
     public var subscriberCount: Int {
-        hub.subscriberCount
+        root.hub.subscriberCount
     }
 
     /// The number of open view-model streams (`GET /viewmodels/…/events`).
     public var viewModelSubscriberCount: Int {
-        viewModelHub.subscriberCount
+        root.viewModelHub.subscriberCount
     }
 
     /// How many view models the view-model streams made, and how many of those they encoded,
     /// since start: one per changed (name, key) and version, whatever the number of streams.
     public var viewModelStreamWork: (made: Int, encoded: Int) {
-        viewModelHub.statistics
+        root.viewModelHub.statistics
     }
 
     /// Waits until `condition` holds for ``viewModelSubscriberCount``; false after `timeout`.
     public func waitForViewModelSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
-        viewModelHub.waitForSubscribers(timeout: timeout, until: condition)
+        root.viewModelHub.waitForSubscribers(timeout: timeout, until: condition)
     }
 
     /// Waits until `condition` holds for ``subscriberCount``, re-checking it whenever the count
     /// changes; false after `timeout`. Blocks the calling thread: for tests and tools.
     public func waitForSubscribers(timeout: Duration, until condition: (Int) -> Bool) -> Bool {
-        hub.waitForSubscribers(timeout: timeout, until: condition)
+        root.hub.waitForSubscribers(timeout: timeout, until: condition)
     }
 
     /// What answers every request: CORS, then access control, then the routes of ``router()``.
@@ -243,66 +165,6 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             metrics: metrics?.httpMetrics(for: router)
         )
     }
-
-    /// Every route of the HTTP API, with problem details for 404, 405 and refused requests.
-    public func router() -> Router {
-        var router = Router()
-        router.add(.POST, "/actions") { [self] request, _ in postActions(request) }
-        router.add(.GET, "/actions") { [self] request, _ in getActions(request) }
-        router.add(.GET, "/state") { [self] request, _ in getState(request) }
-        router.add(.GET, "/viewmodels") { [self] _, _ in listViewModels() }
-        router.add(.GET, "/viewmodels/:name") { [self] request, parameters in
-            getViewModel(named: parameters["name"] ?? "", key: request.query["key"])
-        }
-        router.add(.GET, "/viewmodels/events") { [self] request, _ in getViewModelEvents(request) }
-        router.add(.GET, "/viewmodels/:name/events") { [self] request, parameters in
-            getViewModelEvents(named: parameters["name"] ?? "", request)
-        }
-        router.add(.POST, "/viewmodels/:name/commands/:command") { [self] request, parameters in
-            postCommand(request, viewModel: parameters["name"] ?? "", command: parameters["command"] ?? "")
-        }
-        router.add(.GET, "/events") { [self] request, _ in getEvents(request) }
-        router.add(.GET, "/healthz") { [self] _, _ in getHealth() }
-        addInspectorRoutes(to: &router)
-        let openAPI = (try? OpenAPIDocument(
-            actions: codec.registry,
-            viewModelNames: viewModels.names,
-            commands: viewModels.allCommands.map { .init(viewModel: $0.viewModel, name: $0.command.name, bodyType: $0.command.bodyType) },
-            metricsEnabled: metrics != nil,
-            durable: journalStorage != nil || replication != nil,
-            accessControl: accessControl.isEnabled
-        ).json()) ?? Array("{}".utf8)
-        router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
-        if let metrics {
-            router.add(.GET, "/metrics") { [self] _, _ in
-                Response(
-                    status: 200,
-                    headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
-                    body: .bytes(metrics.render(
-                        storeVersion: publisher.snapshot.version,
-                        subscribers: hub.subscriberCount,
-                        viewModelStreams: (viewModelHub.subscriberCount, viewModelHub.statistics.made, viewModelHub.statistics.encoded),
-                        replica: replication.map {
-                            (
-                                $0.log.knownHead - min($0.log.knownHead, $0.log.applied), $0.log.status == .following,
-                                replica?.registrationRenewedAt ?? 0
-                            )
-                        }
-                    ))
-                )
-            }
-        }
-        router.notFound = { Problem.notFound(path: $0.path).response }
-        router.methodNotAllowed = { request, allowed in
-            Problem.methodNotAllowed(
-                method: request.method.rawValue,
-                path: request.path,
-                allowed: allowed.map(\.rawValue)
-            ).response
-        }
-        router.failure = { failure, _, _ in Problem.refused(failure).response }
-        return router
-    }
 }
 
 extension ReMVVMService: Service {
@@ -313,5 +175,14 @@ extension ReMVVMService: Service {
         try start()
         try? await gracefulShutdown()
         await runOnOwnThread { [self] in stop() }
+    }
+}
+
+/// Holds a service's store resolver (a class, for `AtomicLazyReference`).
+final class ResolverSlot<State: StoreState & Codable>: Sendable {
+    let resolver: any StoreResolver<State>
+
+    init(_ resolver: any StoreResolver<State>) {
+        self.resolver = resolver
     }
 }

@@ -2,10 +2,10 @@ import Journal
 import MicroHTTP
 import ReMVVM
 
-extension ReMVVMService {
+extension ReplicaBackend {
     /// How long a request waits for its own replica to apply what it appended before it answers
     /// 503 (the actions are stored; the answer says so).
-    static var replicaApplyTimeout: Duration { .seconds(10) }
+    static var applyTimeout: Duration { .seconds(10) }
 
     /// The dispatch path of a replica (`docs/replicas.md`): readiness (503), `If-Match` that
     /// already cannot hold (412), `Idempotency-Key` (a kept answer from any replica, looked up
@@ -14,10 +14,11 @@ extension ReMVVMService {
     /// shared log as one group (`If-Match` and the key checked under the head's lock), and the
     /// answer is sent once this replica applied them, so the client reads its own writes here. A
     /// keyed request that appends nothing keeps its answer in the log all the same.
-    func replicaDispatch(
-        _ request: Request, key: IdempotencyKey?, replica: ReplicaRuntime<State>, plan: () -> DispatchPlan
+    func dispatch(
+        key: IdempotencyKey?, ifMatch: String?, plan: @escaping @Sendable (State) -> DispatchPlan, in served: ServedStore<State>
     ) -> Response {
-        let log = replica.log
+        guard let runtime else { return Problem.replicaNotReady("starting").response }
+        let log = runtime.log
         switch log.status {
         case .following:
             break
@@ -31,28 +32,29 @@ extension ReMVVMService {
         // No refusal on the appender's last failure: only a new append can clear it (PostgreSQL
         // back); while the log is down, the follower's status says so, and an append fails fast.
         var expectedHeads: Set<UInt64>?
-        if let ifMatch = request.headers.list("If-Match") {
-            expectedHeads = Self.acceptedVersions(ifMatch: ifMatch, tags: configuration.versionTags)
+        if let ifMatch {
+            expectedHeads = IfMatch.acceptedVersions(ifMatch, tags: served.versionTags)
             // Versions never go back: past every version named here locally, the head is too.
             let applied = store.version
             if let expected = expectedHeads, expected.allSatisfy({ $0 < applied }) {
-                return versionMismatch(current: applied).response
+                return served.versionMismatch(current: applied).response
             }
         }
+        // The plan reads the state this replica applied (what its reads show).
+        let planned = plan(runtime.publisher.snapshot.state)
         guard let key else {
-            return propose(plan(), key: nil, expectedHeads: expectedHeads, log: log)
+            return propose(planned, key: nil, expectedHeads: expectedHeads, log: log, in: served)
         }
         // The key is looked up in the log without holding this thread (lookups of concurrent
         // requests go together, `PostgresAnswerLookup`), so the plan is made first: it only
         // decodes, or reads the visible state for a command, and it is dropped when the key
         // answers instead.
-        let planned = plan()
         let pending = PendingResponse()
-        idempotencyKeys.claim(key, now: ActionJournalCodec.now()) { [self, expectedHeads] claim in
-            if let answered = response(for: claim) {
+        served.idempotencyKeys.claim(key, now: ActionJournalCodec.now()) { [self, expectedHeads] claim in
+            if let answered = served.response(for: claim) {
                 return pending.complete(answered)
             }
-            Self.forward(propose(planned, key: key, expectedHeads: expectedHeads, log: log), to: pending)
+            Self.forward(propose(planned, key: key, expectedHeads: expectedHeads, log: log, in: served), to: pending)
         }
         return Response(pending: pending)
     }
@@ -71,9 +73,10 @@ extension ReMVVMService {
     /// actions, which go to the log as one group with the answer kept for `key`; the answer is
     /// sent once this replica applied them.
     private func propose(
-        _ planned: DispatchPlan, key: IdempotencyKey?, expectedHeads: Set<UInt64>?, log: any SharedLog
+        _ planned: DispatchPlan, key: IdempotencyKey?, expectedHeads: Set<UInt64>?, log: any SharedLog, in served: ServedStore<State>
     ) -> Response {
-        let release: @Sendable () -> Void = { [idempotencyKeys] in if let key { idempotencyKeys.release(key) } }
+        let metrics = served.metrics
+        let release: @Sendable () -> Void = { [idempotencyKeys = served.idempotencyKeys] in if let key { idempotencyKeys.release(key) } }
         let actions: [any StoreAction]
         switch planned {
         case .dispatch(let planned):
@@ -113,7 +116,7 @@ extension ReMVVMService {
         log.submit(group) { [self] result in
             switch result {
             case .success(.appended(let versions)):
-                log.whenApplied(versions.upperBound, timeout: Self.replicaApplyTimeout) { [self] applied in
+                log.whenApplied(versions.upperBound, timeout: Self.applyTimeout) { [self] applied in
                     release()
                     metrics?.countActions(actions, outcome: outcome(of: proposal, version: versions.upperBound))
                     guard applied else {
@@ -129,7 +132,7 @@ extension ReMVVMService {
             case .success(.headMoved(let head)):
                 release()
                 metrics?.countActions(actions, outcome: .preconditionFailed(currentVersion: head))
-                pending.complete(versionMismatch(current: head).response)
+                pending.complete(served.versionMismatch(current: head).response)
             case .success(.duplicateKey(let duplicate)):
                 // Another replica stored this key meanwhile: its answer is the answer.
                 release()
@@ -160,12 +163,7 @@ extension ReMVVMService {
     private func proposalAnswer(_ proposal: Proposal, requested: [any StoreAction]) -> DispatchAnswer {
         if let (reason, index) = proposal.refusal {
             logger.error("actions refused before the log: \(reason)")
-            return DispatchAnswer(problem: Problem(
-                type: Problem.type("action-not-journaled"),
-                title: "Action cannot be journaled",
-                status: 500,
-                detail: reason
-            ), isKept: index > 0)
+            return DispatchAnswer(problem: .actionNotJournaled(reason), isKept: index > 0)
         }
         if let (reason, index) = proposal.rejection {
             return DispatchAnswer(problem: .actionRejected(reason, index: index, of: requested.count), isKept: true)
@@ -178,7 +176,7 @@ extension ReMVVMService {
             return answer
         }
         if proposal.actions.isEmpty {
-            return DispatchAnswer(status: 202, body: Array("{\"accepted\":true}".utf8), isKept: true)
+            return .accepted
         }
         return DispatchAnswer(status: 200, body: [], isKept: true)
     }

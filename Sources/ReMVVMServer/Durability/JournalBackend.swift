@@ -1,0 +1,94 @@
+import ConcurrencyKit
+import Synchronization
+import Journal
+import Logging
+import ReMVVM
+
+/// A store kept in a journal of its own (``DurableRuntime``): restored from it at start, every
+/// reduce journaled (group commit) before anything can see it, every answer sent once what it
+/// names is durable, writes refused with 503 while commits fail.
+final class JournalBackend<State: StoreState & Codable>: StoreBackend {
+    let store: Store<State>
+    /// The journal it keeps the store in.
+    let storage: any JournalStorage
+    let codec: ActionJournalCodec
+    let logger: Logger
+    /// Whether a request may commit on its own thread (only while its connection is alone).
+    let requestConnections: RequestConnections
+    private let snapshotEvery: UInt64
+    private let retention: JournalRetention
+    /// Set once by ``start(keys:metrics:)``.
+    private let started = AtomicLazyReference<DurableRuntime<State>>()
+
+    /// Keeps `store` in `storage`, with the snapshot interval and retention of `configuration`;
+    /// nothing is read before ``start(keys:metrics:)``.
+    init(
+        store: Store<State>,
+        storage: any JournalStorage,
+        codec: ActionJournalCodec,
+        configuration: ServiceConfiguration,
+        requestConnections: RequestConnections,
+        logger: Logger
+    ) {
+        self.store = store
+        self.storage = storage
+        self.codec = codec
+        self.logger = logger
+        self.requestConnections = requestConnections
+        snapshotEvery = configuration.snapshotEvery
+        retention = configuration.journalRetention
+    }
+
+    /// The journal's runtime, once started.
+    var runtime: DurableRuntime<State>? {
+        started.load()
+    }
+
+    var keptAnswers: (any JournalStorage)? { storage }
+
+    var isDurable: Bool { true }
+
+    /// Restores the store from the journal and starts journaling; the journal's commits keep the
+    /// answers of idempotency keys and feed the commit metrics. Throws `JournalError` when the
+    /// journal cannot be read.
+    func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
+        guard started.load() == nil else { return }
+        let runtime = try DurableRuntime(
+            store: store,
+            storage: storage,
+            codec: codec,
+            snapshotEvery: snapshotEvery,
+            retention: retention,
+            logger: logger
+        )
+        guard started.storeIfNil(runtime) === runtime else { return }
+        runtime.journal.onAnswers { answers, result in
+            keys.journalCommitted(answers, result)
+        }
+        if let metrics {
+            runtime.journal.onCommit { records, duration in
+                metrics.journalCommitted(actions: records, duration: duration)
+            }
+        }
+    }
+
+    func stop() {
+        started.load()?.stop()
+    }
+
+    /// Only what the journal made durable (the commit gate); the store before start.
+    var publisher: any StatePublisher<State> {
+        guard let runtime = started.load() else { return store }
+        return runtime.gate
+    }
+
+    var health: StoreHealth {
+        guard let failure = started.load()?.journal.failure else { return .ok }
+        // Writes get 503 while commits fail: not ready for them (reads go on).
+        return StoreHealth(status: .failing, reason: failure.message)
+    }
+
+    func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
+        (try storage.records(after: version, limit: limit), try storage.records(after: 0, limit: 1).first?.version)
+    }
+}

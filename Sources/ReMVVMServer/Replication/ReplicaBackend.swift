@@ -1,0 +1,135 @@
+import ConcurrencyKit
+import Synchronization
+import Journal
+import Logging
+import MicroHTTP
+import ReMVVM
+
+/// A store that is one replica of a shared, ordered action log (``ReplicaRuntime``,
+/// `docs/replicas.md`): restored from its local snapshot and following the log; requests
+/// propose their actions to the log (middleware runs once, here) and are answered once this
+/// replica applied them; writes get 503 until it follows the log, caught up.
+final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
+    let store: Store<State>
+    /// The shared log, the replica's name and its local snapshots.
+    let replication: ReplicaConfiguration
+    let codec: ActionJournalCodec
+    let logger: Logger
+    let keptAnswers: (any JournalStorage)?
+    private let snapshotEvery: UInt64
+    private let retention: JournalRetention
+    /// Set once by ``start(keys:metrics:)``.
+    private let started = AtomicLazyReference<ReplicaRuntime<State>>()
+
+    /// Makes `store` a replica of `replication`'s log, with the snapshot interval and retention
+    /// of `configuration`; nothing is read before ``start(keys:metrics:)``.
+    init(
+        store: Store<State>,
+        replication: ReplicaConfiguration,
+        codec: ActionJournalCodec,
+        configuration: ServiceConfiguration,
+        logger: Logger
+    ) {
+        self.store = store
+        self.replication = replication
+        self.codec = codec
+        self.logger = logger
+        keptAnswers = ReplicaStorage(snapshots: replication.snapshots, log: replication.log)
+        snapshotEvery = configuration.snapshotEvery
+        retention = configuration.journalRetention
+    }
+
+    /// The replica's runtime, once started.
+    var runtime: ReplicaRuntime<State>? {
+        started.load()
+    }
+
+    var isDurable: Bool { true }
+
+    /// The log (the log through which several replicas share one store).
+    var log: any SharedLog { replication.log }
+
+    func validate() throws {
+        try replication.validate()
+    }
+
+    /// Restores the store from the local snapshot, registers the replica and follows the log;
+    /// the log's commits feed the commit metrics.
+    func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
+        guard started.load() == nil else { return }
+        let runtime = try ReplicaRuntime(
+            store: store,
+            log: replication.log,
+            snapshots: replication.snapshots,
+            name: replication.name,
+            codec: codec,
+            snapshotEvery: snapshotEvery,
+            retention: retention,
+            expiry: replication.expiry,
+            renewal: replication.renewal,
+            logger: logger
+        )
+        guard started.storeIfNil(runtime) === runtime, let metrics else { return }
+        replication.log.onCommit { actions, duration in
+            metrics.journalCommitted(actions: actions, duration: duration)
+        }
+    }
+
+    func stop() {
+        started.load()?.stop()
+    }
+
+    /// What the replica applied from the log (the store, with the log as history).
+    var publisher: any StatePublisher<State> {
+        guard let runtime = started.load() else { return store }
+        return runtime.publisher
+    }
+
+    /// `ok` only while it follows the log, caught up (load balancers send it no traffic else).
+    var health: StoreHealth {
+        var health = StoreHealth(status: .ok, replica: replication.name)
+        switch log.status {
+        case .following: break
+        case .catchingUp: health.status = .catchingUp
+        case .unavailable(let why): (health.status, health.reason) = (.unavailable, why)
+        case .stopped(let why): (health.status, health.reason) = (.stopped, why ?? "shutting down")
+        }
+        return health
+    }
+
+    /// Its lag behind the log head it knows of, whether it follows the log, and when the log last
+    /// accepted its registration.
+    var gauges: [BackendGauge] {
+        let log = log
+        return [
+            BackendGauge(label: "remvvm_replica_lag_versions", value: Double(log.knownHead - min(log.knownHead, log.applied))),
+            BackendGauge(label: "remvvm_replica_following", value: log.status == .following ? 1 : 0),
+            BackendGauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", value: runtime?.registrationRenewedAt ?? 0),
+        ]
+    }
+
+    func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
+        let storage = runtime?.storage ?? ReplicaStorage(snapshots: replication.snapshots, log: replication.log)
+        return (try storage.records(after: version, limit: limit), try storage.records(after: 0, limit: 1).first?.version)
+    }
+
+    /// How long a stream resuming on a replica waits for the replica to apply the client's last
+    /// version before it starts with the reset instead.
+    static var resumeTimeout: Duration { .seconds(10) }
+
+    /// `respond()`'s answer, once this replica has applied `version` when that version is in the
+    /// shared log but not applied here yet: a client that read it on another replica and
+    /// reconnects here (behind a load balancer) resumes where it was, instead of being reset to an
+    /// older state. At once otherwise, and after ``resumeTimeout`` whatever happened (the stream
+    /// then starts with the reset, as for any version this replica does not have).
+    func afterApplying(_ version: UInt64, _ respond: @escaping @Sendable () -> Response) -> Response {
+        guard version > store.version, version <= log.knownHead else {
+            return respond()
+        }
+        let pending = PendingResponse()
+        log.whenApplied(version, timeout: Self.resumeTimeout) { _ in
+            pending.complete(respond())
+        }
+        return Response(pending: pending)
+    }
+}

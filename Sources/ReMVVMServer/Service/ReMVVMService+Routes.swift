@@ -1,0 +1,96 @@
+public import MicroHTTP
+import Journal
+import ReMVVM
+
+/// A route of one store: what it answers for a request to the store it serves.
+typealias StoreRouteHandler<State: StoreState & Codable> = @Sendable (Request, RouteParameters, ServedStore<State>) -> Response
+
+extension ReMVVMService {
+    /// The prefix of the routes of the store `{id}`; the root routes are the store `default`'s.
+    static var storesPrefix: String { "/stores/:store" }
+
+    /// Every route of the HTTP API, with problem details for 404, 405 and refused requests.
+    public func router() -> Router {
+        var router = Router()
+        addStoreRoutes(to: &router)
+        router.add(.GET, "/healthz") { [self, root] _, _ in getHealth(in: root) }
+        addInspectorRoutes(to: &router)
+        let openAPI = (try? OpenAPIDocument(
+            actions: codec.registry,
+            viewModelNames: viewModels.names,
+            commands: viewModels.allCommands.map { .init(viewModel: $0.viewModel, name: $0.command.name, bodyType: $0.command.bodyType) },
+            metricsEnabled: metrics != nil,
+            durable: root.backend.isDurable,
+            accessControl: accessControl.isEnabled
+        ).json()) ?? Array("{}".utf8)
+        router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
+        if let metrics {
+            router.add(.GET, "/metrics") { [root] _, _ in
+                Response(
+                    status: 200,
+                    headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+                    body: .bytes(metrics.render(
+                        storeVersion: root.publisher.snapshot.version,
+                        subscribers: root.hub.subscriberCount,
+                        viewModelStreams: (root.viewModelHub.subscriberCount, root.viewModelHub.statistics.made, root.viewModelHub.statistics.encoded),
+                        backendGauges: root.backend.gauges
+                    ))
+                )
+            }
+        }
+        router.notFound = { Problem.notFound(path: $0.path).response }
+        router.methodNotAllowed = { request, allowed in
+            Problem.methodNotAllowed(
+                method: request.method.rawValue,
+                path: request.path,
+                allowed: allowed.map(\.rawValue)
+            ).response
+        }
+        router.failure = { failure, _, _ in Problem.refused(failure).response }
+        return router
+    }
+
+    /// The routes of one store, each twice: at the root for the store `default` (held directly:
+    /// nothing is looked up on their path), and under `/stores/{id}` for the store the resolver
+    /// finds (a malformed id is `400`, an unknown one `404`).
+    private func addStoreRoutes(to router: inout Router) {
+        for (method, path, intent, handle) in storeRoutes() {
+            router.add(method, path) { [root] request, parameters in handle(request, parameters, root) }
+            router.add(method, Self.storesPrefix + path) { [self] request, parameters in
+                let text = parameters["store"] ?? ""
+                let id: StoreID
+                do throws(StoreIDError) {
+                    id = try StoreID(text)
+                } catch {
+                    return Problem.invalidStoreID(text, error).response
+                }
+                switch storeResolver.store(id, for: intent, request: request) {
+                case .success(let served): return handle(request, parameters, served)
+                case .failure(let problem): return problem.response
+                }
+            }
+        }
+    }
+
+    /// The routes every store has, relative to the store: method, path, what they do to the
+    /// store, and their handler.
+    private func storeRoutes() -> [(HTTPMethod, String, StoreIntent, StoreRouteHandler<State>)] {
+        [
+            (.POST, "/actions", .write, { [self] request, _, served in postActions(request, in: served) }),
+            (.GET, "/actions", .read, { [self] request, _, served in getActions(request, in: served) }),
+            (.GET, "/state", .read, { [self] request, _, served in getState(request, in: served) }),
+            (.GET, "/viewmodels", .read, { [self] _, _, _ in listViewModels() }),
+            (.GET, "/viewmodels/:name", .read, { [self] request, parameters, served in
+                getViewModel(named: parameters["name"] ?? "", key: request.query["key"], in: served)
+            }),
+            (.GET, "/viewmodels/events", .read, { [self] request, _, served in getViewModelEvents(request, in: served) }),
+            (.GET, "/viewmodels/:name/events", .read, { [self] request, parameters, served in
+                getViewModelEvents(named: parameters["name"] ?? "", request, in: served)
+            }),
+            (.POST, "/viewmodels/:name/commands/:command", .write, { [self] request, parameters, served in
+                postCommand(request, in: served, viewModel: parameters["name"] ?? "", command: parameters["command"] ?? "")
+            }),
+            (.GET, "/events", .read, { [self] request, _, served in getEvents(request, in: served) }),
+        ]
+    }
+}

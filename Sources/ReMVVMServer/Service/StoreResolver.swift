@@ -1,0 +1,34 @@
+import Journal
+import MicroHTTP
+import ReMVVM
+
+/// What a request to a store's route is about to do: a read never creates a store, a write
+/// may (with `autoCreateStores`).
+enum StoreIntent: Sendable {
+    /// `GET` of the state, view models, events or the action log.
+    case read
+    /// `POST` of actions or of a command.
+    case write
+}
+
+/// Finds the store a `/stores/{id}/…` route serves. The service asks it once per such request;
+/// the root routes do not ask (they serve the store `default`, held directly).
+protocol StoreResolver<State>: Sendable {
+    /// The state of the stores it finds.
+    associatedtype State: StoreState & Codable
+
+    /// The store `id` names, for `request` (whose credential may reach only some stores), or the
+    /// problem to answer instead: `404 urn:remvvm:problem:store-not-found` for a store that does
+    /// not exist (or that the caller may not know of).
+    func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem>
+}
+
+/// The resolver of a service that serves one store: `default` is it, every other id is `404`.
+struct DefaultStoreOnly<State: StoreState & Codable>: StoreResolver {
+    /// The store `default`.
+    let root: ServedStore<State>
+
+    func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem> {
+        id == .default ? .success(root) : .failure(.storeNotFound(id))
+    }
+}

@@ -1,0 +1,132 @@
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Journal
+import Logging
+import MicroHTTP
+import PostgresJournal
+import PostgresTestSupport
+import ReMVVM
+@testable import ReMVVMServer
+import SQLiteJournal
+import Testing
+
+/// The three storages of a served store — memory, a journal, a replica of a shared log — through
+/// the one protocol the routes use (``StoreBackend``): the same dispatches give the same answers,
+/// the same action log and the same health, whichever backend keeps the store.
+@Suite(.serialized) struct StoreBackendTests {
+    private static let environment = StoreEnvironment<AppState>(
+        codec: ActionJournalCodec(registry: ExampleApp.actions),
+        viewModels: ExampleApp.viewModels,
+        configuration: ServiceConfiguration(),
+        metrics: nil,
+        requestConnections: RequestConnections(),
+        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    )
+
+    @Test func aStoreInMemoryAnswersThroughTheProtocol() throws {
+        let store = try Store.example()
+        try exercise(MemoryBackend(store: store, codec: Self.environment.codec))
+    }
+
+    @Test func aStoreInAJournalAnswersThroughTheProtocolAndIsRestoredFromIt() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-backend")
+        let backend = JournalBackend(
+            store: try Store.example(),
+            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            codec: Self.environment.codec,
+            configuration: Self.environment.configuration,
+            requestConnections: Self.environment.requestConnections,
+            logger: Self.environment.logger
+        )
+        try exercise(backend)
+        let restarted = JournalBackend(
+            store: try Store.example(),
+            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            codec: Self.environment.codec,
+            configuration: Self.environment.configuration,
+            requestConnections: Self.environment.requestConnections,
+            logger: Self.environment.logger
+        )
+        let served = ServedStore(id: .default, backend: restarted, versionTags: .plain, environment: Self.environment)
+        try served.start()
+        defer { served.stop() }
+        #expect(served.publisher.snapshot.version == 3)
+        #expect(try restarted.actionLog(after: 0, limit: 10).records.map(\.version) == [1, 2, 3])
+    }
+
+    @Test func aReplicaOfASharedLogAnswersThroughTheProtocol() throws {
+        let postgres = try PostgresServer()
+        let directory = try TemporaryDirectory(prefix: "remvvm-backend-replica")
+        let replication = ReplicaConfiguration(
+            log: try PostgresSharedLog(conninfo: postgres.conninfo, patience: .seconds(10)),
+            snapshots: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            name: "r0"
+        )
+        let backend = ReplicaBackend(
+            store: try Store.example(),
+            replication: replication,
+            codec: Self.environment.codec,
+            configuration: Self.environment.configuration,
+            logger: Self.environment.logger
+        )
+        try exercise(backend)
+        #expect(backend.gauges.map(\.label) == [
+            "remvvm_replica_lag_versions", "remvvm_replica_following", "remvvm_replica_registration_renewed_timestamp_seconds",
+        ])
+    }
+
+    /// Two increases, an `If-Match` that no longer holds, a retried `Idempotency-Key`, the
+    /// action log and health, all through `backend` as a served store's routes reach it.
+    private func exercise(_ backend: any StoreBackend<AppState>) throws {
+        let served = ServedStore(id: .default, backend: backend, versionTags: .plain, environment: Self.environment)
+        try served.start()
+        defer { served.stop() }
+        #expect(waitUntil(timeout: .seconds(20)) { backend.health == .ok || backend.health.replica != nil && backend.health.status == .ok })
+        #expect(backend.health.status == .ok)
+        #expect(served.publisher.snapshot.version == 0)
+        #expect(try Self.settled(post(served)).body.bytes == Array(#"{"version":1}"#.utf8))
+        #expect(try Self.settled(post(served)).body.bytes == Array(#"{"version":2}"#.utf8))
+        let stale = try Self.settled(post(served, headers: [("If-Match", #""1""#)]))
+        #expect(stale.status == 412)
+        #expect(stale.headers["ETag"] == #""2""#)
+        let keyed = try Self.settled(post(served, headers: [("Idempotency-Key", "k-1")]))
+        let retried = try Self.settled(post(served, headers: [("Idempotency-Key", "k-1")]))
+        #expect(keyed.body.bytes == Array(#"{"version":3}"#.utf8))
+        #expect(retried.body.bytes == keyed.body.bytes)
+        #expect(retried.headers["Idempotent-Replayed"] == "true")
+        #expect(waitUntil(timeout: .seconds(10)) { served.publisher.snapshot.version == 3 })
+        let page = try backend.actionLog(after: 1, limit: 10)
+        #expect(page.records.map(\.version) == [2, 3])
+        #expect(page.records.map(\.type) == ["increase", "increase"])
+        #expect(page.earliest == 1)
+        let resumed = backend.afterApplying(2) { Response(status: 204) }
+        #expect(try Self.settled(resumed).status == 204, "a version this store has is served at once")
+    }
+
+    /// `POST /actions {"type":"increase"}` through the served store's dispatch path.
+    private func post(_ served: ServedStore<AppState>, headers: [(String, String)] = []) -> Response {
+        let body = Array(#"{"type":"increase"}"#.utf8)
+        let request = Request(
+            method: .POST, path: "/actions", query: [:], queryItems: [],
+            headers: HTTPHeaders([("Content-Type", "application/json")] + headers), body: body
+        )
+        return served.dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch([Increase()]) }
+    }
+
+    /// `response`, or what it completes with when it waits for a commit.
+    private static func settled(_ response: Response) throws -> Response {
+        guard case .pending(let pending) = response.body else { return response }
+        let done = Mailbox<Response>()
+        pending.whenCompleted { done.post($0) }
+        return try #require(done.next(timeout: .seconds(20)))
+    }
+}
+
+extension Response.Body {
+    /// The bytes of a complete body (empty for a stream or a pending one).
+    fileprivate var bytes: [UInt8] {
+        if case .bytes(let bytes) = self { return bytes }
+        return []
+    }
+}
