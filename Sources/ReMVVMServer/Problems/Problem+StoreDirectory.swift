@@ -4,8 +4,8 @@ extension Problem {
     /// The answer to a ``StoreDirectoryError``.
     static func store(_ error: StoreDirectoryError) -> Problem {
         switch error {
-        case .invalidID(let rule):
-            return invalidStoreID(rule)
+        case .invalidID(let text, let rule):
+            return invalidStoreID(text, rule)
         case .notFound(let id):
             return storeNotFound(id)
         case .limitReached(let limit):
@@ -34,27 +34,6 @@ extension Problem {
             problem.headers["Allow"] = "GET, PUT"
             return problem
         }
-    }
-
-    /// 400: a store id that breaks `rule`.
-    static func invalidStoreID(_ rule: StoreIDError) -> Problem {
-        Problem(
-            type: type("invalid-store-id"),
-            title: "Bad Request",
-            status: 400,
-            detail: rule.rule,
-            field: "store"
-        )
-    }
-
-    /// 404: no store of that id (or none the request's token reaches: the same answer).
-    static func storeNotFound(_ id: StoreID) -> Problem {
-        Problem(
-            type: type("store-not-found"),
-            title: "Not Found",
-            status: 404,
-            detail: "there is no store \(id); create it with PUT /stores/\(id)"
-        )
     }
 
     /// 400: a query parameter of `GET /stores` out of its range.

@@ -15,7 +15,7 @@ extension StoreDirectory {
         do {
             return .success(try StoreID(text))
         } catch {
-            return .failure(.invalidStoreID(error))
+            return .failure(.invalidStoreID(text, error))
         }
     }
 

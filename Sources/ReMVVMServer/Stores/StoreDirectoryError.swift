@@ -4,7 +4,7 @@ public import Journal
 /// `docs/http-api.md`, "Stores" (``problem``).
 public enum StoreDirectoryError: Error, Sendable, Equatable {
     /// The text is not a store id (`400`, naming the rule).
-    case invalidID(StoreIDError)
+    case invalidID(String, StoreIDError)
     /// No such store; a read never creates one (`404`).
     case notFound(StoreID)
     /// Creating it would pass `maxStores` (`507`).
