@@ -66,6 +66,12 @@ extension ServeCommand {
             replication: replication,
             logger: logger
         )
+        if settings.inMemory {
+            // Every store in memory, like default (docs/http-api.md, "Stores"). With a journal or a
+            // shared log, /stores/{id}/… serve default alone until the journal's per-store views
+            // are wired.
+            server.service.serveStores(StoreServing(catalog: MemoryStoreCatalog(), storage: .memory, makeStore: { try domain.store() }))
+        }
         let group = ServiceGroup(
             services: [server],
             gracefulShutdownSignals: [.sigterm, .sigint],
