@@ -6,6 +6,9 @@
 //   journal-bench fill <directory> <count>    # count {"type":"increase"} records, for restart timing
 //   journal-bench storage <directory> <sync> <seconds>   # one record per commit, on the calling
 //                                                        # thread, no journal thread: a commit's cost
+//   journal-bench stores <directory> <sync> <stores> <clients> <seconds>   # many stores, one
+//                                              # committer (ManyStores.swift)
+//   journal-bench load <directory> <stores> <loaded> <records>   # loading one store of many
 //   journal-bench disk <directory> <seconds>   # the file system's own floor under it: one 4 KiB
 //                                              # block of a preallocated file overwritten and
 //                                              # fdatasync'd, again and again (no SQLite)
@@ -25,6 +28,16 @@ func emptyJournal(in directory: String, sync: JournalSync) throws -> SQLiteJourn
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 7, arguments[1] == "stores", let sync = JournalSync(rawValue: arguments[3]),
+   let stores = Int(arguments[4]), let clients = Int(arguments[5]), let seconds = Double(arguments[6]) {
+    try runManyStores(directory: arguments[2], sync: sync, stores: stores, clients: clients, seconds: seconds)
+    exit(0)
+}
+if arguments.count == 6, arguments[1] == "load", let stores = Int(arguments[3]), let loaded = Int(arguments[4]),
+   let records = Int(arguments[5]) {
+    try runStoreLoad(directory: arguments[2], stores: stores, loaded: loaded, records: records)
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "fill", let count = UInt64(arguments[3]) {
     let storage = try emptyJournal(in: arguments[2], sync: .off)
     var version: UInt64 = 0
@@ -103,7 +116,7 @@ if arguments.count == 4, arguments[1] == "disk", let seconds = Double(arguments[
 }
 guard arguments.count == 5, let sync = JournalSync(rawValue: arguments[2]),
       let clients = Int(arguments[3]), let seconds = Double(arguments[4]) else {
-    print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds> | fill <directory> <count> | storage <directory> <sync> <seconds> | disk <directory> <seconds>")
+    print("usage: journal-bench <directory> <full|normal|off> <clients> <seconds> | fill <directory> <count> | storage <directory> <sync> <seconds> | disk <directory> <seconds> | stores <directory> <sync> <stores> <clients> <seconds> | load <directory> <stores> <loaded> <records>")
     exit(2)
 }
 let storage = try emptyJournal(in: arguments[1], sync: sync)

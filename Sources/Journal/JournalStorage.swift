@@ -6,6 +6,10 @@ public protocol JournalStorage: Sendable {
     /// path, or a description such as "memory".
     var location: String { get }
 
+    /// The store whose journal this is: ``StoreID/default`` unless the storage is one store's
+    /// view of a journal shared by many (its messages name the store).
+    var store: StoreID { get }
+
     /// Reads what is stored and checks it: the newest snapshot, and that records run without a
     /// gap up to the last one.
     func recover() throws(JournalError) -> JournalRecovery
@@ -68,6 +72,9 @@ public protocol JournalStorage: Sendable {
 }
 
 extension JournalStorage {
+    /// The default store: a storage of one store.
+    public var store: StoreID { .default }
+
     /// Looks `key` up at once, on the caller's thread.
     public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {
         do throws(JournalError) {

@@ -1,7 +1,8 @@
 import ConcurrencyKit
 
 /// A journal kept in memory: for tests, with injectable commit failures (disk full), commits that
-/// can be held back (a slow disk), and a simulated crash that keeps only what was committed.
+/// can be held back (a slow disk), a simulated crash that keeps only what was committed, and a
+/// change signal (``wait(timeout:until:)``) to wait on instead of polling.
 public final class MemoryJournalStorage: JournalStorage {
     /// Nothing on disk: "memory".
     public var location: String { "memory" }
@@ -35,6 +36,8 @@ public final class MemoryJournalStorage: JournalStorage {
     }
 
     private let state = Lock(State())
+    /// Told after every change of what is stored (commits, snapshots, answers, removals).
+    private let changes = ChangeSignal()
 
     /// An empty storage.
     public init() {}
@@ -62,6 +65,13 @@ public final class MemoryJournalStorage: JournalStorage {
     public func releaseCommits() {
         state.withLock { $0.holdingCommits = false }
         state.notifyAll()
+    }
+
+    /// Waits until `condition` holds for the storage, checking it again after every change of
+    /// what it stores (a commit, a snapshot, an answer, a removal); false after `timeout`.
+    /// `condition` may read the storage; it must not change it.
+    public func wait(timeout: Duration, until condition: (MemoryJournalStorage) -> Bool) -> Bool {
+        changes.wait(timeout: timeout) { condition(self) }
     }
 
     /// Waits until a commit is held back; false after `timeout`.
@@ -117,6 +127,8 @@ public final class MemoryJournalStorage: JournalStorage {
     }
 
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
+        // Failed attempts count too (``appendCalls``).
+        defer { changes.changed() }
         let thread = currentThreadName()
         state.withLock { $0.appendThreads.append(thread) }
         let held = state.withLock { state -> Bool in
@@ -145,6 +157,7 @@ public final class MemoryJournalStorage: JournalStorage {
             state.snapshots.append(snapshot)
             state.snapshots = Array(state.snapshots.sorted { $0.version < $1.version }.suffix(2))
         }
+        changes.changed()
     }
 
     public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
@@ -166,6 +179,7 @@ public final class MemoryJournalStorage: JournalStorage {
             try Self.checkOpen(state)
             state.answers = state.answers.filter { $0.value.time >= time }
         }
+        changes.changed()
     }
 
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
@@ -192,6 +206,7 @@ public final class MemoryJournalStorage: JournalStorage {
             let limit = min(version, state.snapshots.last?.version ?? 0)
             state.records.removeAll { $0.version <= limit }
         }
+        changes.changed()
     }
 
     public func close() {

@@ -1,4 +1,6 @@
-/// One pass over every action row of a journal file, in version order: how many, the first and
+import Journal
+
+/// One pass over every action row of one store of a journal file, in version order: how many, the first and
 /// last version, the first gap, and the records that do not match their checksums. What a start
 /// checks (``SQLiteJournalStorage/recover()``) and `remvvm-server verify` reports.
 struct RecordScan {
@@ -21,12 +23,14 @@ struct RecordScan {
         let computed: UInt32
     }
 
-    /// Reads every row of `actions`; with `verify` false (a format-1 file) checksums are not read.
-    init(_ database: SQLiteDatabase, verify: Bool) throws(SQLiteError) {
+    /// Reads every row of `store` in `actions`; with `verify` false (a format-1 file) checksums
+    /// are not read.
+    init(_ database: SQLiteDatabase, store: StoreScope, verify: Bool) throws(SQLiteError) {
         let columns = verify ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
-        let select = try database.prepare("SELECT \(columns) FROM actions ORDER BY version")
+        let select = try database.prepare("SELECT \(columns) FROM actions WHERE store = ?1 ORDER BY version")
+        try select.bind(1, store.key)
         while try select.step() {
-            let record = try select.journalRecord(verify: verify)
+            let record = try select.journalRecord(verify: verify, in: store.id)
             if let latest, record.version != latest + 1, firstGapAfter == nil {
                 firstGapAfter = latest
             }
@@ -48,11 +52,11 @@ struct RecordScan {
 extension SQLiteError {
     /// A record that does not match its checksum: refused at start, naming the store, the version
     /// and the file, and the operator's ways out.
-    static func damagedRecord(_ record: RecordScan.DamagedRecord, directory: String) -> SQLiteError {
+    static func damagedRecord(_ record: RecordScan.DamagedRecord, store: StoreID, directory: String) -> SQLiteError {
         let stored = record.stored.map { hex(UInt32(truncatingIfNeeded: $0)) } ?? "none"
         return SQLiteError(
             code: damagedCode,
-            message: "the record of version \(record.version) of store default does not match its checksum (stored \(stored), computed \(hex(record.computed))): bytes of it changed on disk. Restore the data directory from a backup (docs/journal.md, \"Backup and restore\"), or run `remvvm-server verify \(directory)` for a report and `remvvm-server repair \(directory)` to keep every version it can still rebuild and drop the damaged ones",
+            message: "the record of version \(record.version) of store \(store) does not match its checksum (stored \(stored), computed \(hex(record.computed))): bytes of it changed on disk. Restore the data directory from a backup (docs/journal.md, \"Backup and restore\"), or run `remvvm-server verify \(directory)` for a report and `remvvm-server repair \(directory)` to keep every version it can still rebuild and drop the damaged ones",
             sql: nil
         )
     }

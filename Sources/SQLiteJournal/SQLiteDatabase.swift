@@ -70,6 +70,11 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE` of this connection.
+    var changes: Int {
+        Int(sqlite3_changes(handle))
+    }
+
     /// Runs one or more statements without results.
     func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -9,7 +9,10 @@ import Musl
 /// A data directory's journal opened read-only, without its lock: what `remvvm-server verify`
 /// checks and `backup` copies, also while a server uses it (SQLite's WAL mode lets a reader of
 /// another process see the last commit without holding the writer up). Changes nothing, not even
-/// a format-1 file (read without checksums; the server upgrades it at its next start).
+/// a file of an older format (read as it is: format 1 without checksums, formats 1 and 2 with the
+/// one store `default`; the server upgrades it at its next start).
+///
+/// As ``Journal/JournalContents`` it is the store `default`; ``contents(of:)`` gives any store's.
 public final class SQLiteJournalFile: JournalContents {
     /// What SQLite says about the file (the records' checksums are checked by the verifier).
     public struct StorageReport: Sendable {
@@ -27,6 +30,8 @@ public final class SQLiteJournalFile: JournalContents {
     public let format: Int
 
     private let database: Lock<SQLiteDatabase>
+    /// The store `default`'s key (format 3; nil before: one store, no key).
+    private let defaultKey: Int64?
 
     /// Opens `directory`'s journal read-only; throws, naming the file, when there is none or it
     /// is not a journal of a format this build reads.
@@ -40,6 +45,12 @@ public final class SQLiteJournalFile: JournalContents {
             format = try SQLiteJournalStorage.storedFormat(database, path: path)
             guard format <= SQLiteJournalStorage.format else {
                 throw JournalError(code: .newerFormat, message: "the journal \(path) has format \(format), newer than this build's \(SQLiteJournalStorage.format): use a newer remvvm-server")
+            }
+            if format >= 3 {
+                let select = try database.prepare("SELECT key FROM stores WHERE id = 'default'")
+                defaultKey = try select.step() ? select.int64(0) : -1
+            } else {
+                defaultKey = nil
             }
             self.database = Lock(database)
         } catch let error as JournalError {
@@ -56,27 +67,71 @@ public final class SQLiteJournalFile: JournalContents {
         }
     }
 
+    /// The stores the file holds, ordered by id (`default` alone before format 3).
+    public func stores() throws(JournalError) -> [StoreID] {
+        guard format >= 3 else { return [.default] }
+        return try read { database, _ throws(SQLiteError) -> [StoreID] in
+            let select = try database.prepare("SELECT \(SQLiteJournalStorage.storeColumns) FROM stores ORDER BY id")
+            var stores: [StoreID] = []
+            while try select.step() {
+                stores.append(try select.storeDescription().description.id)
+            }
+            return stores
+        }
+    }
+
+    /// The records and snapshots of `store`, for the verifier; throws when the file has no such
+    /// store.
+    public func contents(of store: StoreID) throws(JournalError) -> any JournalContents {
+        guard store != .default else { return self }
+        guard format >= 3 else {
+            throw JournalError(code: .unusable, message: "the journal \(path) (format \(format)) has only the store default")
+        }
+        let key = try read { database, _ throws(SQLiteError) -> Int64? in
+            let select = try database.prepare("SELECT key FROM stores WHERE id = ?1")
+            try select.bind(1, store.rawValue)
+            return try select.step() ? select.int64(0) : nil
+        }
+        guard let key else {
+            throw JournalError(code: .unusable, message: "the journal \(path) has no store \(store)")
+        }
+        return StoreContents(file: self, scope: StoreScope(id: store, key: key))
+    }
+
     public func storedSnapshots() throws(JournalError) -> [JournalSnapshot] {
+        try storedSnapshots(of: defaultKey.map { StoreScope(id: .default, key: $0) })
+    }
+
+    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try records(after: version, limit: limit, of: defaultKey.map { StoreScope(id: .default, key: $0) })
+    }
+
+    /// The snapshots of `scope` (nil: a file before format 3, whose rows have no store).
+    fileprivate func storedSnapshots(of scope: StoreScope?) throws(JournalError) -> [JournalSnapshot] {
         try read { database, format throws(SQLiteError) -> [JournalSnapshot] in
             let columns = format >= 2 ? SQLiteJournalStorage.snapshotColumns : "version, state, time, NULL"
-            let select = try database.prepare("SELECT \(columns) FROM snapshots ORDER BY version")
+            let select = try database.prepare("SELECT \(columns) FROM snapshots\(scope == nil ? "" : " WHERE store = ?1") ORDER BY version")
+            if let scope { try select.bind(1, scope.key) }
             var snapshots: [JournalSnapshot] = []
             while try select.step() {
-                snapshots.append(try select.journalSnapshot(verify: format >= 2))
+                snapshots.append(try select.journalSnapshot(verify: format >= 2, in: scope?.id ?? .default))
             }
             return snapshots
         }
     }
 
-    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+    /// Records of `scope` (nil: a file before format 3, whose rows have no store).
+    fileprivate func records(after version: UInt64, limit: Int, of scope: StoreScope?) throws(JournalError) -> [JournalRecord] {
         try read { database, format throws(SQLiteError) -> [JournalRecord] in
             let columns = format >= 2 ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
-            let select = try database.prepare("SELECT \(columns) FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2")
+            let store = scope == nil ? "" : " AND store = ?3"
+            let select = try database.prepare("SELECT \(columns) FROM actions WHERE version > ?1\(store) ORDER BY version LIMIT ?2")
             try select.bind(1, Int64(clamping: version))
             try select.bind(2, Int64(max(0, limit)))
+            if let scope { try select.bind(3, scope.key) }
             var records: [JournalRecord] = []
             while try select.step() {
-                records.append(try select.journalRecord(verify: format >= 2))
+                records.append(try select.journalRecord(verify: format >= 2, in: scope?.id ?? .default))
             }
             return records
         }
@@ -103,5 +158,21 @@ public final class SQLiteJournalFile: JournalContents {
         case .success(let value): return value
         case .failure(let error): throw JournalError(code: .corrupt, message: "cannot read the journal \(path): \(error)")
         }
+    }
+}
+
+/// One store's rows of a file opened read-only (``SQLiteJournalFile/contents(of:)``).
+private struct StoreContents: JournalContents {
+    let file: SQLiteJournalFile
+    let scope: StoreScope
+
+    var location: String { "\(file.path) (store \(scope.id))" }
+
+    func storedSnapshots() throws(JournalError) -> [JournalSnapshot] {
+        try file.storedSnapshots(of: scope)
+    }
+
+    func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try file.records(after: version, limit: limit, of: scope)
     }
 }

@@ -1,56 +1,74 @@
 public import Journal
 
 extension SQLiteJournalStorage: JournalContents {
+    /// The store `default`'s snapshots, oldest first, each checked against its checksum.
     public func storedSnapshots() throws(JournalError) -> [JournalSnapshot] {
+        try storedSnapshots(of: defaultStore)
+    }
+
+    func storedSnapshots(of scope: StoreScope) throws(JournalError) -> [JournalSnapshot] {
         try withReader { reader throws(SQLiteError) -> [JournalSnapshot] in
-            try Self.snapshots(in: reader.database).reversed()
+            try Self.snapshots(of: scope, in: reader.database).reversed()
         }
     }
 
-    /// Carries out `plan` in one transaction (`remvvm-server repair`): removes the records after
-    /// its last good version and those through ``Journal/JournalRepairPlan/removeRecordsThrough``
-    /// (with the snapshots before that version), every snapshot after the last good version or
-    /// not matching its checksum, and the
+    /// Carries out `plan` for `store` in one transaction (`remvvm-server repair`): removes the
+    /// store's records after its last good version and those through
+    /// ``Journal/JournalRepairPlan/removeRecordsThrough`` (with the snapshots before that version),
+    /// every snapshot after the last good version or not matching its checksum, and the
     /// idempotency answers kept after the last kept record (their actions are gone: a retry
-    /// applies them again); then stores the plan's snapshot.
-    public func repair(_ plan: JournalRepairPlan) throws(JournalError) {
+    /// applies them again); then stores the plan's snapshot and sets the store's head to the last
+    /// good version. Other stores are left as they are.
+    public func repair(_ plan: JournalRepairPlan, store: StoreID = .default) throws(JournalError) {
+        guard let view = try storage(for: store) else {
+            throw JournalError(code: .unusable, message: "there is no store \(store) in \(path) to repair")
+        }
+        let scope = view.scope
         try withWriter { writer throws(SQLiteError) in
             try writer.database.transaction { () throws(SQLiteError) in
-                let damaged = try Self.snapshots(in: writer.database).filter { !$0.isIntact || $0.version > plan.lastGoodVersion }
-                let removeSnapshot = try writer.database.prepare("DELETE FROM snapshots WHERE version = ?1")
-                for snapshot in damaged {
-                    removeSnapshot.reset()
-                    try removeSnapshot.bind(1, Int64(snapshot.version))
-                    try removeSnapshot.run()
-                }
-                let lastTime = try writer.database.prepare("SELECT time FROM actions WHERE version = ?1")
-                try lastTime.bind(1, Int64(plan.lastGoodVersion))
-                let keptUntil = try lastTime.step() ? lastTime.int64(0) : plan.snapshot.time
-                let removeAfter = try writer.database.prepare("DELETE FROM actions WHERE version > ?1")
-                try removeAfter.bind(1, Int64(plan.lastGoodVersion))
-                try removeAfter.run()
-                if let through = plan.removeRecordsThrough {
-                    writer.removeActions.reset()
-                    try writer.removeActions.bind(1, Int64(through))
-                    try writer.removeActions.run()
-                    // No record follows them any more: they cannot be started from.
-                    let removeOlder = try writer.database.prepare("DELETE FROM snapshots WHERE version < ?1")
-                    try removeOlder.bind(1, Int64(through))
-                    try removeOlder.run()
-                }
-                let removeAnswers = try writer.database.prepare("DELETE FROM answers WHERE time > ?1")
-                try removeAnswers.bind(1, keptUntil)
-                try removeAnswers.run()
-                writer.insertSnapshot.reset()
-                try writer.insertSnapshot.bind(1, Int64(plan.snapshot.version))
-                try writer.insertSnapshot.bind(2, plan.snapshot.state)
-                try writer.insertSnapshot.bind(3, plan.snapshot.time)
-                try writer.insertSnapshot.bind(4, Int64(plan.snapshot.checksum))
-                try writer.insertSnapshot.run()
-                writer.pruneSnapshots.reset()
-                try writer.pruneSnapshots.run()
+                try Self.repair(plan, of: scope, writer)
             }
-        } describing: { "repairing \(path) failed, nothing was changed: \($0)" }
+        } describing: { "repairing \(location(of: scope)) failed, nothing was changed: \($0)" }
+    }
+
+    private static func repair(_ plan: JournalRepairPlan, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        let database = writer.database
+        let damaged = try snapshots(of: scope, in: database).filter { !$0.isIntact || $0.version > plan.lastGoodVersion }
+        let removeSnapshot = try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version = ?2")
+        for snapshot in damaged {
+            removeSnapshot.reset()
+            try removeSnapshot.bind(1, scope.key)
+            try removeSnapshot.bind(2, Int64(snapshot.version))
+            try removeSnapshot.run()
+        }
+        let lastTime = try database.prepare("SELECT time FROM actions WHERE store = ?1 AND version = ?2")
+        try lastTime.bind(1, scope.key)
+        try lastTime.bind(2, Int64(plan.lastGoodVersion))
+        let keptUntil = try lastTime.step() ? lastTime.int64(0) : plan.snapshot.time
+        let removeAfter = try database.prepare("DELETE FROM actions WHERE store = ?1 AND version > ?2")
+        try removeAfter.bind(1, scope.key)
+        try removeAfter.bind(2, Int64(plan.lastGoodVersion))
+        try removeAfter.run()
+        if let through = plan.removeRecordsThrough {
+            writer.removeActions.reset()
+            try writer.removeActions.bind(1, scope.key)
+            try writer.removeActions.bind(2, Int64(through))
+            try writer.removeActions.run()
+            // No record follows them any more: they cannot be started from.
+            let removeOlder = try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version < ?2")
+            try removeOlder.bind(1, scope.key)
+            try removeOlder.bind(2, Int64(through))
+            try removeOlder.run()
+        }
+        let removeAnswers = try database.prepare("DELETE FROM answers WHERE store = ?1 AND time > ?2")
+        try removeAnswers.bind(1, scope.key)
+        try removeAnswers.bind(2, keptUntil)
+        try removeAnswers.run()
+        try insertSnapshot(plan.snapshot, of: scope, writer)
+        let head = try database.prepare("UPDATE stores SET version = ?2 WHERE key = ?1")
+        try head.bind(1, scope.key)
+        try head.bind(2, Int64(plan.lastGoodVersion))
+        try head.run()
     }
 
     /// Copies the journal to `destination` (a file that must not exist) with SQLite's online

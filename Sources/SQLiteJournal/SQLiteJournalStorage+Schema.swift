@@ -1,4 +1,9 @@
 import Journal
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension SQLiteJournalStorage {
     /// The columns of an action row, in the order ``SQLiteStatement/journalRecord(verify:)`` reads.
@@ -6,8 +11,26 @@ extension SQLiteJournalStorage {
     /// The columns of a snapshot row, in the order ``SQLiteStatement/journalSnapshot(verify:)`` reads.
     static let snapshotColumns = "version, state, time, checksum"
 
-    /// Creates the tables of a new file, upgrades a format-1 file to this format (one
-    /// transaction: the checksum of every row as it reads now), or refuses a newer one.
+    /// The tables of format 3: every store's rows keyed by the store's `key` (never reused:
+    /// `AUTOINCREMENT`, so a deleted store's rows and views never meet a later store of its id).
+    static let format3Tables = """
+        CREATE TABLE IF NOT EXISTS stores(
+            key INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incarnation TEXT NOT NULL,
+            created_at INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0, last_action_at INTEGER);
+        CREATE TABLE IF NOT EXISTS actions(
+            store INTEGER NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL, payload BLOB NOT NULL,
+            time INTEGER NOT NULL, checksum INTEGER NOT NULL, PRIMARY KEY(store, version)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS snapshots(
+            store INTEGER NOT NULL, version INTEGER NOT NULL, state BLOB NOT NULL, time INTEGER NOT NULL,
+            checksum INTEGER NOT NULL, PRIMARY KEY(store, version));
+        CREATE TABLE IF NOT EXISTS answers(
+            store INTEGER NOT NULL, key TEXT NOT NULL, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
+            body BLOB NOT NULL, time INTEGER NOT NULL, PRIMARY KEY(store, key));
+        CREATE INDEX IF NOT EXISTS answers_by_time ON answers(store, time);
+        """
+
+    /// Creates the tables of a new file, upgrades a file of format 1 or 2 to this format (one
+    /// transaction per step), or refuses a newer one; makes sure the default store exists.
     static func createOrCheckSchema(_ database: SQLiteDatabase, path: String) throws -> Void {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -20,20 +43,69 @@ extension SQLiteJournalStorage {
                 message: "the journal \(path) has format \(found), newer than this server's \(format); run a newer remvvm-server, or move the data directory aside to start empty"
             )
         }
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS actions(
-                version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL,
-                checksum INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS snapshots(
-                version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL, checksum INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS answers(
-                key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
-                body BLOB NOT NULL, time INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS answers_by_time ON answers(time);
-            """)
         if found == 1 {
             try upgradeFromFormat1(database)
         }
+        if found <= 2 {
+            try upgradeFromFormat2(database)
+        }
+        try database.execute(format3Tables)
+        let insert = try database.prepare("INSERT OR IGNORE INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)")
+        try insert.bind(1, StoreID.default.rawValue)
+        try insert.bind(2, newIncarnation())
+        try insert.bind(3, nowMilliseconds())
+        try insert.run()
+    }
+
+    /// Moves a format-2 file's rows to the store `default` of format 3, in one transaction: a
+    /// crash halfway leaves format 2, upgraded again at the next start. Checksums are carried as
+    /// they are: the default store's checksum is format 2's (``Journal/JournalRecord/checksum(in:)``).
+    private static func upgradeFromFormat2(_ database: SQLiteDatabase) throws(SQLiteError) {
+        try database.transaction { () throws(SQLiteError) in
+            try database.execute("""
+                ALTER TABLE actions RENAME TO actions_format2;
+                ALTER TABLE snapshots RENAME TO snapshots_format2;
+                ALTER TABLE answers RENAME TO answers_format2;
+                DROP INDEX IF EXISTS answers_by_time;
+                """)
+            try database.execute(format3Tables)
+            let insert = try database.prepare("""
+                INSERT INTO stores(key, id, incarnation, created_at, version, last_action_at) VALUES (1, ?1, ?2, ?3,
+                    MAX(COALESCE((SELECT MAX(version) FROM actions_format2), 0), COALESCE((SELECT MAX(version) FROM snapshots_format2), 0)),
+                    (SELECT time FROM actions_format2 ORDER BY version DESC LIMIT 1))
+                """)
+            try insert.bind(1, StoreID.default.rawValue)
+            try insert.bind(2, newIncarnation())
+            try insert.bind(3, nowMilliseconds())
+            try insert.run()
+            try database.execute("""
+                INSERT INTO actions(store, version, type, payload, time, checksum)
+                    SELECT 1, version, type, payload, time, checksum FROM actions_format2;
+                INSERT INTO snapshots(store, version, state, time, checksum)
+                    SELECT 1, version, state, time, checksum FROM snapshots_format2;
+                INSERT INTO answers(store, key, fingerprint, status, body, time)
+                    SELECT 1, key, fingerprint, status, body, time FROM answers_format2;
+                DROP TABLE actions_format2;
+                DROP TABLE snapshots_format2;
+                DROP TABLE answers_format2;
+                UPDATE meta SET value = '3' WHERE key = 'format';
+                """)
+        }
+    }
+
+    /// A new store's incarnation: 16 random hex digits.
+    static func newIncarnation() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Milliseconds since 1970.
+    static func nowMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
     }
 
     /// The format recorded in `meta`; throws when there is none.
@@ -45,8 +117,9 @@ extension SQLiteJournalStorage {
         return found
     }
 
-    /// Adds the checksum columns and fills them from the rows as they are, in one transaction: a
-    /// crash halfway leaves format 1 untouched, upgraded again at the next start. What was damaged
+    /// Adds the checksum columns and fills them from the rows as they are, in one transaction (to
+    /// format 2, then upgraded to 3): a crash halfway leaves format 1 untouched, upgraded again at
+    /// the next start. What was damaged
     /// before the upgrade gets a checksum of its damage (`docs/journal.md`, "Checksums").
     private static func upgradeFromFormat1(_ database: SQLiteDatabase) throws(SQLiteError) {
         try database.transaction { () throws(SQLiteError) in
@@ -72,16 +145,17 @@ extension SQLiteJournalStorage {
                 try updateSnapshot.bind(2, Int64(snapshot.checksum))
                 try updateSnapshot.run()
             }
-            try database.execute("UPDATE meta SET value = '\(format)' WHERE key = 'format'")
+            try database.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
         }
     }
 
-    /// Every snapshot in `database`, newest first, each checked against its checksum.
-    static func snapshots(in database: SQLiteDatabase) throws(SQLiteError) -> [JournalSnapshot] {
-        let select = try database.prepare("SELECT \(snapshotColumns) FROM snapshots ORDER BY version DESC")
+    /// Every snapshot of `store` in `database`, newest first, each checked against its checksum.
+    static func snapshots(of store: StoreScope, in database: SQLiteDatabase) throws(SQLiteError) -> [JournalSnapshot] {
+        let select = try database.prepare("SELECT \(snapshotColumns) FROM snapshots WHERE store = ?1 ORDER BY version DESC")
+        try select.bind(1, store.key)
         var snapshots: [JournalSnapshot] = []
         while try select.step() {
-            snapshots.append(try select.journalSnapshot(verify: true))
+            snapshots.append(try select.journalSnapshot(verify: true, in: store.id))
         }
         return snapshots
     }
@@ -94,22 +168,22 @@ extension SQLiteJournalStorage {
 }
 
 extension SQLiteStatement {
-    /// The current row as a record (columns ``SQLiteJournalStorage/recordColumns``); with
-    /// `verify`, marked not intact unless the stored checksum matches.
-    func journalRecord(verify: Bool) throws(SQLiteError) -> JournalRecord {
+    /// The current row as a record of `store` (columns ``SQLiteJournalStorage/recordColumns``);
+    /// with `verify`, marked not intact unless the stored checksum matches.
+    func journalRecord(verify: Bool, in store: StoreID = .default) throws(SQLiteError) -> JournalRecord {
         var record = JournalRecord(version: try version(0), type: text(1), payload: blob(2), time: int64(3))
         if verify {
-            record.isIntact = !isNull(4) && int64(4) == Int64(record.checksum)
+            record.isIntact = !isNull(4) && int64(4) == Int64(record.checksum(in: store))
         }
         return record
     }
 
-    /// The current row as a snapshot (columns ``SQLiteJournalStorage/snapshotColumns``); with
-    /// `verify`, marked not intact unless the stored checksum matches.
-    func journalSnapshot(verify: Bool) throws(SQLiteError) -> JournalSnapshot {
+    /// The current row as a snapshot of `store` (columns ``SQLiteJournalStorage/snapshotColumns``);
+    /// with `verify`, marked not intact unless the stored checksum matches.
+    func journalSnapshot(verify: Bool, in store: StoreID = .default) throws(SQLiteError) -> JournalSnapshot {
         var snapshot = JournalSnapshot(version: try version(0), state: blob(1), time: int64(2))
         if verify {
-            snapshot.isIntact = !isNull(3) && int64(3) == Int64(snapshot.checksum)
+            snapshot.isIntact = !isNull(3) && int64(3) == Int64(snapshot.checksum(in: store))
         }
         return snapshot
     }

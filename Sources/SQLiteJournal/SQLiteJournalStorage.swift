@@ -6,19 +6,26 @@ import Glibc
 import Musl
 #endif
 
-/// A journal in one SQLite file (`journal.sqlite`, WAL mode) inside a data directory that one
-/// server process holds (a `flock` on `journal.lock`).
+/// The journal of every store of a server in one SQLite file (`journal.sqlite`, WAL mode) inside
+/// a data directory that one server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables: `meta` (the format, and the ``JournalRole`` that uses the file), `actions` (one row per
-/// version), `snapshots` (the newest two), `answers` (answers kept for idempotency keys, written in
+/// Tables (format 3): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
+/// (each store's id, incarnation, creation time, head version and last action's time, kept in the
+/// same transaction as its records), `actions` (one row per store and version), `snapshots` (the
+/// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
-/// it means (``Journal/JournalRecord/checksum``), checked whenever it is read (format 2; a format-1
-/// file is upgraded when opened, `docs/journal.md`, "Checksums").
+/// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
+/// formats 1 and 2 are upgraded when opened (`docs/journal.md`, "Checksums" and "Many stores").
 /// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
 /// SQLite rolls the torn transaction back when the file is next opened.
+///
+/// It is the ``Journal/StoreCatalog`` of its stores and hands out a ``Journal/JournalStorage`` per
+/// store (``storage(for:)``); as a ``Journal/JournalStorage`` itself it is the store `default`,
+/// whose ``close()`` closes the whole file. ``commits`` writes the batches of every store's
+/// ``Journal/GroupCommitJournal`` in one transaction (``Journal/JournalTransactions``).
 public final class SQLiteJournalStorage: JournalStorage {
     /// The format this code writes; a file with a higher one is refused.
-    public static let format = 2
+    public static let format = 3
     /// The journal file's name inside the data directory.
     public static let fileName = "journal.sqlite"
     /// The lock file's name inside the data directory.
@@ -27,6 +34,8 @@ public final class SQLiteJournalStorage: JournalStorage {
     struct Writer {
         let database: SQLiteDatabase
         let insertAction: SQLiteStatement
+        let updateHead: SQLiteStatement
+        let selectStoreKey: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
         let removeActions: SQLiteStatement
@@ -39,6 +48,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let selectActions: SQLiteStatement
         let selectSnapshot: SQLiteStatement
         let selectAnswer: SQLiteStatement
+        let selectStore: SQLiteStatement
     }
 
     /// The data directory's path.
@@ -54,24 +64,39 @@ public final class SQLiteJournalStorage: JournalStorage {
     private let directoryLockDescriptor: Int32
     /// The directory was used before (it held `journal.lock`) but the journal file was missing or
     /// empty: a new journal is started (``Journal/JournalRecovery/journalWasMissing``).
-    private let foundJournalMissing: Bool
+    let foundJournalMissing: Bool
     /// A write-ahead log was left behind: the last server to use the journal did not close it.
-    private let foundUncleanStop: Bool
+    let foundUncleanStop: Bool
+    /// The store `default` (its key in the file).
+    let defaultStore: StoreScope
+    private let commitPolicy: CommitPolicy
+    private let commitClock: any JournalClock
+    /// How many stores the file holds, once counted (changed only under the writer's lock, by
+    /// ``create(_:limit:at:)`` and ``delete(_:)``): a creation does not count 100,000 rows.
+    let storeCount = Lock<Int?>(nil)
+    /// ``commits``, made on first use (it refers back to the file).
+    private let committer = Lock<JournalCommitter?>(nil)
+
     // SQLite connections are not thread-safe: each lives in a lock (nil once closed).
     private let writer: Lock<Writer?>
     private let reader: Lock<Reader?>
     /// Checkpoints off the journal thread; nil when its thread could not start.
-    private let checkpointer: WALCheckpointer?
+    let checkpointer: WALCheckpointer?
     /// Commits and records since the last checkpoint request.
-    private let sinceCheckpoint = Lock((commits: 0, records: 0))
+    let sinceCheckpoint = Lock((commits: 0, records: 0))
 
     /// A checkpoint is asked for after this many commits or records, whichever comes first.
     static let checkpointEveryCommits = 256
     static let checkpointEveryRecords = 4_096
 
     /// Opens the journal in `directory` (which must exist), creating the file if needed; throws if
-    /// another process holds it, if it cannot be used, or if a newer server wrote it.
-    public init(directory: String, sync: JournalSync) throws(JournalError) {
+    /// another process holds it, if it cannot be used, or if a newer server wrote it. `policy`
+    /// and `clock` are those of the shared group commit (``commits``).
+    public init(
+        directory: String, sync: JournalSync, policy: CommitPolicy = CommitPolicy(), clock: any JournalClock = SystemJournalClock()
+    ) throws(JournalError) {
+        commitPolicy = policy
+        commitClock = clock
         self.directory = directory
         path = directory + "/" + Self.fileName
         let usedBefore = access(directory + "/" + Self.lockFileName, F_OK) == 0
@@ -116,21 +141,31 @@ public final class SQLiteJournalStorage: JournalStorage {
             // that outran the checkpointer does not keep its disk space.
             try database.execute("PRAGMA journal_size_limit=4194304")
             try Self.createOrCheckSchema(database, path: path)
-            writer = Lock(Writer(
+            let writer = Writer(
                 database: database,
-                insertAction: try database.prepare("INSERT INTO actions(version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
-                insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(version, state, time, checksum) VALUES (?1, ?2, ?3, ?4)"),
-                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE version NOT IN (SELECT version FROM snapshots ORDER BY version DESC LIMIT 2)"),
-                removeActions: try database.prepare("DELETE FROM actions WHERE version <= ?1"),
-                insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5)"),
-                removeAnswers: try database.prepare("DELETE FROM answers WHERE time < ?1")
-            ))
+                insertAction: try database.prepare("INSERT INTO actions(store, version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                updateHead: try database.prepare("UPDATE stores SET version = ?2, last_action_at = ?3 WHERE key = ?1"),
+                selectStoreKey: try database.prepare("SELECT key FROM stores WHERE key = ?1"),
+                insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
+                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
+                removeActions: try database.prepare("DELETE FROM actions WHERE store = ?1 AND version <= ?2"),
+                insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(store, key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                removeAnswers: try database.prepare("DELETE FROM answers WHERE store = ?1 AND time < ?2")
+            )
+            let selectDefault = try database.prepare("SELECT key FROM stores WHERE id = ?1")
+            try selectDefault.bind(1, StoreID.default.rawValue)
+            guard try selectDefault.step() else {
+                throw SQLiteError.damaged("the store default has no row in the table stores")
+            }
+            defaultStore = StoreScope(id: .default, key: selectDefault.int64(0))
+            self.writer = Lock(writer)
             let readDatabase = try SQLiteDatabase(path: path, create: false, readOnly: true)
             reader = Lock(Reader(
                 database: readDatabase,
-                selectActions: try readDatabase.prepare("SELECT \(Self.recordColumns) FROM actions WHERE version > ?1 ORDER BY version LIMIT ?2"),
-                selectSnapshot: try readDatabase.prepare("SELECT \(Self.snapshotColumns) FROM snapshots WHERE version <= ?1 ORDER BY version DESC"),
-                selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE key = ?1")
+                selectActions: try readDatabase.prepare("SELECT \(Self.recordColumns) FROM actions WHERE store = ?1 AND version > ?2 ORDER BY version LIMIT ?3"),
+                selectSnapshot: try readDatabase.prepare("SELECT \(Self.snapshotColumns) FROM snapshots WHERE store = ?1 AND version <= ?2 ORDER BY version DESC"),
+                selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE store = ?1 AND key = ?2"),
+                selectStore: try readDatabase.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1")
             ))
             let checkpointer = try WALCheckpointer(path: path)
             self.checkpointer = checkpointer.start() ? checkpointer : nil
@@ -149,45 +184,6 @@ public final class SQLiteJournalStorage: JournalStorage {
 
     deinit {
         close()
-    }
-
-    public func recover() throws(JournalError) -> JournalRecovery {
-        try withWriter { writer throws(SQLiteError) -> JournalRecovery in
-            let scan = try RecordScan(writer.database, verify: true)
-            if let gap = scan.firstGapAfter, let earliest = scan.earliest, let latest = scan.latest {
-                throw SQLiteError.damaged("versions are missing after \(gap) (records \(earliest)...\(latest), \(scan.count) of them)")
-            }
-            if let damaged = scan.damaged.first {
-                throw SQLiteError.damagedRecord(damaged, directory: directory)
-            }
-            let snapshots = try Self.snapshots(in: writer.database)
-            let snapshot = snapshots.first(where: \.isIntact)
-            let damagedSnapshots = snapshots.prefix { !$0.isIntact }.map(\.version)
-            let earliest = scan.earliest
-            let latest = scan.latest
-            // A snapshot is written once its version is durable, and retention removes records up
-            // to the older kept snapshot at most: records, when there are any, reach it.
-            if let snapshot, let latest, latest < snapshot.version {
-                throw SQLiteError.damaged(
-                    "the newest snapshot is of version \(snapshot.version) but the records end at \(latest): versions \(latest + 1)...\(snapshot.version) are missing"
-                )
-            }
-            let skipped = damagedSnapshots.isEmpty ? "" : " (snapshot(s) of version \(Self.list(damagedSnapshots)) do not match their checksums and were passed over)"
-            if let snapshot, let earliest, earliest > snapshot.version + 1 {
-                throw SQLiteError.damaged("records start at \(earliest) but the newest usable snapshot is of version \(snapshot.version)\(skipped): versions in between are missing")
-            }
-            if snapshot == nil, let earliest, earliest != 1 {
-                throw SQLiteError.damaged("records start at \(earliest) and there is no usable snapshot to start from\(skipped)")
-            }
-            if snapshot == nil, earliest == nil, !damagedSnapshots.isEmpty {
-                throw SQLiteError.damaged("there are no records and no usable snapshot to start from\(skipped)")
-            }
-            let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
-            return JournalRecovery(
-                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest, previousStopWasUnclean: foundUncleanStop,
-                journalWasMissing: foundJournalMissing, damagedSnapshots: damagedSnapshots
-            )
-        } describing: { "cannot read the journal \(path): \($0)" }
     }
 
     /// Records `role` in `meta` (key `role`) the first time; refuses a file another role used.
@@ -241,54 +237,12 @@ public final class SQLiteJournalStorage: JournalStorage {
         } describing: { "cannot record which shared log \(path) belongs to: \($0)" }
     }
 
-    public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
-        guard !records.isEmpty || !answers.isEmpty else { return }
-        try withWriter { writer throws(SQLiteError) in
-            // A journal deleted or replaced under the server (its data directory removed, moved
-            // or restored over) would take commits nobody reads again: acknowledged, then lost.
-            if try writer.database.fileHasMoved() {
-                throw SQLiteError.fileMoved
-            }
-            if let checkpointer, checkpointer.takeCatchUp() {
-                finishCheckpoint(writer.database, checkpointer)
-            }
-            try writer.database.transaction { () throws(SQLiteError) in
-                for record in records {
-                    writer.insertAction.reset()
-                    try writer.insertAction.bind(1, Int64(record.version))
-                    try writer.insertAction.bind(2, record.type)
-                    try writer.insertAction.bind(3, record.payload)
-                    try writer.insertAction.bind(4, record.time)
-                    try writer.insertAction.bind(5, Int64(record.checksum))
-                    try writer.insertAction.run()
-                }
-                for answer in answers {
-                    writer.insertAnswer.reset()
-                    try writer.insertAnswer.bind(1, answer.key)
-                    try writer.insertAnswer.bind(2, answer.fingerprint)
-                    try writer.insertAnswer.bind(3, Int64(answer.status))
-                    try writer.insertAnswer.bind(4, answer.body)
-                    try writer.insertAnswer.bind(5, answer.time)
-                    try writer.insertAnswer.run()
-                }
-            }
-        } describing: { "journal commit of \(Self.describe(records, answers)) to \(path) failed: \($0)" }
-        let due = sinceCheckpoint.withLock { counts -> Bool in
-            counts.commits += 1
-            counts.records += records.count
-            guard counts.commits >= Self.checkpointEveryCommits || counts.records >= Self.checkpointEveryRecords else { return false }
-            counts = (0, 0)
-            return true
-        }
-        if due { checkpointer?.request() }
-    }
-
     /// Copies the frames committed while the background checkpoint ran, so that the transaction
     /// that follows starts the log over. Only a few frames: one commit pays for copying them and
     /// one fsync of the database file, and each of the next hundreds of commits saves about 170 µs
     /// (`docs/benchmarks.md`). A failure here is left to the commit that follows, which meets it
     /// again if it is real.
-    private func finishCheckpoint(_ database: SQLiteDatabase, _ checkpointer: WALCheckpointer) {
+    func finishCheckpoint(_ database: SQLiteDatabase, _ checkpointer: WALCheckpointer) {
         do throws(SQLiteError) {
             try database.checkpointPassive()
         } catch where error.isBusy {
@@ -315,82 +269,12 @@ public final class SQLiteJournalStorage: JournalStorage {
         checkpointer?.checkpointNow(timeout: timeout) ?? false
     }
 
-    private static func describe(_ records: [JournalRecord], _ answers: [KeptAnswer]) -> String {
-        guard let first = records.first?.version, let last = records.last?.version else {
-            return "\(answers.count) kept answer(s)"
-        }
-        return "versions \(first)...\(last)"
-    }
-
-    public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
-        try withReader { reader throws(SQLiteError) -> JournalSnapshot? in
-            let select = reader.selectSnapshot
-            select.reset()
-            defer { select.reset() }
-            try select.bind(1, Int64(clamping: version))
-            // The newest that matches its checksum: a damaged one is passed over for an older one.
-            while try select.step() {
-                let snapshot = try select.journalSnapshot(verify: true)
-                if snapshot.isIntact { return snapshot }
-            }
-            return nil
-        }
-    }
-
-    public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
-        try withReader { reader throws(SQLiteError) -> KeptAnswer? in
-            let select = reader.selectAnswer
-            select.reset()
-            defer { select.reset() }
-            try select.bind(1, key)
-            guard try select.step() else { return nil }
-            return KeptAnswer(
-                key: select.text(0), fingerprint: select.blob(1), status: Int(select.int64(2)),
-                body: select.blob(3), time: select.int64(4)
-            )
-        }
-    }
-
-    public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
-        try withWriter { writer throws(SQLiteError) in
-            writer.removeAnswers.reset()
-            try writer.removeAnswers.bind(1, time)
-            try writer.removeAnswers.run()
-        } describing: { "removing expired idempotency answers from \(path) failed: \($0)" }
-    }
-
-    public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
-        try withWriter { writer throws(SQLiteError) in
-            try writer.database.transaction { () throws(SQLiteError) in
-                writer.insertSnapshot.reset()
-                try writer.insertSnapshot.bind(1, Int64(snapshot.version))
-                try writer.insertSnapshot.bind(2, snapshot.state)
-                try writer.insertSnapshot.bind(3, snapshot.time)
-                try writer.insertSnapshot.bind(4, Int64(snapshot.checksum))
-                try writer.insertSnapshot.run()
-                writer.pruneSnapshots.reset()
-                try writer.pruneSnapshots.run()
-            }
-        } describing: { "snapshot of version \(snapshot.version) to \(path) failed: \($0)" }
-    }
-
-    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try withReader { reader throws(SQLiteError) -> [JournalRecord] in
-            let select = reader.selectActions
-            select.reset()
-            defer { select.reset() }
-            try select.bind(1, Int64(clamping: version))
-            try select.bind(2, Int64(max(0, limit)))
-            var records: [JournalRecord] = []
-            while try select.step() {
-                records.append(try select.journalRecord(verify: true))
-            }
-            return records
-        }
-    }
-
-    /// Runs `body` with the reader connection, turning SQLite errors into journal errors.
-    func withReader<Result>(_ body: (Reader) throws(SQLiteError) -> Result) throws(JournalError) -> Result {
+    /// Runs `body` with the reader connection, turning SQLite errors into journal errors
+    /// (``Journal/JournalError/Code/corrupt``, described by `describe`).
+    func withReader<Result>(
+        describing describe: ((SQLiteError) -> String)? = nil,
+        _ body: (Reader) throws(SQLiteError) -> Result
+    ) throws(JournalError) -> Result {
         let outcome: Swift.Result<Result, SQLiteError>? = reader.withLock { reader -> Swift.Result<Result, SQLiteError>? in
             guard let reader else { return nil }
             do throws(SQLiteError) {
@@ -402,39 +286,26 @@ public final class SQLiteJournalStorage: JournalStorage {
         switch outcome {
         case .none: throw JournalError(code: .closed, message: "the journal \(path) is closed")
         case .success(let value): return value
-        case .failure(let error): throw JournalError(code: .corrupt, message: "cannot read the journal \(path): \(error)")
+        case .failure(let error): throw JournalError(code: .corrupt, message: describe?(error) ?? "cannot read the journal \(path): \(error)")
         }
     }
 
-    public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
-        try withReader { reader throws(SQLiteError) -> UInt64? in
-            // Times follow versions (one clock, one writer): the records before `time` are the
-            // ones before the first at or after it, found by a scan in version order that stops
-            // there (it reads only the records old enough to be removed).
-            let first = try reader.database.prepare("SELECT version FROM actions WHERE time >= ?1 ORDER BY version LIMIT 1")
-            try first.bind(1, time)
-            let bound: Int64 = try first.step() ? first.int64(0) : Int64.max
-            let newest = try reader.database.prepare("SELECT MAX(version) FROM actions WHERE version < ?1")
-            try newest.bind(1, bound)
-            guard try newest.step(), !newest.isNull(0) else { return nil }
-            return try newest.version(0)
+    /// The group commit shared by every store's ``Journal/GroupCommitJournal`` over this file:
+    /// one thread, one transaction (one sync) for the batches of many stores. Started by the
+    /// first journal that starts; stopped by ``close()``.
+    public var commits: JournalCommitter {
+        committer.withLock { committer in
+            if let committer { return committer }
+            let made = JournalCommitter(transactions: SQLiteStoreTransactions(database: self), policy: commitPolicy, clock: commitClock)
+            committer = made
+            return made
         }
     }
 
-    public func removeRecords(through version: UInt64) throws(JournalError) {
-        try withWriter { writer throws(SQLiteError) in
-            // Never past the older of the two kept snapshots: should the newer one be found
-            // damaged, the older one and the records after it still rebuild every version.
-            let oldest = try writer.database.prepare("SELECT COALESCE(MIN(version), 0) FROM snapshots")
-            _ = try oldest.step()
-            let limit = min(version, UInt64(clamping: oldest.int64(0)))
-            writer.removeActions.reset()
-            try writer.removeActions.bind(1, Int64(limit))
-            try writer.removeActions.run()
-        } describing: { "removing journal records through \(version) from \(path) failed: \($0)" }
-    }
-
+    /// Stops the shared group commit (each journal still registered commits what it can first),
+    /// then closes the file: every view of it throws ``Journal/JournalError/Code/closed`` from then on.
     public func close() {
+        committer.withLock { $0 }?.stop()
         // The checkpointer's and the reader's connections first: the writer, closing last,
         // checkpoints what is left and deletes the write-ahead log (a read-only connection
         // closing last cannot, and would leave it behind as if the server had crashed).

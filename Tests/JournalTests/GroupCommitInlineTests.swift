@@ -73,29 +73,43 @@ import Glibc
         #expect(storage.committedRecords.map(\.version) == [1, 2])
     }
 
-    @Test func aClaimedRecordNobodyComesForIsCommittedByTheJournalThread() throws {
+    @Test func aClaimedRecordNobodyComesForIsCommittedOnceTheClockPassesItsPatience() throws {
         let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        let clock = ManualJournalClock()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(), clock: clock)
         #expect(journal.start())
         defer { journal.stop() }
         journal.append(record(1))  // claimed for this thread, which never commits it
-        // No waiter either (a waiter would end the claim): only the claim's lapse can commit it.
-        #expect(waitUntil(timeout: .seconds(5)) { journal.durableVersion == 1 })
-        #expect(storage.committedRecords.map(\.version) == [1])
+        // No waiter either (a waiter would end the claim): while the clock stands, the claim holds.
+        #expect(!storage.wait(timeout: .milliseconds(50)) { !$0.committedRecords.isEmpty }, "left to its thread")
+        clock.advance(by: CommitPolicy().claimPatience)
+        #expect(storage.wait(timeout: .seconds(5)) { $0.committedRecords.map(\.version) == [1] })
+        #expect(journal.durableVersion == 1)
     }
 
-    @Test func aClaimMadeWhileTheJournalThreadLingersIsStillCommittedByIt() throws {
+    @Test func aClaimMadeWhileTheCommitterLingersIsStillCommittedByIt() throws {
         let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
+        let clock = ManualJournalClock()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(), clock: clock)
         #expect(journal.start())
         defer { journal.stop() }
         journal.append(record(1))
         #expect(try journal.commitOnCallingThread(through: 1)?.get() == 1)
-        // Right after a claim the journal thread looks at claims by itself (a new one does not
-        // wake it): this one, nobody comes for, must still be committed once it lapses.
+        // Right after a claim the committer looks at claims by itself (a new one does not wake
+        // it): this one, nobody comes for, must still be committed once it lapses.
         journal.append(record(2))
-        #expect(waitUntil(timeout: .seconds(5)) { journal.durableVersion == 2 })
-        #expect(storage.committedRecords.map(\.version) == [1, 2])
+        clock.advance(by: CommitPolicy().claimPatience)
+        #expect(storage.wait(timeout: .seconds(5)) { $0.committedRecords.map(\.version) == [1, 2] })
+    }
+
+    @Test func withoutClaimPatienceNothingIsLeftToTheCallingThread() throws {
+        let storage = MemoryJournalStorage()
+        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(claimPatience: .zero))
+        #expect(journal.start())
+        defer { journal.stop() }
+        journal.append(record(1))
+        #expect(storage.wait(timeout: .seconds(5)) { $0.committedRecords.count == 1 }, "the committer took it at once")
+        #expect(storage.appendThreads == ["journal-commit"])
     }
 
     @Test func aWaiterEndsTheClaimAtOnce() throws {

@@ -268,7 +268,7 @@ private struct VersionAnswer: Decodable {
         #expect(health.bodyString.hasPrefix(#"{"status":"failing","version":1,"reason":"#) && health.bodyString.contains("disk full (test)"), "\(health.bodyString)")
 
         storage.failAppends(with: nil)  // the disk has room again
-        #expect(waitUntil(timeout: .seconds(10)) { storage.committedRecords.count == 2 }, "the unacknowledged action was kept and committed")
+        #expect(storage.wait(timeout: .seconds(10)) { $0.committedRecords.count == 2 }, "the unacknowledged action was kept and committed")
         #expect(waitUntil(timeout: .seconds(10)) { (try? live.get("/healthz"))?.status == 200 })
         #expect(try live.post(#"{"type":"increase"}"#).decoded(VersionAnswer.self).version == 3)
         #expect(storage.committedRecords.map(\.version) == [1, 2, 3])
@@ -295,7 +295,7 @@ private struct VersionAnswer: Decodable {
         #expect(fresh.status == 503 && fresh.problem?.detail.contains("nothing was dispatched") == true)
 
         storage.failAppends(with: nil)
-        #expect(waitUntil(timeout: .seconds(10)) { storage.committedRecords.count == 2 })
+        #expect(storage.wait(timeout: .seconds(10)) { $0.committedRecords.count == 2 })
         let afterwards = try live.post(increase, headers: [("Idempotency-Key", "during")])
         #expect(afterwards.headers["Idempotent-Replayed"] == "true" && (try? afterwards.decoded(VersionAnswer.self).version) == 2)
         #expect(try live.post(increase, headers: [("Idempotency-Key", "new")]).decoded(VersionAnswer.self).version == 3, "the refused key was released")

@@ -139,7 +139,7 @@ import Testing
         let duringTheFault = try post(live, key: "pay-once")
         #expect(duringTheFault.status == 409 || duringTheFault.status == 503, "never processed again while queued")
         storage.failAppends(with: nil)  // the disk recovers; the journal retries the queued commit
-        #expect(waitUntil(timeout: .seconds(10)) { storage.keptAnswers["pay-once"] != nil })
+        #expect(storage.wait(timeout: .seconds(10)) { $0.keptAnswers["pay-once"] != nil })
         let retry = try post(live, key: "pay-once")
         #expect(retry.status == 200)
         #expect(retry.headers["Idempotent-Replayed"] == "true")

@@ -115,7 +115,7 @@ import Testing
         let upgraded = try SQLiteDatabase(path: path, create: false)
         let format = try upgraded.prepare("SELECT value FROM meta WHERE key = 'format'")
         _ = try format.step()
-        #expect(format.text(0) == "2")
+        #expect(format.text(0) == "3", "through format 2, to the many stores' format")
         // A change after the upgrade is caught like any other.
         try upgraded.execute("UPDATE actions SET time = 5 WHERE version = 2")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)

@@ -109,7 +109,7 @@ import Testing
         let error = try #require(throws: JournalError.self) { try storage.recover() }
         #expect(error.code == .corrupt)
         #expect(error.message.contains("version -3 is not a version"), "\(error.message)")
-        try SQLiteDatabase(path: storage.path, create: false).execute("INSERT INTO snapshots(version, state, time, checksum) VALUES (-1, '{}', 0, 0)")
+        try SQLiteDatabase(path: storage.path, create: false).execute("INSERT INTO snapshots(store, version, state, time, checksum) VALUES (1, -1, '{}', 0, 0)")
         #expect(throws: JournalError.self) { try storage.snapshot(atOrBefore: 10) }
     }
 

@@ -15,7 +15,7 @@ extension Array where Element == JournalRecord {
         guard let damaged = first(where: { !$0.isIntact }) else { return }
         throw JournalError(
             code: .corrupt,
-            message: "the journal \(storage.location): the record of version \(damaged.version) of store default does not match its checksum (bytes of it changed on disk); run remvvm-server verify for a report, repair to keep what can be rebuilt, or restore a backup"
+            message: "the journal \(storage.location): the record of version \(damaged.version) of store \(storage.store) does not match its checksum (bytes of it changed on disk); run remvvm-server verify for a report, repair to keep what can be rebuilt, or restore a backup"
         )
     }
 }

@@ -103,3 +103,12 @@ extension ReMVVMService {
         }
     }
 }
+
+extension ReMVVMService {
+    /// Unloads the stores idle now (``StoreDirectory/unloadIdleStores()``) without waiting for
+    /// the next sweep; returns how many.
+    @discardableResult
+    public func unloadIdleStores() -> Int {
+        storeDirectory?.unloadIdleStores() ?? 0
+    }
+}

@@ -4,9 +4,9 @@ import Journal
 import ReMVVMServer
 import SQLiteJournal
 
-/// `<server> repair DIR [--yes]`: keeps every version a data directory's journal can still
-/// rebuild, drops what is damaged and what follows it, and writes a snapshot of the last good
-/// version. Asks before dropping anything; refuses while a server holds the directory.
+/// `<server> repair DIR [--yes]`: keeps every version each store of a data directory's journal
+/// can still rebuild, drops what is damaged and what follows it, and writes a snapshot of each
+/// repaired store's last good version. Asks before dropping anything; refuses while a server holds the directory.
 struct RepairCommand: DomainCommand {
     static let configuration = CommandConfiguration(
         commandName: "repair",
@@ -36,9 +36,14 @@ struct RepairCommand: DomainCommand {
         _ = try SQLiteJournalFile(directory: directory)
         let storage = try Self.open(directory)
         defer { storage.close() }
-        let verification = try JournalVerifier(store: try domain.store(), actions: domain.actions).verify(storage)
-        print(verification.lines.joined(separator: "\n"))
-        guard let plan = verification.repairPlan else {
+        var plans: [(store: StoreID, plan: JournalRepairPlan)] = []
+        for store in try Self.stores(of: storage) {
+            guard let contents = try storage.storage(for: store) else { continue }
+            let verification = try JournalVerifier(store: try domain.store(), actions: domain.actions).verify(contents)
+            print(verification.lines(naming: store).joined(separator: "\n"))
+            if let plan = verification.repairPlan { plans.append((store, plan)) }
+        }
+        guard !plans.isEmpty else {
             print("nothing to repair")
             return
         }
@@ -48,8 +53,21 @@ struct RepairCommand: DomainCommand {
         }
         let copy = storage.path + ".before-repair-\(Int(Date().timeIntervalSince1970))"
         try storage.backup(to: copy)
-        try storage.repair(plan)
-        print("repaired: the journal ends at version \(plan.lastGoodVersion), with a snapshot of it; the file as it was is \(copy)")
+        for (store, plan) in plans {
+            try storage.repair(plan, store: store)
+            let whose = store == .default ? "the journal ends" : "the journal of store \(store) ends"
+            print("repaired: \(whose) at version \(plan.lastGoodVersion), with a snapshot of it; the file as it was is \(copy)")
+        }
+    }
+
+    /// Every store of the file, ordered by id.
+    private static func stores(of storage: SQLiteJournalStorage) throws(JournalError) -> [StoreID] {
+        var stores: [StoreID] = []
+        while true {
+            let page = try storage.list(prefix: "", after: stores.last, limit: 1_000)
+            stores += page.map(\.id)
+            if page.count < 1_000 { return stores }
+        }
     }
 
     /// Opens the journal with its lock, which a running server holds: refused then.

@@ -4,7 +4,8 @@ import Journal
 import ReMVVMServer
 import SQLiteJournal
 
-/// `<server> verify DIR`: checks a data directory's journal and reports what is damaged;
+/// `<server> verify DIR`: checks a data directory's journal, every store of it, and reports what
+/// is damaged (naming the store, unless it is `default`);
 /// exits 0 when it is sound, 1 when something is damaged, 2 when it cannot be read at all.
 struct VerifyCommand: DomainCommand {
     static let configuration = CommandConfiguration(
@@ -32,15 +33,25 @@ struct VerifyCommand: DomainCommand {
     static func check<State>(_ directory: String, domain: Domain<State>) throws -> (lines: [String], sound: Bool) {
         let file = try SQLiteJournalFile(directory: directory)
         let storage = try file.storageReport()
-        let verification = try JournalVerifier(store: try domain.store(), actions: domain.actions).verify(file)
+        var verifications: [(store: StoreID, verification: JournalVerification)] = []
+        for store in try file.stores() {
+            let verification = try JournalVerifier(store: try domain.store(), actions: domain.actions).verify(try file.contents(of: store))
+            verifications.append((store, verification))
+        }
         var lines = ["journal \(file.path) (format \(storage.format)\(storage.format < SQLiteJournalStorage.format ? ": no checksums yet, the next start of the server adds them" : ""))"]
         if storage.integrityProblems.isEmpty {
             lines.append("ok: SQLite integrity_check")
         } else {
             lines += storage.integrityProblems.map { "DAMAGED: SQLite integrity_check: \($0)" }
         }
-        lines += verification.lines
-        let sound = storage.integrityProblems.isEmpty && verification.isSound
+        for (store, verification) in verifications {
+            lines += verification.lines(naming: store)
+        }
+        if verifications.count > 1 {
+            let damaged = verifications.filter { !$0.verification.isSound }.map(\.store.rawValue)
+            lines.append("\(verifications.count) stores checked\(damaged.isEmpty ? "" : ", damaged: " + damaged.joined(separator: ", "))")
+        }
+        let sound = storage.integrityProblems.isEmpty && verifications.allSatisfy(\.verification.isSound)
         lines.append(sound ? "sound" : "damaged: restore a backup (docs/journal.md, \"Backup and restore\"), or run \(domain.name) repair \(directory)")
         return (lines, sound)
     }

@@ -1,8 +1,11 @@
 import ConcurrencyKit
 import DequeModule
 
-/// The journal thread: records queue up while a commit runs and go together in the next one
-/// (group commit), then everyone waiting for a version it covered is released.
+/// One store's journal queue: records queue up while a commit runs and go together in the next
+/// one (group commit), then everyone waiting for a version it covered is released. The commits
+/// themselves are a ``JournalCommitter``'s: one thread per database, whose transactions carry
+/// the batches of every store's journal registered with it (one sync for many stores). A journal
+/// made without one gets a committer of its own.
 ///
 /// One fsync costs about as much for one record as for a thousand (measured here: SQLite in WAL
 /// mode with `synchronous=FULL` commits ~6k single-row transactions/s but ~230k rows/s in
@@ -10,9 +13,10 @@ import DequeModule
 /// bandwidth instead of its fsync latency.
 ///
 /// When a commit fails (disk full, I/O error) its waiters get the error, the records stay queued
-/// (never dropped: the store already holds them in memory) and the thread retries with a growing
-/// pause; ``failure`` tells the server to refuse new actions meanwhile. A record whose version
-/// does not follow the previous one would leave a gap: the journal then refuses everything.
+/// (never dropped: the store already holds them in memory) and the committer retries with a
+/// growing pause; ``failure`` tells the server to refuse new actions meanwhile. A record whose
+/// version does not follow the previous one would leave a gap: the journal then refuses
+/// everything.
 ///
 /// A *group* (``beginGroup()`` … ``endGroup(keeping:)``) is the records of one request and the
 /// answer kept for its `Idempotency-Key`: they always go in the same transaction, so a crash never
@@ -40,10 +44,23 @@ public final class GroupCommitJournal: Sendable {
         let last: UInt64
     }
 
-    private struct Batch {
+    /// What one transaction takes from the queue.
+    struct Batch {
         var records: [JournalRecord]
         var answers: [KeptAnswer]
         var isEmpty: Bool { records.isEmpty && answers.isEmpty }
+    }
+
+    /// What the committer finds when it looks at the journal.
+    enum Take {
+        /// A batch to commit; the journal counts as committing until ``completeCommit(of:error:duration:)``.
+        case batch(Batch)
+        /// A record claimed by the thread that dispatched it, until then.
+        case claimed(until: ContinuousClock.Instant)
+        /// Nothing to commit now.
+        case idle
+        /// Stopped: the committer forgets it.
+        case finished
     }
 
     private struct State {
@@ -56,31 +73,25 @@ public final class GroupCommitJournal: Sendable {
         var durableVersion: UInt64
         var waiters: [Waiter] = []
         var failure: JournalError?
-        /// Set for good when a record would have left a gap.
+        /// Set for good when a record would have left a gap, or the storage refused the store.
         var broken: JournalError?
         var started = false
         var stopping = false
         var finished = false
-        /// A commit is running (on the journal thread, or on a caller's:
+        /// A commit is running (the committer's, or a caller's:
         /// ``commitOnCallingThread(through:)``); commits and their listeners never overlap.
         var committing = false
-        /// Records in the last commit: more than a request brings means load, where the journal
-        /// thread batches (a request committed on its own thread then would split batches).
+        /// Records in the last commit: more than a request brings means load, where the committer
+        /// batches (a request committed on its own thread then would split batches).
         var lastCommitRecords = 0
         /// A lone record left for the thread that dispatched it to commit
-        /// (``commitOnCallingThread(through:)``), and until when: the journal thread leaves it
-        /// alone meanwhile, so the two do not race for it; past that (nobody came for it) or once
-        /// someone waits for it, the journal thread commits it as any other.
+        /// (``commitOnCallingThread(through:)``), and until when: the committer leaves it alone
+        /// meanwhile, so the two do not race for it; past that (nobody came for it) or once
+        /// someone waits for it, the committer commits it as any other.
         var claim: (version: UInt64, until: ContinuousClock.Instant)?
-        /// When the newest claim ran out (or will): for ``claimLinger`` after it, the journal
-        /// thread keeps looking at claims by itself, every ``claimPatience``.
-        var lastClaimUntil: ContinuousClock.Instant = .now
-        /// The journal thread's wait is timed (it comes back within ``claimPatience`` by itself),
-        /// so a new claim need not wake it.
-        var threadWaitIsTimed = false
         var commits: UInt64 = 0
         var committedRecords: UInt64 = 0
-        /// The versions still queued when the thread stopped (their commits failed).
+        /// The versions still queued when the journal stopped (their commits failed).
         var abandoned: ClosedRange<UInt64>?
     }
 
@@ -92,7 +103,11 @@ public final class GroupCommitJournal: Sendable {
         public var records: UInt64
     }
 
-    private let storage: any JournalStorage
+    /// Where this store's records go.
+    let storage: any JournalStorage
+    /// The thread that commits (shared with other stores' journals, or this journal's own).
+    public let committer: JournalCommitter
+    private let ownsCommitter: Bool
     private let maxGroup: Int
     private let state: Lock<State>
     private let durableListeners = Lock<[@Sendable (UInt64) -> Void]>([])
@@ -103,13 +118,35 @@ public final class GroupCommitJournal: Sendable {
     /// (they stay queued and go in a later commit).
     public typealias AnswerListener = @Sendable ([KeptAnswer], Result<Void, JournalError>) -> Void
 
+    /// A journal with a committer of its own (one thread, this store only).
     /// - Parameters:
     ///   - storage: where records go.
     ///   - lastVersion: the newest version the storage holds (from ``JournalStorage/recover()``).
     ///   - maxGroup: the most records in one transaction.
-    public init(storage: any JournalStorage, lastVersion: UInt64, maxGroup: Int = 8_192) {
+    public convenience init(storage: any JournalStorage, lastVersion: UInt64, maxGroup: Int = 8_192) {
+        self.init(storage: storage, lastVersion: lastVersion, policy: CommitPolicy(maxGroup: maxGroup))
+    }
+
+    /// A journal with a committer of its own that decides by `policy` and `clock`.
+    public convenience init(
+        storage: any JournalStorage, lastVersion: UInt64, policy: CommitPolicy, clock: any JournalClock = SystemJournalClock()
+    ) {
+        let committer = JournalCommitter(transactions: SeparateJournalTransactions(), policy: policy, clock: clock)
+        self.init(storage: storage, lastVersion: lastVersion, committer: committer, ownsCommitter: true)
+    }
+
+    /// A journal whose commits `committer` makes, together with those of the other journals
+    /// registered with it (the stores of one database). `committer` must write to the database
+    /// `storage` belongs to, and outlive the journal's ``stop()``.
+    public convenience init(storage: any JournalStorage, lastVersion: UInt64, committer: JournalCommitter) {
+        self.init(storage: storage, lastVersion: lastVersion, committer: committer, ownsCommitter: false)
+    }
+
+    private init(storage: any JournalStorage, lastVersion: UInt64, committer: JournalCommitter, ownsCommitter: Bool) {
         self.storage = storage
-        self.maxGroup = max(1, maxGroup)
+        self.committer = committer
+        self.ownsCommitter = ownsCommitter
+        maxGroup = committer.policy.maxGroup
         state = Lock(State(lastQueuedVersion: lastVersion, durableVersion: lastVersion))
     }
 
@@ -128,20 +165,21 @@ public final class GroupCommitJournal: Sendable {
         state.withLock { Statistics(commits: $0.commits, records: $0.committedRecords) }
     }
 
-    /// Calls `listener` on the journal thread after every commit, with the newest durable version.
-    /// Add listeners before ``start()``.
+    /// Calls `listener` on the committing thread after every commit, with the newest durable
+    /// version. Add listeners before ``start()``.
     public func onDurable(_ listener: @escaping @Sendable (UInt64) -> Void) {
         durableListeners.withLock { $0.append(listener) }
     }
 
-    /// Calls `listener` on the journal thread after every commit that held kept answers, and after
-    /// every failed commit that should have. Add listeners before ``start()``.
+    /// Calls `listener` on the committing thread after every commit that held kept answers, and
+    /// after every failed commit that should have. Add listeners before ``start()``.
     public func onAnswers(_ listener: @escaping AnswerListener) {
         answerListeners.withLock { $0.append(listener) }
     }
 
-    /// Calls `listener` on the journal thread after every successful commit, with the records it
-    /// held and how long the storage took (for metrics). Add listeners before ``start()``.
+    /// Calls `listener` on the committing thread after every successful commit, with the records
+    /// it held and how long the storage took (the whole transaction, shared with other stores).
+    /// Add listeners before ``start()``.
     public func onCommit(_ listener: @escaping @Sendable (_ records: Int, _ duration: Duration) -> Void) {
         commitListeners.withLock { $0.append(listener) }
     }
@@ -177,10 +215,11 @@ public final class GroupCommitJournal: Sendable {
                 state.groups.append(GroupSpan(first: open.first, last: state.lastQueuedVersion))
             }
         }
-        state.notifyAll()
+        committer.wake(self)
     }
 
-    /// Starts the journal thread; false if the system refused it.
+    /// Starts committing: registers with the committer (starting it if it is not running yet);
+    /// false if its thread could not start or it stopped.
     public func start() -> Bool {
         let claimed = state.withLock { state -> Bool in
             guard !state.started else { return false }
@@ -188,51 +227,56 @@ public final class GroupCommitJournal: Sendable {
             return true
         }
         guard claimed else { return true }
-        guard startDetachedThread(named: "journal-commit", { [self] in run() }) else {
+        guard committer.start(), committer.register(self) else {
             state.withLock { $0.finished = true }
             return false
         }
+        // Records queued before the start.
+        committer.wake(self)
         return true
     }
 
     /// Queues `record`, whose version must follow the previous one's. Cheap: the store's
     /// processing thread calls it for every reduce.
     public func append(_ record: JournalRecord) {
-        let (wake, abandoned) = state.withLock { state -> (Bool, [Waiter]) in
-            guard state.broken == nil, !state.finished else { return (false, []) }
+        let patience = committer.policy.claimPatience
+        let now = patience > .zero ? committer.clock.now : nil
+        let (wake, claimedUntil, abandoned) = state.withLock { state -> (Bool, ContinuousClock.Instant?, [Waiter]) in
+            guard state.broken == nil, !state.finished else { return (false, nil, []) }
             guard record.version == state.lastQueuedVersion + 1 else {
                 state.broken = JournalError(
                     code: .corrupt,
                     message: "journal refused version \(record.version) after \(state.lastQueuedVersion): it would leave a gap; no action is journaled from now on"
                 )
                 defer { state.waiters = [] }
-                return (false, state.waiters)
+                return (false, nil, state.waiters)
             }
             state.lastQueuedVersion = record.version
             state.pending.append(record)
             let wasClaimed = state.claim != nil
-            if state.pending.count == 1, state.waiters.isEmpty, !state.committing, state.openGroup == nil,
+            if let now, state.pending.count == 1, state.waiters.isEmpty, !state.committing, state.openGroup == nil,
                state.failure == nil, state.lastCommitRecords <= 1 {
-                let until = ContinuousClock.now + Self.claimPatience
-                state.claim = (record.version, until)
-                state.lastClaimUntil = until
+                state.claim = (record.version, now + patience)
             } else {
                 state.claim = nil
             }
-            let claimed = state.claim != nil
-            // The thread must hear of a first record nobody claimed, of a claim this record ended,
-            // and of a claim while its wait is untimed (to come back for it if nobody does).
-            let wake = (state.pending.count == 1 && (!claimed || !state.threadWaitIsTimed)) || (wasClaimed && !claimed)
-            return (wake, [])
+            // The committer must hear of a first record nobody claimed, of a claim this record
+            // ended, and of a claim (to come back for it if nobody does).
+            let wake = state.claim == nil && (state.pending.count == 1 || wasClaimed)
+            return (wake, state.claim?.until, [])
         }
-        if wake { state.notifyAll() }
+        if let claimedUntil {
+            committer.noteClaim(of: self, until: claimedUntil)
+        } else if wake {
+            committer.wake(self)
+        }
         if let broken = failure {
             for waiter in abandoned { waiter.completion(.failure(broken)) }
         }
     }
 
     /// Calls `completion` once `version` is durable (at once if it is), or with the error of the
-    /// commit that should have made it so. Runs on the journal thread, or on the caller's.
+    /// commit that should have made it so. Runs on the committing thread, or on the caller's.
     public func whenDurable(_ version: UInt64, _ completion: @escaping Completion) {
         let (now, endedClaim) = state.withLock { state -> (Result<UInt64, JournalError>?, Bool) in
             if let broken = state.broken { return (.failure(broken), false) }
@@ -241,26 +285,26 @@ public final class GroupCommitJournal: Sendable {
                 return (.failure(JournalError(code: .closed, message: "the journal stopped before version \(version) was durable")), false)
             }
             state.waiters.append(Waiter(version: version, completion: completion))
-            // Someone waits: a claimed record goes to the journal thread now.
+            // Someone waits: a claimed record goes to the committer now.
             defer { state.claim = nil }
             return (nil, state.claim != nil)
         }
         if let now {
             completion(now)
         } else if endedClaim {
-            state.notifyAll()
+            committer.wake(self)
         }
     }
 
     /// Commits what is queued through `version` on the calling thread, and returns the outcome —
-    /// when that saves the hand-over to the journal thread and back: nothing else waits for the
+    /// when that saves the hand-over to the committer and back: nothing else waits for the
     /// journal, no commit is running, `version` is the newest queued, the last commit held no more
     /// records than this one would (no load), and commits are not failing.
     /// Otherwise nil: wait with ``whenDurable(_:_:)``. Listeners run on the calling thread then;
     /// commits and their listeners never overlap, whichever thread runs them.
     ///
-    /// A lone request (one client at a time) is answered without waking the journal thread and
-    /// then the HTTP worker again; under load there are waiters, and the journal thread batches.
+    /// A lone request (one client at a time) is answered without waking the committer and then
+    /// the HTTP worker again; under load there are waiters, and the committer batches.
     public func commitOnCallingThread(through version: UInt64) -> Result<UInt64, JournalError>? {
         let maxGroup = maxGroup
         let taken = state.withLock { state -> Batch? in
@@ -278,24 +322,12 @@ public final class GroupCommitJournal: Sendable {
         guard let taken else {
             return durableVersion >= version ? .success(durableVersion) : nil
         }
-        let outcome = commit(taken)
-        // The journal thread needs waking only for what was queued meanwhile (it waits for no
-        // commit to be running before it takes a batch) or to stop.
-        let wake = state.withLock { state -> Bool in
-            state.committing = false
-            return !state.pending.isEmpty || !state.pendingAnswers.isEmpty || state.stopping
-        }
-        if wake { state.notifyAll() }
-        return outcome.map { $0 ?? version }
+        let started = ContinuousClock.now
+        let error = committer.writeOnCallingThread(JournalWrite(storage: storage, records: taken.records, answers: taken.answers))
+        completeCommit(of: taken, error: error, duration: ContinuousClock.now - started)
+        if let error { return .failure(error) }
+        return .success(taken.records.last?.version ?? version)
     }
-
-    /// How long a record claimed by the thread that dispatched it is left to that thread.
-    static var claimPatience: Duration { .milliseconds(2) }
-
-    /// How long after the last claim the journal thread keeps looking at claims every
-    /// ``claimPatience`` without being woken: a client sending requests one after the other then
-    /// costs no wake-up of the journal thread per request; once it stops, the thread sleeps.
-    static var claimLinger: Duration { .milliseconds(100) }
 
     /// Blocks until `version` is durable or its commit failed; nil after `timeout`.
     public func waitUntilDurable(_ version: UInt64, timeout: Duration) -> Result<UInt64, JournalError>? {
@@ -308,83 +340,100 @@ public final class GroupCommitJournal: Sendable {
     }
 
     /// Commits what is queued (one attempt if commits are failing), fails whatever still waits,
-    /// and stops the thread. Idempotent. Returns the versions that could not be committed (their
-    /// commits failed; the store had them in memory only), for the server to report.
+    /// and leaves the committer (stopping it when it is this journal's own). Idempotent. Returns
+    /// the versions that could not be committed (their commits failed; the store had them in
+    /// memory only), for the server to report.
     @discardableResult
     public func stop() -> ClosedRange<UInt64>? {
-        let wasStarted = state.withLock { state -> Bool in
+        let wasStarted = requestStop()
+        guard wasStarted else { return nil }
+        committer.wake(self, stopping: true)
+        let abandoned = state.withLock(waitingUntil: \.finished) { $0.abandoned }
+        if ownsCommitter { committer.stop() }
+        return abandoned
+    }
+
+    // MARK: - What the committer calls
+
+    /// Marks the journal stopping; whether it was started.
+    @discardableResult
+    func requestStop() -> Bool {
+        state.withLock { state -> Bool in
             state.stopping = true
             return state.started
         }
-        state.notifyAll()
-        guard wasStarted else { return nil }
-        return state.withLock(waitingUntil: \.finished) { $0.abandoned }
     }
 
-    private func run() {
-        var pause: Duration = .milliseconds(10)
-        commits: while true {
-            let maxGroup = maxGroup
-            // A claimed record is left to its thread for `claimPatience`: while there is one, and
-            // for `claimLinger` after the last, the wait is timed, to come back for claims (the
-            // predicate reads the clock); otherwise it ends when a claim appears, to switch to the
-            // timed wait.
-            let timed = state.withLock { state -> Bool in
-                state.threadWaitIsTimed = state.claim != nil || ContinuousClock.now < state.lastClaimUntil + Self.claimLinger
-                return state.threadWaitIsTimed
+    /// The committer looks at the journal at `now`: the next batch (the journal is then
+    /// committing), a claim to come back for, nothing, or — stopping with nothing left — the end.
+    func takeBatch(now: ContinuousClock.Instant) -> Take {
+        let maxGroup = maxGroup
+        var orphans: [Waiter] = []
+        let take = state.withLock { state -> Take in
+            if state.finished { return .finished }
+            guard state.started, !state.committing else { return .idle }
+            if let claim = state.claim, claim.version <= state.durableVersion || now >= claim.until {
+                state.claim = nil  // committed by its thread, or left: no longer a reason to wait
             }
-            let take = { (state: inout State, ready: Bool) -> (Batch, Bool) in
-                if let claim = state.claim, claim.version <= state.durableVersion || ContinuousClock.now >= claim.until {
-                    state.claim = nil  // committed by its thread, or left: no longer a reason to wait
-                }
-                guard ready, Self.isReady(state, maxGroup: maxGroup) else { return (Batch(records: [], answers: []), false) }
-                state.claim = nil
-                let batch = Self.take(Self.nextBatchSize(of: state, maxGroup: maxGroup), from: &state)
-                state.committing = !batch.isEmpty
-                return (batch, state.stopping)
+            if let claim = state.claim, !state.stopping { return .claimed(until: claim.until) }
+            let size = Self.nextBatchSize(of: state, maxGroup: maxGroup)
+            guard state.broken == nil, size.records > 0 || size.answers > 0 else {
+                guard state.stopping else { return .idle }
+                orphans = Self.finish(&state)
+                return .finished
             }
-            let (batch, stopping) = timed
-                ? state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) }, timeout: Self.claimPatience, take)
-                : state.withLock(waitingUntil: { Self.isReady($0, maxGroup: maxGroup) || $0.claim != nil }) { take(&$0, true) }
-            if batch.isEmpty {
-                if stopping { break commits }  // stopping, nothing left
-                continue  // the wait timed out: look again
-            }
-            let outcome = commit(batch)
-            state.withLock { $0.committing = false }
-            switch outcome {
-            case .success:
-                pause = .milliseconds(10)
-            case .failure:
-                if stopping { break commits }
-                // Retry after a pause that grows to 1 s, unless asked to stop meanwhile.
-                _ = state.wait(timeout: pause) { $0.stopping }
-                pause = min(pause * 2, .seconds(1))
-            }
+            state.claim = nil
+            state.committing = true
+            return .batch(Self.take(size, from: &state))
         }
-        let orphans = state.withLock { state -> [Waiter] in
-            if let first = state.pending.first?.version, let last = state.pending.last?.version {
-                state.abandoned = first...last
+        if case .finished = take { finished(orphans) }
+        return take
+    }
+
+    /// Ends a commit of `batch` (taken by ``takeBatch(now:)`` or on a caller's thread): tells the
+    /// listeners and releases the waiters it covers, or fails them with `error` and queues the
+    /// batch again (for good, with ``JournalError/Code/closed``: the storage refuses the store).
+    /// A failure while stopping ends the journal.
+    func completeCommit(of batch: Batch, error: JournalError?, duration: Duration) {
+        if let error {
+            failCommit(of: batch, error)
+        } else {
+            for listener in commitListeners.withLock({ $0 }) {
+                listener(batch.records.count, duration)
             }
-            state.finished = true
-            defer { state.waiters = [] }
-            return state.waiters
+            finishCommit(of: batch)
         }
+        var orphans: [Waiter] = []
+        let (more, ended) = state.withLock { state -> (Bool, Bool) in
+            state.committing = false
+            if error != nil, state.stopping, !state.finished {
+                orphans = Self.finish(&state)
+                return (true, true)
+            }
+            return (!state.pending.isEmpty || !state.pendingAnswers.isEmpty || state.stopping, false)
+        }
+        if ended { finished(orphans) }
+        // The committer looks again for what was queued meanwhile, or to finish a stop.
+        if more { committer.wake(self) }
+    }
+
+    /// Marks the journal finished (with what it leaves uncommitted); returns the waiters to fail.
+    private static func finish(_ state: inout State) -> [Waiter] {
+        if let first = state.pending.first?.version, let last = state.pending.last?.version {
+            state.abandoned = first...last
+        }
+        state.finished = true
+        defer { state.waiters = [] }
+        return state.waiters
+    }
+
+    /// Wakes ``stop()`` and fails the waiters the journal leaves.
+    private func finished(_ orphans: [Waiter]) {
         state.notifyAll()
         let closed = JournalError(code: .closed, message: "the journal stopped before these versions were durable")
         for waiter in orphans {
             waiter.completion(.failure(closed))
         }
-    }
-
-    /// Whether the journal thread has a batch to commit (or is stopping): no commit running, and
-    /// no claimed record still left to the thread that dispatched it.
-    private static func isReady(_ state: State, maxGroup: Int) -> Bool {
-        guard !state.committing else { return false }
-        if state.stopping { return true }
-        if let claim = state.claim, ContinuousClock.now < claim.until { return false }
-        let size = nextBatchSize(of: state, maxGroup: maxGroup)
-        return size.records > 0 || size.answers > 0
     }
 
     /// Removes the first `size` records and answers from the queue, as a batch.
@@ -396,23 +445,6 @@ public final class GroupCommitJournal: Sendable {
         state.pending.removeFirst(size.records)
         state.pendingAnswers.removeFirst(size.answers)
         return batch
-    }
-
-    /// Writes `batch`, tells the listeners and releases (or fails) the waiters it covers; the
-    /// newest version it made durable (nil for answers only). The caller holds `committing`.
-    private func commit(_ batch: Batch) -> Result<UInt64?, JournalError> {
-        do {
-            let started = ContinuousClock.now
-            try storage.append(batch.records, answers: batch.answers)
-            let duration = ContinuousClock.now - started
-            for listener in commitListeners.withLock({ $0 }) {
-                listener(batch.records.count, duration)
-            }
-            finishCommit(of: batch)
-            return .success(batch.records.last?.version)
-        } catch {
-            return .failure(failCommit(of: batch, error))
-        }
     }
 
     /// How much of the queue the next transaction takes: up to `maxGroup` records (more when a
@@ -479,19 +511,21 @@ public final class GroupCommitJournal: Sendable {
         }
     }
 
-    @discardableResult
-    private func failCommit(of batch: Batch, _ error: any Error) -> JournalError {
-        let journalError = error as? JournalError
-            ?? JournalError(code: .writeFailed, message: "journal commit failed: \(error)")
+    private func failCommit(of batch: Batch, _ journalError: JournalError) {
         let failed = state.withLock { state -> [Waiter] in
             state.failure = journalError
+            if journalError.code == .closed {
+                // The storage refuses the store for good (closed, or the store deleted).
+                state.broken = journalError
+            }
             // Back to the front of the queue, in order: nothing the store holds is dropped.
             state.pending.insert(contentsOf: batch.records, at: 0)
             let through = batch.records.last?.version ?? state.durableVersion
             state.pendingAnswers.insert(contentsOf: batch.answers.map { PendingAnswer(answer: $0, through: through) }, at: 0)
             var failed: [Waiter] = []
+            let covered = state.broken == nil ? batch.records.last?.version ?? 0 : UInt64.max
             state.waiters.removeAll { waiter in
-                guard waiter.version <= batch.records.last?.version ?? 0 else { return false }
+                guard waiter.version <= covered else { return false }
                 failed.append(waiter)
                 return true
             }
@@ -505,6 +539,5 @@ public final class GroupCommitJournal: Sendable {
         for waiter in failed {
             waiter.completion(.failure(journalError))
         }
-        return journalError
     }
 }

@@ -1,0 +1,262 @@
+import ConcurrencyKit
+import DequeModule
+
+/// The commit thread of a database: takes what every ``GroupCommitJournal`` registered with it has
+/// queued, writes all of it in one transaction (``JournalTransactions``: one sync for many
+/// stores), then completes each journal's waiters and listeners.
+///
+/// A journal tells the committer when it has something (``wake(_:)``) or when a record of it is
+/// claimed by the thread that dispatched it (``noteClaim(of:until:)``: looked at again once the
+/// claim lapses). A transaction that fails fails every part it held; the journals keep their
+/// records queued and the committer retries after a pause that grows
+/// (``CommitPolicy/firstRetryPause`` … ``CommitPolicy/longestRetryPause``).
+public final class JournalCommitter: Sendable {
+    /// Counters for benchmarks and tests: one transaction is one sync of the storage.
+    public struct Statistics: Sendable, Equatable {
+        /// Transactions attempted (each is one sync when it succeeds), on any thread.
+        public var transactions: UInt64 = 0
+        /// Transactions that held parts of more than one store.
+        public var sharedTransactions: UInt64 = 0
+        /// Records stored.
+        public var records: UInt64 = 0
+        /// Transactions that failed.
+        public var failures: UInt64 = 0
+    }
+
+    private struct State {
+        var ready: Deque<GroupCommitJournal> = []
+        var readyIDs: Set<ObjectIdentifier> = []
+        /// Journals with a claimed record, and when to look at them again.
+        var rechecks: [ObjectIdentifier: (journal: GroupCommitJournal, at: ContinuousClock.Instant)] = [:]
+        var registered: [ObjectIdentifier: GroupCommitJournal] = [:]
+        /// Until when the thread keeps looking at claims by itself (``CommitPolicy/claimLinger``).
+        var lingerUntil: ContinuousClock.Instant
+        /// The thread waits without a timeout: a new claim must wake it.
+        var waitsUntimed = false
+        /// Stops asked for by journals: they cut a retry pause short.
+        var stopRequests: UInt64 = 0
+        var started = false
+        var running = false
+        var stopping = false
+        var finished = false
+        var statistics = Statistics()
+    }
+
+    /// The numbers it decides by.
+    public let policy: CommitPolicy
+    /// The clock claims lapse by.
+    public let clock: any JournalClock
+    private let transactions: any JournalTransactions
+    private let name: String
+    private let state: Lock<State>
+
+    /// - Parameters:
+    ///   - transactions: what writes a transaction (the database shared by the stores).
+    ///   - policy: the numbers it decides by.
+    ///   - clock: the clock claims lapse by.
+    ///   - name: the thread's name.
+    public init(
+        transactions: any JournalTransactions,
+        policy: CommitPolicy = CommitPolicy(),
+        clock: any JournalClock = SystemJournalClock(),
+        name: String = "journal-commit"
+    ) {
+        self.transactions = transactions
+        self.policy = policy
+        self.clock = clock
+        self.name = name
+        state = Lock(State(lingerUntil: clock.now))
+    }
+
+    /// Transactions and records so far.
+    public var statistics: Statistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Starts the thread (once; later calls report whether it runs); false if the system refused
+    /// it or the committer was stopped.
+    public func start() -> Bool {
+        let claimed = state.withLock { state -> Bool? in
+            guard !state.started else { return nil }
+            state.started = true
+            return true
+        }
+        guard claimed != nil else { return state.withLock { $0.running } }
+        state.withLock { $0.running = true }
+        guard startDetachedThread(named: name, { [self] in run() }) else {
+            state.withLock { state in
+                state.running = false
+                state.finished = true
+            }
+            return false
+        }
+        return true
+    }
+
+    /// Stops every journal still registered (each commits what it can first, as its own
+    /// ``GroupCommitJournal/stop()`` does), then the thread. Idempotent.
+    public func stop() {
+        let wasRunning = state.withLock { state -> Bool in
+            state.stopping = true
+            state.stopRequests &+= 1
+            return state.running
+        }
+        state.notifyAll()
+        guard wasRunning else { return }
+        state.withLock(waitingUntil: \.finished) { _ in }
+    }
+
+    // MARK: - What journals call
+
+    /// Registers `journal`; false when the thread does not run.
+    func register(_ journal: GroupCommitJournal) -> Bool {
+        state.withLock { state in
+            guard state.running, !state.stopping else { return false }
+            state.registered[ObjectIdentifier(journal)] = journal
+            return true
+        }
+    }
+
+    /// `journal` may have a batch (or is stopping): the thread looks at it next.
+    func wake(_ journal: GroupCommitJournal, stopping: Bool = false) {
+        let id = ObjectIdentifier(journal)
+        let notify = state.withLock { state -> Bool in
+            if stopping { state.stopRequests &+= 1 }
+            guard state.readyIDs.insert(id).inserted else { return stopping }
+            state.ready.append(journal)
+            return true
+        }
+        if notify { state.notifyAll() }
+    }
+
+    /// A record of `journal` is claimed until `until`: the thread looks at it again then, unless
+    /// woken earlier. Wakes the thread only when it waits without a timeout.
+    func noteClaim(of journal: GroupCommitJournal, until: ContinuousClock.Instant) {
+        let linger = policy.claimLinger
+        let notify = state.withLock { state -> Bool in
+            state.rechecks[ObjectIdentifier(journal)] = (journal, until)
+            state.lingerUntil = max(state.lingerUntil, until + linger)
+            return state.waitsUntimed
+        }
+        if notify { state.notifyAll() }
+    }
+
+    /// Writes one store's part on the calling thread
+    /// (``GroupCommitJournal/commitOnCallingThread(through:)``), counted with the others.
+    func writeOnCallingThread(_ part: JournalWrite) -> JournalError? {
+        outcomes(of: [part]).first ?? nil
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        var pause = policy.firstRetryPause
+        while true {
+            let (candidates, stopping) = nextCandidates()
+            var parts: [(journal: GroupCommitJournal, batch: GroupCommitJournal.Batch)] = []
+            var rechecks: [(GroupCommitJournal, ContinuousClock.Instant)] = []
+            let now = clock.now
+            for journal in candidates {
+                switch journal.takeBatch(now: now) {
+                case .batch(let batch): parts.append((journal, batch))
+                case .claimed(let until): rechecks.append((journal, until))
+                case .idle: break
+                case .finished: unregister(journal)
+                }
+            }
+            if !rechecks.isEmpty {
+                state.withLock { state in
+                    for (journal, until) in rechecks {
+                        state.rechecks[ObjectIdentifier(journal)] = (journal, until)
+                    }
+                }
+            }
+            if parts.isEmpty {
+                if stopping, state.withLock({ $0.registered.isEmpty }) { break }
+                continue
+            }
+            let started = ContinuousClock.now
+            let results = outcomes(of: parts.map { JournalWrite(storage: $0.journal.storage, records: $0.batch.records, answers: $0.batch.answers) })
+            let duration = ContinuousClock.now - started
+            var retryable = false
+            for (part, error) in zip(parts, results) {
+                part.journal.completeCommit(of: part.batch, error: error, duration: duration)
+                if let error, error.code != .closed { retryable = true }
+            }
+            if retryable {
+                // Retry after a pause that grows, unless a stop is asked for meanwhile.
+                let requests = state.withLock { $0.stopRequests }
+                _ = state.wait(timeout: pause) { $0.stopRequests != requests }
+                pause = min(pause * 2, policy.longestRetryPause)
+            } else {
+                pause = policy.firstRetryPause
+            }
+        }
+        state.withLock { state in
+            state.finished = true
+            state.running = false
+        }
+        state.notifyAll()
+    }
+
+    /// Waits for journals to look at — woken ones, and claimed ones whose claim lapsed — and
+    /// returns them, with whether the committer is stopping (then every registered journal is
+    /// told to stop and looked at).
+    private func nextCandidates() -> ([GroupCommitJournal], Bool) {
+        let patience = policy.claimPatience
+        let clock = clock
+        let timed = state.withLock { state -> Bool in
+            let timed = !state.rechecks.isEmpty || clock.now < state.lingerUntil
+            state.waitsUntimed = !timed
+            return timed
+        }
+        let collect = { (state: inout State, _: Bool) -> ([GroupCommitJournal], Bool) in
+            state.waitsUntimed = false
+            var candidates = Array(state.ready)
+            state.ready.removeAll()
+            state.readyIDs.removeAll()
+            let now = clock.now
+            for (id, recheck) in state.rechecks where recheck.at <= now {
+                state.rechecks[id] = nil
+                candidates.append(recheck.journal)
+            }
+            if state.stopping {
+                candidates = Array(state.registered.values)
+            }
+            return (candidates, state.stopping)
+        }
+        let (candidates, stopping) = timed
+            ? state.withLock(waitingUntil: { !$0.ready.isEmpty || $0.stopping }, timeout: patience, collect)
+            : state.withLock(waitingUntil: { !$0.ready.isEmpty || $0.stopping || !$0.rechecks.isEmpty }) { collect(&$0, true) }
+        if stopping {
+            for journal in candidates { journal.requestStop() }
+        }
+        return (candidates, stopping)
+    }
+
+    /// Writes `parts` in one transaction and counts it; the error of each part (nil: stored).
+    private func outcomes(of parts: [JournalWrite]) -> [JournalError?] {
+        let results: [JournalError?]
+        do throws(JournalError) {
+            results = try transactions.write(parts)
+        } catch {
+            results = parts.map { _ in error }
+        }
+        let stored = zip(parts, results).reduce(0) { $0 + ($1.1 == nil ? $1.0.records.count : 0) }
+        state.withLock { state in
+            state.statistics.transactions += 1
+            if parts.count > 1 { state.statistics.sharedTransactions += 1 }
+            state.statistics.records += UInt64(stored)
+            if results.contains(where: { $0 != nil }) { state.statistics.failures += 1 }
+        }
+        return results
+    }
+
+    private func unregister(_ journal: GroupCommitJournal) {
+        let id = ObjectIdentifier(journal)
+        state.withLock { state in
+            state.registered[id] = nil
+            state.rechecks[id] = nil
+        }
+    }
+}

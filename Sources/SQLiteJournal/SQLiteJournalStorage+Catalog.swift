@@ -1,0 +1,134 @@
+public import Journal
+
+/// The stores of the file: the `stores` table, kept in the same transactions as their records.
+extension SQLiteJournalStorage: StoreCatalog {
+    /// The columns of a `stores` row, in the order ``SQLiteStatement/storeDescription()`` reads.
+    static let storeColumns = "id, version, created_at, last_action_at, incarnation, key"
+
+    /// The journal of `store`, a view of this file; nil when the store does not exist (create it
+    /// first). Each call makes a new view: closing one leaves the others and the file open.
+    public func storage(for store: StoreID) throws(JournalError) -> SQLiteStoreJournal? {
+        guard let key = try describeRow(store)?.key else { return nil }
+        return SQLiteStoreJournal(database: self, scope: StoreScope(id: store, key: key))
+    }
+
+    public func describe(_ id: StoreID) throws(JournalError) -> StoreDescription? {
+        try describeRow(id)?.description
+    }
+
+    public func create(_ id: StoreID, limit: Int, at time: Int64) throws(JournalError) -> StoreCreation {
+        try withWriter { writer throws(SQLiteError) -> StoreCreation in
+            var outcome = StoreCreation.limitReached
+            var before = 0
+            try writer.database.transaction { () throws(SQLiteError) in
+                let existing = try writer.database.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1")
+                try existing.bind(1, id.rawValue)
+                if try existing.step() {
+                    outcome = .existed(try existing.storeDescription().description)
+                    return
+                }
+                if let cached = storeCount.withLock({ $0 }) {
+                    before = cached
+                } else {
+                    before = try Self.countStores(writer.database)
+                }
+                guard before < limit else { return }
+                let incarnation = Self.newIncarnation()
+                let insert = try writer.database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)")
+                try insert.bind(1, id.rawValue)
+                try insert.bind(2, incarnation)
+                try insert.bind(3, time)
+                try insert.run()
+                outcome = .created(StoreDescription(id: id, version: 0, createdAt: time, lastActionAt: nil, incarnation: incarnation))
+            }
+            if case .created = outcome {
+                storeCount.withLock { $0 = before + 1 }
+            }
+            return outcome
+        } describing: { "creating the store \(id) in \(path) failed: \($0)" }
+    }
+
+    public func list(prefix: String, after: StoreID?, limit: Int) throws(JournalError) -> [StoreDescription] {
+        // Ids are ASCII below DEL: every id with the prefix sorts before prefix + DEL.
+        var conditions = ["id >= ?1"]
+        if !prefix.isEmpty { conditions.append("id < ?1 || char(127)") }
+        if after != nil { conditions.append("id > ?2") }
+        let sql = "SELECT \(Self.storeColumns) FROM stores WHERE \(conditions.joined(separator: " AND ")) ORDER BY id LIMIT ?3"
+        return try withReader { reader throws(SQLiteError) -> [StoreDescription] in
+            let select = try reader.database.prepare(sql)
+            try select.bind(1, prefix)
+            if let after { try select.bind(2, after.rawValue) }
+            try select.bind(3, Int64(max(0, limit)))
+            var stores: [StoreDescription] = []
+            while try select.step() {
+                stores.append(try select.storeDescription().description)
+            }
+            return stores
+        }
+    }
+
+    public func delete(_ id: StoreID) throws(JournalError) -> Bool {
+        guard id != .default else {
+            throw JournalError(code: .unusable, message: "the store default cannot be deleted")
+        }
+        return try withWriter { writer throws(SQLiteError) -> Bool in
+            var deleted = false
+            try writer.database.transaction { () throws(SQLiteError) in
+                let select = try writer.database.prepare("SELECT key FROM stores WHERE id = ?1")
+                try select.bind(1, id.rawValue)
+                guard try select.step() else { return }
+                let key = select.int64(0)
+                for table in ["actions", "snapshots", "answers"] {
+                    let remove = try writer.database.prepare("DELETE FROM \(table) WHERE store = ?1")
+                    try remove.bind(1, key)
+                    try remove.run()
+                }
+                let remove = try writer.database.prepare("DELETE FROM stores WHERE key = ?1")
+                try remove.bind(1, key)
+                try remove.run()
+                deleted = true
+            }
+            if deleted {
+                storeCount.withLock { count in count = count.map { $0 - 1 } }
+            }
+            return deleted
+        } describing: { "deleting the store \(id) from \(path) failed: \($0)" }
+    }
+
+    public func count() throws(JournalError) -> Int {
+        if let count = storeCount.withLock({ $0 }) { return count }
+        return try withReader { reader throws(SQLiteError) -> Int in try Self.countStores(reader.database) }
+    }
+
+    private static func countStores(_ database: SQLiteDatabase) throws(SQLiteError) -> Int {
+        let select = try database.prepare("SELECT COUNT(*) FROM stores")
+        _ = try select.step()
+        return Int(select.int64(0))
+    }
+
+    /// The store's row: its description and key.
+    private func describeRow(_ id: StoreID) throws(JournalError) -> (description: StoreDescription, key: Int64)? {
+        try withReader { reader throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
+            let select = reader.selectStore
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, id.rawValue)
+            guard try select.step() else { return nil }
+            return try select.storeDescription()
+        }
+    }
+}
+
+extension SQLiteStatement {
+    /// The current row of `stores` (columns ``SQLiteJournalStorage/storeColumns``).
+    func storeDescription() throws(SQLiteError) -> (description: StoreDescription, key: Int64) {
+        let text = text(0)
+        guard let id = try? StoreID(text) else {
+            throw SQLiteError.damaged("the table stores holds an id that is not a store id: \(text)")
+        }
+        let description = StoreDescription(
+            id: id, version: UInt64(clamping: int64(1)), createdAt: int64(2), lastActionAt: isNull(3) ? nil : int64(3), incarnation: self.text(4)
+        )
+        return (description, int64(5))
+    }
+}

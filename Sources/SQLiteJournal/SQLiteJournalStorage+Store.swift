@@ -1,0 +1,177 @@
+import Journal
+
+/// One store of the file: its id, and its key in the tables (never reused).
+struct StoreScope: Sendable, Hashable {
+    let id: StoreID
+    let key: Int64
+}
+
+/// What one store's rows of the file are read and written through: every operation of
+/// ``Journal/JournalStorage``, for the store `scope` (the file's own conformance is the store
+/// `default`'s; ``SQLiteStoreJournal`` is any store's).
+extension SQLiteJournalStorage {
+    /// How messages name the store's journal: the file, and the store unless it is `default`.
+    func location(of scope: StoreScope) -> String {
+        scope.id == .default ? path : "\(path) (store \(scope.id))"
+    }
+
+    func recover(_ scope: StoreScope) throws(JournalError) -> JournalRecovery {
+        let directory = directory
+        let isDefault = scope.id == .default
+        let location = location(of: scope)
+        return try withReader(describing: { "cannot read the journal \(location): \($0)" }) { reader throws(SQLiteError) -> JournalRecovery in
+            let scan = try RecordScan(reader.database, store: scope, verify: true)
+            if let gap = scan.firstGapAfter, let earliest = scan.earliest, let latest = scan.latest {
+                throw SQLiteError.damaged("versions are missing after \(gap) (records \(earliest)...\(latest), \(scan.count) of them)")
+            }
+            if let damaged = scan.damaged.first {
+                throw SQLiteError.damagedRecord(damaged, store: scope.id, directory: directory)
+            }
+            let snapshots = try Self.snapshots(of: scope, in: reader.database)
+            let snapshot = snapshots.first(where: \.isIntact)
+            let damagedSnapshots = snapshots.prefix { !$0.isIntact }.map(\.version)
+            let earliest = scan.earliest
+            let latest = scan.latest
+            // A snapshot is written once its version is durable, and retention removes records up
+            // to the older kept snapshot at most: records, when there are any, reach it.
+            if let snapshot, let latest, latest < snapshot.version {
+                throw SQLiteError.damaged(
+                    "the newest snapshot is of version \(snapshot.version) but the records end at \(latest): versions \(latest + 1)...\(snapshot.version) are missing"
+                )
+            }
+            let skipped = damagedSnapshots.isEmpty ? "" : " (snapshot(s) of version \(Self.list(damagedSnapshots)) do not match their checksums and were passed over)"
+            if let snapshot, let earliest, earliest > snapshot.version + 1 {
+                throw SQLiteError.damaged("records start at \(earliest) but the newest usable snapshot is of version \(snapshot.version)\(skipped): versions in between are missing")
+            }
+            if snapshot == nil, let earliest, earliest != 1 {
+                throw SQLiteError.damaged("records start at \(earliest) and there is no usable snapshot to start from\(skipped)")
+            }
+            if snapshot == nil, earliest == nil, !damagedSnapshots.isEmpty {
+                throw SQLiteError.damaged("there are no records and no usable snapshot to start from\(skipped)")
+            }
+            let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
+            // What the file's opening found is told once, with the store the server starts with.
+            return JournalRecovery(
+                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest,
+                previousStopWasUnclean: isDefault && foundUncleanStop,
+                journalWasMissing: isDefault && foundJournalMissing, damagedSnapshots: damagedSnapshots
+            )
+        }
+    }
+
+    func append(_ records: [JournalRecord], answers: [KeptAnswer], to scope: StoreScope) throws(JournalError) {
+        if let refusal = try write([(scope, JournalWrite(storage: self, records: records, answers: answers))]).first ?? nil {
+            throw refusal
+        }
+    }
+
+    func saveSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            try writer.database.transaction { () throws(SQLiteError) in
+                try Self.insertSnapshot(snapshot, of: scope, writer)
+            }
+        } describing: { "snapshot of version \(snapshot.version) to \(location(of: scope)) failed: \($0)" }
+    }
+
+    /// Stores `snapshot` and keeps the newest two of the store (inside a transaction).
+    static func insertSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        writer.insertSnapshot.reset()
+        try writer.insertSnapshot.bind(1, scope.key)
+        try writer.insertSnapshot.bind(2, Int64(snapshot.version))
+        try writer.insertSnapshot.bind(3, snapshot.state)
+        try writer.insertSnapshot.bind(4, snapshot.time)
+        try writer.insertSnapshot.bind(5, Int64(snapshot.checksum(in: scope.id)))
+        try writer.insertSnapshot.run()
+        writer.pruneSnapshots.reset()
+        try writer.pruneSnapshots.bind(1, scope.key)
+        try writer.pruneSnapshots.run()
+    }
+
+    func snapshot(atOrBefore version: UInt64, of scope: StoreScope) throws(JournalError) -> JournalSnapshot? {
+        try withReader { reader throws(SQLiteError) -> JournalSnapshot? in
+            let select = reader.selectSnapshot
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, scope.key)
+            try select.bind(2, Int64(clamping: version))
+            // The newest that matches its checksum: a damaged one is passed over for an older one.
+            while try select.step() {
+                let snapshot = try select.journalSnapshot(verify: true, in: scope.id)
+                if snapshot.isIntact { return snapshot }
+            }
+            return nil
+        }
+    }
+
+    func answer(forKey key: String, of scope: StoreScope) throws(JournalError) -> KeptAnswer? {
+        try withReader { reader throws(SQLiteError) -> KeptAnswer? in
+            let select = reader.selectAnswer
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, scope.key)
+            try select.bind(2, key)
+            guard try select.step() else { return nil }
+            return KeptAnswer(
+                key: select.text(0), fingerprint: select.blob(1), status: Int(select.int64(2)),
+                body: select.blob(3), time: select.int64(4)
+            )
+        }
+    }
+
+    func removeAnswers(keptBefore time: Int64, of scope: StoreScope) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            writer.removeAnswers.reset()
+            try writer.removeAnswers.bind(1, scope.key)
+            try writer.removeAnswers.bind(2, time)
+            try writer.removeAnswers.run()
+        } describing: { "removing expired idempotency answers from \(location(of: scope)) failed: \($0)" }
+    }
+
+    func records(after version: UInt64, limit: Int, of scope: StoreScope) throws(JournalError) -> [JournalRecord] {
+        try withReader { reader throws(SQLiteError) -> [JournalRecord] in
+            let select = reader.selectActions
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, scope.key)
+            try select.bind(2, Int64(clamping: version))
+            try select.bind(3, Int64(max(0, limit)))
+            var records: [JournalRecord] = []
+            while try select.step() {
+                records.append(try select.journalRecord(verify: true, in: scope.id))
+            }
+            return records
+        }
+    }
+
+    func newestVersion(recordedBefore time: Int64, of scope: StoreScope) throws(JournalError) -> UInt64? {
+        try withReader { reader throws(SQLiteError) -> UInt64? in
+            // Times follow versions (one clock, one writer): the records before `time` are the
+            // ones before the first at or after it, found by a scan in version order that stops
+            // there (it reads only the records old enough to be removed).
+            let first = try reader.database.prepare("SELECT version FROM actions WHERE store = ?1 AND time >= ?2 ORDER BY version LIMIT 1")
+            try first.bind(1, scope.key)
+            try first.bind(2, time)
+            let bound: Int64 = try first.step() ? first.int64(0) : Int64.max
+            let newest = try reader.database.prepare("SELECT MAX(version) FROM actions WHERE store = ?1 AND version < ?2")
+            try newest.bind(1, scope.key)
+            try newest.bind(2, bound)
+            guard try newest.step(), !newest.isNull(0) else { return nil }
+            return try newest.version(0)
+        }
+    }
+
+    func removeRecords(through version: UInt64, of scope: StoreScope) throws(JournalError) {
+        try withWriter { writer throws(SQLiteError) in
+            // Never past the older of the two kept snapshots: should the newer one be found
+            // damaged, the older one and the records after it still rebuild every version.
+            let oldest = try writer.database.prepare("SELECT COALESCE(MIN(version), 0) FROM snapshots WHERE store = ?1")
+            try oldest.bind(1, scope.key)
+            _ = try oldest.step()
+            let limit = min(version, UInt64(clamping: oldest.int64(0)))
+            writer.removeActions.reset()
+            try writer.removeActions.bind(1, scope.key)
+            try writer.removeActions.bind(2, Int64(limit))
+            try writer.removeActions.run()
+        } describing: { "removing journal records through \(version) from \(location(of: scope)) failed: \($0)" }
+    }
+}

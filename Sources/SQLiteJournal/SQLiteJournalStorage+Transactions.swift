@@ -1,0 +1,148 @@
+public import Journal
+
+/// The transactions of a file's shared group commit (``SQLiteJournalStorage/commits``): the
+/// parts of every store in one SQLite transaction.
+struct SQLiteStoreTransactions: JournalTransactions {
+    /// The file; it owns the committer that owns this, so it outlives it.
+    unowned let database: SQLiteJournalStorage
+
+    func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
+        try database.write(parts)
+    }
+}
+
+extension SQLiteJournalStorage: JournalTransactions {
+    /// Writes the parts of stores of this file (the file itself for `default`, or views from
+    /// ``storage(for:)``) in one transaction, each store's head row updated with its records. A
+    /// part of a storage that is not of this file, of a closed view, or of a store deleted
+    /// meanwhile is refused alone (``Journal/JournalError/Code/closed``).
+    public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
+        var refusals: [JournalError?] = []
+        var scoped: [(StoreScope, JournalWrite)] = []
+        var positions: [Int] = []
+        for (index, part) in parts.enumerated() {
+            switch scope(of: part.storage) {
+            case .success(let scope):
+                refusals.append(nil)
+                scoped.append((scope, part))
+                positions.append(index)
+            case .failure(let error):
+                refusals.append(error)
+            }
+        }
+        for (position, refusal) in zip(positions, try write(scoped)) {
+            refusals[position] = refusal
+        }
+        return refusals
+    }
+
+    /// The store `storage` is of in this file, or why it cannot be written here.
+    private func scope(of storage: any JournalStorage) -> Result<StoreScope, JournalError> {
+        if let file = storage as? SQLiteJournalStorage, file === self {
+            return .success(defaultStore)
+        }
+        if let view = storage as? SQLiteStoreJournal, view.database === self {
+            guard !view.isClosed else {
+                return .failure(JournalError(code: .closed, message: "the journal of store \(view.scope.id) in \(path) is closed"))
+            }
+            return .success(view.scope)
+        }
+        return .failure(JournalError(code: .closed, message: "\(storage.location) is not a store of the journal \(path)"))
+    }
+
+    /// Writes `parts` in one transaction; the refusal of each part (nil: stored).
+    func write(_ parts: [(scope: StoreScope, part: JournalWrite)]) throws(JournalError) -> [JournalError?] {
+        let parts = parts.filter { !$0.part.records.isEmpty || !$0.part.answers.isEmpty }
+        guard !parts.isEmpty else { return [] }
+        var refusals = [JournalError?](repeating: nil, count: parts.count)
+        try withWriter { writer throws(SQLiteError) in
+            // A journal deleted or replaced under the server (its data directory removed, moved
+            // or restored over) would take commits nobody reads again: acknowledged, then lost.
+            if try writer.database.fileHasMoved() {
+                throw SQLiteError.fileMoved
+            }
+            if let checkpointer, checkpointer.takeCatchUp() {
+                finishCheckpoint(writer.database, checkpointer)
+            }
+            refusals = [JournalError?](repeating: nil, count: parts.count)
+            try writer.database.transaction { () throws(SQLiteError) in
+                for (index, (scope, part)) in parts.enumerated() {
+                    guard try Self.updateHead(of: scope, with: part.records, writer) else {
+                        refusals[index] = JournalError(
+                            code: .closed,
+                            message: "the store \(scope.id) was deleted from \(path): \(Self.describe(part.records, part.answers)) not journaled"
+                        )
+                        continue
+                    }
+                    try Self.insert(part, of: scope, writer)
+                }
+            }
+        } describing: { "journal commit of \(Self.describe(parts)) to \(path) failed: \($0)" }
+        let records = parts.reduce(0) { $0 + $1.part.records.count }
+        let due = sinceCheckpoint.withLock { counts -> Bool in
+            counts.commits += 1
+            counts.records += records
+            guard counts.commits >= Self.checkpointEveryCommits || counts.records >= Self.checkpointEveryRecords else { return false }
+            counts = (0, 0)
+            return true
+        }
+        if due { checkpointer?.request() }
+        return refusals
+    }
+
+    /// Sets the store's head to its newest record (inside the transaction); false when the store
+    /// no longer exists.
+    private static func updateHead(of scope: StoreScope, with records: [JournalRecord], _ writer: Writer) throws(SQLiteError) -> Bool {
+        guard let last = records.last else {
+            let select = writer.selectStoreKey
+            select.reset()
+            defer { select.reset() }
+            try select.bind(1, scope.key)
+            return try select.step()
+        }
+        writer.updateHead.reset()
+        try writer.updateHead.bind(1, scope.key)
+        try writer.updateHead.bind(2, Int64(last.version))
+        try writer.updateHead.bind(3, last.time)
+        try writer.updateHead.run()
+        return writer.database.changes > 0
+    }
+
+    private static func insert(_ part: JournalWrite, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        for record in part.records {
+            writer.insertAction.reset()
+            try writer.insertAction.bind(1, scope.key)
+            try writer.insertAction.bind(2, Int64(record.version))
+            try writer.insertAction.bind(3, record.type)
+            try writer.insertAction.bind(4, record.payload)
+            try writer.insertAction.bind(5, record.time)
+            try writer.insertAction.bind(6, Int64(record.checksum(in: scope.id)))
+            try writer.insertAction.run()
+        }
+        for answer in part.answers {
+            writer.insertAnswer.reset()
+            try writer.insertAnswer.bind(1, scope.key)
+            try writer.insertAnswer.bind(2, answer.key)
+            try writer.insertAnswer.bind(3, answer.fingerprint)
+            try writer.insertAnswer.bind(4, Int64(answer.status))
+            try writer.insertAnswer.bind(5, answer.body)
+            try writer.insertAnswer.bind(6, answer.time)
+            try writer.insertAnswer.run()
+        }
+    }
+
+    /// `versions 3...5`, `versions 3...5 of store room-1 and 2 more stores' records`.
+    private static func describe(_ parts: [(scope: StoreScope, part: JournalWrite)]) -> String {
+        guard let first = parts.first else { return "nothing" }
+        let store = first.scope.id == .default ? "" : " of store \(first.scope.id)"
+        let more = parts.count > 1 ? " and \(parts.count - 1) more store(s)' records" : ""
+        return describe(first.part.records, first.part.answers) + store + more
+    }
+
+    private static func describe(_ records: [JournalRecord], _ answers: [KeptAnswer]) -> String {
+        guard let first = records.first?.version, let last = records.last?.version else {
+            return "\(answers.count) kept answer(s)"
+        }
+        return "versions \(first)...\(last)"
+    }
+}

@@ -1,0 +1,116 @@
+import ConcurrencyKit
+public import Journal
+
+/// One store's journal in a file shared by many (``SQLiteJournalStorage/storage(for:)``): its
+/// records, snapshots and kept answers, as a ``Journal/JournalStorage`` that knows nothing of the
+/// others. Give its ``Journal/GroupCommitJournal`` the file's ``SQLiteJournalStorage/commits`` so
+/// that its commits share transactions with the other stores'.
+///
+/// ``close()`` closes the view only (a store unloaded); the file stays open for the others. A view
+/// of a store deleted meanwhile reads nothing and its commits are refused
+/// (``Journal/JournalError/Code/closed``): a store created again with the same id is another
+/// store, with rows of its own.
+public final class SQLiteStoreJournal: JournalStorage {
+    /// The file.
+    public let database: SQLiteJournalStorage
+    /// The store and its key in the file.
+    let scope: StoreScope
+    private let closed = Lock(false)
+
+    init(database: SQLiteJournalStorage, scope: StoreScope) {
+        self.database = database
+        self.scope = scope
+    }
+
+    /// The store.
+    public var store: StoreID { scope.id }
+
+    /// The file's path, and the store's id unless it is `default`.
+    public var location: String { database.location(of: scope) }
+
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { closed.withLock { $0 } }
+
+    public func recover() throws(JournalError) -> JournalRecovery {
+        try checkOpen()
+        return try database.recover(scope)
+    }
+
+    public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
+        try checkOpen()
+        try database.append(records, answers: answers, to: scope)
+    }
+
+    public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
+        try checkOpen()
+        try database.saveSnapshot(snapshot, of: scope)
+    }
+
+    public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
+        try checkOpen()
+        return try database.snapshot(atOrBefore: version, of: scope)
+    }
+
+    public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
+        try checkOpen()
+        return try database.answer(forKey: key, of: scope)
+    }
+
+    public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
+        try checkOpen()
+        try database.removeAnswers(keptBefore: time, of: scope)
+    }
+
+    public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+        try checkOpen()
+        return try database.records(after: version, limit: limit, of: scope)
+    }
+
+    public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
+        try checkOpen()
+        return try database.newestVersion(recordedBefore: time, of: scope)
+    }
+
+    public func removeRecords(through version: UInt64) throws(JournalError) {
+        try checkOpen()
+        try database.removeRecords(through: version, of: scope)
+    }
+
+    /// The file's role (one for all its stores).
+    @discardableResult
+    public func claim(for role: JournalRole) throws(JournalError) -> Bool {
+        try checkOpen()
+        return try database.claim(for: role)
+    }
+
+    /// The file's shared log (one for all its stores).
+    public func sharedLogIdentity() throws(JournalError) -> String? {
+        try checkOpen()
+        return try database.sharedLogIdentity()
+    }
+
+    /// Records the file's shared log (one for all its stores).
+    public func recordSharedLogIdentity(_ identity: String) throws(JournalError) {
+        try checkOpen()
+        try database.recordSharedLogIdentity(identity)
+    }
+
+    /// Closes this view; the file stays open.
+    public func close() {
+        closed.withLock { $0 = true }
+    }
+
+    fileprivate func checkOpen() throws(JournalError) {
+        if isClosed {
+            throw JournalError(code: .closed, message: "the journal of store \(scope.id) in \(database.path) is closed")
+        }
+    }
+}
+
+extension SQLiteStoreJournal: JournalContents {
+    /// The store's snapshots, oldest first, each checked against its checksum.
+    public func storedSnapshots() throws(JournalError) -> [JournalSnapshot] {
+        try checkOpen()
+        return try database.storedSnapshots(of: scope)
+    }
+}
