@@ -81,7 +81,10 @@ import Testing
             #expect(schemes.contains("accessToken") == read, "\(path): query declared \(schemes.contains("accessToken")), read \(read)")
             if schemes.contains("cookie") { declared.insert(path) }
         }
-        #expect(declared == ["/events", "/viewmodels/events", "/viewmodels/{name}/events"])
+        #expect(declared == [
+            "/events", "/viewmodels/events", "/viewmodels/{name}/events",
+            "/stores/{store}/events", "/stores/{store}/viewmodels/events", "/stores/{store}/viewmodels/{name}/events",
+        ])
     }
 
     @Test func theActionTypesAndTheirPayloadSchemasComeFromTheRegistry() throws {

@@ -33,6 +33,7 @@ struct OpenAPIDocument {
         ]
         paths.merge(commandPaths) { documented, _ in documented }
         paths.merge(inspectorPaths) { current, _ in current }
+        paths.merge(storePaths(from: paths)) { current, _ in current }
         if metricsEnabled {
             paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],
