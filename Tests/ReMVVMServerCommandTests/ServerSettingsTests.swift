@@ -83,7 +83,8 @@ import Testing
              "idempotencyRetention": 3600, "corsAllowedOrigins": ["https://a.example", "https://b.example"], "allowedHosts": ["remvvm.internal", "[::1]"],
              "metricsEnabled": false, "authTokens": "s3cret-token-value=read+dispatch", "authTokenFile": "\(tokens)",
              "jwtHs256Secret": "\(String(repeating: "k", count: 32))", "jwtHs256SecretFile": "", "jwtPublicKeyFile": "",
-             "jwtIssuer": "issuer", "jwtAudience": "audience", "jwtLeewaySeconds": 5}
+             "jwtIssuer": "issuer", "jwtAudience": "audience", "jwtLeewaySeconds": 5,
+             "autoCreateStores": true, "maxStores": 5000, "maxLoadedStores": 100, "storeIdleSeconds": 60}
             """
         #expect(Set(try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]).keys)
                 == Set(ServerSettings.Key.allCases.map(\.rawValue)), "every setting is in the file")
@@ -95,6 +96,8 @@ import Testing
         #expect(settings.service.journalRetention == JournalRetention.age(.seconds(30 * 86_400)) && settings.service.snapshotEvery == 500)
         #expect(settings.service.corsAllowedOrigins == ["https://a.example", "https://b.example"] && !settings.service.metricsEnabled)
         #expect(settings.service.allowedHosts == ["remvvm.internal", "[::1]"])
+        #expect(settings.service.autoCreateStores && settings.service.maxStores == 5_000)
+        #expect(settings.service.maxLoadedStores == 100 && settings.service.storeIdleSeconds == 60)
         #expect(settings.accessControl.isEnabled)
         try SettingsFileSnapshot.check([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
         #expect(ServerSettings.Key.closest(to: "port") == .port)
@@ -238,6 +241,22 @@ import Testing
                 : "`--" + SettingsError.environmentName(key).lowercased().replacingOccurrences(of: "_", with: "-") + "`"
             let row = "| `\(key.rawValue)` | `REMVVM_\(SettingsError.environmentName(key))` | \(flag) | `\(ServerSettings.defaultText(key))` |"
             #expect(readme.contains(row), "docs/configuration.md row for \(key.rawValue): \(row)")
+        }
+    }
+
+    @Test func storeLimitsComeFromTheEnvironmentWithTheDefaultsOfTheContract() async throws {
+        let defaults = ServerSettings()
+        #expect(!defaults.service.autoCreateStores && defaults.service.maxStores == 1_000_000)
+        #expect(defaults.service.maxLoadedStores == 10_000 && defaults.service.storeIdleSeconds == 300)
+        let settings = try await ServerSettings.load(flags: [:], environment: [
+            "REMVVM_AUTO_CREATE_STORES": "true", "REMVVM_MAX_STORES": "20", "REMVVM_MAX_LOADED_STORES": "5",
+            "REMVVM_STORE_IDLE_SECONDS": "0",
+        ], configPath: nil)
+        #expect(settings.service.autoCreateStores && settings.service.maxStores == 20)
+        #expect(settings.service.maxLoadedStores == 5 && settings.service.storeIdleSeconds == 0)
+        for (name, value) in [("REMVVM_MAX_STORES", "0"), ("REMVVM_MAX_LOADED_STORES", "0"), ("REMVVM_STORE_IDLE_SECONDS", "-1")] {
+            await #expect("\(name)=\(value)") { _ = try await ServerSettings.load(flags: [:], environment: [name: value], configPath: nil) }
+                throws: { "\($0)".contains("is out of range") }
         }
     }
 

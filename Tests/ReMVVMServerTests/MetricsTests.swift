@@ -126,6 +126,12 @@ import Testing
         route.count(status: 404)
         route.duration.recordMilliseconds(1)
         metrics.journalCommitted(actions: 3, duration: .milliseconds(1))
+        // The store directory's families (a service serving many stores).
+        let stores = StoreMetrics(metrics)
+        stores.loaded(duration: .milliseconds(2))
+        stores.loadFailed()
+        stores.unloaded(reason: .idle)
+        stores.record(loaded: 2, existing: 3)
         let text = String(decoding: metrics.render(storeVersion: 7, subscribers: 2, backendGauges: [
             BackendGauge(label: "remvvm_replica_lag_versions", value: 1),
             BackendGauge(label: "remvvm_replica_following", value: 1),

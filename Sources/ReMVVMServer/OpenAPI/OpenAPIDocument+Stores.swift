@@ -27,9 +27,69 @@ extension OpenAPIDocument {
             }
             responses["404"] = problem(responses["404"] == nil ? "No such store (store-not-found)" : "No such store (store-not-found), or as at the root")
             responses["400"] = problem(responses["400"] == nil ? "A malformed store id (invalid-store-id)" : "A malformed store id (invalid-store-id), or as at the root")
+            responses["503"] = responses["503"] ?? problem("The store cannot be loaded now")
+            responses["507"] = problem("Creating the store would pass maxStores (autoCreateStores)")
         }) {
             result["/stores/{store}" + path] = item
         }
         return result
+    }
+
+    /// The management routes: `PUT`, `GET`, `DELETE /stores/{store}` and `GET /stores`.
+    var storeManagementPaths: [String: JSONValue] {
+        var paths: [String: JSONValue] = [:]
+        let description: JSONValue = [
+            "type": "object",
+            "required": ["id", "version", "createdAt", "lastActionAt", "loaded"],
+            "properties": [
+                "id": ["type": "string"],
+                "version": ["type": "integer", "minimum": 0],
+                "createdAt": ["type": "string", "format": "date-time"],
+                "lastActionAt": ["type": ["string", "null"], "format": "date-time"],
+                "loaded": ["type": "boolean"],
+            ],
+        ]
+        let store = pathParameter("store", "The store's id: 1-128 of A-Z a-z 0-9 . _ ~ -, starting with a letter or a digit")
+        paths["/stores/{store}"] = [
+            "put": operation("putStore", "Create a store", parameters: [store, header("If-None-Match", "* to create only", ["type": "string"])], responses: [
+                "200": json(description, "It exists"),
+                "201": json(description, "Created"),
+                "400": problem("Not a store id"),
+                "412": problem("It exists (If-None-Match: *)"),
+                "507": problem("maxStores reached"),
+            ]),
+            "get": operation("getStore", "Describe a store", parameters: [store], responses: [
+                "200": json(description),
+                "400": problem("Not a store id"),
+                "404": problem("No such store"),
+            ]),
+            "delete": operation("deleteStore", "Delete a store, its streams, records and snapshots", parameters: [store], responses: [
+                "204": ["description": "Deleted"],
+                "400": problem("Not a store id"),
+                "404": problem("No such store"),
+                "405": problem("The store default cannot be deleted"),
+            ]),
+        ]
+        paths["/stores"] = ["get": operation(
+            "listStores", "List stores by id",
+            parameters: [
+                query("prefix", "Only ids starting with it", ["type": "string"]),
+                query("after", "Only ids after it (the previous page's next)", ["type": "string"]),
+                query("limit", "Page size", ["type": "integer", "minimum": 1, "maximum": 1_000, "default": 100]),
+            ],
+            responses: [
+                "200": json([
+                    "type": "object",
+                    "required": ["stores", "next"],
+                    "properties": ["stores": ["type": "array", "items": description], "next": ["type": ["string", "null"]]],
+                ]),
+                "400": problem("A limit out of 1-1000, or an after that is no store id"),
+            ]
+        )]
+        return paths
+    }
+
+    private func pathParameter(_ name: String, _ description: String) -> JSONValue {
+        ["name": .string(name), "in": "path", "required": true, "description": .string(description), "schema": ["type": "string"]]
     }
 }

@@ -35,6 +35,7 @@ struct OpenAPIDocument {
         paths.merge(storeScoped(paths)) { current, _ in current }
         paths.merge(inspectorPaths) { current, _ in current }
         paths.merge(appPaths) { current, _ in current }
+        paths.merge(storeManagementPaths) { current, _ in current }
         if metricsEnabled {
             paths["/metrics"] = ["get": operation("getMetrics", "Prometheus metrics", responses: [
                 "200": ["description": "Prometheus text format 0.0.4", "content": ["text/plain": ["schema": ["type": "string"]]]],

@@ -13,6 +13,7 @@ extension ReMVVMService {
     public func router() -> Router {
         var router = Router()
         addStoreRoutes(to: &router)
+        addStoreManagementRoutes(to: &router)
         router.add(.GET, "/healthz") { [self, root] _, _ in getHealth(in: root) }
         addInspectorRoutes(to: &router)
         addAppRoutes(to: &router)
@@ -26,8 +27,9 @@ extension ReMVVMService {
         ).json()) ?? Array("{}".utf8)
         router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
         if let metrics {
-            router.add(.GET, "/metrics") { [root] _, _ in
-                Response(
+            router.add(.GET, "/metrics") { [self, root] _, _ in
+                storeDirectory?.recordMetrics()
+                return Response(
                     status: 200,
                     headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
                     body: .bytes(metrics.render(
@@ -71,10 +73,7 @@ extension ReMVVMService {
                 } catch {
                     return Problem.invalidStoreID(text, error).response
                 }
-                switch storeResolver.store(id, for: intent, request: request) {
-                case .success(let served): return handle(request, parameters, served)
-                case .failure(let problem): return problem.response
-                }
+                return storeResolver.serve(id, for: intent, request: request) { served in handle(request, parameters, served) }
             }
         }
     }

@@ -110,6 +110,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// Commits what the journal holds, publishes every durable state change to every event stream,
     /// ends the streams and stops publishing; idempotent.
     public func stop() {
+        storeDirectory?.unloadAll()
         root.stop()
     }
 
@@ -173,7 +174,9 @@ extension ReMVVMService: Service {
     /// no subscriber arrives before it).
     public func run() async throws {
         try start()
+        let sweeper = Task { await sweepIdleStores() }
         try? await gracefulShutdown()
+        sweeper.cancel()
         await runOnOwnThread { [self] in stop() }
     }
 }

@@ -56,6 +56,23 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// (off: the route answers 404 and nothing is measured).
     public var metricsEnabled = true
 
+    /// Whether a write (a POST of actions or of a command) to a store that does not exist creates
+    /// it first (`docs/http-api.md`, "Stores"); a read never creates one. Default false.
+    public var autoCreateStores = false
+
+    /// The most stores that may exist, `default` included; a request that would create one more
+    /// gets `507`. Default 1,000,000.
+    public var maxStores = 1_000_000
+
+    /// The most stores loaded at once, `default` included: past it the least recently used store
+    /// without open streams is unloaded (with a journal; in memory nothing is unloaded).
+    /// Default 10,000.
+    public var maxLoadedStores = 10_000
+
+    /// Seconds without requests and open streams after which a store is unloaded (with a
+    /// journal; in memory nothing is unloaded); 0: never. Default 300.
+    public var storeIdleSeconds = 300
+
     /// Creates the default settings.
     public init() {}
 }
@@ -82,6 +99,12 @@ extension ServiceConfiguration {
         public static let idempotencyRetention = Duration.seconds(1) ... .seconds(365 * 24 * 3_600)
         /// Answers kept for idempotency keys in memory-only mode.
         public static let idempotencyMemoryLimit = 1...100_000_000
+        /// Stores that may exist.
+        public static let maxStores = 1...1_000_000_000
+        /// Stores loaded at once.
+        public static let maxLoadedStores = 1...100_000_000
+        /// Seconds a store stays loaded without use; 0: for ever.
+        public static let storeIdleSeconds = 0...(366 * 86_400)
     }
 
     /// Throws ``ServiceConfigurationError`` for the first value outside ``Allowed``.
@@ -108,6 +131,9 @@ extension ServiceConfiguration {
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
         try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)
         try check("idempotencyMemoryLimit", idempotencyMemoryLimit, Allowed.idempotencyMemoryLimit)
+        try check("maxStores", maxStores, Allowed.maxStores)
+        try check("maxLoadedStores", maxLoadedStores, Allowed.maxLoadedStores)
+        try check("storeIdleSeconds", storeIdleSeconds, Allowed.storeIdleSeconds)
         _ = try CORSPolicy(allowedOrigins: corsAllowedOrigins)
         for name in allowedHosts ?? [] where !HostCheck.isValidEntry(name) {
             throw ServiceConfigurationError(

@@ -21,6 +21,19 @@ protocol StoreResolver<State>: Sendable {
     /// problem to answer instead: `404 urn:remvvm:problem:store-not-found` for a store that does
     /// not exist (or that the caller may not know of).
     func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem>
+
+    /// `respond`'s answer with the store `id` names, or the problem; the store stays held (not
+    /// unloaded or ended) until `respond` returns. By default ``store(_:for:request:)``.
+    func serve(_ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response) -> Response
+}
+
+extension StoreResolver {
+    func serve(_ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response) -> Response {
+        switch store(id, for: intent, request: request) {
+        case .success(let served): respond(served)
+        case .failure(let problem): problem.response
+        }
+    }
 }
 
 /// The resolver of a service that serves one store: `default` is it, every other id is `404`.

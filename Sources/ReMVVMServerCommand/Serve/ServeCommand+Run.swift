@@ -34,6 +34,7 @@ extension ServeCommand {
         }
         var service = settings.service
         var journal: (any JournalStorage)?
+        var stores: StoreServing<State>?
         var replication: ReplicaConfiguration?
         if settings.inMemory {
             logger.notice("in memory: no journal, nothing survives a restart")
@@ -53,6 +54,14 @@ extension ServeCommand {
                 throw ExitCode.failure
             }
             service.versionTags = .plain  // versions survive restarts
+            if let file = journal as? SQLiteJournalStorage {
+                stores = StoreServing(catalog: file, storage: .journal({ id in
+                    guard let view = try file.storage(for: id) else {
+                        throw JournalError(code: .unusable, message: "the store \(id) is not in \(file.path)")
+                    }
+                    return view
+                }), makeStore: { try domain.store() })
+            }
             logger.info("journal: \(settings.dataDir)/\(SQLiteJournalStorage.fileName) (journalSync \(settings.journalSync.rawValue))")
         }
         let server = ReMVVMServer(
@@ -66,6 +75,14 @@ extension ServeCommand {
             replication: replication,
             logger: logger
         )
+        if settings.inMemory {
+            stores = StoreServing(catalog: MemoryStoreCatalog(), storage: .memory, makeStore: { try domain.store() })
+        }
+        // Every store, in memory or in the journal file's per-store views (docs/http-api.md,
+        // "Stores"); a replica of a shared log serves default alone.
+        if let stores {
+            server.service.serveStores(stores)
+        }
         let group = ServiceGroup(
             services: [server],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -124,6 +124,21 @@ struct ServeCommand: DomainCommand {
     ))
     var metricsEnabled: Bool?
 
+    @Option(help: ArgumentHelp(
+        "Whether a POST of actions or of a command to a store that does not exist creates it first (a read never does): true or false. (default: \(ServerSettings.defaultText(.autoCreateStores)))",
+        valueName: "bool"
+    ))
+    var autoCreateStores: Bool?
+
+    @Option(help: "The most stores that may exist, default included; creating one more answers 507. (default: \(ServerSettings.defaultText(.maxStores)))")
+    var maxStores: Int?
+
+    @Option(help: "The most stores loaded at once, default included; past it the least recently used store without open streams is unloaded (with a journal; in memory nothing is unloaded). (default: \(ServerSettings.defaultText(.maxLoadedStores)))")
+    var maxLoadedStores: Int?
+
+    @Option(help: "Seconds without requests and open streams after which a store is unloaded, its snapshot written first (with a journal; in memory nothing is unloaded); 0: never. (default: \(ServerSettings.defaultText(.storeIdleSeconds)))")
+    var storeIdleSeconds: Int?
+
     @Option(name: .customLong("auth-token-file"), help: ArgumentHelp(
         "A file of static tokens kept as hashes, one sha256:<hex>=SCOPE[+SCOPE] per line (printf %s \"$TOKEN\" | sha256sum). The tokens themselves go in REMVVM_AUTH_TOKENS, never on the command line. (default: none)",
         valueName: "path"
@@ -187,6 +202,10 @@ struct ServeCommand: DomainCommand {
         set(.corsAllowedOrigins, corsAllowedOrigins.map { .string($0) })
         set(.allowedHosts, allowedHosts.map { .string($0) })
         set(.metricsEnabled, metricsEnabled.map { .bool($0) })
+        set(.autoCreateStores, autoCreateStores.map { .bool($0) })
+        set(.maxStores, maxStores.map { .int($0) })
+        set(.maxLoadedStores, maxLoadedStores.map { .int($0) })
+        set(.storeIdleSeconds, storeIdleSeconds.map { .int($0) })
         // No flag for authTokens or jwtHs256Secret: secrets never go on the command line.
         set(.authTokenFile, authTokenFile.map { .string($0) })
         set(.jwtHs256SecretFile, jwtHs256SecretFile.map { .string($0) })

@@ -329,6 +329,10 @@ extension ServerSettings {
             value: { .string(($0.service.allowedHosts ?? []).joined(separator: ",")) }
         ),
         .bool(.metricsEnabled, \.service.metricsEnabled),
+        .bool(.autoCreateStores, \.service.autoCreateStores),
+        .int(.maxStores, \.service.maxStores, in: Service.maxStores),
+        .int(.maxLoadedStores, \.service.maxLoadedStores, in: Service.maxLoadedStores),
+        .int(.storeIdleSeconds, \.service.storeIdleSeconds, in: Service.storeIdleSeconds),
         .secret(.authTokens, \.access.authTokens),
         .string(.authTokenFile, \.access.authTokenFile),
         .secret(.jwtHs256Secret, \.access.jwtHs256Secret),

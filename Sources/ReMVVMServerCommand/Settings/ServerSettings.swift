@@ -51,6 +51,7 @@ struct ServerSettings {
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
         case idempotencyRetention, corsAllowedOrigins, allowedHosts, metricsEnabled
+        case autoCreateStores, maxStores, maxLoadedStores, storeIdleSeconds
         case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
         case jwtIssuer, jwtAudience, jwtLeewaySeconds
 

@@ -1,0 +1,55 @@
+import Journal
+
+extension Problem {
+    /// The answer to a ``StoreDirectoryError``.
+    static func store(_ error: StoreDirectoryError) -> Problem {
+        switch error {
+        case .invalidID(let text, let rule):
+            return invalidStoreID(text, rule)
+        case .notFound(let id):
+            return storeNotFound(id)
+        case .limitReached(let limit):
+            return Problem(
+                type: type("store-limit-reached"),
+                title: "Insufficient Storage",
+                status: 507,
+                detail: "this server holds its limit of \(limit) stores (maxStores); delete a store or raise the limit; nothing was created"
+            )
+        case .unavailable(let id, let reason):
+            var problem = Problem(
+                type: type("store-unavailable"),
+                title: "Service Unavailable",
+                status: 503,
+                detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
+            )
+            problem.headers["Retry-After"] = "1"
+            return problem
+        case .defaultCannotBeDeleted:
+            var problem = Problem(
+                type: type("default-store-undeletable"),
+                title: "Method Not Allowed",
+                status: 405,
+                detail: "the store default serves the root routes and always exists; it cannot be deleted"
+            )
+            problem.headers["Allow"] = "GET, PUT"
+            return problem
+        }
+    }
+
+    /// 400: a query parameter of `GET /stores` out of its range.
+    static func badStoreListing(_ detail: String, field: String) -> Problem {
+        Problem(title: "Bad Request", status: 400, detail: detail, field: field)
+    }
+}
+
+extension Problem {
+    /// 412: `PUT /stores/{id}` with `If-None-Match: *` for a store that exists.
+    static func storeExists(_ id: StoreID) -> Problem {
+        Problem(
+            type: type("store-exists"),
+            title: "Precondition Failed",
+            status: 412,
+            detail: "the store \(id) exists already (If-None-Match: * asks to create it only); nothing changed"
+        )
+    }
+}

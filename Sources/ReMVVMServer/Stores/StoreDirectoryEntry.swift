@@ -1,0 +1,91 @@
+import Journal
+
+/// What a ``StoreDirectory`` knows of one id it has seen: whether its store is loaded, being
+/// loaded, put away or deleted, when it was last used, how many requests hold it, and its place
+/// in the list of loaded stores by last use.
+///
+/// Unchecked `Sendable`: every `var` is read and written only under the directory's lock; a
+/// lease carries the entry to a request's thread only to give it back under that lock.
+final class StoreDirectoryEntry<Store: AnyObject & Sendable>: @unchecked Sendable {
+    /// Where the entry is in its life.
+    enum Phase {
+        /// One request loads the store; the others wait.
+        case loading
+        /// Ready to serve.
+        case loaded(Store)
+        /// Its snapshot is being written before it is put away; requests wait, then load it again.
+        case unloading
+        /// Being deleted; requests wait, then find it absent.
+        case deleting
+        /// Out of the directory: waiters start again, or fail with the load's error.
+        case gone(StoreDirectoryError?)
+    }
+
+    let id: StoreID
+    var phase: Phase
+    /// When a request last used it, in the directory's clock (milliseconds).
+    var lastUsed: Int64
+    /// Requests holding it now (leases not yet given back).
+    var inUse = 0
+    /// Never unloaded or deleted: the store `default`, which the root routes hold directly.
+    let pinned: Bool
+    /// Neighbours in the list of loaded stores: toward the most recently used (`newer`) and the
+    /// least (`older`). Set while the entry is in the list only; the list unlinks it when it leaves.
+    var newer: StoreDirectoryEntry?
+    var older: StoreDirectoryEntry?
+
+    init(id: StoreID, phase: Phase, lastUsed: Int64, pinned: Bool = false) {
+        self.id = id
+        self.phase = phase
+        self.lastUsed = lastUsed
+        self.pinned = pinned
+    }
+
+    /// The store, while loaded.
+    var store: Store? {
+        if case .loaded(let store) = phase { return store }
+        return nil
+    }
+
+    /// Whether requests must wait for another one to finish with the entry.
+    var isBusy: Bool {
+        switch phase {
+        case .loading, .unloading, .deleting: true
+        case .loaded, .gone: false
+        }
+    }
+}
+
+/// The loaded stores ordered by last use, most recent first: a doubly linked list through the
+/// entries, so that a request moves its store to the front without allocating.
+struct StoreUseList<Store: AnyObject & Sendable> {
+    private(set) var newest: StoreDirectoryEntry<Store>?
+    private(set) var oldest: StoreDirectoryEntry<Store>?
+    private(set) var count = 0
+
+    /// Puts an entry that is not in the list at the front.
+    mutating func pushNewest(_ entry: StoreDirectoryEntry<Store>) {
+        entry.older = newest
+        entry.newer = nil
+        newest?.newer = entry
+        newest = entry
+        if oldest == nil { oldest = entry }
+        count += 1
+    }
+
+    /// Moves an entry of the list to the front.
+    mutating func touch(_ entry: StoreDirectoryEntry<Store>) {
+        guard newest !== entry else { return }
+        remove(entry)
+        pushNewest(entry)
+    }
+
+    /// Takes an entry of the list out of it.
+    mutating func remove(_ entry: StoreDirectoryEntry<Store>) {
+        if let newer = entry.newer { newer.older = entry.older } else { newest = entry.older }
+        if let older = entry.older { older.newer = entry.newer } else { oldest = entry.newer }
+        entry.newer = nil
+        entry.older = nil
+        count -= 1
+    }
+}

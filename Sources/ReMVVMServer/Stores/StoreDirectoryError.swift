@@ -1,0 +1,16 @@
+public import Journal
+
+/// Why a ``StoreDirectory`` cannot give or change a store; each case is one answer of
+/// `docs/http-api.md`, "Stores" (``problem``).
+public enum StoreDirectoryError: Error, Sendable, Equatable {
+    /// The text is not a store id (`400`, naming the rule).
+    case invalidID(String, StoreIDError)
+    /// No such store; a read never creates one (`404`).
+    case notFound(StoreID)
+    /// Creating it would pass `maxStores` (`507`).
+    case limitReached(limit: Int)
+    /// The store could not be loaded, or the catalog could not be read or written (`503`: retry).
+    case unavailable(StoreID, reason: String)
+    /// `default` always exists (`405` for `DELETE /stores/default`).
+    case defaultCannotBeDeleted
+}

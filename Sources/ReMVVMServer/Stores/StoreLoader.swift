@@ -1,0 +1,33 @@
+public import Journal
+
+/// How a ``StoreDirectory`` makes a store ready to serve and puts it away again: the part of
+/// loading and unloading that knows the backend (memory, journal, replica).
+///
+/// The directory calls these off its lock, never twice at once for one id, and never
+/// ``unload(_:)`` or ``end(_:)`` while a request holds the store.
+public protocol StoreLoader: Sendable {
+    /// One loaded store (for the service: a served store with its backend and hubs).
+    associatedtype Store: AnyObject, Sendable
+
+    /// Whether loaded stores may be unloaded at all. False for a server in memory: an unloaded
+    /// store would have nothing to be loaded again from, so its stores stay until deleted, and
+    /// `maxLoadedStores` and `storeIdleSeconds` do not apply.
+    var unloads: Bool { get }
+
+    /// Makes the store of `description` ready to serve (for a journal: its snapshot and the
+    /// records after it replayed) and starts it. Its event ids and tags carry
+    /// ``StoreDescription/incarnation``, so that none of an earlier store of the same id matches.
+    /// An error fails this request and every request waiting for the same load with `503`; the
+    /// next request tries again.
+    func load(_ description: StoreDescription) throws -> Store
+
+    /// Puts an idle store away: writes its snapshot (so the next load replays little), then
+    /// stops it. Called only when ``unloads`` and the store has no open streams.
+    func unload(_ store: Store)
+
+    /// Ends a deleted store: its event streams end, it stops; nothing is written.
+    func end(_ store: Store)
+
+    /// Whether event or view-model streams of the store are open (such a store stays loaded).
+    func hasOpenStreams(_ store: Store) -> Bool
+}

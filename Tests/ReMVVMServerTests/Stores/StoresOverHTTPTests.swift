@@ -1,0 +1,117 @@
+import ExampleApp
+import Foundation
+import HTTPTestSupport
+import Journal
+import Testing
+
+/// Many stores over HTTP (`docs/http-api.md`, "Stores"): each store its own versions, tags and
+/// streams; the management routes; auto-creation, limits and deletion.
+@Suite struct StoresOverHTTPTests {
+    @Test(arguments: Transport.allCases)
+    func eachStoreHasItsOwnStateVersionsAndTags(transport: Transport) throws {
+        let server = try StoresServer(transport: transport)
+        #expect(try server.send("PUT", "/stores/room-1").status == 201)
+        #expect(try server.send("PUT", "/stores/room-2").status == 201)
+        #expect(try server.increase("room-1", times: 3).bodyString == #"{"version":3}"#)
+        #expect(try server.increase("room-2").bodyString == #"{"version":1}"#)
+        #expect(try server.send("GET", "/state").bodyString == #"{"counter":0,"user":null}"#)
+        let room1 = try server.send("GET", "/stores/room-1/state")
+        #expect(room1.bodyString == #"{"counter":3,"user":null}"#)
+        let incarnation = try #require(server.catalog.describe(try StoreID("room-1"))?.incarnation)
+        #expect(room1.headers["ETag"] == "\"3-\(incarnation)\"")
+        #expect(try server.send("GET", "/stores/room-2/state").bodyString == #"{"counter":1,"user":null}"#)
+        // A tag of one store never matches in another, even at the same version.
+        let room2Tag = try #require(try server.send("GET", "/stores/room-2/state").headers["ETag"])
+        #expect(try server.send("GET", "/stores/room-1/state", headers: [("If-None-Match", room2Tag)]).status == 200)
+        // The root routes and /stores/default are one store.
+        _ = try server.send("POST", "/stores/default/actions", body: #"{"type":"increase"}"#)
+        #expect(try server.send("GET", "/state").bodyString == #"{"counter":1,"user":null}"#)
+        let described = try server.send("GET", "/stores/room-1").decoded(StoreDescriptionBody.self)
+        #expect(described.id == "room-1" && described.version == 3 && described.loaded && described.lastActionAt != nil)
+    }
+
+    @Test func aStoreThatDoesNotExistIs404AndOnlyAWriteCreatesItWithAutoCreation() throws {
+        let off = try StoresServer()
+        let absent = try off.send("GET", "/stores/room/state")
+        #expect(absent.status == 404 && absent.problem?.type == "urn:remvvm:problem:store-not-found")
+        #expect(try off.increase("room").status == 404)
+        #expect(try off.send("GET", "/stores/room").status == 404)
+        let on = try StoresServer(autoCreate: true)
+        #expect(try on.send("GET", "/stores/room/state").status == 404, "a read never creates")
+        #expect(try on.send("GET", "/stores/room/events").status == 404)
+        #expect(on.catalog.count() == 1)
+        #expect(try on.increase("room").bodyString == #"{"version":1}"#)
+        #expect(try on.send("POST", "/stores/room2/viewmodels/counter/commands/increase").status < 300)
+        #expect(on.catalog.count() == 3)
+    }
+
+    @Test func aBadStoreIdIs400NamingTheRule() throws {
+        let server = try StoresServer()
+        for path in ["/stores/-x/state", "/stores/-x"] {
+            let response = try server.send("GET", path)
+            #expect(response.status == 400)
+            #expect(response.problem?.detail.contains(StoreIDError.badStart.rule) == true)
+        }
+    }
+
+    @Test func creatingPastMaxStoresIs507ByPutAndByAutoCreation() throws {
+        let server = try StoresServer(autoCreate: true, maxStores: 2)
+        #expect(try server.send("PUT", "/stores/a").status == 201)
+        let put = try server.send("PUT", "/stores/b")
+        #expect(put.status == 507 && put.problem?.type == "urn:remvvm:problem:store-limit-reached")
+        #expect(try server.increase("b").status == 507)
+        #expect(try server.send("PUT", "/stores/a").status == 200, "an existing store is no creation")
+    }
+
+    @Test func putWithIfNoneMatchStarCreatesOnly() throws {
+        let server = try StoresServer()
+        #expect(try server.send("PUT", "/stores/a", headers: [("If-None-Match", "*")]).status == 201)
+        #expect(try server.send("PUT", "/stores/a", headers: [("If-None-Match", "*")]).status == 412)
+        #expect(try server.send("PUT", "/stores/default", headers: [("If-None-Match", "*")]).status == 412)
+    }
+
+    @Test func theListingPagesByIdWithinItsLimits() throws {
+        let server = try StoresServer()
+        for id in ["c", "a", "b"] { _ = try server.send("PUT", "/stores/\(id)") }
+        struct Page: Decodable { var stores: [StoreDescriptionBody]; var next: String? }
+        let first = try server.send("GET", "/stores?limit=2").decoded(Page.self)
+        #expect(first.stores.map(\.id) == ["a", "b"] && first.next == "b")
+        let rest = try server.send("GET", "/stores?limit=2&after=b").decoded(Page.self)
+        #expect(rest.stores.map(\.id) == ["c", "default"] && rest.next == nil)
+        #expect(try server.send("GET", "/stores?limit=1001").status == 400)
+    }
+
+    @Test func deletingAStoreEndsItsStreamsAndTheNewStoreOfThatIdMatchesNoOldTagOrEventId() throws {
+        let server = try StoresServer(transport: .live)
+        #expect(try server.send("PUT", "/stores/room").status == 201)
+        _ = try server.increase("room", times: 2)
+        let oldTag = try #require(try server.send("GET", "/stores/room/state").headers["ETag"])
+        let stream = try SSEClient(port: server.port, path: "/stores/room/events")
+        let first = try #require(try stream.nextEvent(timeout: .seconds(10)))
+        let oldEventId = try #require(first.id)
+        #expect(try server.send("DELETE", "/stores/room").status == 204)
+        #expect(try stream.waitForEnd(timeout: .seconds(10)) == .clean)
+        #expect(try server.send("GET", "/stores/room/state").status == 404)
+        #expect(try server.send("PUT", "/stores/room").status == 201)
+        _ = try server.increase("room", times: 2)
+        let fresh = try server.send("GET", "/stores/room/state", headers: [("If-None-Match", oldTag)])
+        #expect(fresh.status == 200 && fresh.headers["ETag"] != oldTag)
+        let resumed = try SSEClient(port: server.port, path: "/stores/room/events", headers: [("Last-Event-ID", oldEventId)])
+        #expect(resumed.headers["ReMVVM-Replay"] == "reset")
+        resumed.close()
+        #expect(try server.send("DELETE", "/stores/default").status == 405)
+        #expect(try server.send("DELETE", "/stores/nothing").status == 404)
+    }
+
+    @Test func metricsCountStoresWithoutAStoreLabel() throws {
+        let server = try StoresServer()
+        _ = try server.send("PUT", "/stores/a")
+        _ = try server.send("PUT", "/stores/b")
+        _ = try server.increase("a")
+        let text = try server.send("GET", "/metrics").bodyString
+        #expect(metricSample(text, "remvvm_stores") == 3)
+        #expect(metricSample(text, "remvvm_stores_loaded") == 2)
+        #expect(metricSample(text, "remvvm_store_loads_total") == 1)
+        #expect(!text.contains("store=\""))
+    }
+}
