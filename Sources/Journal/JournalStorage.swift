@@ -69,11 +69,19 @@ public protocol JournalStorage: Sendable {
 
     /// Closes the storage; later calls throw ``JournalError/Code/closed``.
     func close()
+
+    /// The group commit this storage's ``GroupCommitJournal`` shares with the other stores of its
+    /// database (one transaction, one sync for many stores' batches); nil, the default: the
+    /// journal commits on a committer of its own.
+    var sharedCommitter: JournalCommitter? { get }
 }
 
 extension JournalStorage {
     /// The default store: a storage of one store.
     public var store: StoreID { .default }
+
+    /// None: a storage of one store commits on its own.
+    public var sharedCommitter: JournalCommitter? { nil }
 
     /// Looks `key` up at once, on the caller's thread.
     public func lookUpAnswer(forKey key: String, completion: @escaping @Sendable (Result<KeptAnswer?, JournalError>) -> Void) {

@@ -25,6 +25,11 @@ public final class SQLiteStoreJournal: JournalStorage {
     /// The store.
     public var store: StoreID { scope.id }
 
+    /// The file's shared group commit (``SQLiteJournalStorage/commits``): the stores other than
+    /// `default` share one thread and one transaction per commit. (`default`, the file itself,
+    /// keeps a committer of its own: the one-store path stays as measured.)
+    public var sharedCommitter: JournalCommitter? { database.commits }
+
     /// The file's path, and the store's id unless it is `default`.
     public var location: String { database.location(of: scope) }
 

@@ -68,7 +68,11 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         if restoredVersion > 0 {
             logger.notice("restored version \(restoredVersion) from the journal (snapshot \(recovery.snapshot?.version ?? 0), then \(restoredVersion - (recovery.snapshot?.version ?? 0)) replayed)")
         }
-        journal = GroupCommitJournal(storage: storage, lastVersion: restoredVersion)
+        if let committer = storage.sharedCommitter {
+            journal = GroupCommitJournal(storage: storage, lastVersion: restoredVersion, committer: committer)
+        } else {
+            journal = GroupCommitJournal(storage: storage, lastVersion: restoredVersion)
+        }
         let history = JournalHistory(
             storage: storage,
             codec: codec,

@@ -64,6 +64,18 @@ import Testing
         }
     }
 
+    @Test func theStoresOtherThanDefaultCommitThroughTheFilesSharedGroupCommit() throws {
+        let server = try JournalStores()
+        #expect(server.send("PUT", "/stores/a").status == 201)
+        #expect(server.send("PUT", "/stores/b").status == 201)
+        #expect(server.send("POST", "/stores/a/actions", body: #"[{"type":"increase"},{"type":"increase"}]"#).body == #"{"version":2}"#)
+        #expect(server.send("POST", "/stores/b/actions", body: #"{"type":"decrease"}"#).body == #"{"version":1}"#)
+        #expect(server.send("POST", "/actions", body: #"{"type":"increase"}"#).body == #"{"version":1}"#)
+        let shared = server.file.commits.statistics
+        #expect(shared.records == 3, "a's 2 and b's 1 went through the file's one committer; default's 1 through its own")
+        #expect(shared.transactions >= 1 && shared.failures == 0)
+    }
+
     @Test func aStoreUnloadedPastMaxLoadedIsLoadedAgainFromTheJournal() throws {
         let server = try JournalStores(maxLoaded: 2)
         #expect(server.send("PUT", "/stores/a").status == 201)
