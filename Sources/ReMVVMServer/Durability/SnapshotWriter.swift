@@ -13,8 +13,16 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
     private let logger: Logger
     /// Runs after each snapshot written (retention), with its version.
     private let afterWrite: @Sendable (UInt64) throws -> Void
-    /// Whether a snapshot is being written, and the newest written.
-    private let progress: Lock<(writing: Bool, newest: UInt64)>
+    /// Whether a snapshot is being written, the newest written, the version the newest snapshot
+    /// taken was due at (written, being written or waiting), and the snapshot taken while another
+    /// was being written, which is written right after it.
+    private let progress: Lock<Progress>
+    private struct Progress {
+        var writing = false
+        var newest: UInt64
+        var due: UInt64
+        var waiting: StoreSnapshot<State>?
+    }
     private let pool: WorkerPool
 
     /// - Parameters:
@@ -32,22 +40,40 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         self.every = max(1, every)
         self.logger = logger
         self.afterWrite = afterWrite
-        progress = Lock((writing: false, newest: newest))
+        progress = Lock(Progress(newest: newest, due: newest))
     }
 
-    /// Writes `current()` as a job of the pool when `version` is `every` or more past the newest
-    /// snapshot and none is being written.
+    /// Takes `current()` when `version` is `every` or more past the version the last snapshot was
+    /// due at, and writes it as a job of the pool; when one is being written, right after it (a
+    /// snapshot that falls due meanwhile is taken then, not skipped: one waits at most, the
+    /// newest).
     func writeIfDue(at version: UInt64, _ current: @escaping @Sendable () -> StoreSnapshot<State>) {
         let due = progress.withLock { progress -> Bool in
-            guard !progress.writing, version >= progress.newest + every else { return false }
-            progress.writing = true
+            guard version >= progress.due + every else { return false }
+            progress.due = version
             return true
         }
         guard due else { return }
         let snapshot = current()
+        let startsWriting = progress.withLock { progress -> Bool in
+            if progress.writing {
+                if snapshot.version > progress.waiting?.version ?? 0 { progress.waiting = snapshot }
+                return false
+            }
+            progress.writing = true
+            return true
+        }
+        guard startsWriting else { return }
         pool.run { [self] in
-            write(snapshot)
-            progress.withLock { $0.writing = false }
+            var next: StoreSnapshot<State>? = snapshot
+            while let snapshot = next {
+                write(snapshot)
+                next = progress.withLock { progress in
+                    defer { progress.waiting = nil }
+                    if progress.waiting == nil { progress.writing = false }
+                    return progress.waiting
+                }
+            }
             progress.notifyAll()
         }
     }
