@@ -68,6 +68,10 @@ class AppPage(Page):
 def check_sessions(check, first, second, app, forget=None):
     """Two browsers on a server with store routes: a session each, independent; ?session= shares.
     With `forget(id)` (the stand-in's), a store that vanishes is made again by the page."""
+    # A session of its own: with real store routes the session of the checks before (kept in
+    # localStorage) is still there, on the screen they left it at.
+    first.js("localStorage.clear()")
+    first.browser.get(app)
     check(first.shows("counter"), "the first browser starts at the counter's root")
     check(first.session().startswith("session "), f"in a session of its own: {first.session()}")
     session = first.session().split(" ", 1)[1]
