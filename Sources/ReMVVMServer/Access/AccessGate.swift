@@ -9,6 +9,9 @@ import MicroHTTP
 /// unknown paths, so that a client without one cannot tell which paths exist: `read` for the
 /// methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`), `dispatch` for every other
 /// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token.
+/// Listing stores and `PUT`/`DELETE /stores/{id}` need `manage`; a token limited to stores gets
+/// `404 store-not-found` for a store outside its list, on `/stores/{id}…` and, for `default`, on
+/// the root routes of the store (``needs(of:limited:)``).
 /// The token comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
 /// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
 /// `?access_token=`. Credentials sent in several of those places must be the same token

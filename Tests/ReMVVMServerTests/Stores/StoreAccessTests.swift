@@ -70,7 +70,9 @@ import Testing
         #expect(try send(server, "POST", "/stores/room-1/actions", token: Self.guest, body: #"{"type":"increase"}"#).bodyString == #"{"version":1}"#)
         #expect(try send(server, "GET", "/stores/room-1/state", token: Self.guest).bodyString == #"{"counter":1,"user":null}"#)
         #expect(try send(server, "GET", "/stores/room-1", token: Self.guest).status == 200, "describing one store needs read only")
-        #expect(try send(server, "GET", "/stores/lobby/state", token: Self.guest).problem?.type == "urn:remvvm:problem:store-not-found")
+        #expect(try send(server, "PUT", "/stores/vault", token: Self.admin).status == 201)
+        #expect(try send(server, "GET", "/stores/vault/state", token: Self.guest).problem?.type == "urn:remvvm:problem:store-not-found")
+        #expect(try send(server, "GET", "/stores/vault/state", token: Self.admin).status == 200)
         // A malformed id names no store: its 400 says nothing about any store.
         #expect(try send(server, "GET", "/stores/-x/state", token: Self.guest).status == 400)
     }
