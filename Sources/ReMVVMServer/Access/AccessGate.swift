@@ -9,6 +9,9 @@ import MicroHTTP
 /// unknown paths, so that a client without one cannot tell which paths exist: `read` for the
 /// methods that cannot change anything (`GET`, `HEAD`, `OPTIONS`), `dispatch` for every other
 /// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token.
+/// Listing stores and `PUT`/`DELETE /stores/{id}` need `manage`; a token limited to stores gets
+/// `404 store-not-found` for a store outside its list, on `/stores/{id}…` and, for `default`, on
+/// the root routes of the store (``needs(of:limited:)``).
 /// The token comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
 /// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
 /// `?access_token=`. Credentials sent in several of those places must be the same token
@@ -58,34 +61,38 @@ struct AccessGate: Sendable {
         return EventStreamPaths.contains(request.path)
     }
 
-    /// What `request` may do.
-    func decision(for request: Request) -> AccessDecision {
-        guard isEnabled, !Self.isOpen(path: request.path) else { return .allowed }
-        let scope = Self.scope(for: request.method)
+    /// What `request` may do: its credential authenticated once, then the scope its route needs
+    /// and the store it reaches into checked (``needs(of:limited:)``).
+    func verdict(for request: Request) -> Verdict {
+        guard isEnabled, !Self.isOpen(path: request.path) else { return .decided(.allowed) }
         let header: String?
         switch Self.authorizationField(of: request.headers) {
         case .none: header = nil
         case .one(let value): header = value
-        case .conflicting: return .unauthenticated(Self.repeatedAuthorization)
+        case .conflicting: return .decided(.unauthenticated(Self.repeatedAuthorization))
         }
         guard Self.acceptsCookieAndQuery(request) else {
             if header == nil, Self.cookieToken(in: request.headers) != .none || request.query[Self.queryName] != nil {
-                return .unauthenticated(Self.headerOnly)
+                return .decided(.unauthenticated(Self.headerOnly))
             }
             if request.path == Self.accessPath, request.method == .GET || request.method == .HEAD {
-                return Self.authenticated(authorizer.authenticate(credential: header))
+                return .decided(Self.authenticated(authorizer.authenticate(credential: header)))
             }
-            return authorizer.authorize(credential: header, needs: scope)
+            return Self.verdict(authorizer.authorization(credential: header), for: request)
         }
-        return streamDecision(header: header, request: request, needs: scope)
+        return streamVerdict(header: header, request: request)
     }
 
     /// The answer instead of serving `request`, or nil when it may be served.
     func refusal(for request: Request) -> Response? {
-        let decision = decision(for: request)
+        let decision: AccessDecision
+        switch verdict(for: request) {
         // Allowed is the usual answer: decided before the challenge, whose text (built before
         // it looks at the decision) cost every allowed request about 1,400 instructions.
-        if case .allowed = decision { return nil }
+        case .decided(.allowed): return nil
+        case .decided(let refused): decision = refused
+        case .outOfReach(let store): return Problem.storeNotFound(store).response
+        }
         guard let challenge = authorizer.challenge(for: decision) else { return nil }
         switch decision {
         case .allowed:
@@ -107,12 +114,12 @@ struct AccessGate: Sendable {
         }
     }
 
-    /// The decision for an event stream, whose token may come from the header, the cookie or
+    /// The verdict for an event stream, whose token may come from the header, the cookie or
     /// the query; all of those present must carry the same token.
-    private func streamDecision(header: String?, request: Request, needs scope: Scope) -> AccessDecision {
+    private func streamVerdict(header: String?, request: Request) -> Verdict {
         switch Self.streamToken(header: header, request: request) {
-        case .success(let token): authorizer.authorize(token: token.map(String.init), needs: scope)
-        case .failure(let rejection): .unauthenticated(rejection)
+        case .success(let token): Self.verdict(authorizer.authorization(token: token.map(String.init)), for: request)
+        case .failure(let rejection): .decided(.unauthenticated(rejection))
         }
     }
 

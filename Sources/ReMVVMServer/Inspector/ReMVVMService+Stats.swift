@@ -1,3 +1,4 @@
+import AccessControl
 import MicroHTTP
 import ReMVVM
 
@@ -20,9 +21,11 @@ extension ReMVVMService {
     /// through here).
     func getAccess(_ request: Request) -> Response {
         let gate = AccessGate(authorizer: accessControl)
-        switch accessControl.authenticate(credential: request.headers["Authorization"]) {
-        case .success(let scopes):
-            let answer = AccessAnswer(accessControl: accessControl.isEnabled, scopes: scopes.scopes.map(\.name))
+        switch accessControl.authorization(credential: request.headers["Authorization"]) {
+        case .success(let granted):
+            let answer = AccessAnswer(
+                accessControl: accessControl.isEnabled, scopes: granted.scopes.scopes.map(\.name), stores: AccessAnswer.stores(granted.stores)
+            )
             let body = (try? JSONCoding.encode(answer)) ?? Array("{}".utf8)
             return JSONCoding.response(body, headers: [("Cache-Control", "no-store"), ("Vary", "Authorization")])
         case .failure:

@@ -1,3 +1,4 @@
+import AccessControl
 import Foundation
 
 /// The body of `GET /stats`: the figures a person watches to see load at a glance, cheap to read
@@ -44,9 +45,16 @@ struct ServiceStats: Encodable {
     }
 }
 
-/// The body of `GET /access`: whether tokens are configured, and the scopes the caller's token
-/// grants (every scope when none are configured).
+/// The body of `GET /access`: whether tokens are configured, the scopes the caller's token
+/// grants (every scope when none are configured) and the stores it reaches: its list of ids and
+/// prefixes (`["lobby", "room-*"]`), `["*"]` for every store, `[]` for none.
 struct AccessAnswer: Encodable {
     let accessControl: Bool
     let scopes: [String]
+    let stores: [String]
+
+    /// The patterns of `reach`, as a token's list names them.
+    static func stores(_ reach: StoreReach) -> [String] {
+        reach.description.split(separator: "+").map(String.init)
+    }
 }

@@ -90,8 +90,9 @@ extension OpenAPIDocument {
             "properties": [
                 "accessControl": ["type": "boolean", "description": "Whether tokens are configured"],
                 "scopes": ["type": "array", "items": ["enum": ["read", "dispatch", "manage"]], "description": "What the token grants (everything without tokens)"],
+                "stores": ["type": "array", "items": ["type": "string"], "description": "The store ids and prefixes (room-*) the token reaches: [\"*\"] for every store, [] for none"],
             ],
-            "required": ["accessControl", "scopes"],
+            "required": ["accessControl", "scopes", "stores"],
         ],
     ]
 }

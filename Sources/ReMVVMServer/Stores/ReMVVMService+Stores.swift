@@ -1,3 +1,4 @@
+import AccessControl
 import ConcurrencyKit
 public import Journal
 import MicroHTTP
@@ -83,10 +84,22 @@ extension ReMVVMService {
                 return respond(directory, request, parameters["store"] ?? "")
             }
         }
-        router.add(.GET, "/stores", managed { directory, request, _ in directory.respondToList(request) })
+        router.add(.GET, "/stores", managed { [self] directory, request, _ in
+            directory.respondToList(request, isVisible: storesInReach(of: request))
+        })
         router.add(.PUT, "/stores/:store", managed { directory, request, id in directory.respondToPut(request, id: id) })
         router.add(.GET, "/stores/:store", managed { directory, _, id in directory.respondToGet(id: id) })
         router.add(.DELETE, "/stores/:store", managed { directory, _, id in directory.respondToDelete(id: id) })
+    }
+
+    /// Whether the caller's token reaches a store: the listing shows only those. The gate let the
+    /// request through (`manage`, a token that authenticates), so a failure here does not happen
+    /// behind it; without the gate in front, it shows nothing. Every store without tokens.
+    private func storesInReach(of request: Request) -> (StoreID) -> Bool {
+        switch accessControl.authorization(credential: request.headers["Authorization"]) {
+        case .success(let granted): { granted.reaches(storeID: $0.rawValue) }
+        case .failure: { _ in false }
+        }
     }
 
     /// Unloads the stores idle for `storeIdleSeconds`, every ``StoreDirectory/sweepInterval``,

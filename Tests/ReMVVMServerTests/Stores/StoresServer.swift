@@ -1,3 +1,4 @@
+import AccessControl
 import ExampleApp
 import Foundation
 import HTTPTestSupport
@@ -17,7 +18,10 @@ final class StoresServer: Sendable {
 
     var port: Int { server.port }
 
-    init(transport: Transport = .router, autoCreate: Bool = false, maxStores: Int = 1_000) throws {
+    init(
+        transport: Transport = .router, autoCreate: Bool = false, maxStores: Int = 1_000,
+        accessControl: BearerAuthorizer = BearerAuthorizer()
+    ) throws {
         var http = HTTPServerConfiguration()
         http.host = "127.0.0.1"
         http.port = 0
@@ -31,6 +35,7 @@ final class StoresServer: Sendable {
             viewModels: ExampleApp.viewModels,
             http: http,
             service: service,
+            accessControl: accessControl,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))

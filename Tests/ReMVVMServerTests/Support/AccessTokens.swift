@@ -27,11 +27,13 @@ enum AccessTokens {
         )
     }
 
-    /// An HS256 JWT with `scope`, expiring `expiresIn` from now (negative: already expired).
-    static func jwt(scope: String, expiresIn: TimeInterval = 3_600, secret: String = secret) -> String {
+    /// An HS256 JWT with `scope`, expiring `expiresIn` from now (negative: already expired), with
+    /// the claim `remvvm_stores` when `stores` is given.
+    static func jwt(scope: String, expiresIn: TimeInterval = 3_600, secret: String = secret, stores: [String]? = nil) -> String {
         let exp = Int(Date().timeIntervalSince1970 + expiresIn)
+        let storesClaim = stores.map { #","remvvm_stores":["# + $0.map { "\"\($0)\"" }.joined(separator: ",") + "]" } ?? ""
         let input = base64URL(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "."
-            + base64URL(Array(#"{"sub":"tester","exp":\#(exp),"scope":"\#(scope)"}"#.utf8))
+            + base64URL(Array(#"{"sub":"tester","exp":\#(exp),"scope":"\#(scope)"\#(storesClaim)}"#.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: Array(input.utf8), using: SymmetricKey(data: Array(secret.utf8)))
         return input + "." + base64URL(Array(mac))
     }
