@@ -53,7 +53,14 @@ import Testing
 
         func send(_ method: String, _ path: String, body: String = "") -> (status: Int, body: String) {
             let headers: HTTPHeaders = body.isEmpty ? [:] : ["Content-Type": "application/json"]
-            let response = responder.respond(to: Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8)))
+            var response = responder.respond(to: Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8)))
+            if case .pending(let pending) = response.body {
+                // Answered once the commit is durable (when the committer took it, not this thread).
+                let done = Mailbox<Response>()
+                pending.whenCompleted { done.post($0) }
+                guard let completed = done.next(timeout: .seconds(30)) else { return (0, "no answer within 30 s") }
+                response = completed
+            }
             var bytes: [UInt8] = []
             if case .bytes(let body) = response.body { bytes = body }
             return (response.status, String(decoding: bytes, as: UTF8.self))
