@@ -42,6 +42,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     /// - Parameter defaultStore: the store `default`, loaded already (the root routes hold it).
     /// - Parameter catalog: which stores exist; it must hold `default`.
     /// - Parameter loader: loads, unloads and ends stores.
+    /// - Parameter limits: `maxStores`, `maxLoadedStores`, `storeIdleSeconds`, `autoCreateStores`.
     /// - Parameter metrics: counts loads and unloads for `GET /metrics`; nil: not measured.
     /// - Parameter waitLimit: how long a request waits for another one's load of the same
     ///   store before it gets `503`.
@@ -68,6 +69,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
 
     /// The store `id` for one request, loaded if it was not; give it back with ``release(_:)``.
     ///
+    /// - Parameter id: the store.
     /// - Parameter creating: whether the request writes (a POST of actions or of a command): with
     ///   ``StoreLimits/autoCreate`` it then creates a missing store; a read never does.
     /// - Throws: ``StoreDirectoryError/notFound(_:)``, ``StoreDirectoryError/limitReached(limit:)``

@@ -1,7 +1,7 @@
 public import Journal
 
 /// Why a ``StoreDirectory`` cannot give or change a store; each case is one answer of
-/// `docs/http-api.md`, "Stores" (``problem``).
+/// `docs/http-api.md`, "Stores" (its problem detail: `problem`).
 public enum StoreDirectoryError: Error, Sendable, Equatable {
     /// The text is not a store id (`400`, naming the rule).
     case invalidID(String, StoreIDError)

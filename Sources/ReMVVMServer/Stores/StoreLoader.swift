@@ -16,7 +16,7 @@ public protocol StoreLoader: Sendable {
 
     /// Makes the store of `description` ready to serve (for a journal: its snapshot and the
     /// records after it replayed) and starts it. Its event ids and tags carry
-    /// ``StoreDescription/incarnation``, so that none of an earlier store of the same id matches.
+    /// the description's `incarnation`, so that none of an earlier store of the same id matches.
     /// An error fails this request and every request waiting for the same load with `503`; the
     /// next request tries again.
     func load(_ description: StoreDescription) throws -> Store
