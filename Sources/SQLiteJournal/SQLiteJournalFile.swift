@@ -63,7 +63,16 @@ public final class SQLiteJournalFile: JournalContents {
     /// The file's format and what SQLite's integrity check finds.
     public func storageReport() throws(JournalError) -> StorageReport {
         try read { database, format throws(SQLiteError) -> StorageReport in
-            StorageReport(format: format, integrityProblems: try database.integrityProblems())
+            var problems = try database.integrityProblems()
+            // The role a server records (`meta` key `role`): one no build writes stops every start.
+            let role = try database.prepare("SELECT value FROM meta WHERE key = 'role'")
+            if try role.step() {
+                let recorded = role.text(0)
+                if JournalRole(rawValue: recorded) == nil {
+                    problems.append("the data directory's recorded use (meta role) is \"\(recorded)\", which no build writes: a server refuses to start on it")
+                }
+            }
+            return StorageReport(format: format, integrityProblems: problems)
         }
     }
 
