@@ -13,6 +13,7 @@ extension ViewModelRegistry {
     /// (`/viewmodels/navigation/events`). Register it after the screens' view models.
     public mutating func registerNavigation(at path: any KeyPath<State, NavigationState> & Sendable) {
         let screens = self
+        navigationTabs = { state in state[keyPath: path].tabs.map(\.name) }
         register(named: Self.navigationName) { state, _ in
             try NavigationViewModel.render(state[keyPath: path]) { screen in
                 // A screen named like the navigation itself would render itself for ever.

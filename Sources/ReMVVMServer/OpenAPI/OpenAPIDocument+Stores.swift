@@ -4,17 +4,23 @@ extension OpenAPIDocument {
         "/actions", "/state", "/viewmodels", "/viewmodels/{name}", "/viewmodels/{name}/events", "/viewmodels/events", "/events",
     ]
 
+    /// A store id's schema: the rule of `StoreID` (a malformed one is answered `400`).
+    static let storeIDSchema: JSONValue = ["type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$"]
+
+    /// The path parameter `{store}` of every store route.
+    static let storeParameter: JSONValue = [
+        "name": "store", "in": "path", "required": true,
+        "description": "The store's id: 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or a digit",
+        "schema": storeIDSchema,
+    ]
+
     /// The store routes of `paths` (and the commands) again under `/stores/{store}`: the same
     /// operations for the store `{store}`, each with the `store` path parameter, an
     /// `operationId` ending in `InStore`, and the answers for a malformed id (`400`) and a store
     /// that does not exist (`404`).
     func storeScoped(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         let scoped = paths.filter { path, _ in Self.storeRoutePaths.contains(path) || path.hasPrefix("/viewmodels/") && path.contains("/commands/") }
-        let store = JSONValue.object([
-            "name": "store", "in": "path", "required": true,
-            "description": "The store's id: 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or a digit",
-            "schema": ["type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$"],
-        ])
+        let store = Self.storeParameter
         var result: [String: JSONValue] = [:]
         for (path, item) in Self.changingOperations(of: scoped, { _, _, members, responses in
             if case .string(let id)? = members["operationId"] {
@@ -49,7 +55,7 @@ extension OpenAPIDocument {
                 "loaded": ["type": "boolean"],
             ],
         ]
-        let store = pathParameter("store", "The store's id: 1-128 of A-Z a-z 0-9 . _ ~ -, starting with a letter or a digit")
+        let store = Self.storeParameter
         paths["/stores/{store}"] = [
             "put": operation("putStore", "Create a store", parameters: [store, header("If-None-Match", "* to create only", ["type": "string"])], responses: [
                 "200": json(description, "It exists"),
@@ -74,7 +80,7 @@ extension OpenAPIDocument {
             "listStores", "List stores by id",
             parameters: [
                 query("prefix", "Only ids starting with it", ["type": "string"]),
-                query("after", "Only ids after it (the previous page's next)", ["type": "string"]),
+                query("after", "Only ids after it (the previous page's next)", Self.storeIDSchema),
                 query("limit", "Page size", ["type": "integer", "minimum": 1, "maximum": 1_000, "default": 100]),
             ],
             responses: [
@@ -87,9 +93,5 @@ extension OpenAPIDocument {
             ]
         )]
         return paths
-    }
-
-    private func pathParameter(_ name: String, _ description: String) -> JSONValue {
-        ["name": .string(name), "in": "path", "required": true, "description": .string(description), "schema": ["type": "string"]]
     }
 }

@@ -13,6 +13,9 @@ struct OpenAPIDocument {
     /// Whether tokens are configured: then the document declares the security schemes and the
     /// `401` / `403` answers (see `OpenAPIDocument+Security.swift`).
     let accessControl: Bool
+    /// The screens and tabs a navigation has, when the domain registered one: its actions'
+    /// payloads then name them (`OpenAPIDocument+Navigation.swift`).
+    var navigation: NavigationChoices?
 
     /// The document as JSON.
     func json() throws -> [UInt8] {
@@ -256,7 +259,7 @@ struct OpenAPIDocument {
         let actionSchemas: [JSONValue] = actions.names.map { name in
             var properties: [String: JSONValue] = ["type": ["const": .string(name)]]
             var required: [JSONValue] = ["type"]
-            let payload = actions.payloadSchema(of: name) ?? ["type": "object"]
+            let payload = navigationPayloadSchema(of: name) ?? actions.payloadSchema(of: name) ?? ["type": "object"]
             // An absent or null payload reads as `{}`: enough for a payload without required fields.
             if case .array(let fields)? = payload["required"], !fields.isEmpty {
                 properties["payload"] = payload

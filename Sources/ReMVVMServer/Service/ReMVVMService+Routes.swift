@@ -23,7 +23,10 @@ extension ReMVVMService {
             commands: viewModels.allCommands.map { .init(viewModel: $0.viewModel, name: $0.command.name, bodyType: $0.command.bodyType) },
             metricsEnabled: metrics != nil,
             durable: root.backend.isDurable,
-            accessControl: accessControl.isEnabled
+            accessControl: accessControl.isEnabled,
+            navigation: viewModels.navigationTabs.map { tabs in
+                .init(screens: viewModels.screenNames, tabs: tabs(root.publisher.snapshot.state))
+            }
         ).json()) ?? Array("{}".utf8)
         router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
         if let metrics {

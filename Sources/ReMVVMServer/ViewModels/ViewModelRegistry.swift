@@ -21,6 +21,9 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
     private var makers: [String: Make] = [:]
     /// The commands of each view model that has any, by command name (`ViewModelRegistry+Commands.swift`).
     var commandSets: [String: [String: RegisteredCommand<State>]] = [:]
+    /// The names of the tabs of the navigation registered with `registerNavigation(at:)` in a
+    /// state (for the OpenAPI document's `navigation.selectTab`); nil without navigation.
+    var navigationTabs: (@Sendable (State) -> [String])?
 
     /// Creates an empty registry.
     public init() {}
