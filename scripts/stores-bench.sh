@@ -11,10 +11,17 @@
 #    each (loaded): bytes per unloaded and per loaded store, and the thread count (until the
 #    hubs run on a shared pool, each loaded store has threads of its own).
 # 2. first request: PUT then GET /stores/{id}/state, FIRSTS times: the GET loads the store
-#    (in memory: a new store and its hubs; with a journal it would also read the snapshot and
-#    replay: not measured here, the journal's per-store views are not wired yet); p50/p99, and
-#    the second GET (loaded) beside it.
+#    (a new store and its hubs; with a journal also its empty snapshot and journal read); p50/p99,
+#    and the second GET (loaded) beside it.
 # 3. fairness: POST p99 of a quiet store alone, then while wrk -t2 -c64 writes to another store.
+# With JOURNAL=1 every server runs on a fresh data directory (the SQLite journal, journalSync
+# full) instead of in memory, and a fourth step measures what issue 35 targets: RELOADS stores
+# (default 200) get RECORDS actions each (default 1,000, fewer than snapshotEvery: no snapshot
+# but the start), the server is killed (kill -9: nothing is written at the stop) and started
+# again, and the first GET of each store reads its snapshot and replays its records.
+#
+#   JOURNAL=1 scripts/stores-bench.sh
+#
 # Every server it starts is stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +29,10 @@ STORES=${STORES:-10000}
 FIRSTS=${FIRSTS:-2000}
 SECONDS_=${SECONDS_:-10}
 PORT=${PORT:-18218}
+JOURNAL=${JOURNAL:-0}
+RELOADS=${RELOADS:-200}
+RECORDS=${RECORDS:-1000}
+WORK=$(mktemp -d /tmp/remvvm-stores-bench.XXXXXX)
 
 scripts/install-deps.sh wrk python3
 if [ -z "${BIN:-}" ]; then
@@ -31,17 +42,24 @@ if [ -z "${BIN:-}" ]; then
 fi
 
 SERVER_PID=
+# stop_server [SIGNAL]: stops the server (SIGTERM, or SIGNAL) by its PID and waits for it.
 stop_server() {
     if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
+        kill "-${1:-TERM}" "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
         SERVER_PID=
     fi
 }
-trap stop_server EXIT
+trap 'stop_server; rm -rf "$WORK"' EXIT
 
+# start_server [keep]: in memory, or with JOURNAL=1 on a data directory (a fresh one unless keep).
 start_server() {
-    "$BIN/remvvm-server" --port "$PORT" --in-memory --log-level warning --max-stores 1000000 &
+    local storage=(--in-memory)
+    if [ "$JOURNAL" = 1 ]; then
+        [ "${1:-}" = keep ] || rm -rf "$WORK/data"
+        storage=(--data-dir "$WORK/data")
+    fi
+    "$BIN/remvvm-server" --port "$PORT" "${storage[@]}" --log-level warning --max-stores 1000000 &
     SERVER_PID=$!
     for _ in $(seq 1 200); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -73,3 +91,14 @@ wait "$WRK_PID"
 echo "the busy store (wrk -t2 -c64):"; grep -E "Requests/sec|Latency|Non-2xx" /tmp/stores-bench-wrk.$$ || true
 rm -f /tmp/stores-bench-wrk.$$
 stop_server
+
+if [ "$JOURNAL" = 1 ]; then
+    echo "== 4. first request after a restart: $RELOADS stores of $RECORDS journal records each"
+    start_server
+    python3 Benchmarks/stores/stores-measure.py fill "$PORT" "$RELOADS" "$RECORDS"
+    stop_server KILL
+    start_server keep
+    python3 Benchmarks/stores/stores-measure.py reload "$PORT" "$RELOADS" "$RECORDS"
+    echo "journal file: $(du -h "$WORK/data/"*.sqlite* 2>/dev/null | tr '\n' ' ')"
+    stop_server
+fi

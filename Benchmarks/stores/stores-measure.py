@@ -4,6 +4,10 @@
   stores-measure.py memory   PORT PID STORES   RSS per loaded store
   stores-measure.py first    PORT COUNT        first request to a created, unloaded store
   stores-measure.py quiet    PORT SECONDS      POST latencies to one store, for SECONDS
+  stores-measure.py fill     PORT COUNT RECORDS  creates COUNT stores j0..j{COUNT-1} and gives
+                                               each RECORDS actions (POSTs of 100 actions)
+  stores-measure.py reload   PORT COUNT RECORDS  first GET of each of j0..j{COUNT-1} after a restart
+                                               (the store's snapshot and journal records read)
 
 Every request goes over one keep-alive connection to 127.0.0.1; latencies are wall-clock times
 of whole requests (send to last byte of the answer), printed as p50/p99 in milliseconds.
@@ -75,6 +79,35 @@ def first(port, count):
     print(f"second GET of the same store (loaded): {percentiles(hits)}")
 
 
+def fill(port, count, records):
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    started = time.perf_counter()
+    for index in range(count):
+        request(connection, "PUT", f"/stores/j{index}")
+        left = records
+        while left > 0:
+            batch = min(100, left)
+            request(connection, "POST", f"/stores/j{index}/actions", ("[" + ",".join(['{"type":"increase"}'] * batch) + "]").encode())
+            left -= batch
+    print(f"filled {count} stores with {records} actions each in {time.perf_counter() - started:.1f} s")
+
+
+def reload(port, count, records):
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    firsts, hits = [], []
+    for index in range(count):
+        path = f"/stores/j{index}/state"
+        firsts.append(request(connection, "GET", path))
+        hits.append(request(connection, "GET", path))
+        connection.request("GET", path)
+        response = connection.getresponse()
+        state = response.read()
+        if f'"counter":{records}'.encode() not in state:
+            raise RuntimeError(f"{path}: {state[:200]!r} does not hold counter {records}")
+    print(f"first GET /stores/{{id}}/state after a restart (snapshot + {records} journal records read): {percentiles(firsts)}")
+    print(f"second GET of the same store (loaded): {percentiles(hits)}")
+
+
 def quiet(port, seconds):
     connection = http.client.HTTPConnection("127.0.0.1", port)
     request(connection, "PUT", "/stores/quiet")
@@ -91,6 +124,10 @@ if __name__ == "__main__":
         memory(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "first":
         first(int(sys.argv[2]), int(sys.argv[3]))
+    elif mode == "fill":
+        fill(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif mode == "reload":
+        reload(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "quiet":
         quiet(int(sys.argv[2]), float(sys.argv[3]))
     else:
