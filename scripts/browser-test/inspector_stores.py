@@ -6,8 +6,9 @@ picker's listing), room-03 gets two actions. With the manage token the picker li
 page at a time (More), filters them by prefix, and a click inspects room-03: the address says
 ?store=room-03, the page shows its version, state and log, follows an action posted to it from
 outside (its event stream), and a dispatch through the form goes to room-03 while default's version
-stays. A reload keeps the store. A typed unknown id gets the store-not-found problem, not a blank
-page. With the write token (no manage) the picker says it cannot list, and a typed id still works.
+stays; its view models come from its own view-model stream. A reload keeps the store. A typed
+unknown id gets the store-not-found problem, not a blank page. With the write token (no manage)
+the picker says it cannot list, and a typed id still works.
 """
 import json
 import urllib.request
@@ -35,6 +36,9 @@ def listed(page):
 
 
 def login(page, wait_until, token):
+    # The button shows once the page knows its token (GET /access).
+    if not wait_until(lambda: not page.hidden("forget-token")):
+        return False
     page.element("#forget-token").click()
     if not wait_until(lambda: page.js("return document.getElementById('login').open")):
         return False
@@ -90,6 +94,9 @@ def run(page, browser, base, tokens, check, wait_until, out):
     check(wait_until(lambda: page.version() == 4), f"the page shows version 4: {page.version()}")
     check(version_of(base, f"/stores/{STORE}/state", write) == 4, f"{STORE} is at version 4 on the server")
     check(version_of(base, "/state", write) == default_version, f"default's version did not move ({default_version})")
+    vm_counter = lambda: page.js("const v = document.querySelector('.vm[data-name=counter] .tree-row[data-pointer=\"/counter\"] .value'); return v && v.textContent")
+    check(wait_until(lambda: vm_counter() == '"4"') and "no view-model streams" not in (page.text("vm-status") or ""),
+          f"its view models stream from {STORE}: counter {vm_counter()} ({page.text('vm-status')})")
     page.screenshot(out, "inspector-store")
 
     browser.refresh()
@@ -106,6 +113,8 @@ def run(page, browser, base, tokens, check, wait_until, out):
     page.screenshot(out, "inspector-store-unknown")
 
     # --- a token without manage ---------------------------------------------------------------
+    # Forget token reloads the page: a navigation from a page with both streams open (before the
+    # page closed them on pagehide, this waited behind them for a connection).
     browser.get(f"{base}/inspector?store={STORE}")
     check(login(page, wait_until, write), f"with a token without manage the page still inspects {STORE}")
     open_picker(page, wait_until)

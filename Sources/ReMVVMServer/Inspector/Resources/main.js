@@ -168,6 +168,12 @@ function start() {
     notice(`the stream worker failed: ${event.message}`);
   };
   worker.postMessage({ type: 'start', base: storeBase.href, token: session.token });
+  // Leaving (another store, Forget token): the streams close now, not when the browser gets to it,
+  // so that the next page's requests do not wait behind them for a connection.
+  window.addEventListener('pagehide', () => {
+    viewModels.close();
+    worker.terminate();
+  });
   log.load();
   dispatch.load();
   viewModels.load();

@@ -158,6 +158,12 @@ export function createViewModels({ onRefused }) {
   }
 
   return {
+    /** Closes the stream (the page is going away). */
+    close() {
+      const open = source;
+      source = null;
+      open?.close();
+    },
     async load() {
       const answer = await request(storePath('viewmodels'));
       if (!answer.ok) {
