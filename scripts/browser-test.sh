@@ -26,63 +26,27 @@
 #
 #   scripts/browser-test.sh
 #
-# Installs chromium, chromium-driver and python3-venv (Debian) when missing, and selenium at the
-# version in scripts/browser-test/requirements.txt (its dependencies pinned in constraints.txt)
-# into .build-venv-browser/; nothing is downloaded besides those packages (the browser and the
-# driver are /usr/bin/chromium and /usr/bin/chromedriver). Builds in .build-browser/
+# The setup it shares with the other browser tests is scripts/lib/browser.sh: Debian's chromium,
+# chromium-driver and python3-venv when missing, selenium at the version in
+# scripts/browser-test/requirements.txt (its dependencies pinned in constraints.txt) in
+# .build-venv-browser/; nothing is downloaded besides those packages (the browser and the driver
+# are /usr/bin/chromium and /usr/bin/chromedriver). Builds in .build-browser/
 # (BROWSER_TEST_SCRATCH_PATH to change). Screenshots and what each page recorded go to
 # build/browser/ (BROWSER_TEST_OUT to change). Every process it starts (the server, the page
 # server, the driver, chromedriver and the browser) is stopped by its PID; it uses 127.0.0.1 only;
 # every wait has a deadline and the whole browser run is bounded by `timeout`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib/server.sh
 . scripts/lib/browser.sh
-ROOT=$(pwd)
-
-SCRATCH=${BROWSER_TEST_SCRATCH_PATH:-.build-browser}
-OUT=${BROWSER_TEST_OUT:-$ROOT/build/browser}
-VENV="$ROOT/.build-venv-browser"
-RUN_LIMIT=180 # seconds for the browser run
-
-# The server must run on its built-in defaults plus the settings below, whatever the environment.
-while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^REMVVM_' || true)
-
-scripts/install-deps.sh python3 python3-venv curl chromium chromium-driver
-
-WORK=$(mktemp -d /tmp/remvvm-browser-test.XXXXXX)
 SERVER_PID=""
 PAGES_PID=""
-DRIVER_PID=""
-
-cleanup() {
-    local status=$?
-    [ -n "$DRIVER_PID" ] && stop "$DRIVER_PID" timeout
-    if [ -s "$WORK/browser.pids" ]; then
-        # chromedriver first, then the browser it started, if the driver could not quit them.
-        while read -r pid; do stop "$pid" chrom; done <"$WORK/browser.pids"
-    fi
+# Called first by the cleanup trap: the two servers this script starts itself.
+browser_test_cleanup() {
     [ -n "$PAGES_PID" ] && stop "$PAGES_PID" python
     [ -n "$SERVER_PID" ] && stop "$SERVER_PID" remvvm-server
-    wait 2>/dev/null || true
-    if [ "$status" -eq 0 ]; then rm -rf "$WORK"; else echo "logs: $WORK" >&2; fi
+    return 0
 }
-trap cleanup EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-started=$SECONDS
-
-# --- tools -------------------------------------------------------------------------------------
-install_selenium "$VENV"
-echo "$(/usr/bin/chromium --version 2>/dev/null); $(/usr/bin/chromedriver --version | cut -d' ' -f1-2);" \
-    "selenium $("$VENV/bin/python" -c 'import selenium; print(selenium.__version__)')"
-
-# --- server ------------------------------------------------------------------------------------
-build_server "$SCRATCH"
+browser_test_setup browser
 echo '{}' >"$WORK/config.json" # no config file settings: built-in defaults
 
 # The two page origins first: the server's CORS list names one of them.
@@ -98,10 +62,8 @@ read -r LISTED_PORT UNLISTED_PORT <"$WORK/ports"
 LISTED="http://127.0.0.1:$LISTED_PORT"
 UNLISTED="http://127.0.0.1:$UNLISTED_PORT"
 
-token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
-WRITE_TOKEN=$(token)
-READ_TOKEN=$(token)
-
+WRITE_TOKEN=$(random_token)
+READ_TOKEN=$(random_token)
 log="$WORK/server.log"
 : >"$log" # exists before the server writes to it: it is read at once
 REMVVM_AUTH_TOKENS="$WRITE_TOKEN=read+dispatch,$READ_TOKEN=read" \
@@ -112,22 +74,10 @@ await_server "$log" "$SERVER_PID"
 SERVER="http://127.0.0.1:$PORT"
 echo "server $SERVER (CORS: $LISTED), page origins: $LISTED (listed), $UNLISTED (not listed)"
 
-# --- browser -----------------------------------------------------------------------------------
-mkdir -p "$OUT"
-# build/ is not in .gitignore: this keeps the artifacts out of `git status` (it ignores itself too).
-[ -e "$OUT/.gitignore" ] || echo '*' >"$OUT/.gitignore"
-rm -f "$OUT"/*.png "$OUT"/*.json
+browser_test_out "${BROWSER_TEST_OUT:-$ROOT/build/browser}"
 BROWSER_TEST_WRITE_TOKEN=$WRITE_TOKEN BROWSER_TEST_READ_TOKEN=$READ_TOKEN \
-    timeout --kill-after=10 "$RUN_LIMIT" "$VENV/bin/python" scripts/browser-test/driver.py run \
-    --server "$SERVER" --listed "$LISTED" --unlisted "$UNLISTED" --out "$OUT" --pids "$WORK/browser.pids" &
-DRIVER_PID=$!
-status=0
-wait "$DRIVER_PID" || status=$?
-DRIVER_PID=""
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-    fail "the browser run did not finish within $RUN_LIMIT s"
-fi
-[ "$status" -eq 0 ] || fail "the browser test failed (screenshots and records: $OUT)"
+    run_driver 180 "the browser test" scripts/browser-test/driver.py run \
+    --server "$SERVER" --listed "$LISTED" --unlisted "$UNLISTED" --out "$OUT" --pids "$WORK/pids"
 
 # The server must have stayed up and must stop cleanly.
 kill -0 "$SERVER_PID" 2>/dev/null || fail "the server died during the run"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """After a crash, retries every request the crash client sent with an Idempotency-Key and got no
-200 for, with the same key and body, the way a client would after reconnecting.
+200 for, with the same key and body at the same store, the way a client would after reconnecting.
 
 Usage: crash-retry.py PORT CLIENT_OUTPUT.json
+The output's "unanswered" lists [store, key] pairs (crash-client.py); "default" is the root routes.
 Prints "REPLAYED FRESH": how many retries got the kept answer (their actions were committed before
 the crash) and how many were processed now. Exits 1 on any answer other than 200.
 """
@@ -14,13 +15,14 @@ port, path = int(sys.argv[1]), sys.argv[2]
 unanswered = json.load(open(path))["unanswered"]
 replayed = fresh = 0
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-for key in unanswered:
-    connection.request("POST", "/actions", b'{"type":"increase"}',
+for store, key in unanswered:
+    target = "/actions" if store == "default" else f"/stores/{store}/actions"
+    connection.request("POST", target, b'{"type":"increase"}',
                        {"Content-Type": "application/json", "Idempotency-Key": key})
     response = connection.getresponse()
     data = response.read()
     if response.status != 200:
-        print(f"retry of {key}: {response.status} {data!r}", file=sys.stderr)
+        print(f"retry of {key} at {store}: {response.status} {data!r}", file=sys.stderr)
         sys.exit(1)
     if response.getheader("Idempotent-Replayed") == "true":
         replayed += 1

@@ -4,7 +4,7 @@
 #   scripts/test.sh           everything, about 25 minutes on 2 cores; as root (the container tests
 #                             run rootful podman): the Swift test suite, then the README's tour
 #                             (scripts/readme-tour.sh: every command of it, outputs compared), the crash test of the
-#                             durable store (kill -9 cycles), the replica test (three replicas on a
+#                             durable store (kill -9 cycles; on one store, then over 50), the replica test (three replicas on a
 #                             throwaway PostgreSQL, kill -9 of a replica and PostgreSQL restarts
 #                             mid-load), the container image check (two of its containers also run
 #                             as replicas of a host PostgreSQL), the replica compose file for real
@@ -59,6 +59,8 @@ scripts/readme-tour.sh
 scripts/docs.sh
 scripts/example-test.sh
 scripts/crash-test.sh
+# The same over 50 stores (issue 35): the writes spread over stores their first writes create.
+CRASH_STORES=50 CRASH_CYCLES=20 CRASH_CLIENT_SECONDS=2.5 scripts/crash-test.sh
 CORRUPTION_SEED=${CORRUPTION_SEED:-32} scripts/corruption-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh

@@ -22,6 +22,16 @@ import Testing
         #expect(page.bodyString.contains(#"href="inspector/inspector.css""#))
     }
 
+    @Test func thePageOnAnotherStoreIsTheSamePageWhichReadsTheStoreFromItsAddress() throws {
+        let live = try LiveServer()
+        let plain = try live.get("/inspector")
+        let onStore = try live.get("/inspector?store=room-1")
+        #expect(onStore.status == 200)
+        #expect(onStore.body == plain.body)
+        #expect(onStore.headers["ETag"] == plain.headers["ETag"])
+        #expect(onStore.bodyString.contains(#"id="store-dialog""#))
+    }
+
     @Test func everyFileIsServedFromTheBinaryWithItsTypeAndTag() throws {
         let live = try LiveServer()
         #expect(InspectorAssets.fileNames.contains("main.js") && InspectorAssets.fileNames.contains("worker.js"))

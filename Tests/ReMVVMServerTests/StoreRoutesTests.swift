@@ -61,6 +61,15 @@ import Testing
         #expect(try viewModel.nextEvent(timeout: .seconds(10))?.data.contains(#""counter":"2""#) == true)
     }
 
+    @Test func theStreamOfManyViewModelsUnderStoresIsNotTakenForAViewModelNamedEvents() throws {
+        let live = try LiveServer()
+        _ = try live.post(#"{"type":"increase"}"#)
+        let stream = try SSEClient(port: live.port, path: "/stores/default/viewmodels/events?name=counter")
+        defer { stream.close() }
+        let first = try #require(try stream.nextEvent(timeout: .seconds(10)))
+        #expect(first.data.contains(#""counter":"1""#), "\(first.data)")
+    }
+
     @Test func anIdempotencyKeyMeansTheSameAtTheRootAndUnderStoresDefault() throws {
         let live = try LiveServer(transport: .router)
         let headers = [("Content-Type", "application/json"), ("Idempotency-Key", "one-order")]

@@ -3,8 +3,8 @@
 
     inspector_driver.py --server-bin BIN --large-bin BIN --work DIR --out DIR --pids FILE
 
-With the tokens in INSPECTOR_TEST_WRITE_TOKEN (read+dispatch) and INSPECTOR_TEST_READ_TOKEN
-(read), it starts remvvm-server itself (durable, in DIR/data, on a free port of 127.0.0.1, so that
+With the tokens in INSPECTOR_TEST_WRITE_TOKEN (read+dispatch), INSPECTOR_TEST_READ_TOKEN (read)
+and INSPECTOR_TEST_MANAGE_TOKEN (read+dispatch+manage), it starts remvvm-server itself (durable, in DIR/data, on a free port of 127.0.0.1, so that
 it can stop it and start it again on the same port and data) and, later, large-state-server
 (10,000 items, no tokens). Debian's headless Chromium, through chromedriver and selenium:
 
@@ -22,6 +22,7 @@ it can stop it and start it again on the same port and data) and, later, large-s
      token): the page sets the cookie again from its session's token;
   4. keyboard and layout: the state tree with arrows, no horizontal scrolling at phone width;
   5. forgets the token, comes back with the read token: no dispatch controls, no command buttons;
+     then the store picker with a manage token (INSPECTOR_TEST_MANAGE_TOKEN): inspector_stores.py;
   6. large state: 10,000 items at 100 actions/s for 10 s; the version shown against the server's
      at the end and after the page caught up, main-thread long tasks (PerformanceObserver) and
      timer delay measured in the page, and a click on the tree answered while the load runs;
@@ -46,6 +47,7 @@ import traceback
 import urllib.request
 
 import driver as common
+import inspector_stores
 
 WAIT = 15  # seconds for any one thing the page should show
 LOAD_SECONDS = 10
@@ -268,6 +270,7 @@ Promise.all([import('./inspector/jsondiff.js'), import('./inspector/dispatch.js'
 def run(args):
     write_token = os.environ["INSPECTOR_TEST_WRITE_TOKEN"]
     read_token = os.environ["INSPECTOR_TEST_READ_TOKEN"]
+    manage_token = os.environ["INSPECTOR_TEST_MANAGE_TOKEN"]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(args.work)
@@ -277,13 +280,13 @@ def run(args):
     server_pids = []
 
     def redacted(text):
-        return str(text).replace(write_token, "<write token>").replace(read_token, "<read token>")
+        return str(text).replace(write_token, "<write token>").replace(read_token, "<read token>").replace(manage_token, "<manage token>")
 
     def save_pids():
         pathlib.Path(args.pids).write_text("\n".join(str(p) for p in browser_pids + server_pids) + "\n")
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("REMVVM_") and not k.startswith("INSPECTOR_TEST_")}
-    env["REMVVM_AUTH_TOKENS"] = f"{write_token}=read+dispatch,{read_token}=read"
+    env["REMVVM_AUTH_TOKENS"] = f"{write_token}=read+dispatch,{read_token}=read,{manage_token}=read+dispatch+manage"
     port = free_port()
     app = Server("remvvm-server", [args.server_bin, "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(work / "data"),
                                    "--config", str(work / "config.json"), "--metrics-enabled", "true", "--log-level", "info"],
@@ -487,6 +490,9 @@ def run(args):
         page.screenshot(out, "inspector-read-only")
         results["app_errors"] = page.state("errors")
         check(page.state("errors") == [], "no script errors in the page", redacted(json.dumps(page.state("errors"))))
+
+        # --- 5b. the store picker ------------------------------------------------------------------
+        inspector_stores.run(page, browser, app.base, {"manage": manage_token, "write": write_token}, check, wait_until, out)
         app.stop()
 
         # --- 6. large state ----------------------------------------------------------------------

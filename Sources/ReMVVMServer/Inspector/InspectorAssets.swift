@@ -50,6 +50,7 @@ enum InspectorAssets: EmbeddedPage {
             InspectorAsset(path: pagePath + "/dispatch.js", contentType: script, body: PackageResources.dispatch_js),
             InspectorAsset(path: pagePath + "/viewmodels.js", contentType: script, body: PackageResources.viewmodels_js),
             InspectorAsset(path: pagePath + "/health.js", contentType: script, body: PackageResources.health_js),
+            InspectorAsset(path: pagePath + "/storepicker.js", contentType: script, body: PackageResources.storepicker_js),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
     }()

@@ -89,10 +89,12 @@ extension ReMVVMService {
             (.GET, "/actions", .read, { [self] request, _, served in getActions(request, in: served) }),
             (.GET, "/state", .read, { [self] request, _, served in getState(request, in: served) }),
             (.GET, "/viewmodels", .read, { [self] _, _, _ in listViewModels() }),
+            // Before `/viewmodels/:name`: under `/stores/:store` both have one leading literal
+            // segment, so the router tries them in this order (at the root the literal path wins anyway).
+            (.GET, "/viewmodels/events", .read, { [self] request, _, served in getViewModelEvents(request, in: served) }),
             (.GET, "/viewmodels/:name", .read, { [self] request, parameters, served in
                 getViewModel(named: parameters["name"] ?? "", key: request.query["key"], in: served)
             }),
-            (.GET, "/viewmodels/events", .read, { [self] request, _, served in getViewModelEvents(request, in: served) }),
             (.GET, "/viewmodels/:name/events", .read, { [self] request, parameters, served in
                 getViewModelEvents(named: parameters["name"] ?? "", request, in: served)
             }),

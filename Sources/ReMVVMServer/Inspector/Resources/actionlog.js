@@ -1,7 +1,7 @@
 // The action log, newest first: the server's log (GET /actions) plus every action the live
 // stream brings, which get the server's time from the log a moment later. Arrival time minus
 // that time (corrected by the clock offset health.js estimates) is the event latency it charts.
-import { describeFailure, request } from './api.js';
+import { describeFailure, request, storePath } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 /** The most entries kept as live ones arrive (the oldest go first); loading older ones adds room. */
@@ -151,7 +151,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   }
 
   async function fetchPage(since) {
-    const answer = await request(`actions?since=${since}&limit=${PAGE}`);
+    const answer = await request(storePath(`actions?since=${since}&limit=${PAGE}`));
     if (!answer.ok) {
       endNote.textContent = `The action log cannot be read: ${describeFailure(answer)}`;
       return null;
@@ -175,7 +175,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
   return {
     /** The newest page of the server's log. */
     async load() {
-      const head = await request('actions?limit=1');
+      const head = await request(storePath('actions?limit=1'));
       if (!head.ok) {
         endNote.textContent = `The action log cannot be read: ${describeFailure(head)}`;
         return;
@@ -212,7 +212,7 @@ export function createActionLog({ onSelect, onLatency, clockOffset }) {
       backfilling = true;
       try {
         const first = Math.min(...untimed);
-        const answer = await request(`actions?since=${first - 1}&limit=1000`);
+        const answer = await request(storePath(`actions?since=${first - 1}&limit=1000`));
         if (!answer.ok) return;
         earliest = answer.body.earliest;
         const offset = clockOffset();

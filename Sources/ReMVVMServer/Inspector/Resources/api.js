@@ -5,6 +5,24 @@
 
 /** The server's base URL: the directory above /inspector/. */
 export const base = new URL('../', import.meta.url);
+
+/** The store this page inspects: `?store=` of its address, `default` without one. */
+export const store = new URLSearchParams(location.search).get('store') || 'default';
+
+/** The rule every store id follows (docs/http-api.md, "Stores"). */
+export function isValidStoreID(id) {
+  return /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/.test(id);
+}
+
+/** The path of the inspected store's route `path` ("state", "actions?since=3"): the root route
+ * for `default`, `stores/<id>/<path>` for any other store. */
+export function storePath(path) {
+  return store === 'default' ? path : `stores/${encodeURIComponent(store)}/${path}`;
+}
+
+/** The base URL of the inspected store's routes (what the stream worker resolves paths against). */
+export const storeBase = new URL(storePath(''), base);
+
 const storageKey = 'remvvm.inspector.token';
 const cookieName = 'remvvmAuthorization';
 

@@ -1,7 +1,7 @@
 // The dispatch form: the action types the server registered (from /openapi.json, with a
 // payload template from each one's schema), a payload editor that checks the JSON before
 // anything is sent, and the server's answer, problem details included.
-import { describeFailure, request, showProblem } from './api.js';
+import { describeFailure, request, showProblem, storePath } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -95,7 +95,7 @@ export function createDispatch({ currentTag }) {
     $('dispatch-send').disabled = true;
     result.textContent = 'Sending…';
     sent++;
-    const answer = await request('actions', { method: 'POST', body: action, headers });
+    const answer = await request(storePath('actions'), { method: 'POST', body: action, headers });
     $('dispatch-send').disabled = false;
     if (answer.ok) {
       result.classList.add('ok');

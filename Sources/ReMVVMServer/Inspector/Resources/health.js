@@ -70,7 +70,11 @@ function metric(text, name, labels = '') {
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : null;
 }
 
-export function createHealth() {
+/**
+ * The health panel. `storeVersion`, when given, is the inspected store's version now (another
+ * store than `default`, whose version `/stats` does not carry): the rate is counted from it.
+ */
+export function createHealth({ storeVersion = null } = {}) {
   const number = (value) => (value === null ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1));
   const ms = (value) => (value === null ? '–' : value >= 100 ? `${value.toFixed(0)} ms` : `${value.toFixed(1)} ms`);
   const charts = {
@@ -113,8 +117,10 @@ export function createHealth() {
       if (offsets.length > 30) offsets.shift();
       showProcess(answer.body.process, serverTime);
     }
-    $('health-status').textContent = useMetrics ? 'from /metrics' : '';
-    const rate = previous && serverTime > previous.time ? ((version - previous.version) * 1000) / (serverTime - previous.time) : null;
+    if (storeVersion) version = storeVersion();
+    $('health-status').textContent = [useMetrics ? 'from /metrics' : '', storeVersion ? 'subscribers: store default' : ''].filter(Boolean).join(' · ');
+    const known = previous && previous.version !== null && version !== null && serverTime > previous.time;
+    const rate = known ? ((version - previous.version) * 1000) / (serverTime - previous.time) : null;
     previous = { version, time: serverTime };
     const sorted = latencies.sort((a, b) => a - b);
     const median = sorted.length ? sorted[Math.floor(sorted.length / 2)] : null;

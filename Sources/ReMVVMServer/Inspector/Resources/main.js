@@ -1,17 +1,18 @@
 // The inspector page: asks for a token when the server needs one, learns what it allows
 // (GET /access), then starts the panels. The state stream runs in worker.js; this thread only
 // draws. window.inspector exposes what the page shows, for tests and the console.
-import { base, clearToken, describeFailure, isValidToken, request, session, setToken, showProblem } from './api.js';
+import { clearToken, describeFailure, isValidToken, request, session, setToken, showProblem, store, storeBase, storePath } from './api.js';
 import { createActionLog } from './actionlog.js';
 import { createDispatch } from './dispatch.js';
 import { createHealth } from './health.js';
 import { createStatePanel } from './statepanel.js';
+import { checkStore, createStorePicker } from './storepicker.js';
 import { createViewModels } from './viewmodels.js';
 
 const $ = (id) => document.getElementById(id);
 
 const inspector = {
-  ready: false, version: null, id: null, mode: null,
+  ready: false, store, version: null, id: null, mode: null, storeMissing: false,
   connection: { state: 'connecting', detail: '' },
   notices: [], errors: [],
 };
@@ -35,7 +36,7 @@ async function access() {
     if (answer.status === 401 || answer.status === 403) return { needsToken: true, answer };
     if (answer.status === 404) {
       // A server without GET /access: reading works or not; a refused dispatch shows its 403.
-      const state = await request('state', { method: 'HEAD' });
+      const state = await request(storePath('state'), { method: 'HEAD' });
       if (state.ok) return { accessControl: Boolean(session.token), scopes: ['read', 'dispatch'] };
       if (state.status === 401) return { needsToken: true, answer: state };
     }
@@ -118,7 +119,8 @@ function showConnection(state, mode, detail) {
 function start() {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const state = createStatePanel(worker);
-  const health = createHealth();
+  // /stats is the store default's: another store's rate is counted from the versions the page shows.
+  const health = createHealth({ storeVersion: store === 'default' ? null : () => inspector.version });
   const log = createActionLog({ onSelect: (entry) => state.select(entry), onLatency: health.latency, clockOffset: health.clockOffset });
   const dispatch = createDispatch({ currentTag: () => inspector.id });
   const viewModels = createViewModels({ onRefused: streamRefused });
@@ -165,7 +167,13 @@ function start() {
     inspector.errors.push(`worker: ${event.message}`);
     notice(`the stream worker failed: ${event.message}`);
   };
-  worker.postMessage({ type: 'start', base: base.href, token: session.token });
+  worker.postMessage({ type: 'start', base: storeBase.href, token: session.token });
+  // Leaving (another store, Forget token): the streams close now, not when the browser gets to it,
+  // so that the next page's requests do not wait behind them for a connection.
+  window.addEventListener('pagehide', () => {
+    viewModels.close();
+    worker.terminate();
+  });
   log.load();
   dispatch.load();
   viewModels.load();
@@ -183,6 +191,16 @@ async function boot() {
   showAccess(allowed);
   if (!allowed.scopes.includes('read')) {
     $('connection').textContent = 'this token may not read: the inspector needs the read scope';
+    $('connection').dataset.state = 'closed';
+    return;
+  }
+  const picker = createStorePicker();
+  $('store-open').hidden = false;
+  $('store-open').addEventListener('click', () => picker.open());
+  if (!(await checkStore())) {
+    inspector.storeMissing = true;
+    document.querySelector('main').hidden = true;
+    $('connection').textContent = 'no store to inspect';
     $('connection').dataset.state = 'closed';
     return;
   }

@@ -1,7 +1,7 @@
 // The registered view models with their live values (one GET /viewmodels/events stream for all
 // of them) and, when the server lists commands (GET /viewmodels → "commands"), a button per
 // command that posts to /viewmodels/<name>/commands/<command>.
-import { describeFailure, request, showProblem, url } from './api.js';
+import { describeFailure, request, showProblem, storePath, url } from './api.js';
 import { createView, project, toggle } from './treemodel.js';
 import { TreeView } from './treeview.js';
 import { payloadError } from './dispatch.js';
@@ -73,7 +73,7 @@ export function createViewModels({ onRefused }) {
         }
         result.textContent = 'Sending…';
         const path = `viewmodels/${encodeURIComponent(name)}/commands/${encodeURIComponent(command)}`;
-        const answer = await request(path, { method: 'POST', body: body.value.trim() || '{}' });
+        const answer = await request(storePath(path), { method: 'POST', body: body.value.trim() || '{}' });
         if (answer.ok) {
           result.classList.add('ok');
           result.textContent = answer.status === 200 ? `${command}: the store is at version ${answer.body.version}.` : `${command}: accepted (${answer.status}).`;
@@ -110,7 +110,7 @@ export function createViewModels({ onRefused }) {
 
   function connect(names) {
     const query = new URLSearchParams(names.slice(0, MAX_STREAMED).map((name) => ['name', name]));
-    const es = new EventSource(url(`viewmodels/events?${query}`));
+    const es = new EventSource(url(storePath(`viewmodels/events?${query}`)));
     source = es;
     let opened = false;
     es.addEventListener('open', () => {
@@ -129,7 +129,7 @@ export function createViewModels({ onRefused }) {
       // view-model streams gets polled instead.
       let probe = { status: 0 };
       try {
-        probe = await fetch(url(`viewmodels/events?${query}`), { method: 'HEAD', credentials: 'same-origin' });
+        probe = await fetch(url(storePath(`viewmodels/events?${query}`)), { method: 'HEAD', credentials: 'same-origin' });
       } catch {
         // no answer: try again below
       }
@@ -150,7 +150,7 @@ export function createViewModels({ onRefused }) {
 
   async function poll(names) {
     for (const name of names) {
-      const answer = await request(`viewmodels/${encodeURIComponent(name)}`);
+      const answer = await request(storePath(`viewmodels/${encodeURIComponent(name)}`));
       if (answer.ok) received({ data: JSON.stringify({ name, version: 'polled', viewModel: answer.body }) }, true);
       else if (answer.status === 404) received({ data: JSON.stringify({ name, version: 'polled' }) }, false);
     }
@@ -158,8 +158,14 @@ export function createViewModels({ onRefused }) {
   }
 
   return {
+    /** Closes the stream (the page is going away). */
+    close() {
+      const open = source;
+      source = null;
+      open?.close();
+    },
     async load() {
-      const answer = await request('viewmodels');
+      const answer = await request(storePath('viewmodels'));
       if (!answer.ok) {
         status.textContent = `cannot list view models: ${describeFailure(answer)}`;
         return;
