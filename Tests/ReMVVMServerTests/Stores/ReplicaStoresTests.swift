@@ -21,7 +21,7 @@ import Testing
         let log: PostgresSharedLog
         let file: SQLiteJournalStorage
 
-        init(conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000) throws {
+        init(conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000, renewal: Duration? = nil) throws {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             log = try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
             file = try SQLiteJournalStorage(directory: directory, sync: .off)
@@ -33,7 +33,7 @@ import Testing
             service.maxLoadedStores = maxLoaded
             server = ReMVVMServer(
                 store: try Store.example(), actions: ExampleApp.actions, viewModels: ExampleApp.viewModels, http: http,
-                service: service, replication: ReplicaConfiguration(log: log, snapshots: file, name: name),
+                service: service, replication: ReplicaConfiguration(log: log, snapshots: file, name: name, expiry: .seconds(3_600), renewal: renewal),
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             )
             server.service.serveStores(.replicas(of: log, snapshotsIn: file, makeStore: { try Store.example() }))
@@ -71,11 +71,13 @@ import Testing
         let a: StoreReplica
         let b: StoreReplica
 
-        init(maxLoadedOnB: Int = 10_000) throws {
+        init(maxLoadedOnB: Int = 10_000, renewalOnB: Duration? = nil) throws {
             postgres = try PostgresServer()
             root = try TemporaryDirectory(prefix: "remvvm-replica-stores")
             a = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/a", name: "a")
-            b = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/b", name: "b", maxLoaded: maxLoadedOnB)
+            b = try StoreReplica(
+                conninfo: postgres.conninfo, directory: root.path + "/b", name: "b", maxLoaded: maxLoadedOnB, renewal: renewalOnB
+            )
             // Both follow the log (the catalog is read through it from then on).
             let ready = waitUntil(timeout: .seconds(30)) { [a, b] in
                 [a, b].allSatisfy { (try? $0.send("GET", "/healthz").status) == 200 }
@@ -246,5 +248,32 @@ import Testing
         #expect(try pair.b.file.describe(StoreID("gone")) == nil)
         #expect(try pair.a.log.describe(StoreID("gone")) == nil)
         #expect(waitUntil(timeout: .seconds(10)) { (try? pair.a.send("GET", "/stores/gone/state").status) == 404 })
+    }
+
+    /// A replica's registration of a store it unloaded holds that store's records back while the
+    /// replica runs, however long it does not load the store again: the replica's renewal renews
+    /// every registration of its name, not only `default`'s.
+    @Test func aRunningReplicaRenewsTheRegistrationsOfStoresItUnloaded() throws {
+        let pair = try Pair(maxLoadedOnB: 2, renewalOnB: .seconds(1))
+        for id in ["p", "q"] { #expect(try pair.a.send("PUT", "/stores/\(id)").status == 201) }
+        #expect(try pair.a.send("POST", "/stores/p/actions", body: Self.increase).status == 200)
+        #expect(try pair.b.send("GET", "/stores/p/state").status == 200)
+        #expect(try pair.b.send("GET", "/stores/q/state").status == 200)
+        #expect(try !pair.b.follows("p"))
+
+        let connection = try PostgresConnection(conninfo: pair.postgres.conninfo)
+        defer { connection.close() }
+        let registered = try connection.execute("SELECT snapshot_version FROM remvvm_replicas WHERE store = 'p' AND name = 'b'")
+        #expect(registered.rows == [["1"]], "unloading registered its snapshot")
+        let dated = try connection.execute(
+            "UPDATE remvvm_replicas SET registered_at = now() - interval '2 hours' WHERE name = 'b' AND store <> 'default' RETURNING store"
+        )
+        #expect(Set(dated.rows.compactMap { $0.first ?? nil }) == ["p", "q"])
+        #expect(waitUntil(timeout: .seconds(30)) {
+            let fresh = try? connection.execute(
+                "SELECT snapshot_version FROM remvvm_replicas WHERE name = 'b' AND store = 'p' AND registered_at > now() - interval '1 minute'"
+            )
+            return fresh?.rows == [["1"]]
+        }, "renewed with the snapshot it had registered")
     }
 }
