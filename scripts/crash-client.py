@@ -2,13 +2,14 @@
 """Posts {"type":"increase"} from many keep-alive connections until the server goes away.
 
 Usage: crash-client.py PORT CLIENTS SECONDS OUTPUT.json [KEY_PREFIX]
-Writes {"acknowledged": [versions answered 200], "errors": N} to OUTPUT.json. With KEY_PREFIX,
+Posts to /actions, or to the path in CRASH_CLIENT_PATH (a store's: /stores/ID/actions). Writes {"acknowledged": [versions answered 200], "errors": N} to OUTPUT.json. With KEY_PREFIX,
 every request carries an Idempotency-Key (KEY_PREFIX-thread-n), a request that gets no 200 is
 retried with the same key (as a careful client does), and the output adds "keys" (every key
 sent) and "unanswered" (keys still without a 200 when the time ran out). Standard library only.
 """
 import http.client
 import json
+import os
 import sys
 import threading
 import time
@@ -22,6 +23,7 @@ unanswered = []
 errors = 0
 lock = threading.Lock()
 body = b'{"type":"increase"}'
+path = os.environ.get("CRASH_CLIENT_PATH", "/actions")
 
 
 def client(index):
@@ -41,7 +43,7 @@ def client(index):
         try:
             if connection is None:
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            connection.request("POST", "/actions", body, headers)
+            connection.request("POST", path, body, headers)
             response = connection.getresponse()
             data = response.read()
             if response.status == 200:
