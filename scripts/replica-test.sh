@@ -147,9 +147,11 @@ for cycle in $(seq 1 "$CYCLES"); do
     deadline=$((SECONDS + 60))
     converged default "$head" /state health_version
     heads="{\"default\": $head"
+    store_heads=""
     for store in "${STORES[@]}"; do
         store_head=$(psql_value "SELECT version FROM remvvm_head WHERE store = '$store'")
         heads+=", \"$store\": $store_head"
+        store_heads+="${store_heads:+, }$store $store_head"
         converged "store $store" "$store_head" "/stores/$store/state" store_version "$store"
     done
     heads+="}"
@@ -187,11 +189,11 @@ mine = {key for key in logged if key.startswith(f"c{cycle}-")}
 missing = (sent - unanswered) - mine
 if missing:
     print(f"FAIL: cycle {cycle}: {len(missing)} acknowledged keys are not in the log, e.g. {sorted(missing)[:3]}"); ok = False
-counts = ", ".join(f"{store} {heads[store]}/{len(versions)}" for store, versions in acknowledged.items())
-print(f"cycle {cycle}: heads/acknowledged {counts}, {len(mine)} keys applied once, {len(unanswered)} unanswered when time ran out")
+counts = ", ".join(f"{store} at {heads[store]} ({len(versions)} acknowledged)" for store, versions in acknowledged.items())
+print(f"cycle {cycle}: {counts}, {len(mine)} keys applied once, {len(unanswered)} unanswered when time ran out")
 sys.exit(0 if ok else 1)
 EOF
     total=$head
 done
 [ "$earliest" -gt 1 ] || fail "retention removed nothing: the test did not exercise it"
-echo "PASS: $CYCLES cycles (kill -9 of a replica each, PostgreSQL restarted every third), $total actions appended to default ($((earliest - 1)) removed by retention) and ${heads#*, } to the other stores, replicas identical, every acknowledged version and key in the log exactly once"
+echo "PASS: $CYCLES cycles (kill -9 of a replica each, PostgreSQL restarted every third), $total actions appended to default ($((earliest - 1)) removed by retention) and ${store_heads:-none} to the other stores, replicas identical, every acknowledged version and key in the log exactly once"
