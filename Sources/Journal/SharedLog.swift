@@ -91,6 +91,12 @@ public protocol SharedLog: Sendable {
     /// past the head or records after it are missing (that replica cannot follow this log).
     func register(replica name: String, instance: String?, snapshot: UInt64) throws(JournalError) -> SharedLogRegistration
 
+    /// Renews every registration of replica `name` in the log's stores other than this one (their
+    /// snapshots as registered): a replica that runs keeps the snapshots of every store it loaded,
+    /// loaded now or not, so their records stay for it however long it does not load them.
+    /// Returns how many. A log of one store has none (the default).
+    func renewOtherRegistrations(of name: String) throws(JournalError) -> Int
+
     /// Deletes the registrations of the replicas that have not renewed theirs for `silence`: they
     /// are gone, and their snapshots hold nothing back. Returns them.
     func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica]
@@ -110,6 +116,9 @@ public protocol SharedLog: Sendable {
 }
 
 extension SharedLog {
+    /// None: a log of one store.
+    public func renewOtherRegistrations(of name: String) throws(JournalError) -> Int { 0 }
+
     /// ``start(applied:onStatus:verify:apply:)`` without a status handler or a check of the log.
     public func start(applied: UInt64, apply: @escaping @Sendable ([LogEntry]) throws -> Void) throws(JournalError) {
         try start(applied: applied, onStatus: { _ in }, verify: { _, _ in }, apply: apply)

@@ -89,6 +89,21 @@ extension PostgresLog {
         }
     }
 
+    /// Renews every registration of replica `name` in the stores other than `store` (its
+    /// registered snapshots stay): a replica that runs keeps the snapshots of the stores it
+    /// loaded before, loaded now or not, and holds their records back. Returns how many.
+    public func renewRegistrations(of name: String, except store: StoreID) throws(PostgresLogError) -> Int {
+        let rows = try run(
+            """
+            WITH renewed AS (
+                UPDATE remvvm_replicas SET registered_at = clock_timestamp() WHERE name = $1 AND store <> $2 RETURNING 1
+            ) SELECT count(*) FROM renewed
+            """,
+            [name, store.rawValue]
+        )
+        return Int(try Self.number(rows.rows.first?.first ?? nil, "count of renewed registrations"))
+    }
+
     /// `duration` in seconds, as a parameter for `make_interval(secs => …)`.
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components

@@ -59,6 +59,10 @@ extension PostgresSharedLog {
         try defaultStore.register(replica: name, instance: instance, snapshot: snapshot)
     }
 
+    public func renewOtherRegistrations(of name: String) throws(JournalError) -> Int {
+        try defaultStore.renewOtherRegistrations(of: name)
+    }
+
     public func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica] {
         try defaultStore.forgetReplicas(silentFor: silence)
     }

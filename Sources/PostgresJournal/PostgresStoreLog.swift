@@ -154,6 +154,11 @@ public final class PostgresStoreLog: SharedLog {
         }
     }
 
+    /// On the maintenance connection: the registrations of `name` in every store but this one.
+    public func renewOtherRegistrations(of name: String) throws(JournalError) -> Int {
+        try connections.maintaining { [store] log throws(PostgresLogError) in try log.renewRegistrations(of: name, except: store) }
+    }
+
     /// On the maintenance connection.
     public func forgetReplicas(silentFor silence: Duration) throws(JournalError) -> [ForgottenReplica] {
         try connections.maintaining { [store] log throws(PostgresLogError) in try log.forgetReplicas(silentFor: silence, of: store) }

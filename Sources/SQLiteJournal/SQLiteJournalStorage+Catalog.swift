@@ -77,15 +77,7 @@ extension SQLiteJournalStorage: StoreCatalog {
                 let select = try writer.database.prepare("SELECT key FROM stores WHERE id = ?1")
                 try select.bind(1, id.rawValue)
                 guard try select.step() else { return }
-                let key = select.int64(0)
-                for table in ["actions", "snapshots", "answers"] {
-                    let remove = try writer.database.prepare("DELETE FROM \(table) WHERE store = ?1")
-                    try remove.bind(1, key)
-                    try remove.run()
-                }
-                let remove = try writer.database.prepare("DELETE FROM stores WHERE key = ?1")
-                try remove.bind(1, key)
-                try remove.run()
+                try Self.removeStore(key: select.int64(0), from: writer.database)
                 deleted = true
             }
             if deleted {
@@ -98,6 +90,19 @@ extension SQLiteJournalStorage: StoreCatalog {
     public func count() throws(JournalError) -> Int {
         if let count = storeCount.withLock({ $0 }) { return count }
         return try withReader { reader throws(SQLiteError) -> Int in try Self.countStores(reader.database) }
+    }
+
+    /// Removes the store of `key`: its records, snapshots, kept answers and row (inside a
+    /// transaction).
+    static func removeStore(key: Int64, from database: SQLiteDatabase) throws(SQLiteError) {
+        for table in ["actions", "snapshots", "answers"] {
+            let remove = try database.prepare("DELETE FROM \(table) WHERE store = ?1")
+            try remove.bind(1, key)
+            try remove.run()
+        }
+        let remove = try database.prepare("DELETE FROM stores WHERE key = ?1")
+        try remove.bind(1, key)
+        try remove.run()
     }
 
     private static func countStores(_ database: SQLiteDatabase) throws(SQLiteError) -> Int {

@@ -15,11 +15,15 @@ public final class SQLiteStoreJournal: JournalStorage {
     public let database: SQLiteJournalStorage
     /// The store and its key in the file.
     let scope: StoreScope
+    /// For a replica's store (``SQLiteJournalStorage/replicaStorage(for:)``): the incarnation of
+    /// the shared log's store these snapshots belong to; nil: the file's shared log, if any.
+    let logIdentity: String?
     private let closed = Lock(false)
 
-    init(database: SQLiteJournalStorage, scope: StoreScope) {
+    init(database: SQLiteJournalStorage, scope: StoreScope, logIdentity: String? = nil) {
         self.database = database
         self.scope = scope
+        self.logIdentity = logIdentity
     }
 
     /// The store.
@@ -88,15 +92,24 @@ public final class SQLiteStoreJournal: JournalStorage {
         return try database.claim(for: role)
     }
 
-    /// The file's shared log (one for all its stores).
+    /// A replica's store: the incarnation of the log's store its snapshots belong to. Otherwise
+    /// the file's shared log (one for all its stores).
     public func sharedLogIdentity() throws(JournalError) -> String? {
         try checkOpen()
+        if let logIdentity { return logIdentity }
         return try database.sharedLogIdentity()
     }
 
-    /// Records the file's shared log (one for all its stores).
+    /// Records the file's shared log (one for all its stores); a replica's store has its
+    /// incarnation recorded on its row already, and refuses another.
     public func recordSharedLogIdentity(_ identity: String) throws(JournalError) {
         try checkOpen()
+        if let logIdentity {
+            guard identity == logIdentity else {
+                throw JournalError(code: .unusable, message: "the snapshots of store \(scope.id) in \(database.path) belong to its incarnation \(logIdentity), not \(identity)")
+            }
+            return
+        }
         try database.recordSharedLogIdentity(identity)
     }
 

@@ -81,8 +81,13 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
     /// Waits for a snapshot being written (up to 30 s), then writes `snapshot` if it is newer
     /// than the newest: for a clean stop.
     func finish(with snapshot: StoreSnapshot<State>) {
-        _ = progress.wait(timeout: .seconds(30)) { !$0.writing }
+        waitForWriting()
         write(snapshot)
+    }
+
+    /// Waits for a snapshot being written (up to 30 s): before the storage closes.
+    func waitForWriting() {
+        _ = progress.wait(timeout: .seconds(30)) { !$0.writing }
     }
 
     private func write(_ snapshot: StoreSnapshot<State>) {

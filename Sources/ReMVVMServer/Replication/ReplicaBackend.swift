@@ -16,6 +16,8 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     let codec: ActionJournalCodec
     let logger: Logger
     let keptAnswers: (any JournalStorage)?
+    /// The service's store `default`, or another store of the log.
+    let role: ReplicaRole
     private let snapshotEvery: UInt64
     private let retention: JournalRetention
     /// Set once by ``start(keys:metrics:)``.
@@ -28,11 +30,13 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
         replication: ReplicaConfiguration,
         codec: ActionJournalCodec,
         configuration: ServiceConfiguration,
+        role: ReplicaRole = .root,
         logger: Logger
     ) {
         self.store = store
         self.replication = replication
         self.codec = codec
+        self.role = role
         self.logger = logger
         keptAnswers = ReplicaStorage(snapshots: replication.snapshots, log: replication.log)
         snapshotEvery = configuration.snapshotEvery
@@ -54,9 +58,12 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     }
 
     /// Restores the store from the local snapshot, registers the replica and follows the log;
-    /// the log's commits feed the commit metrics.
+    /// the log's commits of the store `default` feed the commit metrics (one transaction may
+    /// carry several stores: counted per store, it would be counted several times).
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
         guard started.load() == nil else { return }
+        var onStopped: (@Sendable (String) -> Void)?
+        if case .store(let stopped) = role { onStopped = stopped }
         let runtime = try ReplicaRuntime(
             store: store,
             log: replication.log,
@@ -66,10 +73,24 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
             snapshotEvery: snapshotEvery,
             retention: retention,
             expiry: replication.expiry,
-            renewal: replication.renewal,
+            renewal: onStopped == nil ? replication.renewal : nil,
+            onStopped: onStopped,
             logger: logger
         )
-        guard started.storeIfNil(runtime) === runtime, let metrics else { return }
+        guard started.storeIfNil(runtime) === runtime else { return }
+        guard onStopped == nil else {
+            // Loaded on demand, it is served at once: it first applies what the log held when the
+            // request came, so that a client reads here what it wrote on another replica.
+            guard runtime.waitUntilFollowing(timeout: Self.catchUpTimeout) else {
+                runtime.stop()
+                throw JournalError(
+                    code: .writeFailed,
+                    message: "the store did not catch up with the shared log within \(Self.catchUpTimeout) (\(replication.log.status))"
+                )
+            }
+            return
+        }
+        guard let metrics else { return }
         replication.log.onCommit { actions, duration in
             metrics.journalCommitted(actions: actions, duration: duration)
         }
@@ -77,6 +98,14 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
 
     func stop() {
         started.load()?.stop()
+    }
+
+    /// How long loading a store on demand waits for it to apply what the log holds.
+    static var catchUpTimeout: Duration { .seconds(10) }
+
+    /// A store deleted from the log: stops following it, writing and registering nothing.
+    func end() {
+        started.load()?.discard()
     }
 
     /// What the replica applied from the log (the store, with the log as history).
@@ -132,4 +161,16 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
         }
         return Response(pending: pending)
     }
+}
+
+/// What a ``ReplicaBackend`` is to its service.
+enum ReplicaRole: Sendable {
+    /// The store `default`, made with the service: its registration is renewed on a thread of
+    /// its own, its appends feed the journal's commit metrics, and a stop of its following is
+    /// logged as critical.
+    case root
+    /// Another store of the log, loaded on demand (``ServedStoreLoader``): registered at load,
+    /// after each snapshot and at unload; `onStopped` hears why the log stopped following it
+    /// for good (deleted there, or an entry it cannot apply).
+    case store(onStopped: @Sendable (String) -> Void)
 }

@@ -130,10 +130,12 @@ final class ReplicaRegistration: Sendable {
         }
     }
 
-    /// One renewal; what goes wrong is logged, once until it changes.
+    /// One renewal (with the registrations of the name in the log's other stores: a replica of
+    /// many stores renews them all from here); what goes wrong is logged, once until it changes.
     private func renew() {
         do {
             let (snapshot, registration) = try register(snapshot: 0)
+            _ = try log.renewOtherRegistrations(of: name)
             let refused = !registration.registered(snapshot)
             let (recovered, firstRefusal) = renewal.withLock { renewal -> (Bool, Bool) in
                 defer { renewal.failing = false; renewal.refused = refused ? snapshot : nil }

@@ -23,12 +23,18 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
     /// reachable then, and whether the log turned out not to be the one its snapshots belong to
     /// (then nothing is registered in it, nor released).
     private let ending = Lock((stopped: false, reachable: true, foreign: false))
+    /// The follower's last status of the store, as `onStatus` heard it (nil: none yet).
+    private let heard = Lock<SharedLogStatus?>(nil)
 
     /// Restores `store` from the newest local snapshot, registers it with `log` as replica
     /// `name` (retention keeps every record after it) and starts following `log` from there;
     /// renews the registration every `renewal`; after each later snapshot, registers that one and
     /// removes the records `retention` no longer keeps before the oldest snapshot of the replicas
     /// registered (forgetting those whose registration was not renewed for `expiry`; nil: never).
+    /// A store other than `default` (`onStopped` given) renews nothing on a thread of its own
+    /// (`renewal` nil): its registration is made at load, after each snapshot and at unload;
+    /// `onStopped` hears why the log stopped following it for good (deleted there, or an entry it
+    /// cannot apply), instead of a critical log line.
     /// Throws ``Journal/JournalError`` when the local storage holds records (a single-node
     /// journal: its versions are not the log's), when its snapshot is ahead of the log (it
     /// belongs to another log), when records after it were removed from the log (retention),
@@ -42,7 +48,8 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         snapshotEvery: UInt64,
         retention: JournalRetention,
         expiry: Duration?,
-        renewal: Duration,
+        renewal: Duration?,
+        onStopped: (@Sendable (String) -> Void)? = nil,
         logger: Logger
     ) throws(JournalError) {
         let initial = store.snapshot
@@ -66,7 +73,9 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         }
         let restored = recovery.snapshot?.version ?? 0
         let recordedLog = try local.sharedLogIdentity()
-        let registration = ReplicaRegistration(log: log, name: name, snapshot: restored, renewal: renewal, logger: logger)
+        let registration = ReplicaRegistration(
+            log: log, name: name, snapshot: restored, renewal: renewal ?? ReplicaConfiguration.renewal(forExpiry: expiry), logger: logger
+        )
         var checkedLog: String?
         do throws(JournalError) {
             let identity = try log.identity()
@@ -131,19 +140,31 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
         }
         // Proposals refuse what could not be logged; replays are never checked.
         store.addReduceCheck { action in codec.refusal(of: action) }
+        // A store loaded on demand says less than the replica's start does.
+        let notice: Logger.Level = onStopped == nil ? .notice : .debug
         if restored > 0 {
-            logger.notice("restored version \(restored) from the local snapshot; following the shared log from there")
+            logger.log(level: notice, "restored version \(restored) from the local snapshot; following the shared log from there")
         }
+        let heard = heard
         try log.start(applied: restored, onStatus: { [store] status in
+            heard.withLock { $0 = status }
+            heard.notifyAll()
             switch status {
             case .catchingUp:
                 break
             case .following:
-                logger.notice("following the shared log (version \(store.version) applied)")
+                logger.log(level: notice, "following the shared log (version \(store.version) applied)")
             case .unavailable(let reason):
-                logger.warning("the shared log cannot be used (\(reason)); /healthz answers 503, writes are refused, retrying with backoff")
+                // Every store hears the log's state: the root's line says it once.
+                if onStopped == nil {
+                    logger.warning("the shared log cannot be used (\(reason)); /healthz answers 503, writes are refused, retrying with backoff")
+                }
             case .stopped(let reason?):
-                logger.critical("stopped applying the shared log: \(reason)")
+                if let onStopped {
+                    onStopped(reason)
+                } else {
+                    logger.critical("stopped applying the shared log: \(reason)")
+                }
             case .stopped(nil):
                 break
             }
@@ -192,7 +213,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
                 snapshots.writeIfDue(at: last) { store.snapshot }
             }
         }
-        guard registration.startRenewing() else {
+        if renewal != nil, !registration.startRenewing() {
             log.stop()
             throw JournalError(code: .unusable, message: "could not start the thread that renews this replica's registration in the shared log")
         }
@@ -234,6 +255,35 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             logger.notice("this replica does not follow the shared log now: its name is not released, nor its last snapshot registered (the next run under the name may warn of another process)")
         }
         snapshots.finish(with: store.snapshot)
+        storage.close()
+    }
+
+    /// Waits until the follower says the store is caught up with the head it read (true), or
+    /// stopped, or `timeout` passes (false).
+    func waitUntilFollowing(timeout: Duration) -> Bool {
+        _ = heard.wait(timeout: timeout) { status in
+            switch status {
+            case .following, .stopped: true
+            case .catchingUp, .unavailable, nil: false
+            }
+        }
+        return heard.withLock { $0 } == .following
+    }
+
+    /// Ends a store deleted from the log: stops following it and closes its local storage,
+    /// writing and registering nothing (its rows in the log and its local snapshots go). Runs
+    /// once, like ``stop()``, and instead of it.
+    func discard() {
+        let first = ending.withLock { ending -> Bool in
+            guard !ending.stopped else { return false }
+            ending.stopped = true
+            ending.foreign = true  // a snapshot being written registers nothing
+            return true
+        }
+        guard first else { return }
+        log.stop()
+        registration.stop()
+        snapshots.waitForWriting()
         storage.close()
     }
 

@@ -100,6 +100,14 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
         viewModelHub.stop()
     }
 
+    /// Ends a deleted store: its backend stops keeping anything (``StoreBackend/end()``), its
+    /// streams end; idempotent.
+    func end() {
+        backend.end()
+        hub.stop()
+        viewModelHub.stop()
+    }
+
     /// Where reads and events get states (see ``StoreBackend/publisher``).
     var publisher: any StatePublisher<State> {
         backend.publisher

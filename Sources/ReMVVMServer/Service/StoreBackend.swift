@@ -35,6 +35,9 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     /// Makes durable what is queued, writes the last snapshot and closes the storage; idempotent.
     func stop()
 
+    /// Stops a store that was deleted: nothing of it needs to be kept (by default, ``stop()``).
+    func end()
+
     /// Where reads and events get states: only what is durable with a journal, what the replica
     /// applied from the log, the store itself in memory.
     var publisher: any StatePublisher<State> { get }
@@ -65,6 +68,10 @@ protocol StoreBackend<State>: AnyObject, Sendable {
 
 extension StoreBackend {
     func validate() throws {}
+
+    func end() {
+        stop()
+    }
 
     func afterApplying(_ version: UInt64, _ respond: @escaping @Sendable () -> Response) -> Response {
         respond()

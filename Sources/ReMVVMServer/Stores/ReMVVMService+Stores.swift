@@ -12,6 +12,11 @@ public enum StoreStorage: Sendable {
     /// Each in the journal `open` gives for its id (a view of the service's one database); a
     /// store idle or least recently used is unloaded after its snapshot is written.
     case journal(@Sendable (StoreID) throws -> any JournalStorage)
+    /// Each a replica of its store in the shared log of a service that is a replica (made with a
+    /// ``ReplicaConfiguration``; the catalog is then the log's): loaded from its local snapshot
+    /// and the log after it, following the log while loaded, unloaded (its snapshot written and
+    /// registered, the log no longer followed for it) when idle or least recently used.
+    case replica(ReplicaStores)
 }
 
 /// What a service needs to serve stores besides `default` (`docs/http-api.md`, "Stores").
@@ -52,8 +57,10 @@ extension ReMVVMService {
             let now = serving.now
             recordActions = { id, version in memory.recordActions(of: id, version: version, at: now()) }
         }
+        let watch = DeletionWatch<State>()
         let loader = ServedStoreLoader(
-            environment: environment, storage: serving.storage, makeStore: serving.makeStore, recordActions: recordActions
+            environment: environment, storage: serving.storage, makeStore: serving.makeStore, recordActions: recordActions,
+            replication: (root.backend as? ReplicaBackend<State>)?.replication, followingStopped: watch
         )
         let directory = StoreDirectory(
             defaultStore: root,
@@ -64,6 +71,7 @@ extension ReMVVMService {
             now: serving.now
         )
         guard serveStores(with: DirectoryResolver(directory: directory)) else { return false }
+        watch.watch(directory)
         if let recordActions {
             root.publisher.addPublicationHandler { publication in recordActions(.default, publication.version) }
         }

@@ -1,10 +1,14 @@
 import Journal
+import Logging
 import ReMVVM
+import Synchronization
 
 /// Loads the stores of a ``ReMVVMService`` other than `default` for its ``StoreDirectory``: a new
-/// `Store` of the domain, kept in memory or in the store's own journal view, served with tags that
-/// carry the store's incarnation (so that no tag or event id of a deleted store of the same id
-/// matches), and started (for a journal: its snapshot and the records after it replayed).
+/// `Store` of the domain, kept in memory, in the store's own journal view, or as a replica of the
+/// store's view of the shared log, served with tags that carry the store's incarnation (so that
+/// no tag or event id of a deleted store of the same id matches), and started (for a journal:
+/// its snapshot and the records after it replayed; for a replica: its local snapshot, then the
+/// log after it, followed while the store is loaded).
 struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
     /// What every store of the service shares.
     let environment: StoreEnvironment<State>
@@ -15,15 +19,21 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
     /// Told of every version a store in memory publishes (its catalog's `version` and
     /// `lastActionAt`); nil with a journal, which keeps them itself.
     let recordActions: (@Sendable (StoreID, UInt64) -> Void)?
+    /// The service's own replica configuration (its name, expiry and renewal), when it is one.
+    let replication: ReplicaConfiguration?
+    /// Told when the log stopped following a replica's store for good, with the store's
+    /// description: the directory then drops it if the log's catalog no longer holds it.
+    let followingStopped: DeletionWatch<State>
 
     /// Stores in memory have nothing to be loaded again from: they stay until deleted.
     var unloads: Bool {
-        if case .journal = storage { return true }
-        return false
+        if case .memory = storage { return false }
+        return true
     }
 
     func load(_ description: StoreDescription) throws -> ServedStore<State> {
         let store = try makeStore()
+        let loaded = AtomicLazyReference<ServedStore<State>>()
         let backend: any StoreBackend<State>
         switch storage {
         case .memory:
@@ -37,10 +47,30 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
                 requestConnections: environment.requestConnections,
                 logger: environment.logger
             )
+        case .replica(let stores):
+            guard let replication else {
+                throw JournalError(code: .unusable, message: "stores of a shared log are served only by a service that is a replica of it")
+            }
+            let logger = environment.logger.forStore(description.id)
+            let watch = followingStopped
+            backend = ReplicaBackend(
+                store: store,
+                replication: ReplicaConfiguration(
+                    log: stores.log(description.id), snapshots: try stores.snapshots(description), name: replication.name,
+                    expiry: replication.expiry, renewal: replication.renewal
+                ),
+                codec: environment.codec,
+                configuration: environment.configuration,
+                role: .store(onStopped: { reason in
+                    if let served = loaded.load() { watch.stopped(served, description: description, reason: reason, logger: logger) }
+                }),
+                logger: logger
+            )
         }
         let served = ServedStore(
             id: description.id, backend: backend, versionTags: VersionTags(instance: description.incarnation), environment: environment
         )
+        _ = loaded.storeIfNil(served)
         try served.start()
         if let recordActions {
             let id = description.id
@@ -49,18 +79,39 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
         return served
     }
 
-    /// Stops the store: what its journal holds is committed and its last snapshot written, its
-    /// streams (none: the directory unloads only stores without) end.
+    /// Stops the store: what its journal holds is committed and its last snapshot written (a
+    /// replica's registered in the log, which it no longer follows for the store), its streams
+    /// (none: the directory unloads only stores without) end.
     func unload(_ store: ServedStore<State>) {
         store.stop()
     }
 
-    /// Ends a deleted store: its streams end (with the shutdown termination), it stops.
+    /// Ends a deleted store: its streams end (with the shutdown termination), it stops, keeping
+    /// nothing more.
     func end(_ store: ServedStore<State>) {
-        store.stop()
+        store.end()
+    }
+
+    /// A replica's local snapshots of the store go.
+    func deleted(_ id: StoreID) {
+        guard case .replica(let stores) = storage else { return }
+        do {
+            try stores.forget(id)
+        } catch {
+            environment.logger.warning("the local snapshots of the deleted store \(id) could not be removed (\(error)); they are replaced if a store of that id is loaded again")
+        }
     }
 
     func hasOpenStreams(_ store: ServedStore<State>) -> Bool {
         store.hub.subscriberCount > 0 || store.viewModelHub.subscriberCount > 0
+    }
+}
+
+extension Logger {
+    /// This logger, its lines naming the store `id` (metadata `store`).
+    func forStore(_ id: StoreID) -> Logger {
+        var logger = self
+        logger[metadataKey: "store"] = "\(id)"
+        return logger
     }
 }

@@ -74,11 +74,44 @@ extension StoreDirectory {
         _ = state.wait(timeout: waitLimit) { _ in entry.inUse == 0 }
         if let store { loader.end(store) }
         defer { remove(entry, phase: .gone(nil)) }
+        let deleted: Bool
         do {
-            return try catalog.delete(id)
+            deleted = try catalog.delete(id)
         } catch {
             throw .unavailable(id, reason: "the catalog of stores cannot be written: \(error)")
         }
+        loader.deleted(id)
+        return deleted
+    }
+
+    /// Takes out the loaded `store` of `id` when the catalog no longer holds the store of
+    /// `incarnation` (another server sharing the catalog deleted it, or deleted it and created it
+    /// again: a replica's store deleted on another replica): requests for it wait, those holding
+    /// it finish, its streams end, the loader forgets it, and the next request finds it absent
+    /// (or loads the new one). Returns whether it took the store out; false while the catalog
+    /// cannot be read, and when `store` is no longer the one loaded under `id`. Blocks the
+    /// calling thread while requests hold the store (up to the wait limit).
+    @discardableResult
+    public func dropIfDeleted(_ id: StoreID, incarnation: String, loaded store: Store) -> Bool {
+        guard id != .default else { return false }
+        do {
+            if let found = try catalog.describe(id), found.incarnation == incarnation { return false }
+        } catch {
+            return false
+        }
+        let entry: Entry? = state.withLock(waitingUntil: { state in !(state.entries[id]?.isBusy ?? false) }, timeout: waitLimit) { state, _ in
+            guard let entry = state.entries[id], entry.store === store else { return nil }
+            entry.phase = .deleting
+            state.loaded.remove(entry)
+            return entry
+        }
+        guard let entry else { return false }
+        state.notifyAll()
+        _ = state.wait(timeout: waitLimit) { _ in entry.inUse == 0 }
+        loader.end(store)
+        loader.deleted(id)
+        remove(entry, phase: .gone(nil))
+        return true
     }
 
     /// Waits until the store `id` is not loaded (unloaded, or being unloaded or deleted); false

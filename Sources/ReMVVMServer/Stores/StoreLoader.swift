@@ -28,6 +28,16 @@ public protocol StoreLoader: Sendable {
     /// Ends a deleted store: its event streams end, it stops; nothing is written.
     func end(_ store: Store)
 
+    /// Removes what the loader keeps of the store `id` outside the catalog (a replica's local
+    /// snapshots), once the catalog no longer holds it; called whether the store was loaded or
+    /// not, never while it is; a failure is the loader's to report (the default: nothing).
+    func deleted(_ id: StoreID)
+
     /// Whether event or view-model streams of the store are open (such a store stays loaded).
     func hasOpenStreams(_ store: Store) -> Bool
+}
+
+extension StoreLoader {
+    /// Nothing kept outside the catalog.
+    public func deleted(_ id: StoreID) {}
 }

@@ -40,7 +40,9 @@ extension ServeCommand {
             logger.notice("in memory: no journal, nothing survives a restart")
         } else if settings.journal == .postgres {
             do {
-                replication = try Self.openReplica(settings, logger: logger)
+                let opened = try Self.openReplica(settings, logger: logger)
+                replication = opened.replication
+                stores = .replicas(of: opened.log, snapshotsIn: opened.snapshots, makeStore: { try domain.store() })
             } catch {
                 logger.critical("cannot start: \(error)")
                 throw ExitCode.failure
@@ -78,8 +80,8 @@ extension ServeCommand {
         if settings.inMemory {
             stores = StoreServing(catalog: MemoryStoreCatalog(), storage: .memory, makeStore: { try domain.store() })
         }
-        // Every store, in memory or in the journal file's per-store views (docs/http-api.md,
-        // "Stores"); a replica of a shared log serves default alone.
+        // Every store, in memory, in the journal file's per-store views, or of the shared log
+        // (docs/http-api.md, "Stores"; docs/replicas.md, "Many stores").
         if let stores {
             server.service.serveStores(stores)
         }

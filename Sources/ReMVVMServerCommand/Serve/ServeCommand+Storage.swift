@@ -7,8 +7,11 @@ import SQLiteJournal
 
 extension ServeCommand {
     /// Opens the shared log in PostgreSQL (retrying while it cannot be reached, with a log line
-    /// per attempt) and the data directory that keeps this replica's snapshots.
-    static func openReplica(_ settings: ServerSettings, logger: Logger) throws -> ReplicaConfiguration {
+    /// per attempt) and the data directory that keeps this replica's snapshots; the log and the
+    /// data directory are returned too, for the log's other stores (``StoreServing/replicas(of:snapshotsIn:makeStore:)``).
+    static func openReplica(
+        _ settings: ServerSettings, logger: Logger
+    ) throws -> (replication: ReplicaConfiguration, log: PostgresSharedLog, snapshots: SQLiteJournalStorage) {
         let name = settings.replicaName.isEmpty ? ProcessInfo.processInfo.hostName : settings.replicaName
         let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
         logger.info("replica \(name): connecting to the shared log in PostgreSQL")
@@ -25,7 +28,7 @@ extension ServeCommand {
             throw error
         }
         logger.info("replica \(name): shared log in PostgreSQL, snapshots in \(settings.dataDir)/\(SQLiteJournalStorage.fileName)")
-        return ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry)
+        return (ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry), log, snapshots)
     }
 
     /// Creates the data directory if missing and opens its journal; logs when its background

@@ -1,0 +1,50 @@
+public import Journal
+
+/// The stores of a replica's data directory (`docs/replicas.md`, "Many stores"): a replica keeps
+/// only snapshots here, one set per store of the shared log it has loaded, and the shared log's
+/// catalog says which stores exist. A store's rows here belong to one incarnation of the log's
+/// store: its row carries that incarnation, so that the snapshots of a store deleted from the
+/// log are never taken for the store created again under its id.
+extension SQLiteJournalStorage {
+    /// The snapshot storage of the shared log's store `store` (its id and incarnation, as the
+    /// log's catalog describes it): its rows here when they are of that incarnation; otherwise
+    /// (none yet, or of an incarnation deleted from the log meanwhile) a new row of it, the old
+    /// one's snapshots removed, in one transaction. The view's
+    /// ``Journal/JournalStorage/sharedLogIdentity()`` is the incarnation: the identity
+    /// `PostgresStoreLog` gives the store. Not for `default`, whose snapshots are the file's own.
+    public func replicaStorage(for store: StoreDescription) throws(JournalError) -> SQLiteStoreJournal {
+        guard store.id != .default else {
+            throw JournalError(code: .unusable, message: "the store default of a replica keeps its snapshots in \(path) itself")
+        }
+        let (key, created) = try withWriter { writer throws(SQLiteError) -> (Int64, Bool) in
+            var key: Int64 = 0
+            var created = false
+            try writer.database.transaction { () throws(SQLiteError) in
+                let existing = try writer.database.prepare("SELECT key, incarnation FROM stores WHERE id = ?1")
+                try existing.bind(1, store.id.rawValue)
+                if try existing.step() {
+                    if existing.text(1) == store.incarnation {
+                        key = existing.int64(0)
+                        return
+                    }
+                    try Self.removeStore(key: existing.int64(0), from: writer.database)
+                } else {
+                    created = true
+                }
+                let insert = try writer.database.prepare(
+                    "INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3) RETURNING key"
+                )
+                try insert.bind(1, store.id.rawValue)
+                try insert.bind(2, store.incarnation)
+                try insert.bind(3, store.createdAt)
+                _ = try insert.step()
+                key = insert.int64(0)
+            }
+            return (key, created)
+        } describing: { "keeping snapshots of the store \(store.id) in \(path) failed: \($0)" }
+        if created {
+            storeCount.withLock { count in count = count.map { $0 + 1 } }
+        }
+        return SQLiteStoreJournal(database: self, scope: StoreScope(id: store.id, key: key), logIdentity: store.incarnation)
+    }
+}
