@@ -260,5 +260,7 @@ import Testing
         let middleware = LoginMiddleware(clock: Services().clock)
         #expect(middleware.handles(Login(firstName: "Ada", lastName: "Lovelace")))
         #expect(!middleware.handles(Increase()))
+        let erased: any AnyMiddleware = middleware
+        #expect(!erased.handles(Increase()), "the store sees it as any AnyMiddleware: the typed answer, not the default")
     }
 }
