@@ -19,6 +19,11 @@ public struct NavigationMiddleware<Root: Sendable>: AnyMiddleware, Sendable {
         self.screens = Set(screens)
     }
 
+    /// The navigation actions only: every other action is passed over without calling it.
+    public func handles(_ action: any StoreAction) -> Bool {
+        NavigationActionTypes.contains(action)
+    }
+
     /// Rejects an unknown screen or tab, ends an action that changes nothing, passes the rest on.
     public func onNext<State>(
         for state: State,

@@ -49,6 +49,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 final class SQLiteDatabase {
     private let handle: OpaquePointer
     let path: String
+    /// `BEGIN IMMEDIATE` and `COMMIT`, once prepared (``transaction(_:)``).
+    private var transactionStatements: [OpaquePointer?] = [nil, nil]
 
     /// Opens (creating if asked) the database at `path`.
     init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
@@ -67,6 +69,9 @@ final class SQLiteDatabase {
     }
 
     deinit {
+        for statement in transactionStatements {
+            sqlite3_finalize(statement)
+        }
         sqlite3_close_v2(handle)
     }
 
@@ -87,15 +92,39 @@ final class SQLiteDatabase {
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE` … `COMMIT`); rolls back if it throws.
+    /// `BEGIN` and `COMMIT` are prepared once per connection: `sqlite3_exec` parsed both again in
+    /// every commit.
     func transaction(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
-        try execute("BEGIN IMMEDIATE")
+        try runTransactionStatement(0, "BEGIN IMMEDIATE")
         do {
             try body()
-            try execute("COMMIT")
+            try runTransactionStatement(1, "COMMIT")
         } catch {
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Runs `BEGIN IMMEDIATE` (`index` 0) or `COMMIT` (1), prepared on first use and kept (raw
+    /// handles, not ``SQLiteStatement``s, which hold their connection: the connection would then
+    /// never be released, nor closed), then resets it so that it holds nothing open.
+    private func runTransactionStatement(_ index: Int, _ sql: String) throws(SQLiteError) {
+        if transactionStatements[index] == nil {
+            var statement: OpaquePointer?
+            let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+            guard status == SQLITE_OK, let statement else {
+                throw SQLiteError(code: status, message: lastMessage, sql: sql)
+            }
+            transactionStatements[index] = statement
+        }
+        let statement = transactionStatements[index]
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE else {
+            let error = SQLiteError(code: status, message: lastMessage, sql: sql)
+            sqlite3_reset(statement)
+            throw error
+        }
+        sqlite3_reset(statement)
     }
 
     /// Whether the database file was deleted, renamed or replaced since it was opened

@@ -2,8 +2,27 @@ public import Journal
 
 /// The stores of the file: the `stores` table, kept in the same transactions as their records.
 extension SQLiteJournalStorage: StoreCatalog {
-    /// The columns of a `stores` row, in the order ``SQLiteStatement/storeDescription()`` reads.
-    static let storeColumns = "id, version, created_at, last_action_at, incarnation, key"
+    /// The columns of a `stores` row, in the order ``SQLiteStatement/storeDescription()`` reads
+    /// (select them `FROM stores`). A store's head is its newest record, or the row's `version` and
+    /// `last_action_at` when no record is newer: a commit writes no `stores` page (one page fewer
+    /// per store in every transaction), and the row is brought up to date only where records go
+    /// (``foldHead(of:_:)``, before retention removes them) or a repair sets it. Files written
+    /// when every commit updated the row read the same.
+    static let storeColumns = """
+        id, MAX(version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0)), created_at, \
+        COALESCE((SELECT a.time FROM actions a WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), \
+        last_action_at), incarnation, key
+        """
+
+    /// Writes the store's head (its newest record's version and time) into its row when a record
+    /// is newer than what the row holds: before records are removed, so that the head outlives
+    /// them (inside the caller's transaction).
+    static func foldHead(of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        writer.foldHead.reset()
+        defer { writer.foldHead.reset() }
+        try writer.foldHead.bind(1, scope.key)
+        try writer.foldHead.run()
+    }
 
     /// The journal of `store`, a view of this file; nil when the store does not exist (create it
     /// first). Each call makes a new view: closing one leaves the others and the file open.
@@ -21,7 +40,9 @@ extension SQLiteJournalStorage: StoreCatalog {
             var outcome = StoreCreation.limitReached
             var before = 0
             try writer.database.transaction { () throws(SQLiteError) in
-                let existing = try writer.database.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1")
+                let existing = writer.selectStore
+                existing.reset()
+                defer { existing.reset() }
                 try existing.bind(1, id.rawValue)
                 if try existing.step() {
                     outcome = .existed(try existing.storeDescription().description)
@@ -34,7 +55,8 @@ extension SQLiteJournalStorage: StoreCatalog {
                 }
                 guard before < limit else { return }
                 let incarnation = Self.newIncarnation()
-                let insert = try writer.database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)")
+                let insert = writer.insertStore
+                insert.reset()
                 try insert.bind(1, id.rawValue)
                 try insert.bind(2, incarnation)
                 try insert.bind(3, time)

@@ -65,7 +65,10 @@ extension SQLiteJournalStorage: JournalContents {
         try removeAnswers.bind(2, keptUntil)
         try removeAnswers.run()
         try insertSnapshot(plan.snapshot, of: scope, writer)
-        let head = try database.prepare("UPDATE stores SET version = ?2 WHERE key = ?1")
+        let head = try database.prepare("""
+            UPDATE stores SET version = ?2,
+                last_action_at = COALESCE((SELECT time FROM actions WHERE store = ?1 AND version = ?2), last_action_at) WHERE key = ?1
+            """)
         try head.bind(1, scope.key)
         try head.bind(2, Int64(plan.lastGoodVersion))
         try head.run()

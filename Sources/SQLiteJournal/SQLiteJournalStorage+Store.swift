@@ -168,10 +168,14 @@ extension SQLiteJournalStorage {
             try oldest.bind(1, scope.key)
             _ = try oldest.step()
             let limit = min(version, UInt64(clamping: oldest.int64(0)))
-            writer.removeActions.reset()
-            try writer.removeActions.bind(1, scope.key)
-            try writer.removeActions.bind(2, Int64(limit))
-            try writer.removeActions.run()
+            try writer.database.transaction { () throws(SQLiteError) in
+                // The head is read from the newest record: kept in the row before it may go.
+                try Self.foldHead(of: scope, writer)
+                writer.removeActions.reset()
+                try writer.removeActions.bind(1, scope.key)
+                try writer.removeActions.bind(2, Int64(limit))
+                try writer.removeActions.run()
+            }
         } describing: { "removing journal records through \(version) from \(location(of: scope)) failed: \($0)" }
     }
 }

@@ -13,9 +13,10 @@ struct SQLiteStoreTransactions: JournalTransactions {
 
 extension SQLiteJournalStorage: JournalTransactions {
     /// Writes the parts of stores of this file (the file itself for `default`, or views from
-    /// ``storage(for:)``) in one transaction, each store's head row updated with its records. A
-    /// part of a storage that is not of this file, of a closed view, or of a store deleted
-    /// meanwhile is refused alone (``Journal/JournalError/Code/closed``).
+    /// ``storage(for:)``) in one transaction; the `stores` rows are not written (a store's head is
+    /// derived from its records, ``storeColumns``). A part of a storage that is not of this file,
+    /// of a closed view, or of a store deleted meanwhile is refused alone
+    /// (``Journal/JournalError/Code/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
         var refusals: [JournalError?] = []
         var scoped: [(StoreScope, JournalWrite)] = []
@@ -50,11 +51,11 @@ extension SQLiteJournalStorage: JournalTransactions {
         return .failure(JournalError(code: .closed, message: "\(storage.location) is not a store of the journal \(path)"))
     }
 
-    /// Writes `parts` in one transaction; the refusal of each part (nil: stored).
+    /// Writes `parts` in one transaction; the refusal of each part, in order (nil: stored, or
+    /// nothing to store).
     func write(_ parts: [(scope: StoreScope, part: JournalWrite)]) throws(JournalError) -> [JournalError?] {
-        let parts = parts.filter { !$0.part.records.isEmpty || !$0.part.answers.isEmpty }
-        guard !parts.isEmpty else { return [] }
         var refusals = [JournalError?](repeating: nil, count: parts.count)
+        guard parts.contains(where: { !$0.part.records.isEmpty || !$0.part.answers.isEmpty }) else { return refusals }
         try withWriter { writer throws(SQLiteError) in
             // A journal deleted or replaced under the server (its data directory removed, moved
             // or restored over) would take commits nobody reads again: acknowledged, then lost.
@@ -64,10 +65,11 @@ extension SQLiteJournalStorage: JournalTransactions {
             if let checkpointer, checkpointer.takeCatchUp() {
                 finishCheckpoint(writer.database, checkpointer)
             }
-            refusals = [JournalError?](repeating: nil, count: parts.count)
             try writer.database.transaction { () throws(SQLiteError) in
-                for (index, (scope, part)) in parts.enumerated() {
-                    guard try Self.updateHead(of: scope, with: part.records, writer) else {
+                for index in parts.indices {
+                    let (scope, part) = parts[index]
+                    guard !part.records.isEmpty || !part.answers.isEmpty else { continue }
+                    guard try Self.exists(scope, writer) else {
                         refusals[index] = JournalError(
                             code: .closed,
                             message: "the store \(scope.id) was deleted from \(path): \(Self.describe(part.records, part.answers)) not journaled"
@@ -90,22 +92,17 @@ extension SQLiteJournalStorage: JournalTransactions {
         return refusals
     }
 
-    /// Sets the store's head to its newest record (inside the transaction); false when the store
-    /// no longer exists.
-    private static func updateHead(of scope: StoreScope, with records: [JournalRecord], _ writer: Writer) throws(SQLiteError) -> Bool {
-        guard let last = records.last else {
-            let select = writer.selectStoreKey
-            select.reset()
-            defer { select.reset() }
-            try select.bind(1, scope.key)
-            return try select.step()
-        }
-        writer.updateHead.reset()
-        try writer.updateHead.bind(1, scope.key)
-        try writer.updateHead.bind(2, Int64(last.version))
-        try writer.updateHead.bind(3, last.time)
-        try writer.updateHead.run()
-        return writer.database.changes > 0
+    /// Whether the store still exists (inside the transaction): the store `default` always does;
+    /// another may have been deleted since its view was made. A lookup of the store's row, not a
+    /// write: the head (``storeColumns``) is derived from the records, so a commit writes no
+    /// `stores` page.
+    private static func exists(_ scope: StoreScope, _ writer: Writer) throws(SQLiteError) -> Bool {
+        guard scope.id != .default else { return true }
+        let select = writer.selectStoreKey
+        select.reset()
+        defer { select.reset() }
+        try select.bind(1, scope.key)
+        return try select.step()
     }
 
     private static func insert(_ part: JournalWrite, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {

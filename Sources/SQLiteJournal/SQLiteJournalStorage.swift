@@ -10,8 +10,8 @@ import Musl
 /// a data directory that one server process holds (a `flock` on `journal.lock`).
 ///
 /// Tables (format 3): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
-/// (each store's id, incarnation, creation time, head version and last action's time, kept in the
-/// same transaction as its records), `actions` (one row per store and version), `snapshots` (the
+/// (each store's id, incarnation, creation time, and its head version and last action's time as of
+/// the last time records were removed: the head is derived from the newest record), `actions` (one row per store and version), `snapshots` (the
 /// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
 /// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
@@ -34,8 +34,10 @@ public final class SQLiteJournalStorage: JournalStorage {
     struct Writer {
         let database: SQLiteDatabase
         let insertAction: SQLiteStatement
-        let updateHead: SQLiteStatement
+        let foldHead: SQLiteStatement
         let selectStoreKey: SQLiteStatement
+        let selectStore: SQLiteStatement
+        let insertStore: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
         let removeActions: SQLiteStatement
@@ -144,8 +146,14 @@ public final class SQLiteJournalStorage: JournalStorage {
             let writer = Writer(
                 database: database,
                 insertAction: try database.prepare("INSERT INTO actions(store, version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-                updateHead: try database.prepare("UPDATE stores SET version = ?2, last_action_at = ?3 WHERE key = ?1"),
+                foldHead: try database.prepare("""
+                    UPDATE stores SET version = newest.version, last_action_at = newest.time
+                        FROM (SELECT version, time FROM actions WHERE store = ?1 ORDER BY version DESC LIMIT 1) AS newest
+                        WHERE stores.key = ?1 AND newest.version > stores.version
+                    """),
                 selectStoreKey: try database.prepare("SELECT key FROM stores WHERE key = ?1"),
+                selectStore: try database.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1"),
+                insertStore: try database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
                 pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
                 removeActions: try database.prepare("DELETE FROM actions WHERE store = ?1 AND version <= ?2"),

@@ -214,4 +214,53 @@ import Testing
         #expect(store.state.counter == 1, "actions before the rejected one apply, later ones are not dispatched")
         #expect(store.version == 2)
     }
+
+    @Test func middlewareThatDoesNotHandleAnActionIsPassedOverAsIfItCalledNext() throws {
+        /// Handles only `login`; records every call it gets.
+        struct LoginOnly: AnyMiddleware {
+            let recorder: Recorder
+            func handles(_ action: any StoreAction) -> Bool { action is Login }
+            func onNext<State>(
+                for state: State, action: any StoreAction,
+                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+            ) {
+                recorder.record("login-only \(type(of: action))")
+                interceptor.next()
+            }
+        }
+        let recorder = Recorder()
+        let store = try Store.example(middleware: [
+            RecordingMiddleware(name: "first", recorder: recorder),
+            LoginOnly(recorder: recorder),
+            RecordingMiddleware(name: "last", recorder: recorder),
+        ])
+        let observer = CounterLogObserver(name: "observer", recorder: recorder)
+        store.add(observer: observer)
+        recorder.clear()
+
+        store.dispatch(action: Increase())
+        store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
+
+        #expect(recorder.log == [
+            "first Increase", "last Increase",
+            "observer will 0", "observer did 1 old 0",
+            "last completion", "first completion",
+            "last next returned", "first next returned",
+            "first Login", "login-only Login", "last Login",
+            "observer will 1", "observer did 1 old 1",
+            "last completion", "first completion",
+            "last next returned", "first next returned",
+        ])
+        #expect(store.state.counter == 1)
+        #expect(store.state.user?.firstName == "Ada")
+        #expect(store.version == 2)
+    }
+
+    @Test func typedMiddlewareHandlesOnlyActionsOfItsType() {
+        let middleware = LoginMiddleware(clock: Services().clock)
+        #expect(middleware.handles(Login(firstName: "Ada", lastName: "Lovelace")))
+        #expect(!middleware.handles(Increase()))
+        let erased: any AnyMiddleware = middleware
+        #expect(!erased.handles(Increase()), "the store sees it as any AnyMiddleware: the typed answer, not the default")
+    }
 }

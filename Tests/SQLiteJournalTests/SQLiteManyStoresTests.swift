@@ -209,4 +209,50 @@ import Testing
         #expect(try upgraded.format == 3 && upgraded.stores() == [.default])
         #expect(try upgraded.records(after: 0, limit: 10).map(\.version) == Array(1...6))
     }
+
+    @Test func aStoresHeadOutlivesTheRecordsRetentionRemoves() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-stores")
+        let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { database.close() }
+        let room = try store("room-1", in: database)
+        try room.append((1...10).map { record($0) })
+        try room.saveSnapshot(snapshot(10))
+        try room.removeRecords(through: 10)
+        #expect(try room.records(after: 0, limit: 100).isEmpty, "the one snapshot lets retention remove every record")
+        let description = try #require(try database.describe(id("room-1")))
+        #expect(description.version == 10 && description.lastActionAt == record(10).time)
+        try room.append([record(11)])
+        #expect(try database.list(prefix: "room", after: nil, limit: 10).map(\.version) == [11])
+        #expect(try database.describe(id("room-1"))?.lastActionAt == record(11).time)
+    }
+
+    @Test func aHeadRowThatEarlierBuildsWroteInEveryCommitReadsTheSame() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-stores")
+        let path = directory.path + "/" + SQLiteJournalStorage.fileName
+        do {
+            let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+            defer { database.close() }
+            try database.append((1...3).map { record($0) })
+            let gone = try store("gone-records", in: database)
+            try gone.append((1...4).map { record($0) })
+        }
+        do {
+            // What `7960292` left: every head row as its last commit wrote it; for one store, the
+            // records removed since (retention), so that only the row knows the head.
+            let database = try SQLiteDatabase(path: path, create: false)
+            try database.execute("""
+                UPDATE stores SET version = 3, last_action_at = \(record(3).time) WHERE id = 'default';
+                UPDATE stores SET version = 4, last_action_at = \(record(4).time) WHERE id = 'gone-records';
+                DELETE FROM actions WHERE store = (SELECT key FROM stores WHERE id = 'gone-records');
+                """)
+        }
+        let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { database.close() }
+        #expect(try database.describe(.default)?.version == 3)
+        #expect(try database.describe(.default)?.lastActionAt == record(3).time)
+        let gone = try #require(try database.describe(id("gone-records")))
+        #expect(gone.version == 4 && gone.lastActionAt == record(4).time)
+        try database.append([record(4)])
+        #expect(try database.describe(.default)?.version == 4)
+    }
 }

@@ -81,8 +81,11 @@ public final class GroupCommitJournal: Sendable {
         /// A commit is running (the committer's, or a caller's:
         /// ``commitOnCallingThread(through:)``); commits and their listeners never overlap.
         var committing = false
-        /// Records in the last commit: more than a request brings means load, where the committer
-        /// batches (a request committed on its own thread then would split batches).
+        /// Records in the last transaction this journal's records went in — of every store in it,
+        /// when the committer is shared: more than a request brings means load, where the
+        /// committer batches (a request committed on its own thread then would split batches, and a
+        /// claim would only delay the committer). Spread over many stores, each store's own share
+        /// of a transaction is one record or so: counted per store, every request looked alone.
         var lastCommitRecords = 0
         /// A lone record left for the thread that dispatched it to commit
         /// (``commitOnCallingThread(through:)``), and until when: the committer leaves it alone
@@ -393,15 +396,16 @@ public final class GroupCommitJournal: Sendable {
     /// Ends a commit of `batch` (taken by ``takeBatch(now:)`` or on a caller's thread): tells the
     /// listeners and releases the waiters it covers, or fails them with `error` and queues the
     /// batch again (for good, with ``JournalError/Code/closed``: the storage refuses the store).
-    /// A failure while stopping ends the journal.
-    func completeCommit(of batch: Batch, error: JournalError?, duration: Duration) {
+    /// A failure while stopping ends the journal. `transactionRecords` counts the records of every
+    /// store in the transaction (nil: this batch's).
+    func completeCommit(of batch: Batch, error: JournalError?, duration: Duration, transactionRecords: Int? = nil) {
         if let error {
             failCommit(of: batch, error)
         } else {
             for listener in commitListeners.withLock({ $0 }) {
                 listener(batch.records.count, duration)
             }
-            finishCommit(of: batch)
+            finishCommit(of: batch, transactionRecords: transactionRecords ?? batch.records.count)
         }
         var orphans: [Waiter] = []
         let (more, ended) = state.withLock { state -> (Bool, Bool) in
@@ -476,12 +480,12 @@ public final class GroupCommitJournal: Sendable {
         return (records, answers)
     }
 
-    private func finishCommit(of batch: Batch) {
+    private func finishCommit(of batch: Batch, transactionRecords: Int) {
         let last = batch.records.last?.version
         let released = state.withLock { state -> [Waiter] in
             state.failure = nil
             state.commits += 1
-            state.lastCommitRecords = batch.records.count
+            state.lastCommitRecords = transactionRecords
             guard let last else { return [] }
             state.durableVersion = last
             state.committedRecords += UInt64(batch.records.count)

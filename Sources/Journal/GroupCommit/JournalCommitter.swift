@@ -178,9 +178,10 @@ public final class JournalCommitter: Sendable {
             let started = ContinuousClock.now
             let results = outcomes(of: parts.map { JournalWrite(storage: $0.journal.storage, records: $0.batch.records, answers: $0.batch.answers) })
             let duration = ContinuousClock.now - started
+            let transactionRecords = parts.reduce(0) { $0 + $1.batch.records.count }
             var retryable = false
             for (part, error) in zip(parts, results) {
-                part.journal.completeCommit(of: part.batch, error: error, duration: duration)
+                part.journal.completeCommit(of: part.batch, error: error, duration: duration, transactionRecords: transactionRecords)
                 if let error, error.code != .closed { retryable = true }
             }
             if retryable {

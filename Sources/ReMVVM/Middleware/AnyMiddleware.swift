@@ -7,11 +7,23 @@
 /// The store calls middleware from whichever thread is processing it, one call at a time, never
 /// concurrently; state a middleware keeps needs no lock unless the middleware shares it elsewhere.
 public protocol AnyMiddleware {
-    /// Called for every dispatched action, with the root state current at that moment.
+    /// Called for every dispatched action it ``handles(_:)``, with the root state current at that
+    /// moment.
     func onNext<State>(
         for state: State,
         action: any StoreAction,
         interceptor: Interceptor<any StoreAction, State>,
         dispatcher: any Dispatcher
     )
+
+    /// Whether ``onNext(for:action:interceptor:dispatcher:)`` wants to see `action`. One it does not
+    /// is passed over as if it had called `interceptor.next()` at once, and costs nothing more: a
+    /// middleware for a few action types (navigation, login) does not add its step to every other
+    /// action. Default: every action (a typed ``Middleware``: the actions of its `Action` type).
+    func handles(_ action: any StoreAction) -> Bool
+}
+
+extension AnyMiddleware {
+    /// Every action.
+    public func handles(_ action: any StoreAction) -> Bool { true }
 }

@@ -23,6 +23,11 @@ public protocol Middleware: AnyMiddleware {
 }
 
 extension Middleware {
+    /// The actions of its `Action` type: others are passed over without calling it.
+    public func handles(_ action: any StoreAction) -> Bool {
+        action is Action
+    }
+
     /// Adapts the typed middleware to the untyped chain: filters the action type and maps the state.
     public func onNext<Root>(
         for state: Root,

@@ -75,6 +75,13 @@ extension Store {
         terminal: Terminal<State>
     ) {
         let middleware = middlewareItems
+        // A middleware that does not handle the action is passed over: the same as its calling
+        // `next()` at once, without the interceptor and the nested step.
+        var handling = index
+        while handling < middleware.count, !middleware[handling].handles(action) {
+            handling += 1
+        }
+        let index = handling
         guard index < middleware.count else {
             if let reason = refusal(of: action) {
                 context.refuse(reason)
