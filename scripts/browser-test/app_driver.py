@@ -238,11 +238,13 @@ def run(args):
                 proxy.stop()
 
         # --- 7. a server with tokens ---------------------------------------------------------------
+        # A session store is created with PUT /stores/{id}: the token needs manage, here only over
+        # the sessions' ids.
         token = os.urandom(18).hex()
         secured_port = free_port()
         secured = Server("remvvm-server", [args.server_bin, "--host", "127.0.0.1", "--port", str(secured_port),
                                            "--config", str(work / "config.json")],
-                         {**env, "REMVVM_IN_MEMORY": "1", "REMVVM_AUTH_TOKENS": f"{token}=read+dispatch"},
+                         {**env, "REMVVM_IN_MEMORY": "1", "REMVVM_AUTH_TOKENS": f"{token}=read+dispatch+manage@session-*"},
                          secured_port, work / "secured.log", server_pids)
         try:
             secured.start()
