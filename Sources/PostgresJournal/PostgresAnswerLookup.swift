@@ -27,8 +27,10 @@ final class PostgresAnswerLookup: Sendable {
 
     private let conninfo: String
     private let maxKeys: Int
-    private let state = Lock(State())
-    private let worker = Worker(named: "key-lookup")
+    private let state: Lock<State>
+    /// The lookup thread; a stop marks the state stopping, which ends its wait once nothing is
+    /// queued.
+    private let worker: Worker
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -36,6 +38,12 @@ final class PostgresAnswerLookup: Sendable {
     init(conninfo: String, maxKeys: Int = 512) {
         self.conninfo = conninfo
         self.maxKeys = max(1, maxKeys)
+        let state = Lock(State())
+        self.state = state
+        worker = Worker(named: "key-lookup") {
+            state.withLock { $0.stopping = true }
+            state.notifyAll()
+        }
     }
 
     /// Queues `key`; `completion` hears its kept answer (nil: none), on the lookup thread. After
@@ -76,8 +84,6 @@ final class PostgresAnswerLookup: Sendable {
     /// ``stop()``, waiting at most `timeout` for the thread; throws
     /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
     func stop(timeout: Duration) throws(WorkerError) {
-        state.withLock { $0.stopping = true }
-        state.notifyAll()
         try worker.stop(timeout: timeout)
         // A lookup queued while the thread was starting, when the stop came first (the worker
         // then never runs): answered rather than left waiting.

@@ -51,8 +51,9 @@ public final class PostgresGroupCommit: Sendable {
     /// The longest wait for a batch as large as the last one, from the first group queued.
     public let gatherWindow: Duration
     private let onAppended: @Sendable ([StoreID: [LogEntry]], Duration) -> Void
-    private let state = Lock(State())
-    private let worker = Worker(named: "log-append")
+    private let state: Lock<State>
+    /// The commit thread; a stop marks the state stopping, which ends its waits.
+    private let worker: Worker
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -70,6 +71,12 @@ public final class PostgresGroupCommit: Sendable {
         self.maxGroups = max(1, maxGroups)
         self.gatherWindow = max(.zero, gatherWindow)
         self.onAppended = onAppended
+        let state = Lock(State())
+        self.state = state
+        worker = Worker(named: "log-append") {
+            state.withLock { $0.stopping = true }
+            state.notifyAll()
+        }
     }
 
     /// Why the last append failed, while appends fail (cleared by the next one that succeeds).
@@ -119,8 +126,6 @@ public final class PostgresGroupCommit: Sendable {
     /// ``stop()``, waiting at most `timeout` for the thread; throws
     /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
     package func stop(timeout: Duration) throws(WorkerError) {
-        state.withLock { $0.stopping = true }
-        state.notifyAll()
         try worker.stop(timeout: timeout)
         // Groups the thread did not take: it never started (or the stop came before it did).
         let unsent = state.withLock { state -> Deque<Submitted> in

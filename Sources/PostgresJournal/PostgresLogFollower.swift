@@ -43,13 +43,13 @@ public final class PostgresLogFollower: Sendable {
     let conninfo: String
     let pageSize: Int
     let pollInterval: Duration
-    let state = Lock(FollowerState())
+    let state: Lock<FollowerState>
     /// What ``offer(_:entries:)`` and ``follow(_:applied:onStatus:verify:apply:)`` ring to wake the
     /// thread from its wait for PostgreSQL's doorbell (nil if the system refused an eventfd: the
     /// work is then taken at the next doorbell or poll).
     let wakeBell: Doorbell?
-    /// The follower's thread; a stop rings ``wakeBell`` so that the wait for PostgreSQL's
-    /// doorbell ends at once.
+    /// The follower's thread; a stop marks the state stopping and rings ``wakeBell``, so that the
+    /// wait for PostgreSQL's doorbell ends at once.
     private let worker: Worker
 
     /// - Parameters:
@@ -60,9 +60,15 @@ public final class PostgresLogFollower: Sendable {
         self.conninfo = conninfo
         self.pageSize = max(1, pageSize)
         self.pollInterval = pollInterval
+        let state = Lock(FollowerState())
         let wakeBell = try? Doorbell()
+        self.state = state
         self.wakeBell = wakeBell
-        worker = Worker(named: "log-follower", onStopRequest: { wakeBell?.ring() })
+        worker = Worker(named: "log-follower") {
+            state.withLock { $0.stopping = true }
+            state.notifyAll()
+            wakeBell?.ring()
+        }
     }
 
     /// Follows `store` from `applied` (the last version already applied: from a local snapshot,
@@ -193,8 +199,6 @@ public final class PostgresLogFollower: Sendable {
     /// ``stop()``, waiting at most `timeout` for the thread; throws
     /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
     package func stop(timeout: Duration) throws(WorkerError) {
-        state.withLock { $0.stopping = true }
-        state.notifyAll()
         try worker.stop(timeout: timeout)
         finish()  // the thread did, unless it never started
     }

@@ -64,8 +64,15 @@ public final class JournalCommitter: Sendable {
         self.transactions = transactions
         self.policy = policy
         self.clock = clock
-        worker = Worker(named: name)
-        state = Lock(State(lingerUntil: clock.now))
+        let state = Lock(State(lingerUntil: clock.now))
+        self.state = state
+        worker = Worker(named: name) {
+            state.withLock { state in
+                state.stopping = true
+                state.stopRequests &+= 1
+            }
+            state.notifyAll()
+        }
     }
 
     /// Transactions and records so far.
@@ -103,11 +110,6 @@ public final class JournalCommitter: Sendable {
     /// ``stop()``, waiting at most `timeout` for the thread; throws
     /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
     package func stop(timeout: Duration) throws(WorkerError) {
-        state.withLock { state in
-            state.stopping = true
-            state.stopRequests &+= 1
-        }
-        state.notifyAll()
         try worker.stop(timeout: timeout)
     }
 

@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import Synchronization
 import Journal
 import Logging
 import MicroHTTP
@@ -9,7 +8,7 @@ import ReMVVM
 /// `docs/replicas.md`): restored from its local snapshot and following the log; requests
 /// propose their actions to the log (middleware runs once, here) and are answered once this
 /// replica applied them; writes get 503 until it follows the log, caught up.
-final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
+final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     let store: Store<State>
     /// The shared log, the replica's name and its local snapshots.
     let replication: ReplicaConfiguration
@@ -19,7 +18,7 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     private let snapshotEvery: UInt64
     private let retention: JournalRetention
     /// Set once by ``start(keys:metrics:)``.
-    private let started = AtomicLazyReference<ReplicaRuntime<State>>()
+    let started = RuntimeSlot<ReplicaRuntime<State>>()
 
     /// Makes `store` a replica of `replication`'s log, with the snapshot interval and retention
     /// of `configuration`; nothing is read before ``start(keys:metrics:)``.
@@ -39,11 +38,6 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
         retention = configuration.journalRetention
     }
 
-    /// The replica's runtime, once started.
-    var runtime: ReplicaRuntime<State>? {
-        started.load()
-    }
-
     var isDurable: Bool { true }
 
     /// The log (the log through which several replicas share one store).
@@ -56,33 +50,17 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     /// Restores the store from the local snapshot, registers the replica and follows the log;
     /// the log's commits feed the commit metrics.
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
-        guard started.load() == nil else { return }
-        let runtime = try ReplicaRuntime(
-            store: store,
-            log: replication.log,
-            snapshots: replication.snapshots,
-            name: replication.name,
-            codec: codec,
-            snapshotEvery: snapshotEvery,
-            retention: retention,
-            expiry: replication.expiry,
-            renewal: replication.renewal,
-            logger: logger
-        )
-        guard started.storeIfNil(runtime) === runtime, let metrics else { return }
+        let made = try started.start {
+            try ReplicaRuntime(
+                store: store, log: replication.log, snapshots: replication.snapshots, name: replication.name, codec: codec,
+                snapshotEvery: snapshotEvery, retention: retention, expiry: replication.expiry, renewal: replication.renewal,
+                logger: logger
+            )
+        }
+        guard made != nil, let metrics else { return }
         replication.log.onCommit { actions, duration in
             metrics.journalCommitted(actions: actions, duration: duration)
         }
-    }
-
-    func stop() {
-        started.load()?.stop()
-    }
-
-    /// What the replica applied from the log (the store, with the log as history).
-    var publisher: any StatePublisher<State> {
-        guard let runtime = started.load() else { return store }
-        return runtime.publisher
     }
 
     /// `ok` only while it follows the log, caught up (load balancers send it no traffic else).
