@@ -9,10 +9,11 @@ package import Musl
 #endif
 
 /// Starts a plain pthread running `body` and returns its handle (join or detach it), or nil when
-/// the system refuses. For work that blocks in system calls (epoll, sockets, condition waits) and
-/// must not tie up a thread of Swift's cooperative pool, which has only one per core. `name` (at
-/// most 15 bytes are kept) is what `top -H`, `perf` and debuggers show; unnamed threads show the
-/// name of the thread that started them.
+/// the system refuses: what a ``Worker`` runs on (use a ``Worker``). For work that blocks in
+/// system calls (epoll, sockets, condition waits) and must not tie up a thread of Swift's
+/// cooperative pool, which has only one per core. `name` (at most 15 bytes are kept) is what
+/// `top -H`, `perf` and debuggers show; unnamed threads show the name of the thread that started
+/// them.
 package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
     let context = Unmanaged.passRetained(ThreadBody(name: name, body))
     var handle = pthread_t()
@@ -23,19 +24,15 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
     return handle
 }
 
-/// Starts a plain pthread running `body` that nobody joins; false when the system refuses.
-package func startDetachedThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
-    guard let handle = startThread(named: name, body) else { return false }
-    pthread_detach(handle)
-    return true
-}
-
-/// Runs blocking work (joining threads, waiting on conditions: a graceful stop) on a thread of its
-/// own and suspends the caller until it is done.
+/// Runs blocking work (joining threads, waiting on conditions: a graceful stop) on a ``Worker`` of
+/// its own, named `blocking-work`, and suspends the caller until it is done.
 package func runOnOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
         let run: @Sendable () -> Void = { continuation.resume(returning: work()) }
-        if !startDetachedThread(named: "blocking-work", run) {
+        do {
+            // The started thread holds the worker until the work returns.
+            try Worker(named: "blocking-work").start { _ in run() }
+        } catch {
             run()  // no thread to be had: run it here rather than not at all
         }
     }

@@ -38,7 +38,7 @@ struct JSONParser {
             _ = try parser.reader.next()
             return value
         } catch {
-            throw Self.error(error, count: bytes.count)
+            throw Self.error(error)
         }
     }
 
@@ -90,36 +90,9 @@ struct JSONParser {
         return JSONObject(sortedMembers: members)
     }
 
-    /// The reader's error in JSON Patch's words: `<reason> at byte <offset>`.
-    private static func error(_ error: StrictJSONError, count: Int) -> JSONPatchError {
-        var offset = error.offset
-        let reason: String
-        switch error.kind {
-        case .endOfTextWhereValueExpected: reason = "the text ends where a value was expected"
-        case .unexpectedByteWhereValueExpected, .trailingCommaInArray: reason = "unexpected byte where a value was expected"
-        case .unexpectedByteAfterValue: reason = "unexpected bytes after the JSON value"
-        case .expectedMemberName: reason = "expected a member name"
-        case .expectedColon: reason = "expected ':' after a member name"
-        case .expectedCommaOrEnd(let closing):
-            reason = closing == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array"
-        case .controlCharacterInString: reason = "a control character in a string must be escaped"
-        case .unterminatedString: reason = "the text ends inside a string"
-        case .unterminatedEscape: reason = "the text ends inside an escape"
-        case .invalidEscape:
-            reason = "an unknown escape"
-            offset += 1
-        case .badUnicodeEscape: reason = offset == count ? "the text ends inside a \\u escape" : "a \\u escape needs four hex digits"
-        case .loneHighSurrogate: reason = "a high surrogate escape without its low surrogate"
-        case .loneLowSurrogate: reason = "a low surrogate escape without its high surrogate"
-        case .invalidUTF8: reason = "a string that is not valid UTF-8"
-        case .leadingZero: reason = "a number must not have a leading zero"
-        case .missingIntegerDigit: reason = "a number needs a digit"
-        case .missingFractionDigit: reason = "a number needs a digit after its decimal point"
-        case .missingExponentDigit: reason = "a number needs a digit in its exponent"
-        case .tooDeep(let limit): reason = "nested deeper than \(limit) levels"
-        case .duplicateName(let name, _):
-            return JSONPatchError(.malformedJSON, "the member name \"\(name)\" appears twice in an object")
-        }
-        return JSONPatchError(.malformedJSON, "\(reason) at byte \(offset)")
+    /// The reader's error as a JSON Patch error, in StrictJSON's one wording:
+    /// `<reason> at byte <offset>`.
+    private static func error(_ error: StrictJSONError) -> JSONPatchError {
+        JSONPatchError(.malformedJSON, error.message)
     }
 }

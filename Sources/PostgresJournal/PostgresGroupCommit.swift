@@ -1,5 +1,5 @@
 public import Journal
-import ConcurrencyKit
+package import ConcurrencyKit
 import DequeModule
 
 /// The appending side of a replica: groups submitted from any thread, to any stores, queue up
@@ -31,9 +31,7 @@ public final class PostgresGroupCommit: Sendable {
     private struct State {
         var pending: Deque<Submitted> = []
         var failure: PostgresLogError?
-        var started = false
         var stopping = false
-        var finished = false
         var commits: UInt64 = 0
         var groups: UInt64 = 0
         /// How many groups the thread gathers before it appends: the size of the last batch.
@@ -53,7 +51,9 @@ public final class PostgresGroupCommit: Sendable {
     /// The longest wait for a batch as large as the last one, from the first group queued.
     public let gatherWindow: Duration
     private let onAppended: @Sendable ([StoreID: [LogEntry]], Duration) -> Void
-    private let state = Lock(State())
+    private let state: Lock<State>
+    /// The commit thread; a stop marks the state stopping, which ends its waits.
+    private let worker: Worker
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -71,6 +71,12 @@ public final class PostgresGroupCommit: Sendable {
         self.maxGroups = max(1, maxGroups)
         self.gatherWindow = max(.zero, gatherWindow)
         self.onAppended = onAppended
+        let state = Lock(State())
+        self.state = state
+        worker = Worker(named: "log-append") {
+            state.withLock { $0.stopping = true }
+            state.notifyAll()
+        }
     }
 
     /// Why the last append failed, while appends fail (cleared by the next one that succeeds).
@@ -81,16 +87,15 @@ public final class PostgresGroupCommit: Sendable {
         state.withLock { Statistics(commits: $0.commits, groups: $0.groups) }
     }
 
-    /// Starts the commit thread; false if the system refused it.
+    /// Starts the commit thread; false if the system refused it or the appender was stopped.
     public func start() -> Bool {
-        state.withLock { $0.started = true }
-        let launched = startDetachedThread(named: "log-append") { [self] in
-            run()
-            state.withLock { $0.finished = true }
-            state.notifyAll()
+        guard !state.withLock({ $0.stopping }) else { return false }
+        do {
+            try worker.start { [self] _ in run() }
+            return true
+        } catch {
+            return false
         }
-        if !launched { state.withLock { $0.started = false } }
-        return launched
     }
 
     /// Queues `group` for `store` (at least one action, or an answer to keep); `completion` hears
@@ -111,23 +116,28 @@ public final class PostgresGroupCommit: Sendable {
         if accepted { state.notifyAll() }
     }
 
-    /// Appends what is queued, then ends the thread and waits for it. Never started: answers
-    /// what is queued with ``PostgresLogError/Code/closed`` at once.
+    /// Appends what is queued, then ends the thread and waits for it (30 s at most: an append
+    /// stuck on the network is left running, see ``stop(timeout:)``). Never started: answers what
+    /// is queued with ``PostgresLogError/Code/closed`` at once.
     public func stop() {
-        let (started, unsent) = state.withLock { state -> (Bool, Deque<Submitted>) in
-            state.stopping = true
-            guard !state.started else { return (true, []) }
-            defer { state.pending = [] }
-            return (false, state.pending)
-        }
-        state.notifyAll()
-        guard started else {
-            let closed = PostgresLogError(code: .closed, message: "the PostgreSQL log was stopped before it started")
-            for submitted in unsent { submitted.completion(.failure(closed)) }
-            return
-        }
-        _ = state.wait(timeout: .seconds(30)) { $0.finished }
+        try? stop(timeout: .seconds(30))
     }
+
+    /// ``stop()``, waiting at most `timeout` for the thread; throws
+    /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
+    package func stop(timeout: Duration) throws(WorkerError) {
+        try worker.stop(timeout: timeout)
+        // Groups the thread did not take: it never started (or the stop came before it did).
+        let unsent = state.withLock { state -> Deque<Submitted> in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        let closed = PostgresLogError(code: .closed, message: "the PostgreSQL log was stopped before it started")
+        for submitted in unsent { submitted.completion(.failure(closed)) }
+    }
+
+    /// Whether the commit thread runs (started, not ended).
+    package var isThreadRunning: Bool { worker.isRunning }
 
     /// The entries `groups` became, as stored, by store: the actions of each appended group with
     /// their versions, the idempotency key on a group's last row.

@@ -1,5 +1,5 @@
 public import Journal
-import ConcurrencyKit
+package import ConcurrencyKit
 import DequeModule
 
 /// A replica's reader of the shared log, for every store it follows: one thread, one connection
@@ -43,11 +43,14 @@ public final class PostgresLogFollower: Sendable {
     let conninfo: String
     let pageSize: Int
     let pollInterval: Duration
-    let state = Lock(FollowerState())
+    let state: Lock<FollowerState>
     /// What ``offer(_:entries:)`` and ``follow(_:applied:onStatus:verify:apply:)`` ring to wake the
     /// thread from its wait for PostgreSQL's doorbell (nil if the system refused an eventfd: the
     /// work is then taken at the next doorbell or poll).
     let wakeBell: Doorbell?
+    /// The follower's thread; a stop marks the state stopping and rings ``wakeBell``, so that the
+    /// wait for PostgreSQL's doorbell ends at once.
+    private let worker: Worker
 
     /// - Parameters:
     ///   - conninfo: the PostgreSQL connection string.
@@ -57,7 +60,15 @@ public final class PostgresLogFollower: Sendable {
         self.conninfo = conninfo
         self.pageSize = max(1, pageSize)
         self.pollInterval = pollInterval
-        wakeBell = try? Doorbell()
+        let state = Lock(FollowerState())
+        let wakeBell = try? Doorbell()
+        self.state = state
+        self.wakeBell = wakeBell
+        worker = Worker(named: "log-follower") {
+            state.withLock { $0.stopping = true }
+            state.notifyAll()
+            wakeBell?.ring()
+        }
     }
 
     /// Follows `store` from `applied` (the last version already applied: from a local snapshot,
@@ -120,14 +131,17 @@ public final class PostgresLogFollower: Sendable {
         state.withLock { $0.status(of: store) }
     }
 
-    /// Starts the follower's thread; false if the system refused it.
+    /// Starts the follower's thread; false if the system refused it or the follower was stopped.
     public func start() -> Bool {
-        startDetachedThread(named: "log-follower") { [self] in
-            run()
-            state.withLock { $0.finished = true }
-            state.notifyAll()
-            answerWaiters()
-            reportStatuses(of: nil)
+        guard !isStopping else { return false }
+        do {
+            try worker.start { [self] _ in
+                run()
+                finish()
+            }
+            return true
+        } catch {
+            return false
         }
     }
 
@@ -175,11 +189,29 @@ public final class PostgresLogFollower: Sendable {
         if followed { wakeBell?.ring() }
     }
 
-    /// Asks the thread to stop and waits for it (within about 200 ms, or a statement's duration).
+    /// Asks the thread to stop and waits for it (it hears the stop at once, unless a statement
+    /// runs: then when that ends, 10 s at most; a thread still running then is left running, see
+    /// ``stop(timeout:)``).
     public func stop() {
-        state.withLock { $0.stopping = true }
+        try? stop(timeout: .seconds(10))
+    }
+
+    /// ``stop()``, waiting at most `timeout` for the thread; throws
+    /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
+    package func stop(timeout: Duration) throws(WorkerError) {
+        try worker.stop(timeout: timeout)
+        finish()  // the thread did, unless it never started
+    }
+
+    /// Whether the follower's thread runs (started, not ended).
+    package var isThreadRunning: Bool { worker.isRunning }
+
+    /// Marks the follower finished: every waiter hears false, every store its last status.
+    private func finish() {
+        state.withLock { $0.finished = true }
         state.notifyAll()
-        _ = state.wait(timeout: .seconds(10)) { $0.finished }
+        answerWaiters()
+        reportStatuses(of: nil)
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }

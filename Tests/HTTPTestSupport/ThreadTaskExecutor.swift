@@ -18,10 +18,15 @@ public final class ThreadTaskExecutor: TaskExecutor {
     }
 
     private let queue = Lock(Queue())
+    private let worker = Worker(named: "test-executor")
 
     /// Starts the thread.
     public init() {
-        precondition(startDetachedThread(named: "test-executor", { [self] in run() }), "no thread")
+        do {
+            try worker.start { [self] _ in run() }
+        } catch {
+            preconditionFailure("\(error)")
+        }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -125,7 +125,7 @@ import Testing
         (#"{"host": 1234}"#, "host holds the number 1234; expected text"),
         (#"{"corsAllowedOrigins": ["https://a.example", 1]}"#, "corsAllowedOrigins holds an array that is not all text"),
         (#"{"corsAllowedOrigins": true}"#, "corsAllowedOrigins holds true; expected text or an array of text"),
-        (#"{"port": 9000, "port": 9001}"#, "it is not JSON: the member name \"port\" appears twice in an object"),
+        (#"{"port": 9000, "port": 9001}"#, "it is not JSON: duplicate member name \"port\" at byte 15"),
         (#"{"port": 9000,}"#, "it is not JSON: "),
         ("{\"port\": 9000 // the port\n}", "it is not JSON: "),
         ("", "it is not JSON: "),

@@ -19,15 +19,7 @@ import Testing
         http.port = 0
         var service = ServiceConfiguration()
         service.corsAllowedOrigins = corsAllowedOrigins
-        let server = ReMVVMServer(
-            store: try Store.example(),
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
-            http: http,
-            service: service,
-            accessControl: accessControl,
-            logger: log.logger(level: .trace)
-        )
+        let server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl, logger: log.logger(level: .trace))
         try server.start()
         return server
     }

@@ -6,12 +6,7 @@ extension BearerAuthorizer {
     /// For routes that any valid token may call whatever its scopes, such as `GET /access`,
     /// which tells a client what its token allows.
     public func authenticate(credential: String?) -> Result<ScopeSet, TokenRejection> {
-        guard isEnabled else { return .success(.all) }
-        guard let credential else { return .failure(Self.missing) }
-        switch BearerToken.parse(authorization: credential) {
-        case .success(let token): return authenticate(token: token)
-        case .failure(let rejection): return .failure(rejection)
-        }
+        authorization(credential: credential).map(\.scopes)
     }
 }
 

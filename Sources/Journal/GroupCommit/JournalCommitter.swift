@@ -1,4 +1,4 @@
-import ConcurrencyKit
+package import ConcurrencyKit
 import DequeModule
 
 /// The commit thread of a database: takes what every ``GroupCommitJournal`` registered with it has
@@ -36,9 +36,9 @@ public final class JournalCommitter: Sendable {
         /// Stops asked for by journals: they cut a retry pause short.
         var stopRequests: UInt64 = 0
         var started = false
+        /// Started and not ended: journals may register.
         var running = false
         var stopping = false
-        var finished = false
         var statistics = Statistics()
     }
 
@@ -47,7 +47,7 @@ public final class JournalCommitter: Sendable {
     /// The clock claims lapse by.
     public let clock: any JournalClock
     private let transactions: any JournalTransactions
-    private let name: String
+    private let worker: Worker
     private let state: Lock<State>
 
     /// - Parameters:
@@ -64,8 +64,15 @@ public final class JournalCommitter: Sendable {
         self.transactions = transactions
         self.policy = policy
         self.clock = clock
-        self.name = name
-        state = Lock(State(lingerUntil: clock.now))
+        let state = Lock(State(lingerUntil: clock.now))
+        self.state = state
+        worker = Worker(named: name) {
+            state.withLock { state in
+                state.stopping = true
+                state.stopRequests &+= 1
+            }
+            state.notifyAll()
+        }
     }
 
     /// Transactions and records so far.
@@ -76,35 +83,38 @@ public final class JournalCommitter: Sendable {
     /// Starts the thread (once; later calls report whether it runs); false if the system refused
     /// it or the committer was stopped.
     public func start() -> Bool {
-        let claimed = state.withLock { state -> Bool? in
-            guard !state.started else { return nil }
+        let claimed = state.withLock { state -> Bool in
+            guard !state.started, !state.stopping else { return false }
             state.started = true
+            state.running = true
             return true
         }
-        guard claimed != nil else { return state.withLock { $0.running } }
-        state.withLock { $0.running = true }
-        guard startDetachedThread(named: name, { [self] in run() }) else {
-            state.withLock { state in
-                state.running = false
-                state.finished = true
-            }
+        guard claimed else { return state.withLock { $0.running } }
+        do {
+            try worker.start { [self] _ in run() }
+            return true
+        } catch {
+            state.withLock { $0.running = false }
             return false
         }
-        return true
     }
 
     /// Stops every journal still registered (each commits what it can first, as its own
-    /// ``GroupCommitJournal/stop()`` does), then the thread. Idempotent.
+    /// ``GroupCommitJournal/stop()`` does), then the thread, waiting for it. Idempotent. A thread
+    /// still committing after 30 s (a write stuck in I/O) is left running: ``stop(timeout:)``
+    /// says so.
     public func stop() {
-        let wasRunning = state.withLock { state -> Bool in
-            state.stopping = true
-            state.stopRequests &+= 1
-            return state.running
-        }
-        state.notifyAll()
-        guard wasRunning else { return }
-        state.withLock(waitingUntil: \.finished) { _ in }
+        try? stop(timeout: Worker.defaultStopTimeout)
     }
+
+    /// ``stop()``, waiting at most `timeout` for the thread; throws
+    /// ``WorkerError/Code/stopTimedOut`` when it has not ended by then.
+    package func stop(timeout: Duration) throws(WorkerError) {
+        try worker.stop(timeout: timeout)
+    }
+
+    /// Whether the committer's thread runs (started, not ended).
+    package var isThreadRunning: Bool { worker.isRunning }
 
     // MARK: - What journals call
 
@@ -193,11 +203,7 @@ public final class JournalCommitter: Sendable {
                 pause = policy.firstRetryPause
             }
         }
-        state.withLock { state in
-            state.finished = true
-            state.running = false
-        }
-        state.notifyAll()
+        state.withLock { $0.running = false }
     }
 
     /// Waits for journals to look at — woken ones, and claimed ones whose claim lapsed — and

@@ -4,36 +4,16 @@ import JSONPatch
 /// The store's state decoded into the app's `State` type, version after version: ``StateEvents``
 /// with each state decoded (`JSONDecoder`). A state that does not decode throws
 /// ``ClientError/Code/coding``.
-public struct StateUpdates<State: Decodable & Sendable>: AsyncSequence, Sendable {
-    /// A ``StateUpdate``.
-    public typealias Element = StateUpdate<State>
-
-    let events: StateEvents
-
-    /// Starts reading the stream.
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(events: events.makeAsyncIterator())
-    }
-
-    /// Decodes each event's state.
-    public struct Iterator: AsyncIteratorProtocol {
-        var events: StateEvents.Iterator
-        let decoder = JSONDecoder()
-
-        /// The next version of the state.
-        public mutating func next() async throws -> StateUpdate<State>? {
-            guard let event = try await events.next() else { return nil }
-            let state = try decoder.decode(State.self, fromJSON: event.state, what: "the state of version \(event.version)")
-            return StateUpdate(version: event.version, tag: event.tag, isReset: event.isReset, state: state)
-        }
-    }
-}
+public typealias StateUpdates<State: Decodable & Sendable> = DecodedEvents<StateEvents, StateUpdate<State>>
 
 extension ReMVVMClient {
     /// The store's state as the app's `State`, version after version (``StateUpdates``), with
     /// deltas by default (see ``stateEvents(deltas:after:)``).
     public func states<State: Decodable & Sendable>(as type: State.Type, deltas: Bool = true, after tag: VersionTag? = nil) -> StateUpdates<State> {
-        StateUpdates(events: stateEvents(deltas: deltas, after: tag))
+        StateUpdates(events: stateEvents(deltas: deltas, after: tag)) { decoder, event in
+            let state = try decoder.decode(State.self, fromJSON: event.state, what: "the state of version \(event.version)")
+            return StateUpdate(version: event.version, tag: event.tag, isReset: event.isReset, state: state)
+        }
     }
 }
 

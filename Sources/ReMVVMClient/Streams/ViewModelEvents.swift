@@ -1,22 +1,7 @@
 public import JSONPatch
 
-/// One view model as its stream delivers it, untyped.
-public struct ViewModelEvent: Sendable {
-    /// The version whose reduce changed the view model (the current one in the first event).
-    public var version: UInt64
-    /// True when the server could not resume where the client left off and sent the view model
-    /// as it is now.
-    public var isReset: Bool
-    /// The view model as JSON; nil while the state's factory makes none (`event: unavailable`).
-    public var viewModel: JSON?
-
-    /// Creates an event.
-    public init(version: UInt64, isReset: Bool, viewModel: JSON?) {
-        self.version = version
-        self.isReset = isReset
-        self.viewModel = viewModel
-    }
-}
+/// One view model as its stream delivers it, untyped: its JSON (``ViewModelUpdate`` of `JSON`).
+public typealias ViewModelEvent = ViewModelUpdate<JSON>
 
 /// One view model of the store (`GET /viewmodels/<name>/events[?key=K]`) as an `AsyncSequence` of
 /// ``ViewModelEvent``s: the view model now, then each change, resuming like ``StateEvents`` across

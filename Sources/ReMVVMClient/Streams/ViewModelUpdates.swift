@@ -21,37 +21,17 @@ public struct ViewModelUpdate<ViewModel: Sendable>: Sendable {
 
 /// One view model of the store, decoded into the app's type, change after change: ``ViewModelEvents``
 /// with each view model decoded (`JSONDecoder`).
-public struct ViewModelUpdates<ViewModel: Decodable & Sendable>: AsyncSequence, Sendable {
-    /// A ``ViewModelUpdate``.
-    public typealias Element = ViewModelUpdate<ViewModel>
-
-    let events: ViewModelEvents
-
-    /// Starts reading the stream.
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(events: events.makeAsyncIterator())
-    }
-
-    /// Decodes each event's view model.
-    public struct Iterator: AsyncIteratorProtocol {
-        var events: ViewModelEvents.Iterator
-        let decoder = JSONDecoder()
-
-        /// The view model's next change.
-        public mutating func next() async throws -> ViewModelUpdate<ViewModel>? {
-            guard let event = try await events.next() else { return nil }
-            let viewModel = try event.viewModel.map {
-                try decoder.decode(ViewModel.self, fromJSON: $0, what: "the view model of version \(event.version)")
-            }
-            return ViewModelUpdate(version: event.version, isReset: event.isReset, viewModel: viewModel)
-        }
-    }
-}
+public typealias ViewModelUpdates<ViewModel: Decodable & Sendable> = DecodedEvents<ViewModelEvents, ViewModelUpdate<ViewModel>>
 
 extension ReMVVMClient {
     /// The view model `name` (for `key`, if given) as the app's `ViewModel` type, change after
     /// change (``ViewModelUpdates``); nil while the state makes none.
     public func viewModels<ViewModel: Decodable & Sendable>(_ name: String, key: String? = nil, as type: ViewModel.Type) -> ViewModelUpdates<ViewModel> {
-        ViewModelUpdates(events: viewModelEvents(name, key: key))
+        ViewModelUpdates(events: viewModelEvents(name, key: key)) { decoder, event in
+            let viewModel = try event.viewModel.map {
+                try decoder.decode(ViewModel.self, fromJSON: $0, what: "the view model of version \(event.version)")
+            }
+            return ViewModelUpdate(version: event.version, isReset: event.isReset, viewModel: viewModel)
+        }
     }
 }

@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import Synchronization
 import Journal
 import Logging
 import ReMVVM
@@ -7,7 +6,7 @@ import ReMVVM
 /// A store kept in a journal of its own (``DurableRuntime``): restored from it at start, every
 /// reduce journaled (group commit) before anything can see it, every answer sent once what it
 /// names is durable, writes refused with 503 while commits fail.
-final class JournalBackend<State: StoreState & Codable>: StoreBackend {
+final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
     let store: Store<State>
     /// The journal it keeps the store in.
     let storage: any JournalStorage
@@ -18,7 +17,7 @@ final class JournalBackend<State: StoreState & Codable>: StoreBackend {
     private let snapshotEvery: UInt64
     private let retention: JournalRetention
     /// Set once by ``start(keys:metrics:)``.
-    private let started = AtomicLazyReference<DurableRuntime<State>>()
+    let started = RuntimeSlot<DurableRuntime<State>>()
 
     /// Keeps `store` in `storage`, with the snapshot interval and retention of `configuration`;
     /// nothing is read before ``start(keys:metrics:)``.
@@ -39,11 +38,6 @@ final class JournalBackend<State: StoreState & Codable>: StoreBackend {
         retention = configuration.journalRetention
     }
 
-    /// The journal's runtime, once started.
-    var runtime: DurableRuntime<State>? {
-        started.load()
-    }
-
     var keptAnswers: (any JournalStorage)? { storage }
 
     var isDurable: Bool { true }
@@ -52,16 +46,12 @@ final class JournalBackend<State: StoreState & Codable>: StoreBackend {
     /// answers of idempotency keys and feed the commit metrics. Throws `JournalError` when the
     /// journal cannot be read.
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
-        guard started.load() == nil else { return }
-        let runtime = try DurableRuntime(
-            store: store,
-            storage: storage,
-            codec: codec,
-            snapshotEvery: snapshotEvery,
-            retention: retention,
-            logger: logger
-        )
-        guard started.storeIfNil(runtime) === runtime else { return }
+        let made = try started.start {
+            try DurableRuntime(
+                store: store, storage: storage, codec: codec, snapshotEvery: snapshotEvery, retention: retention, logger: logger
+            )
+        }
+        guard let runtime = made else { return }
         runtime.journal.onAnswers { answers, result in
             keys.journalCommitted(answers, result)
         }
@@ -72,18 +62,8 @@ final class JournalBackend<State: StoreState & Codable>: StoreBackend {
         }
     }
 
-    func stop() {
-        started.load()?.stop()
-    }
-
-    /// Only what the journal made durable (the commit gate); the store before start.
-    var publisher: any StatePublisher<State> {
-        guard let runtime = started.load() else { return store }
-        return runtime.gate
-    }
-
     var health: StoreHealth {
-        guard let failure = started.load()?.journal.failure else { return .ok }
+        guard let failure = started.runtime?.journal.failure else { return .ok }
         // Writes get 503 while commits fail: not ready for them (reads go on).
         return StoreHealth(status: .failing, reason: failure.message)
     }

@@ -16,14 +16,10 @@ extension Problem {
                 detail: "this server holds its limit of \(limit) stores (maxStores); delete a store or raise the limit; nothing was created"
             )
         case .unavailable(let id, let reason):
-            var problem = Problem(
-                type: type("store-unavailable"),
-                title: "Service Unavailable",
-                status: 503,
+            return serviceUnavailable(
+                "store-unavailable",
                 detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
             )
-            problem.headers["Retry-After"] = "1"
-            return problem
         case .defaultCannotBeDeleted:
             var problem = Problem(
                 type: type("default-store-undeletable"),

@@ -84,6 +84,14 @@ extension Problem {
         "urn:remvvm:problem:\(name)"
     }
 
+    /// 503 `urn:remvvm:problem:<name>` with `Retry-After: 1`: a condition that passes (an outage,
+    /// a store or replica not ready); `detail` says what was not done.
+    static func serviceUnavailable(_ name: String, detail: String) -> Problem {
+        var problem = Problem(type: type(name), title: "Service Unavailable", status: 503, detail: detail)
+        problem.headers["Retry-After"] = "1"
+        return problem
+    }
+
     static func notFound(path: String) -> Problem {
         Problem(
             title: "Not Found",
@@ -165,9 +173,7 @@ extension Problem {
     }
 
     private static func journalUnavailable(detail: String) -> Problem {
-        var problem = Problem(type: type("journal-unavailable"), title: "Service Unavailable", status: 503, detail: detail)
-        problem.headers["Retry-After"] = "1"
-        return problem
+        serviceUnavailable("journal-unavailable", detail: detail)
     }
 
     /// 400: an `Idempotency-Key` header that is not 1–255 visible ASCII characters.

@@ -2,40 +2,29 @@ extension Problem {
     /// 503: this replica is not following the shared log (catching up after start, the log
     /// unreachable, or stopped at an entry it cannot apply): it takes no writes now.
     static func replicaNotReady(_ reason: String) -> Problem {
-        var problem = Problem(
-            type: type("replica-not-ready"),
-            title: "Service Unavailable",
-            status: 503,
+        serviceUnavailable(
+            "replica-not-ready",
             detail: "this replica is not following the shared log right now (\(reason)); nothing was appended, retry later or on another replica"
         )
-        problem.headers["Retry-After"] = "1"
-        return problem
     }
 
     /// 503: the connection to the shared log broke while a commit was on its way; whether the
     /// actions are stored is unknown.
     static var appendOutcomeUnknown: Problem {
-        var problem = Problem(
-            type: type("outcome-unknown"),
-            title: "Service Unavailable",
-            status: 503,
+        serviceUnavailable(
+            "outcome-unknown",
             detail: "the connection to the shared log broke while the actions were being committed: they may or may not be stored; retry with the same Idempotency-Key to learn which (without one, look at GET /actions)"
         )
-        problem.headers["Retry-After"] = "1"
-        return problem
     }
 
     /// 503: the actions are stored in the shared log as `version` but this replica has not
     /// applied them within the wait.
     static func notYetApplied(_ version: UInt64) -> Problem {
-        var problem = Problem(
-            type: type("not-yet-applied"),
-            title: "Service Unavailable",
-            status: 503,
+        var problem = serviceUnavailable(
+            "not-yet-applied",
             detail: "the actions are stored in the shared log up to version \(version), but this replica has not applied them yet; do not send them again (a retry with the same Idempotency-Key gets the answer)"
         )
         problem.currentVersion = version
-        problem.headers["Retry-After"] = "1"
         return problem
     }
 

@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import Synchronization
 import Journal
 import Logging
 import MicroHTTP
@@ -9,7 +8,7 @@ import ReMVVM
 /// `docs/replicas.md`): restored from its local snapshot and following the log; requests
 /// propose their actions to the log (middleware runs once, here) and are answered once this
 /// replica applied them; writes get 503 until it follows the log, caught up.
-final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
+final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     let store: Store<State>
     /// The shared log, the replica's name and its local snapshots.
     let replication: ReplicaConfiguration
@@ -21,7 +20,7 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     private let snapshotEvery: UInt64
     private let retention: JournalRetention
     /// Set once by ``start(keys:metrics:)``.
-    private let started = AtomicLazyReference<ReplicaRuntime<State>>()
+    let started = RuntimeSlot<ReplicaRuntime<State>>()
 
     /// Makes `store` a replica of `replication`'s log, with the snapshot interval and retention
     /// of `configuration`; nothing is read before ``start(keys:metrics:)``.
@@ -43,11 +42,6 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
         retention = configuration.journalRetention
     }
 
-    /// The replica's runtime, once started.
-    var runtime: ReplicaRuntime<State>? {
-        started.load()
-    }
-
     var isDurable: Bool { true }
 
     /// The log (the log through which several replicas share one store).
@@ -61,23 +55,16 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
     /// the log's commits of the store `default` feed the commit metrics (one transaction may
     /// carry several stores: counted per store, it would be counted several times).
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
-        guard started.load() == nil else { return }
         var onStopped: (@Sendable (String) -> Void)?
         if case .store(let stopped) = role { onStopped = stopped }
-        let runtime = try ReplicaRuntime(
-            store: store,
-            log: replication.log,
-            snapshots: replication.snapshots,
-            name: replication.name,
-            codec: codec,
-            snapshotEvery: snapshotEvery,
-            retention: retention,
-            expiry: replication.expiry,
-            renewal: onStopped == nil ? replication.renewal : nil,
-            onStopped: onStopped,
-            logger: logger
-        )
-        guard started.storeIfNil(runtime) === runtime else { return }
+        let made = try started.start {
+            try ReplicaRuntime(
+                store: store, log: replication.log, snapshots: replication.snapshots, name: replication.name, codec: codec,
+                snapshotEvery: snapshotEvery, retention: retention, expiry: replication.expiry,
+                renewal: onStopped == nil ? replication.renewal : nil, onStopped: onStopped, logger: logger
+            )
+        }
+        guard let runtime = made else { return }
         guard onStopped == nil else {
             // Loaded on demand, it is served at once: it first applies what the log held when the
             // request came, so that a client reads here what it wrote on another replica.
@@ -96,22 +83,12 @@ final class ReplicaBackend<State: StoreState & Codable>: StoreBackend {
         }
     }
 
-    func stop() {
-        started.load()?.stop()
-    }
-
     /// How long loading a store on demand waits for it to apply what the log holds.
     static var catchUpTimeout: Duration { .seconds(10) }
 
     /// A store deleted from the log: stops following it, writing and registering nothing.
     func end() {
-        started.load()?.discard()
-    }
-
-    /// What the replica applied from the log (the store, with the log as history).
-    var publisher: any StatePublisher<State> {
-        guard let runtime = started.load() else { return store }
-        return runtime.publisher
+        runtime?.discard()
     }
 
     /// `ok` only while it follows the log, caught up (load balancers send it no traffic else).

@@ -158,6 +158,25 @@ struct Setting: Sendable {
         )
     }
 
+    /// One of the raw values of `Value` (compared in lower case), named `what` in the error.
+    static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
+        _ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, Value> & Sendable, _ what: String
+    ) -> Setting where Value.RawValue == String {
+        Setting(
+            key: key,
+            kind: .text,
+            read: { config, settings throws(SettingsError) in
+                let text = try readString(config, key)
+                guard let value = Value(rawValue: text.lowercased()) else {
+                    throw SettingsError(key: key, message: "\"\(text)\" is not \(what); use one of "
+                        + Value.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                settings[keyPath: field] = value
+            },
+            value: { .string($0[keyPath: field].rawValue) }
+        )
+    }
+
     /// A secret text: read marked secret (never in an access report), shown as empty.
     static func secret(_ key: ServerSettings.Key, _ field: any WritableKeyPath<ServerSettings, String> & Sendable) -> Setting {
         Setting(
@@ -233,47 +252,11 @@ extension ServerSettings {
         .int(.subscriberSendBufferBytes, \.http.streamSendBufferBytes, in: HTTP.streamSendBufferBytes),
         .bool(.directStreamWrites, \.http.directStreamWrites),
         .duration(.reconnectDelayMilliseconds, \.service.reconnectDelay, unit: .milliseconds(1), in: Service.reconnectDelay),
-        Setting(
-            key: .logLevel,
-            kind: .text,
-            read: { config, settings throws(SettingsError) in
-                let level = try Setting.readString(config, .logLevel)
-                guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                    throw SettingsError(key: .logLevel, message: "\"\(level)\" is not a log level; use one of "
-                        + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                settings.logLevel = parsed
-            },
-            value: { .string($0.logLevel.rawValue) }
-        ),
+        .choice(.logLevel, \.logLevel, "a log level"),
         .string(.dataDir, \.dataDir),
         .bool(.inMemory, \.inMemory),
-        Setting(
-            key: .journalSync,
-            kind: .text,
-            read: { config, settings throws(SettingsError) in
-                let text = try Setting.readString(config, .journalSync)
-                guard let sync = JournalSync(rawValue: text.lowercased()) else {
-                    throw SettingsError(key: .journalSync, message: "\"\(text)\" is not a sync mode; use one of "
-                        + JournalSync.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                settings.journalSync = sync
-            },
-            value: { .string($0.journalSync.rawValue) }
-        ),
-        Setting(
-            key: .journal,
-            kind: .text,
-            read: { config, settings throws(SettingsError) in
-                let text = try Setting.readString(config, .journal)
-                guard let backend = JournalBackend(rawValue: text.lowercased()) else {
-                    throw SettingsError(key: .journal, message: "\"\(text)\" is not a journal; use one of "
-                        + JournalBackend.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                settings.journal = backend
-            },
-            value: { .string($0.journal.rawValue) }
-        ),
+        .choice(.journalSync, \.journalSync, "a sync mode"),
+        .choice(.journal, \.journal, "a journal"),
         .secret(.postgresURL, \.postgresURL),
         .string(.replicaName, \.replicaName),
         // An age with a unit (`7d`), or `off`.

@@ -29,15 +29,7 @@ final class StoresServer: Sendable {
         service.autoCreateStores = autoCreate
         service.maxStores = maxStores
         catalog = MemoryStoreCatalog()
-        server = ReMVVMServer(
-            store: try Store.example(),
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
-            http: http,
-            service: service,
-            accessControl: accessControl,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))
         self.transport = transport
         responder = server.service.responder()

@@ -74,16 +74,8 @@ final class LiveServer: Sendable {
             service.versionTags = .plain  // versions survive restarts
         }
         versionTags = service.versionTags
-        server = ReMVVMServer(
-            store: store,
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
-            http: http,
-            service: service,
-            accessControl: accessControl,
-            journal: journal,
-            replication: replication,
-            logger: logger
+        server = try ReMVVMServer.example(
+            store: store, http: http, service: service, accessControl: accessControl, journal: journal, replication: replication, logger: logger
         )
         self.transport = transport
         router = server.service.responder()
