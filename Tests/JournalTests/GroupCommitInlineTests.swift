@@ -84,7 +84,8 @@ import Glibc
         #expect(!storage.wait(timeout: .milliseconds(50)) { !$0.committedRecords.isEmpty }, "left to its thread")
         clock.advance(by: CommitPolicy().claimPatience)
         #expect(storage.wait(timeout: .seconds(5)) { $0.committedRecords.map(\.version) == [1] })
-        #expect(journal.durableVersion == 1)
+        // The committer makes the version durable just after the storage holds it: wait for it.
+        #expect(try journal.waitUntilDurable(1, timeout: .seconds(5))?.get() == 1)
     }
 
     @Test func aClaimMadeWhileTheCommitterLingersIsStillCommittedByIt() throws {
