@@ -345,15 +345,24 @@ public final class GroupCommitJournal: Sendable {
     /// Commits what is queued (one attempt if commits are failing), fails whatever still waits,
     /// and leaves the committer (stopping it when it is this journal's own). Idempotent. Returns
     /// the versions that could not be committed (their commits failed; the store had them in
-    /// memory only), for the server to report.
+    /// memory only), for the server to report. Its listeners are dropped: nothing is committed
+    /// after, and they may hold what holds the journal (a store's publication handler appends to
+    /// it), which would otherwise never be freed.
     @discardableResult
     public func stop() -> ClosedRange<UInt64>? {
         let wasStarted = requestStop()
+        defer { dropListeners() }
         guard wasStarted else { return nil }
         committer.wake(self, stopping: true)
         let abandoned = state.withLock(waitingUntil: \.finished) { $0.abandoned }
         if ownsCommitter { committer.stop() }
         return abandoned
+    }
+
+    private func dropListeners() {
+        durableListeners.withLock { $0 = [] }
+        answerListeners.withLock { $0 = [] }
+        commitListeners.withLock { $0 = [] }
     }
 
     // MARK: - What the committer calls

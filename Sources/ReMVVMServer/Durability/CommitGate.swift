@@ -61,6 +61,12 @@ final class CommitGate<State: StoreState>: StatePublisher {
         gate.withLock { $0.committed }
     }
 
+    /// Drops the publication handlers once the journal has stopped: nothing is released after,
+    /// and a handler (a hub's) may hold what holds this gate, which would otherwise never be freed.
+    func close() {
+        gate.withLock { $0.handlers = [] }
+    }
+
     @discardableResult
     func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State> {
         gate.withLock { gate in

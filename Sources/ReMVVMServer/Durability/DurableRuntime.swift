@@ -113,6 +113,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             logger.error("stopping while the journal fails: versions \(lost.lowerBound)...\(lost.upperBound) were never committed and are lost (their requests got 503 and were not acknowledged); the journal ends at version \(lost.lowerBound - 1)")
         }
         snapshots.finish(with: gate.snapshot)
+        gate.close()
         storage.close()
     }
 }
