@@ -18,7 +18,9 @@
 # full) instead of in memory, and a fourth step measures what issue 35 targets: RELOADS stores
 # (default 200) get RECORDS actions each (default 1,000, fewer than snapshotEvery: no snapshot
 # but the start), the server is killed (kill -9: nothing is written at the stop) and started
-# again, and the first GET of each store reads its snapshot and replays its records.
+# again, and the first GET of each store reads its snapshot and replays its records. A fifth
+# step (Benchmarks/stores/spread-durable.sh) compares a durable POST spread over 1,000 stores
+# with the same POST to one store, in interleaved rounds.
 #
 #   JOURNAL=1 scripts/stores-bench.sh
 #
@@ -101,4 +103,6 @@ if [ "$JOURNAL" = 1 ]; then
     python3 Benchmarks/stores/stores-measure.py reload "$PORT" "$RELOADS" "$RECORDS"
     echo "journal file: $(du -h "$WORK/data/"*.sqlite* 2>/dev/null | tr '\n' ' ')"
     stop_server
+    echo "== 5. durable POST spread over 1,000 stores against one store (wrk -t2 -c64, 3 interleaved rounds of ${SECONDS_} s)"
+    Benchmarks/stores/spread-durable.sh "$BIN" "$WORK/spread" "$PORT" 3 "$SECONDS_" 1000
 fi
