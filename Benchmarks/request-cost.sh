@@ -14,7 +14,10 @@
 # first: valgrind 3.19 cannot read Swift's DWARF 5 (function names come from the symbol table).
 # Scenarios: hello (the C libmicrohttpd server, the ceiling), state, viewmodel, post, post-token,
 # state-token, post-durable, state-no-metrics, post-no-metrics, post-payload (an action with a payload:
-# the strict JSON check and the decoder; post's bare action skips both); default: all but the last three. KEEP=DIR keeps the callgrind files in DIR.
+# the strict JSON check and the decoder; post's bare action skips both); default: all but the last three.
+# post-durable-store and post-durable-1000: the durable POST to /stores/s<n>/actions of one store,
+# and spread over 1,000 stores in turn (each made and loaded in the warm-up): what a store touched
+# per request costs in instructions (one client: every commit holds one record either way). KEEP=DIR keeps the callgrind files in DIR.
 # Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
@@ -53,7 +56,7 @@ measure() {
         kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/$name.log" >&2; exit 1; }
         sleep 0.1
     done
-    client "$WARMUP" "${args[@]}"
+    CREATE_STORES=1 client "$WARMUP" "${args[@]}"
     callgrind_control -i on "$SERVER_PID" >/dev/null
     client "$COUNT" "${args[@]}"
     callgrind_control -d "$name" "$SERVER_PID" >/dev/null
@@ -97,6 +100,12 @@ for scenario in "${SCENARIOS[@]}"; do
     post-durable)
         rm -rf "$WORK/data"
         measure post-durable POST /actions '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
+    post-durable-store)
+        rm -rf "$WORK/data"
+        STORES=1 measure post-durable-store POST '/stores/s{n}/actions' '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
+    post-durable-1000)
+        rm -rf "$WORK/data"
+        STORES=1000 measure post-durable-1000 POST '/stores/s{n}/actions' '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
     *) echo "request-cost: unknown scenario $scenario" >&2; exit 1 ;;
     esac
 done

@@ -10,7 +10,7 @@ import SQLiteJournal
 
 /// `request-cost-server PORT [--data-dir DIR] [--no-metrics]`: the example store served as
 /// `remvvm-server` serves it (every default feature on), in memory or with the SQLite journal at
-/// `journalSync` full; a static token from `REMVVM_AUTH_TOKENS` when set; `--no-metrics` turns
+/// `journalSync` full (then with every store of the journal's file under `/stores/{id}/…`); a static token from `REMVVM_AUTH_TOKENS` when set; `--no-metrics` turns
 /// metrics off (to see what they cost).
 ///
 /// It exists for `Benchmarks/request-cost.sh`, which counts the instructions of each request under
@@ -24,7 +24,7 @@ enum RequestCostServer {
         var http = HTTPServerConfiguration()
         http.port = port
         var service = ServiceConfiguration()
-        var journal: (any JournalStorage)?
+        var journal: SQLiteJournalStorage?
         while let argument = arguments.popFirst() {
             switch argument {
             case "--data-dir":
@@ -54,6 +54,16 @@ enum RequestCostServer {
             journal: journal,
             logger: logger
         )
+        // With the journal, every store of its file under /stores/{id}/… as remvvm-server serves
+        // them (request-cost.sh's post-durable-store and post-durable-1000).
+        if let file = journal {
+            server.service.serveStores(StoreServing(catalog: file, storage: .journal({ id in
+                guard let view = try file.storage(for: id) else {
+                    throw JournalError(code: .unusable, message: "the store \(id) is not in \(file.path)")
+                }
+                return view
+            }), makeStore: { try ExampleApp.store() }))
+        }
         try server.start()
         waitForTerminationSignal()
         server.shutdown()

@@ -5,8 +5,14 @@
 
 Used by request-cost.sh: the server runs under callgrind, so the client's own speed does not
 matter, only that it sends exactly COUNT requests and reads every answer.
+
+A PATH with `{n}` spreads the requests over STORES stores (environment, default 1,000): request i
+goes to the path with `{n}` replaced by i mod STORES. With CREATE_STORES=1 each of those stores is
+first made (PUT /stores/s<n>) and sent one request, so that the COUNT requests that follow find
+every store loaded (request-cost.sh sets it for the warm-up only).
 """
 import http.client
+import os
 import sys
 
 port, count, method, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -18,10 +24,21 @@ for field in sys.argv[6:]:
 if body is not None:
     headers.setdefault("Content-Type", "application/json")
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-for _ in range(count):
+
+
+def send(method, path, body):
     connection.request(method, path, body=body, headers=headers)
     response = connection.getresponse()
     response.read()
     if not 200 <= response.status < 300:
         sys.exit(f"{method} {path}: status {response.status}")
+
+
+stores = int(os.environ.get("STORES", "1000")) if "{n}" in path else 1
+if "{n}" in path and os.environ.get("CREATE_STORES") == "1":
+    for n in range(stores):
+        send("PUT", f"/stores/s{n}", None)
+        send(method, path.replace("{n}", str(n)), body)
+for i in range(count):
+    send(method, path.replace("{n}", str(i % stores)), body)
 connection.close()

@@ -41,6 +41,20 @@ import Testing
         #expect(body(response) == "42/red")
     }
 
+    @Test func aParameterCapturesNonASCIITextAsItIs() {
+        let response = router().respond(to: Request(method: .DELETE, path: "/items/zażółć/tags/日本"))
+        #expect(body(response) == "zażółć/日本")
+    }
+
+    @Test func aLiteralSegmentMatchesItsExactBytesOnly() {
+        var router = Router()
+        router.add(.GET, "/café/:id") { _, parameters in .ok(parameters["id"] ?? "?") }
+        #expect(body(router.respond(to: Request(method: .GET, path: "/café/1"))) == "1")
+        // The same text decomposed (e + U+0301) is another path: matching is exact, not normalized.
+        #expect(router.respond(to: Request(method: .GET, path: "/cafe\u{301}/1")).status == 404)
+        #expect(router.respond(to: Request(method: .GET, path: "/caf/1")).status == 404)
+    }
+
     @Test func literalPatternWinsOverParameterPattern() {
         #expect(body(router().respond(to: Request(method: .GET, path: "/viewmodels/names"))) == "names")
     }

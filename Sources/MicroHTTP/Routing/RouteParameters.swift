@@ -7,6 +7,11 @@ public struct RouteParameters: Sendable {
         self.values = values.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Parameters already in their stored shape (no copy).
+    init(named values: [(name: String, value: String)]) {
+        self.values = values
+    }
+
     /// The value captured for `name` (case-sensitive), or `nil` if the pattern has no such parameter.
     public subscript(_ name: String) -> String? {
         values.first { $0.name == name }?.value

@@ -3,8 +3,8 @@
 /// Patterns are `/`-separated segments, each literal or a `:name` parameter matching one
 /// non-empty segment (`/viewmodels/:name`). A path matching only literal segments wins over
 /// one with parameters; among parameter routes, the one with the longest literal prefix wins,
-/// then the earliest registered. Matching is on the percent-decoded path and is exact (a
-/// trailing slash is a different path).
+/// then the earliest registered. Matching is on the percent-decoded path and is exact: byte for
+/// byte in UTF-8, without Unicode normalization (a trailing slash is a different path).
 ///
 /// `HEAD` is served by the `GET` route when no `HEAD` route exists (the server drops the body);
 /// a path that matches but not for the request's method gets ``methodNotAllowed`` plus an
