@@ -39,14 +39,17 @@ extension SQLiteJournalStorage: JournalTransactions {
 
     /// The store `storage` is of in this file, or why it cannot be written here.
     private func scope(of storage: any JournalStorage) -> Result<StoreScope, JournalError> {
-        if let file = storage as? SQLiteJournalStorage, file === self {
-            return .success(defaultStore)
-        }
-        if let view = storage as? SQLiteStoreJournal, view.database === self {
+        // A view first, told by its exact type: the parts of a shared commit are views (the file
+        // itself commits the store `default` through a committer of its own), and a cast that
+        // fails first cost every part about 1,000 instructions.
+        if type(of: storage) == SQLiteStoreJournal.self, let view = storage as? SQLiteStoreJournal, view.database === self {
             guard !view.isClosed else {
                 return .failure(JournalError(code: .closed, message: "the journal of store \(view.scope.id) in \(path) is closed"))
             }
             return .success(view.scope)
+        }
+        if let file = storage as? SQLiteJournalStorage, file === self {
+            return .success(defaultStore)
         }
         return .failure(JournalError(code: .closed, message: "\(storage.location) is not a store of the journal \(path)"))
     }
