@@ -65,12 +65,39 @@ extension SQLiteJournalStorage {
         }
     }
 
-    func saveSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope) throws(JournalError) {
+    /// Stores `snapshot` of `scope` in a transaction of its own. `synced: false` (a snapshot
+    /// that nothing outside this file relies on) lets the transaction end without its own sync:
+    /// the write-ahead log keeps transactions in order, so the next synced commit — of any store —
+    /// or the checkpoint at close makes it durable, and a power loss before that loses the whole
+    /// transaction (the older snapshots it would have pruned included), never part of it: the
+    /// store restarts from its older snapshot and the records after it. Stores unloaded together
+    /// (a stop with thousands loaded) then cost one sync, not one each.
+    func saveSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope, synced: Bool = true) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
-            try writer.database.transaction { () throws(SQLiteError) in
-                try Self.insertSnapshot(snapshot, of: scope, writer)
+            let relaxed = !synced && sync == .full
+            if relaxed {
+                try writer.database.execute("PRAGMA synchronous=NORMAL")
+                snapshotsWithoutOwnSync.withLock { $0 += 1 }
             }
+            do throws(SQLiteError) {
+                try writer.database.transaction { () throws(SQLiteError) in
+                    try Self.insertSnapshot(snapshot, of: scope, writer)
+                }
+            } catch {
+                if relaxed { try? writer.database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))") }
+                throw error
+            }
+            if relaxed { try writer.database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))") }
         } describing: { "snapshot of version \(snapshot.version) to \(location(of: scope)) failed: \($0)" }
+    }
+
+    /// The writer's `synchronous` level now (0 off, 1 normal, 2 full): for tests.
+    func writerSynchronousLevel() throws(JournalError) -> Int {
+        try withWriter { writer throws(SQLiteError) -> Int in
+            let pragma = try writer.database.prepare("PRAGMA synchronous")
+            guard try pragma.step() else { return -1 }
+            return Int(pragma.int64(0))
+        } describing: { "reading the writer's synchronous level of \(path) failed: \($0)" }
     }
 
     /// Stores `snapshot` and keeps the newest two of the store (inside a transaction).

@@ -71,6 +71,10 @@ public final class SQLiteJournalStorage: JournalStorage {
     let foundUncleanStop: Bool
     /// The store `default` (its key in the file).
     let defaultStore: StoreScope
+    /// How commits are synced (`journalSync`).
+    let sync: JournalSync
+    /// Snapshots written without a sync of their own (``saveSnapshot(_:of:synced:)``): for tests.
+    let snapshotsWithoutOwnSync = Lock<UInt64>(0)
     private let commitPolicy: CommitPolicy
     private let commitClock: any JournalClock
     /// How many stores the file holds, once counted (changed only under the writer's lock, by
@@ -99,6 +103,7 @@ public final class SQLiteJournalStorage: JournalStorage {
     ) throws(JournalError) {
         commitPolicy = policy
         commitClock = clock
+        self.sync = sync
         self.directory = directory
         path = directory + "/" + Self.fileName
         let usedBefore = access(directory + "/" + Self.lockFileName, F_OK) == 0
@@ -353,7 +358,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
-    private static func pragma(for sync: JournalSync) -> String {
+    static func pragma(for sync: JournalSync) -> String {
         switch sync {
         case .full: "FULL"
         case .normal: "NORMAL"

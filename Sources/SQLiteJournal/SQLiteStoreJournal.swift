@@ -50,9 +50,13 @@ public final class SQLiteStoreJournal: JournalStorage {
         try database.append(records, answers: answers, to: scope)
     }
 
+    /// Stores `snapshot`. A store of the server's own journal does not wait for the snapshot's
+    /// sync (the next commit syncs it: ``SQLiteJournalStorage/saveSnapshot(_:of:synced:)``); a
+    /// replica's store does, since the shared log is told of the snapshot next and may then
+    /// remove the records before it.
     public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
         try checkOpen()
-        try database.saveSnapshot(snapshot, of: scope)
+        try database.saveSnapshot(snapshot, of: scope, synced: logIdentity != nil)
     }
 
     public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
