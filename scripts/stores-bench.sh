@@ -20,7 +20,8 @@
 # but the start), the server is killed (kill -9: nothing is written at the stop) and started
 # again, and the first GET of each store reads its snapshot and replays its records. A fifth
 # step (Benchmarks/stores/spread-durable.sh) compares a durable POST spread over 1,000 stores
-# with the same POST to one store, in interleaved rounds.
+# with the same POST to one store, in interleaved rounds; a sixth times a graceful stop (SIGTERM
+# to exit) with STOP_STORES (default 2,000) loaded stores, each with an action since its snapshot.
 #
 #   JOURNAL=1 scripts/stores-bench.sh
 #
@@ -34,6 +35,7 @@ PORT=${PORT:-18218}
 JOURNAL=${JOURNAL:-0}
 RELOADS=${RELOADS:-200}
 RECORDS=${RECORDS:-1000}
+STOP_STORES=${STOP_STORES:-2000}
 WORK=$(mktemp -d /tmp/remvvm-stores-bench.XXXXXX)
 
 scripts/install-deps.sh wrk python3
@@ -105,4 +107,10 @@ if [ "$JOURNAL" = 1 ]; then
     stop_server
     echo "== 5. durable POST spread over 1,000 stores against one store (wrk -t2 -c64, 3 interleaved rounds of ${SECONDS_} s)"
     Benchmarks/stores/spread-durable.sh "$BIN" "$WORK/spread" "$PORT" 3 "$SECONDS_" 1000
+    echo "== 6. graceful stop with $STOP_STORES loaded stores (one action each since its snapshot: each writes one at the stop)"
+    start_server
+    python3 Benchmarks/stores/stores-measure.py fill "$PORT" "$STOP_STORES" 1
+    stop_started=$(date +%s%N)
+    stop_server
+    echo "SIGTERM to exit: $(( ($(date +%s%N) - stop_started) / 1000000 )) ms"
 fi
