@@ -33,7 +33,9 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
 
     func load(_ description: StoreDescription) throws -> ServedStore<State> {
         let store = try makeStore()
-        let loaded = AtomicLazyReference<ServedStore<State>>()
+        // Weak: the backend holds the callback that reads it, and the served store the backend;
+        // a strong reference here kept every store the replica ever loaded alive after its unload.
+        let loaded = Mutex(WeakServedStore<State>())
         let backend: any StoreBackend<State>
         switch storage {
         case .memory:
@@ -62,7 +64,9 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
                 codec: environment.codec,
                 configuration: environment.configuration,
                 role: .store(onStopped: { reason in
-                    if let served = loaded.load() { watch.stopped(served, description: description, reason: reason, logger: logger) }
+                    if let served = loaded.withLock({ $0.served }) {
+                        watch.stopped(served, description: description, reason: reason, logger: logger)
+                    }
                 }),
                 logger: logger
             )
@@ -70,7 +74,7 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
         let served = ServedStore(
             id: description.id, backend: backend, versionTags: VersionTags(instance: description.incarnation), environment: environment
         )
-        _ = loaded.storeIfNil(served)
+        loaded.withLock { $0.served = served }
         try served.start()
         if let recordActions {
             let id = description.id
@@ -105,6 +109,11 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
     func hasOpenStreams(_ store: ServedStore<State>) -> Bool {
         store.hub.subscriberCount > 0 || store.viewModelHub.subscriberCount > 0
     }
+}
+
+/// A served store held weakly: what a store's own callbacks use to reach it.
+struct WeakServedStore<State: StoreState & Codable> {
+    weak var served: ServedStore<State>?
 }
 
 extension Logger {
