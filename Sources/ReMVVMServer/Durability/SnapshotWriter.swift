@@ -85,6 +85,11 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         write(snapshot)
     }
 
+    /// The version of the newest snapshot stored (written, or there at the start; 0 for none).
+    var newest: UInt64 {
+        progress.withLock { $0.newest }
+    }
+
     /// Waits for a snapshot being written (up to 30 s): before the storage closes.
     func waitForWriting() {
         _ = progress.wait(timeout: .seconds(30)) { !$0.writing }

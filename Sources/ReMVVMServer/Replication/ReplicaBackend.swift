@@ -91,6 +91,14 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
         runtime?.discard()
     }
 
+    /// Stops like ``stop()``, leaving the registration of its last snapshot to `batch`, which
+    /// registers every store's of the batch in one transaction.
+    func stop(id: StoreID, batch: StoreStopBatch) {
+        if let version = runtime?.stopLeavingRegistration() {
+            batch.register(snapshot: version, of: id)
+        }
+    }
+
     /// `ok` only while it follows the log, caught up (load balancers send it no traffic else).
     var health: StoreHealth {
         var health = StoreHealth(status: .ok, replica: replication.name)

@@ -14,15 +14,21 @@ public struct ReplicaStores: Sendable {
     public var snapshots: @Sendable (StoreDescription) throws -> any JournalStorage
     /// Removes the local snapshots of a store deleted from the log (`SQLiteJournalStorage.delete(_:)`).
     public var forget: @Sendable (StoreID) throws -> Void
+    /// Registers the replica's (its name's) last snapshot of each of many stores unloaded at once,
+    /// in one transaction, with no process recorded (`PostgresSharedLog.registerSnapshots(of:_:)`),
+    /// and returns the stores registered.
+    public var register: @Sendable (_ replica: String, _ snapshots: [StoreID: UInt64]) throws -> Set<StoreID>
 
     /// Describes how a replica serves its log's stores.
     public init(
         log: @escaping @Sendable (StoreID) -> any SharedLog,
         snapshots: @escaping @Sendable (StoreDescription) throws -> any JournalStorage,
-        forget: @escaping @Sendable (StoreID) throws -> Void
+        forget: @escaping @Sendable (StoreID) throws -> Void,
+        register: @escaping @Sendable (_ replica: String, _ snapshots: [StoreID: UInt64]) throws -> Set<StoreID>
     ) {
         self.log = log
         self.snapshots = snapshots
         self.forget = forget
+        self.register = register
     }
 }

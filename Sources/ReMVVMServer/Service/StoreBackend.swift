@@ -38,6 +38,10 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     /// Stops a store that was deleted: nothing of it needs to be kept (by default, ``stop()``).
     func end()
 
+    /// ``stop()`` of the store `id`, one of many stopped together: what can be done for all of
+    /// them at once it leaves to `batch` (by default, nothing: ``stop()``).
+    func stop(id: StoreID, batch: StoreStopBatch)
+
     /// Where reads and events get states: only what is durable with a journal, what the replica
     /// applied from the log, the store itself in memory.
     var publisher: any StatePublisher<State> { get }
@@ -70,6 +74,10 @@ extension StoreBackend {
     func validate() throws {}
 
     func end() {
+        stop()
+    }
+
+    func stop(id: StoreID, batch: StoreStopBatch) {
         stop()
     }
 
