@@ -114,12 +114,18 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     /// Its lag behind the log head it knows of, whether it follows the log, and when the log last
     /// accepted its registration.
     var gauges: [BackendGauge] {
-        let log = log
-        return [
-            BackendGauge(label: "remvvm_replica_lag_versions", value: Double(log.knownHead - min(log.knownHead, log.applied))),
+        [
+            BackendGauge(label: "remvvm_replica_lag_versions", value: Double(lagVersions)),
             BackendGauge(label: "remvvm_replica_following", value: log.status == .following ? 1 : 0),
             BackendGauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", value: runtime?.registrationRenewedAt ?? 0),
         ]
+    }
+
+    /// The newest version of the log it knows of, less the one it applied.
+    var lagVersions: UInt64 {
+        let log = log
+        let known = log.knownHead
+        return known - min(known, log.applied)
     }
 
     func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {

@@ -68,6 +68,10 @@ protocol StoreBackend<State>: AnyObject, Sendable {
 
     /// Figures of its own for `GET /metrics` (a replica's lag), read at scrape time.
     var gauges: [BackendGauge] { get }
+
+    /// How many versions a replica knows to be in the shared log and has not applied yet (0 for
+    /// the others).
+    var lagVersions: UInt64 { get }
 }
 
 extension StoreBackend {
@@ -86,6 +90,8 @@ extension StoreBackend {
     }
 
     var gauges: [BackendGauge] { [] }
+
+    var lagVersions: UInt64 { 0 }
 }
 
 /// How a store's backend is doing, as `GET /healthz` shows it.

@@ -117,6 +117,21 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         state.wait(timeout: timeout) { $0.waiting >= count }
     }
 
+    /// The stores loaded now, `default` first, then from the most recently used.
+    public var loadedStores: [Store] {
+        state.withLock { state in
+            var stores: [Store] = []
+            stores.reserveCapacity(state.loaded.count + 1)
+            if let root = state.entries[.default]?.store { stores.append(root) }
+            var entry = state.loaded.newest
+            while let current = entry {
+                if let store = current.store { stores.append(store) }
+                entry = current.older
+            }
+            return stores
+        }
+    }
+
     /// Whether the store `id` is loaded now.
     public func isLoaded(_ id: StoreID) -> Bool {
         state.withLock { $0.entries[id]?.store != nil }
