@@ -194,7 +194,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
                 store = try loader.load(description)
             } catch {
                 metrics?.loadFailed()
-                throw StoreDirectoryError.unavailable(entry.id, reason: "its load failed: \(error)")
+                throw failure(loading: description, error)
             }
         } catch {
             // Waiters share a failed load's 503; for anything else (absent, limit) each asks anew.
@@ -214,6 +214,17 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         metrics?.loaded(duration: ContinuousClock.now - started)
         unload(victims, reason: .overLimit)
         return StoreLease(store: store, entry: entry)
+    }
+
+    /// Why the load of `description` failed with `error`: the store is absent when the catalog
+    /// no longer holds it (deleted meanwhile, on another replica: what the loader kept of it
+    /// goes), else unavailable.
+    private func failure(loading description: StoreDescription, _ error: any Error) -> StoreDirectoryError {
+        guard (try? catalog.describe(description.id)) == .some(nil) else {
+            return .unavailable(description.id, reason: "its load failed: \(error)")
+        }
+        loader.deleted(description.id)
+        return .notFound(description.id)
     }
 
     /// The description of store `id`, created first when `creating` and auto-creation allow.
