@@ -7,6 +7,7 @@
 #   scripts/replica-stores-bench.sh                     # 10k/20k/30k touched with 2,000 loaded; stop with 2,000
 #   TOUCHED="5000 10000" LOADED=500 STOPPING=1000 scripts/replica-stores-bench.sh
 #   BIN=DIR scripts/replica-stores-bench.sh             # a release build already in DIR (holds remvvm-server)
+#   TOUCHED= scripts/replica-stores-bench.sh            # the stops only
 #
 # 1. memory: --max-loaded-stores LOADED; one POST to each store t0, t1, … (created by it:
 #    autoCreateStores on), RSS (VmRSS) after each number in TOUCHED. Once LOADED are loaded, each
@@ -24,7 +25,7 @@ scripts/install-deps.sh postgresql python3
 . scripts/lib/postgres.sh
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-TOUCHED=${TOUCHED:-10000 20000 30000}
+TOUCHED=${TOUCHED-10000 20000 30000}
 LOADED=${LOADED:-2000}
 STOPPING=${STOPPING:-2000}
 PORT=${PORT:-18231}
@@ -71,7 +72,8 @@ start_server() {
     fail "$name did not answer /healthz"
 }
 
-# timed_stop: SIGTERM, and the seconds until the process exited.
+# timed_stop: SIGTERM, waits for the exit (in this shell: the server is its child) and prints
+# the seconds in between.
 timed_stop() {
     local started ended
     started=$(date +%s.%N)
@@ -79,27 +81,29 @@ timed_stop() {
     wait "$SERVER_PID" 2>/dev/null || true
     ended=$(date +%s.%N)
     SERVER_PID=
-    python3 -c "print(f'{$ended - $started:.3f}')"
+    echo "SIGTERM to exit: $(python3 -c "print(f'{$ended - $started:.3f}')") s"
 }
 
-echo "== 1. replica memory: --max-loaded-stores $LOADED, one POST per store"
-start_server memory --journal postgres --replica-name memory --max-loaded-stores "$LOADED"
-done_count=0
-for count in $TOUCHED; do
-    python3 Benchmarks/stores/stores-measure.py touch "$PORT" "$SERVER_PID" "$done_count" "$count"
-    done_count=$count
-done
-echo "loaded: $(curl -fsS "http://127.0.0.1:$PORT/metrics" | grep -E '^remvvm_stores_loaded ' || echo '(no metrics)')"
-stop_server
+if [ -n "$TOUCHED" ]; then
+    echo "== 1. replica memory: --max-loaded-stores $LOADED, one POST per store"
+    start_server memory --journal postgres --replica-name memory --max-loaded-stores "$LOADED"
+    done_count=0
+    for count in $TOUCHED; do
+        python3 Benchmarks/stores/stores-measure.py touch "$PORT" "$SERVER_PID" "$done_count" "$count"
+        done_count=$count
+    done
+    echo "loaded: $(curl -fsS "http://127.0.0.1:$PORT/metrics" | grep -E '^remvvm_stores_loaded ' || echo '(no metrics)')"
+    stop_server
+fi
 
 echo "== 2. replica stop with $STOPPING loaded stores"
 start_server stopping --journal postgres --replica-name stopping --max-loaded-stores "$((STOPPING + 1))"
 python3 Benchmarks/stores/stores-measure.py touch "$PORT" "$SERVER_PID" 0 "$STOPPING"
-echo "SIGTERM to exit: $(timed_stop) s"
+timed_stop
 registered=$(psql_value "SELECT count(*) FROM remvvm_replicas WHERE name = 'stopping' AND store <> 'default' AND snapshot_version > 0")
 echo "stores with this replica's snapshot registered after the stop: $registered of $STOPPING"
 
 echo "== 3. journal (SQLite) stop with $STOPPING loaded stores"
 start_server journal --max-loaded-stores "$((STOPPING + 1))"
 python3 Benchmarks/stores/stores-measure.py touch "$PORT" "$SERVER_PID" 0 "$STOPPING"
-echo "SIGTERM to exit: $(timed_stop) s"
+timed_stop
