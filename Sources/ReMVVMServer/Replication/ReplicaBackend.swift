@@ -91,11 +91,11 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
         runtime?.discard()
     }
 
-    /// Stops like ``stop()``, leaving the registration of its last snapshot to `batch`, which
-    /// registers every store's of the batch in one transaction.
+    /// Stops like ``stop()``, leaving its last snapshot to `batch`, which stores every store's
+    /// of the batch locally in one transaction, then registers them in the log in one.
     func stop(id: StoreID, batch: StoreStopBatch) {
-        if let version = runtime?.stopLeavingRegistration() {
-            batch.register(snapshot: version, of: id)
+        if let leftover = runtime?.stopLeavingRegistration() {
+            batch.add(leftover, of: id)
         }
     }
 

@@ -18,6 +18,18 @@ struct ReplicaEnding: Sendable {
     var registeredByCaller = false
 }
 
+/// What a replica's store stopped among many (``ReplicaRuntime/stopLeavingRegistration()``)
+/// leaves to the batch: its last snapshot to store locally, and what to register in the log.
+struct ReplicaLeftover: Sendable {
+    /// The last snapshot, to store with the others' (nil: the newest stored is the state reached).
+    let snapshot: JournalSnapshot?
+    /// The newest snapshot stored or registered before: what to register when ``snapshot`` is
+    /// nil or could not be stored.
+    let stored: UInt64
+    /// Whether to register it (the log is followed, and is the one the snapshots belong to).
+    let registers: Bool
+}
+
 extension ReplicaRuntime {
     /// Appends what is queued, stops following (and a removal under way, after its current
     /// transaction), stops renewing and releases the name, writes a snapshot of the state
@@ -40,20 +52,20 @@ extension ReplicaRuntime {
         storage.close()
     }
 
-    /// ``stop()`` of one store among many stopped at once (``ReplicaStopBatch``): the same, but
-    /// neither the name's release nor the last snapshot's registration (nor retention, which
-    /// runs after the store's next snapshot) is made here, one PostgreSQL transaction each.
-    /// Returns the snapshot version for the caller to register with the other stores' (with no
-    /// process recorded: released), or nil when nothing is to be registered (the log is not
-    /// followed now, or is not the one the snapshots belong to), or when it had stopped before.
-    func stopLeavingRegistration() -> UInt64? {
+    /// ``stop()`` of one store among many stopped at once (``StoreStopBatch``): the same, but
+    /// its last snapshot is not written here (one local transaction, one sync each), nor
+    /// registered (nor the name released, nor retention run, which follows the store's next
+    /// snapshot: one PostgreSQL transaction each). Returns what the caller does for every store
+    /// at once, or nil when it had stopped before.
+    func stopLeavingRegistration() -> ReplicaLeftover? {
         guard let (foreign, reachable) = beginStop(registeredByCaller: true) else { return nil }
         registration.stop()
         if !foreign, !reachable { noticeUnregistered() }
-        snapshots.finish(with: store.snapshot)
+        let last = snapshots.finishLeavingWrite(with: store.snapshot)
         storage.close()
-        guard !foreign, reachable else { return nil }
-        return max(registration.snapshot, snapshots.newest)
+        return ReplicaLeftover(
+            snapshot: last, stored: max(registration.snapshot, snapshots.newest), registers: !foreign && reachable
+        )
     }
 
     /// Ends a store deleted from the log: stops following it and closes its local storage,
