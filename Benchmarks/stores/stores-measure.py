@@ -8,6 +8,8 @@
                                                each RECORDS actions (POSTs of 100 actions)
   stores-measure.py reload   PORT COUNT RECORDS  first GET of each of j0..j{COUNT-1} after a restart
                                                (the store's snapshot and journal records read)
+  stores-measure.py touch    PORT PID FROM TO  one POST to each of t{FROM}..t{TO-1} (created by the
+                                               POST: autoCreateStores on), then the RSS
 
 Every request goes over one keep-alive connection to 127.0.0.1; latencies are wall-clock times
 of whole requests (send to last byte of the answer), printed as p50/p99 in milliseconds.
@@ -108,6 +110,14 @@ def reload(port, count, records):
     print(f"second GET of the same store (loaded): {percentiles(hits)}")
 
 
+def touch(port, pid, first, end):
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    started = time.perf_counter()
+    for index in range(first, end):
+        request(connection, "POST", f"/stores/t{index}/actions", b'{"type":"increase"}')
+    print(f"{end} stores touched ({end - first} in {time.perf_counter() - started:.1f} s): RSS {rss_bytes(pid) / 1048576:.1f} MiB, {threads(pid)} threads")
+
+
 def quiet(port, seconds):
     connection = http.client.HTTPConnection("127.0.0.1", port)
     request(connection, "PUT", "/stores/quiet")
@@ -128,6 +138,8 @@ if __name__ == "__main__":
         fill(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "reload":
         reload(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif mode == "touch":
+        touch(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif mode == "quiet":
         quiet(int(sys.argv[2]), float(sys.argv[3]))
     else:

@@ -86,4 +86,12 @@ public final class PostgresSharedLog: SharedLog {
         defaultStore.stop()
         connections.stop()
     }
+
+    /// Registers replica `name`'s snapshot of each store of `snapshots` in one transaction, on
+    /// the maintenance connection, with no process recorded (``PostgresLog/registerSnapshots(of:_:)``);
+    /// returns the stores registered (a store deleted meanwhile, or whose records after the
+    /// snapshot were removed, is not).
+    public func registerSnapshots(of name: String, _ snapshots: [StoreID: UInt64]) throws(JournalError) -> Set<StoreID> {
+        try connections.maintaining { log throws(PostgresLogError) in try log.registerSnapshots(of: name, snapshots) }
+    }
 }

@@ -47,4 +47,28 @@ extension SQLiteJournalStorage {
         }
         return SQLiteStoreJournal(database: self, scope: StoreScope(id: store.id, key: key), logIdentity: store.incarnation)
     }
+
+    /// Stores the snapshot of each replica's store of `snapshots` (store id → snapshot) in one
+    /// transaction (one sync), keeping each store's newest two: a replica stopping with many
+    /// stores loaded writes their last snapshots at once. A store without a row here (never
+    /// loaded, or deleted meanwhile) is skipped; returns the stores whose snapshot was stored.
+    public func saveSnapshots(_ snapshots: [StoreID: JournalSnapshot]) throws(JournalError) -> Set<StoreID> {
+        guard !snapshots.isEmpty else { return [] }
+        return try withWriter { writer throws(SQLiteError) -> Set<StoreID> in
+            var saved: Set<StoreID> = []
+            try writer.database.transaction { () throws(SQLiteError) in
+                let select = try writer.database.prepare("SELECT key FROM stores WHERE id = ?1")
+                for id in snapshots.keys.sorted() {
+                    guard id != .default, let snapshot = snapshots[id] else { continue }
+                    select.reset()
+                    try select.bind(1, id.rawValue)
+                    guard try select.step() else { continue }
+                    let scope = StoreScope(id: id, key: select.int64(0))
+                    try Self.insertSnapshot(snapshot, of: scope, writer)
+                    saved.insert(id)
+                }
+            }
+            return saved
+        } describing: { "the snapshots of \(snapshots.count) stores to \(path) failed: \($0)" }
+    }
 }

@@ -136,6 +136,9 @@ import Testing
             BackendGauge(label: "remvvm_replica_lag_versions", value: 1),
             BackendGauge(label: "remvvm_replica_following", value: 1),
             BackendGauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", value: 1),
+            // Every loaded store's health together (`StoresHealth.gauges`).
+            BackendGauge(label: "remvvm_stores_unhealthy", value: 0),
+            BackendGauge(label: "remvvm_stores_lag_versions_max", value: 0),
         ]), as: UTF8.self)
         let lines = text.split(separator: "\n")
         var names: [String] = []

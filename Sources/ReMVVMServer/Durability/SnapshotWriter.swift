@@ -85,16 +85,40 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         write(snapshot)
     }
 
+    /// The version of the newest snapshot stored (written, or there at the start; 0 for none).
+    var newest: UInt64 {
+        progress.withLock { $0.newest }
+    }
+
     /// Waits for a snapshot being written (up to 30 s): before the storage closes.
     func waitForWriting() {
         _ = progress.wait(timeout: .seconds(30)) { !$0.writing }
     }
 
-    private func write(_ snapshot: StoreSnapshot<State>) {
-        guard snapshot.version > progress.withLock({ $0.newest }) else { return }
+    /// Waits for a snapshot being written (up to 30 s), then returns `snapshot` encoded when it is
+    /// newer than the newest, for the caller to store together with other stores' (a stop of many
+    /// stores: one transaction); nil when it is not newer, or cannot be encoded (logged).
+    func finishLeavingWrite(with snapshot: StoreSnapshot<State>) -> JournalSnapshot? {
+        waitForWriting()
+        return encoded(snapshot)
+    }
+
+    /// `snapshot` as stored, when newer than the newest stored; nil otherwise, or when its state
+    /// cannot be encoded (logged).
+    private func encoded(_ snapshot: StoreSnapshot<State>) -> JournalSnapshot? {
+        guard snapshot.version > progress.withLock({ $0.newest }) else { return nil }
         do {
-            let state = try JSONCoding.encode(snapshot.state)
-            try storage.saveSnapshot(JournalSnapshot(version: snapshot.version, state: state, time: ActionJournalCodec.now()))
+            return JournalSnapshot(version: snapshot.version, state: try JSONCoding.encode(snapshot.state), time: ActionJournalCodec.now())
+        } catch {
+            logger.error("snapshot of version \(snapshot.version) failed: \(error)")
+            return nil
+        }
+    }
+
+    private func write(_ snapshot: StoreSnapshot<State>) {
+        guard let encoded = encoded(snapshot) else { return }
+        do {
+            try storage.saveSnapshot(encoded)
             progress.withLock { $0.newest = max($0.newest, snapshot.version) }
             logger.debug("snapshot of version \(snapshot.version) written")
         } catch {

@@ -8,7 +8,8 @@ extension ReMVVMService {
         let stats = ServiceStats(
             version: served.publisher.snapshot.version,
             eventSubscribers: served.hub.subscriberCount,
-            viewModelSubscribers: served.viewModelHub.subscriberCount
+            viewModelSubscribers: served.viewModelHub.subscriberCount,
+            stores: storesHealth.map(ServiceStats.Stores.init)
         )
         guard let body = try? JSONCoding.encode(stats) else {
             return Problem(title: "Internal Server Error", status: 500, detail: "the statistics cannot be encoded").response

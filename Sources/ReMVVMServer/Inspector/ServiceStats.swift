@@ -22,6 +22,20 @@ struct ServiceStats: Encodable {
         let startedAt: String
     }
 
+    /// The loaded stores together (a server of many stores): how many are loaded, how many are
+    /// not ok (`/healthz` names them), and the worst replica lag over them.
+    struct Stores: Encodable {
+        let loaded: Int
+        let unhealthy: Int
+        let maxLagVersions: UInt64
+
+        init(_ health: StoresHealth) {
+            loaded = health.loaded
+            unhealthy = health.unhealthy
+            maxLagVersions = health.maxLagVersions
+        }
+    }
+
     /// The version reads and events show now (durable with a journal).
     let version: UInt64
     /// The server's clock when answering, RFC 3339 with milliseconds (the action log's format).
@@ -29,9 +43,12 @@ struct ServiceStats: Encodable {
     let subscribers: Subscribers
     /// Nil where `/proc` cannot be read.
     let process: Process?
+    /// Nil (absent) on a server of the store `default` alone.
+    let stores: Stores?
 
-    init(version: UInt64, eventSubscribers: Int, viewModelSubscribers: Int, now: Date = Date()) {
+    init(version: UInt64, eventSubscribers: Int, viewModelSubscribers: Int, stores: Stores? = nil, now: Date = Date()) {
         self.version = version
+        self.stores = stores
         time = now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         subscribers = Subscribers(events: eventSubscribers, viewModels: viewModelSubscribers)
         process = ProcessStatistics.current().map { process in

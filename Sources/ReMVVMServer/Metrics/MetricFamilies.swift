@@ -22,6 +22,8 @@ enum MetricFamilies {
         "remvvm_replica_registration_renewed_timestamp_seconds": "When the shared log last accepted this replica's registration, in seconds since 1970; 0: never.",
         "remvvm_stores": "Stores that exist (the default store included).",
         "remvvm_stores_loaded": "Stores loaded in memory now (the default store included).",
+        "remvvm_stores_unhealthy": "Loaded stores whose /healthz status is not ok (the default store included): a replica's store that stopped following the shared log or cannot reach it, a journal whose commits fail.",
+        "remvvm_stores_lag_versions_max": "The most versions of the shared log a loaded store's replica knows of and has not applied yet (0 off a replica).",
         "remvvm_store_loads_total": "Stores loaded (a snapshot and the journal after it replayed) on a first request.",
         "remvvm_store_load_failures_total": "Store loads that failed (answered 503; the next request tries again).",
         "remvvm_store_load_duration_seconds": "Time one store's load took, from the first request to ready.",

@@ -82,6 +82,15 @@ extension OpenAPIDocument {
                     ],
                     "required": ["residentMemoryBytes", "cpuSeconds", "openDescriptors", "startedAt"],
                 ],
+                "stores": [
+                    "type": "object",
+                    "description": "The loaded stores together (a server of many stores)",
+                    "properties": [
+                        "loaded": ["type": "integer", "minimum": 1], "unhealthy": ["type": "integer", "minimum": 0],
+                        "maxLagVersions": ["type": "integer", "minimum": 0],
+                    ],
+                    "required": ["loaded", "unhealthy", "maxLagVersions"],
+                ],
             ],
             "required": ["version", "time", "subscribers"],
         ],

@@ -232,6 +232,20 @@ struct OpenAPIDocument {
                 "version": ["type": "integer"],
                 "replica": ["type": "string"],
                 "reason": ["type": "string"],
+                "stores": [
+                    "type": "object",
+                    "description": "The loaded stores together (a server of many stores); the fields above are the store default's",
+                    "properties": [
+                        "loaded": ["type": "integer", "minimum": 1],
+                        "unhealthy": ["type": "integer", "minimum": 0],
+                        "failing": ["type": "array", "maxItems": .number(Double(StoresHealth.listLimit)), "items": [
+                            "type": "object",
+                            "properties": ["id": ["type": "string"], "status": ["type": "string"], "reason": ["type": "string"]],
+                            "required": ["id", "status"],
+                        ]],
+                    ],
+                    "required": ["loaded", "unhealthy"],
+                ],
             ],
             "required": ["status", "version"],
         ]

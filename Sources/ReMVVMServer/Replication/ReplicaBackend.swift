@@ -91,6 +91,14 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
         runtime?.discard()
     }
 
+    /// Stops like ``stop()``, leaving its last snapshot to `batch`, which stores every store's
+    /// of the batch locally in one transaction, then registers them in the log in one.
+    func stop(id: StoreID, batch: StoreStopBatch) {
+        if let leftover = runtime?.stopLeavingRegistration() {
+            batch.add(leftover, of: id)
+        }
+    }
+
     /// `ok` only while it follows the log, caught up (load balancers send it no traffic else).
     var health: StoreHealth {
         var health = StoreHealth(status: .ok, replica: replication.name)
@@ -106,12 +114,18 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     /// Its lag behind the log head it knows of, whether it follows the log, and when the log last
     /// accepted its registration.
     var gauges: [BackendGauge] {
-        let log = log
-        return [
-            BackendGauge(label: "remvvm_replica_lag_versions", value: Double(log.knownHead - min(log.knownHead, log.applied))),
+        [
+            BackendGauge(label: "remvvm_replica_lag_versions", value: Double(lagVersions)),
             BackendGauge(label: "remvvm_replica_following", value: log.status == .following ? 1 : 0),
             BackendGauge(label: "remvvm_replica_registration_renewed_timestamp_seconds", value: runtime?.registrationRenewedAt ?? 0),
         ]
+    }
+
+    /// The newest version of the log it knows of, less the one it applied.
+    var lagVersions: UInt64 {
+        let log = log
+        let known = log.knownHead
+        return known - min(known, log.applied)
     }
 
     func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {

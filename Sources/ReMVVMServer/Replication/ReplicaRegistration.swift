@@ -62,6 +62,11 @@ final class ReplicaRegistration: Sendable {
         instance = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(String(UInt32.random(in: .min ... .max), radix: 16))"
     }
 
+    /// The newest snapshot registered, or to register (waits for a registration under way).
+    var snapshot: UInt64 {
+        registered.withLock { $0.snapshot }
+    }
+
     /// Registers `snapshot`, or the newer one registered before it, and returns it with what the
     /// log answered; registers nothing when the log refuses it (see
     /// ``Journal/SharedLog/register(replica:instance:snapshot:)``). Says so in the log when

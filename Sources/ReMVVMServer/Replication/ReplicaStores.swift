@@ -14,15 +14,26 @@ public struct ReplicaStores: Sendable {
     public var snapshots: @Sendable (StoreDescription) throws -> any JournalStorage
     /// Removes the local snapshots of a store deleted from the log (`SQLiteJournalStorage.delete(_:)`).
     public var forget: @Sendable (StoreID) throws -> Void
+    /// Stores the last snapshot of each of many stores unloaded at once, in one transaction
+    /// (`SQLiteJournalStorage.saveSnapshots(_:)`), and returns the stores whose snapshot was stored.
+    public var saveSnapshots: @Sendable ([StoreID: JournalSnapshot]) throws -> Set<StoreID>
+    /// Registers the replica's (its name's) last snapshot of each of many stores unloaded at once,
+    /// in one transaction, with no process recorded (`PostgresSharedLog.registerSnapshots(of:_:)`),
+    /// and returns the stores registered.
+    public var register: @Sendable (_ replica: String, _ snapshots: [StoreID: UInt64]) throws -> Set<StoreID>
 
     /// Describes how a replica serves its log's stores.
     public init(
         log: @escaping @Sendable (StoreID) -> any SharedLog,
         snapshots: @escaping @Sendable (StoreDescription) throws -> any JournalStorage,
-        forget: @escaping @Sendable (StoreID) throws -> Void
+        forget: @escaping @Sendable (StoreID) throws -> Void,
+        saveSnapshots: @escaping @Sendable ([StoreID: JournalSnapshot]) throws -> Set<StoreID>,
+        register: @escaping @Sendable (_ replica: String, _ snapshots: [StoreID: UInt64]) throws -> Set<StoreID>
     ) {
         self.log = log
         self.snapshots = snapshots
         self.forget = forget
+        self.saveSnapshots = saveSnapshots
+        self.register = register
     }
 }

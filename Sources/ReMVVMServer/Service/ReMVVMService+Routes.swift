@@ -39,7 +39,7 @@ extension ReMVVMService {
                         storeVersion: root.publisher.snapshot.version,
                         subscribers: root.hub.subscriberCount,
                         viewModelStreams: (root.viewModelHub.subscriberCount, root.viewModelHub.statistics.made, root.viewModelHub.statistics.encoded),
-                        backendGauges: root.backend.gauges
+                        backendGauges: root.backend.gauges + (storesHealth?.gauges ?? [])
                     ))
                 )
             }

@@ -22,10 +22,13 @@ extension ReMVVMService {
     /// `{"status":"catching-up"|"unavailable"|"stopped","version":N,"replica":…,"reason":…}`
     /// until it follows the log, caught up (load balancers then send it no traffic).
     /// A journal whose commits fail answers 503 `{"status":"failing","version":N,"reason":…}`
-    /// (writes get 503 then; reads go on).
+    /// (writes get 503 then; reads go on). A server of many stores adds
+    /// `"stores":{"loaded":N,"unhealthy":K,"failing":[…]}` (``StoresHealth``), and answers 503
+    /// while any loaded store is not ok; the other fields stay `default`'s.
     func getHealth(in served: ServedStore<State>) -> Response {
         let version = served.publisher.snapshot.version
         let health = served.backend.health
+        let stores = storesHealth
         var body = Array("{\"status\":\"\(health.status.rawValue)\",\"version\":\(version)".utf8)
         if let replica = health.replica {
             body += Array(",\"replica\":".utf8) + JSONCoding.string(replica)
@@ -33,8 +36,12 @@ extension ReMVVMService {
         if let reason = health.reason {
             body += Array(",\"reason\":".utf8) + JSONCoding.string(reason)
         }
+        if let stores {
+            body += Array(",\"stores\":".utf8) + stores.healthJSON
+        }
         body.append(UInt8(ascii: "}"))
-        return JSONCoding.response(body, status: health.status == .ok ? 200 : 503, headers: [("Cache-Control", "no-cache")])
+        let ok = health.status == .ok && (stores?.unhealthy ?? 0) == 0
+        return JSONCoding.response(body, status: ok ? 200 : 503, headers: [("Cache-Control", "no-cache")])
     }
 
     /// Whether an `If-None-Match` value (`*`, or a list of strong or weak tags) matches `etag`.

@@ -93,9 +93,14 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
     }
 
     /// Makes durable what its backend holds, publishes every durable version to every stream,
-    /// then ends the streams; idempotent.
-    func stop() {
-        backend.stop()
+    /// then ends the streams; idempotent. With a `batch` (stores stopped together), the backend
+    /// leaves to it what is done for all of them at once (``StoreBackend/stop(id:batch:)``).
+    func stop(in batch: StoreStopBatch? = nil) {
+        if let batch {
+            backend.stop(id: id, batch: batch)
+        } else {
+            backend.stop()
+        }
         hub.stop()
         viewModelHub.stop()
     }

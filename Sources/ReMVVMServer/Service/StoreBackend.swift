@@ -38,6 +38,10 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     /// Stops a store that was deleted: nothing of it needs to be kept (by default, ``stop()``).
     func end()
 
+    /// ``stop()`` of the store `id`, one of many stopped together: what can be done for all of
+    /// them at once it leaves to `batch` (by default, nothing: ``stop()``).
+    func stop(id: StoreID, batch: StoreStopBatch)
+
     /// Where reads and events get states: only what is durable with a journal, what the replica
     /// applied from the log, the store itself in memory.
     var publisher: any StatePublisher<State> { get }
@@ -64,6 +68,10 @@ protocol StoreBackend<State>: AnyObject, Sendable {
 
     /// Figures of its own for `GET /metrics` (a replica's lag), read at scrape time.
     var gauges: [BackendGauge] { get }
+
+    /// How many versions a replica knows to be in the shared log and has not applied yet (0 for
+    /// the others).
+    var lagVersions: UInt64 { get }
 }
 
 extension StoreBackend {
@@ -73,11 +81,17 @@ extension StoreBackend {
         stop()
     }
 
+    func stop(id: StoreID, batch: StoreStopBatch) {
+        stop()
+    }
+
     func afterApplying(_ version: UInt64, _ respond: @escaping @Sendable () -> Response) -> Response {
         respond()
     }
 
     var gauges: [BackendGauge] { [] }
+
+    var lagVersions: UInt64 { 0 }
 }
 
 /// How a store's backend is doing, as `GET /healthz` shows it.

@@ -78,6 +78,11 @@ extension ReMVVMService {
         return true
     }
 
+    /// How the loaded stores are doing together, when ``serveStores(_:)`` set them up.
+    var storesHealth: StoresHealth? {
+        storeDirectory.map { StoresHealth(of: $0.loadedStores) }
+    }
+
     /// The stores, when ``serveStores(_:)`` set them up.
     var storeDirectory: StoreDirectory<ServedStoreLoader<State>>? {
         (storeResolver as? DirectoryResolver<State>)?.directory

@@ -78,13 +78,21 @@ extension StoreDirectory {
         return victims
     }
 
-    /// Unloads stores taken out of the use list (their snapshots are written), then takes them
-    /// out of the directory, waking the requests that wait to load them again.
+    /// The most stores given to the loader's ``StoreLoader/unload(_:)-([Store])`` at once: a
+    /// request for one of them waits for the whole batch.
+    static var unloadBatch: Int { 500 }
+
+    /// Unloads stores taken out of the use list (their snapshots are written), in batches of
+    /// ``unloadBatch``, then takes each batch out of the directory, waking the requests that wait
+    /// to load them again.
     func unload(_ victims: [(Entry, Store)], reason: StoreUnloadReason) {
-        for (entry, store) in victims {
-            loader.unload(store)
-            remove(entry, phase: .gone(nil))
-            metrics?.unloaded(reason: reason)
+        for start in stride(from: 0, to: victims.count, by: Self.unloadBatch) {
+            let batch = victims[start..<min(start + Self.unloadBatch, victims.count)]
+            loader.unload(batch.map(\.1))
+            for (entry, _) in batch {
+                remove(entry, phase: .gone(nil))
+                metrics?.unloaded(reason: reason)
+            }
         }
     }
 }

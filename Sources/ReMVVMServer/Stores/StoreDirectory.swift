@@ -117,6 +117,21 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         state.wait(timeout: timeout) { $0.waiting >= count }
     }
 
+    /// The stores loaded now, `default` first, then from the most recently used.
+    public var loadedStores: [Store] {
+        state.withLock { state in
+            var stores: [Store] = []
+            stores.reserveCapacity(state.loaded.count + 1)
+            if let root = state.entries[.default]?.store { stores.append(root) }
+            var entry = state.loaded.newest
+            while let current = entry {
+                if let store = current.store { stores.append(store) }
+                entry = current.older
+            }
+            return stores
+        }
+    }
+
     /// Whether the store `id` is loaded now.
     public func isLoaded(_ id: StoreID) -> Bool {
         state.withLock { $0.entries[id]?.store != nil }
@@ -179,7 +194,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
                 store = try loader.load(description)
             } catch {
                 metrics?.loadFailed()
-                throw StoreDirectoryError.unavailable(entry.id, reason: "its load failed: \(error)")
+                throw failure(loading: description, error)
             }
         } catch {
             // Waiters share a failed load's 503; for anything else (absent, limit) each asks anew.
@@ -199,6 +214,17 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         metrics?.loaded(duration: ContinuousClock.now - started)
         unload(victims, reason: .overLimit)
         return StoreLease(store: store, entry: entry)
+    }
+
+    /// Why the load of `description` failed with `error`: the store is absent when the catalog
+    /// no longer holds it (deleted meanwhile, on another replica: what the loader kept of it
+    /// goes), else unavailable.
+    private func failure(loading description: StoreDescription, _ error: any Error) -> StoreDirectoryError {
+        guard (try? catalog.describe(description.id)) == .some(nil) else {
+            return .unavailable(description.id, reason: "its load failed: \(error)")
+        }
+        loader.deleted(description.id)
+        return .notFound(description.id)
     }
 
     /// The description of store `id`, created first when `creating` and auto-creation allow.

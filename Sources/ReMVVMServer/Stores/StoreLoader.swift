@@ -25,6 +25,11 @@ public protocol StoreLoader: Sendable {
     /// stops it. Called only when ``unloads`` and the store has no open streams.
     func unload(_ store: Store)
 
+    /// Puts several idle stores away at once (``unload(_:)`` each), doing together what can be
+    /// done for all of them (a replica: registering their last snapshots in the shared log in one
+    /// transaction); the directory gives at most ``StoreDirectory/unloadBatch`` at a time.
+    func unload(_ stores: [Store])
+
     /// Ends a deleted store: its event streams end, it stops; nothing is written.
     func end(_ store: Store)
 
@@ -40,4 +45,9 @@ public protocol StoreLoader: Sendable {
 extension StoreLoader {
     /// Nothing kept outside the catalog.
     public func deleted(_ id: StoreID) {}
+
+    /// One by one.
+    public func unload(_ stores: [Store]) {
+        for store in stores { unload(store) }
+    }
 }

@@ -16,7 +16,9 @@ extension StoreServing {
             storage: .replica(ReplicaStores(
                 log: { log.view(of: $0) },
                 snapshots: { try file.replicaStorage(for: $0) },
-                forget: { _ = try file.delete($0) }
+                forget: { _ = try file.delete($0) },
+                saveSnapshots: { try file.saveSnapshots($0) },
+                register: { try log.registerSnapshots(of: $0, $1) }
             )),
             makeStore: makeStore
         )

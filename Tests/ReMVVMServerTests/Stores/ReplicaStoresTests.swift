@@ -21,7 +21,11 @@ import Testing
         let log: PostgresSharedLog
         let file: SQLiteJournalStorage
 
-        init(conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000, renewal: Duration? = nil) throws {
+        init(
+            conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000, renewal: Duration? = nil,
+            makeStore: @escaping @Sendable () throws -> Store<AppState> = { try Store.example() },
+            now: (@Sendable () -> Int64)? = nil
+        ) throws {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             log = try PostgresSharedLog(conninfo: conninfo, patience: .seconds(10))
             file = try SQLiteJournalStorage(directory: directory, sync: .off)
@@ -36,7 +40,9 @@ import Testing
                 service: service, replication: ReplicaConfiguration(log: log, snapshots: file, name: name, expiry: .seconds(3_600), renewal: renewal),
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             )
-            server.service.serveStores(.replicas(of: log, snapshotsIn: file, makeStore: { try Store.example() }))
+            var serving = StoreServing.replicas(of: log, snapshotsIn: file, makeStore: makeStore)
+            if let now { serving.now = now }
+            server.service.serveStores(serving)
             try server.start()
         }
 

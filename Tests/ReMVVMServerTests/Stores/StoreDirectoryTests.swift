@@ -84,6 +84,36 @@ import Testing
         #expect(fixture.loader.log == ["fail room", "load room"])
     }
 
+    /// A store deleted (on another replica) while it loads here fails the load; the catalog then
+    /// knows it is gone: its requests answer 404, as every later one does, not 503.
+    @Test func aStoreDeletedWhileItLoadsAnswersNotFound() throws {
+        let fixture = DirectoryFixture()
+        try fixture.create("room")
+        fixture.loader.fail("room")
+        fixture.loader.hold()
+        let failures = Lock<[StoreDirectoryError]>([])
+        let threads = (0..<3).map { _ in
+            Thread {
+                do {
+                    try fixture.use("room")
+                } catch let error as StoreDirectoryError {
+                    failures.withLock { $0.append(error) }
+                    failures.notifyAll()
+                } catch {}
+            }
+        }
+        threads.forEach { $0.start() }
+        #expect(fixture.loader.waitForLoadsStarted(1))
+        #expect(fixture.directory.waitForWaitingRequests(2, timeout: .seconds(10)))
+        #expect(fixture.catalog.delete(try StoreID("room")))
+        fixture.loader.release()
+        #expect(failures.wait(timeout: .seconds(10)) { $0.count == 3 })
+        let room = try StoreID("room")
+        #expect(failures.withLock { $0 } == [.notFound(room), .notFound(room), .notFound(room)])
+        #expect(fixture.loader.log == ["fail room"], "one load")
+        #expect(fixture.loader.deletedIDs == ["room"], "what the loader kept of it goes")
+    }
+
     @Test func aReadNeverCreatesAStoreAndAWriteCreatesItOnlyWithAutoCreation() throws {
         let off = DirectoryFixture(autoCreate: false)
         #expect(throws: StoreDirectoryError.notFound(try StoreID("room"))) { try off.use("room", creating: true) }

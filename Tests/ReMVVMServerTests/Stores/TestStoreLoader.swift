@@ -20,6 +20,7 @@ final class TestStoreLoader: StoreLoader {
         var failing: Set<String> = []
         var holding = false
         var loadsStarted = 0
+        var deleted: [String] = []
     }
 
     let unloads: Bool
@@ -31,6 +32,9 @@ final class TestStoreLoader: StoreLoader {
 
     /// `"load a"`, `"unload a"`, `"end a"`, in order.
     var log: [String] { state.withLock { $0.log } }
+
+    /// The ids whose kept data ``deleted(_:)`` was told to remove, in order.
+    var deletedIDs: [String] { state.withLock { $0.deleted } }
 
     /// Loads of `id` fail until ``succeed(_:)``.
     func fail(_ id: String) { state.withLock { _ = $0.failing.insert(id) } }
@@ -69,6 +73,10 @@ final class TestStoreLoader: StoreLoader {
 
     func end(_ store: TestStore) {
         state.withLock { $0.log.append("end \(store.description.id)") }
+    }
+
+    func deleted(_ id: StoreID) {
+        state.withLock { $0.deleted.append(id.rawValue) }
     }
 
     func hasOpenStreams(_ store: TestStore) -> Bool {
