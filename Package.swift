@@ -206,7 +206,10 @@ let package = Package(
         // The seed domain: counter + login/greetings, and their screens (navigation).
         .target(
             name: "ExampleApp",
-            dependencies: ["ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand"],
+            dependencies: [
+                "ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand", "MicroHTTP", "Journal", "AccessControl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The example domain served through ReMVVMServerCommand: main.swift alone.
