@@ -339,9 +339,7 @@ private struct VersionAnswer: Decodable {
     }
 
     @Test func a412NamesTheCurrentVersionOnlyOnceItIsDurable() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let applied = Mailbox<TestHTTPResponse>()
         let refused = Mailbox<TestHTTPResponse>()
         let errors = runOnThreads(3) { index in
