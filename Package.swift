@@ -43,6 +43,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // The error shape of every module: a code enum and a message (`CodedError`). No dependencies.
+        .target(
+            name: "CodedErrors",
+            swiftSettings: strictSettings
+        ),
         // The concurrency toolkit of every target: one lock (pthread mutex + condition, visible to
         // ThreadSanitizer) and blocking work moved off the cooperative pool.
         .target(
@@ -63,6 +68,7 @@ let package = Package(
             name: "MicroHTTP",
             dependencies: [
                 "CMicroHTTPD",
+                "CodedErrors",
                 "ConcurrencyKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -81,6 +87,7 @@ let package = Package(
             name: "Journal",
             dependencies: [
                 "ConcurrencyKit",
+                "CodedErrors",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -111,6 +118,7 @@ let package = Package(
             name: "ReMVVM",
             dependencies: [
                 "ConcurrencyKit",
+                "CodedErrors",
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
@@ -135,6 +143,7 @@ let package = Package(
             name: "AccessControl",
             dependencies: [
                 "StrictJSON",
+                "CodedErrors",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -144,7 +153,7 @@ let package = Package(
         // literals as written: diff, apply, canonical encoding. No dependencies.
         .target(
             name: "JSONPatch",
-            dependencies: ["StrictJSON"],
+            dependencies: ["StrictJSON", "CodedErrors"],
             swiftSettings: strictSettings
         ),
         // The service: a store served over MicroHTTP.
@@ -197,7 +206,10 @@ let package = Package(
         // The seed domain: counter + login/greetings, and their screens (navigation).
         .target(
             name: "ExampleApp",
-            dependencies: ["ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand"],
+            dependencies: [
+                "ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand", "MicroHTTP", "Journal", "AccessControl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The example domain served through ReMVVMServerCommand: main.swift alone.
@@ -211,6 +223,7 @@ let package = Package(
             name: "HTTPTestSupport",
             dependencies: [
                 "ConcurrencyKit",
+                "CodedErrors",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],

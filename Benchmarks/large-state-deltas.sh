@@ -21,54 +21,19 @@ RATE=${6:-20}
 ACTION='{"type":"toggle","payload":{"id":4242}}'
 mkdir -p "$OUT"
 
-SERVER_PID=""
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then
-        kill -TERM "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-}
-trap cleanup EXIT
-
-# serve NAME: starts large-state-server on PORT and waits until it answers.
-serve() {
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
-        echo "port $PORT is already in use; stop whatever listens there" >&2
-        exit 1
-    fi
-    "$BIN/large-state-server" "$PORT" 10000 >"$OUT/$1.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 200); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/$1.log" >&2; exit 1; }
-        sleep 0.05
-    done
-    echo "large-state-server did not answer on port $PORT" >&2
-    exit 1
-}
-
-# halt: SIGTERM, and the server must exit 0.
-halt() {
-    kill -TERM "$SERVER_PID"
-    local status=0
-    wait "$SERVER_PID" || status=$?
-    SERVER_PID=""
-    if [ "$status" -ne 0 ]; then
-        echo "large-state-server exited with status $status on SIGTERM" >&2
-        exit 1
-    fi
-}
+# start NAME PORT COMMAND... and stop PID (SIGTERM, the server must exit 0); every server is stopped on exit.
+source "$(dirname "$0")/lib/background-servers.sh"
 
 # run NAME PATH: one sse-fanout run against a fresh server.
 run() {
-    serve "$1"
+    start "$1" "$PORT" "$BIN/large-state-server" "$PORT" 10000
     "$BIN/sse-fanout" --port "$PORT" --subscribers "$SUBSCRIBERS" --rate "$RATE" --duration "$DURATION" \
         --action "$ACTION" --path "$2" --server-pid "$SERVER_PID" --json "$OUT/$1.json" >"$OUT/$1.txt" 2>&1 \
         || { cat "$OUT/$1.txt" >&2; exit 1; }
     if [ "$1" = fanout-large ]; then
         state_bytes=$(curl -fsS "http://127.0.0.1:$PORT/state" | wc -c)
     fi
-    halt
+    stop "$SERVER_PID"
 }
 
 get() { grep -o "\"$2\": *[-0-9.enul]*" "$1" | head -1 | sed 's/.*: *//'; }

@@ -32,12 +32,11 @@ WARMUP=${WARMUP:-300}
 WORK=${KEEP:-$(mktemp -d)}
 mkdir -p "$WORK"
 TOKEN=bench-token-0123456789
-SERVER_PID=
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-    [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
+# start NAME PORT COMMAND...: the server in the background, its log in $OUT/NAME.log; stopped on exit.
+OUT=$WORK
+START_TIMEOUT=60  # a server under valgrind starts slowly
+source Benchmarks/lib/background-servers.sh
+trap 'cleanup; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 client() { python3 Benchmarks/request-cost/client.py "$PORT" "$@"; }
 
@@ -48,21 +47,13 @@ measure() {
     local args=()
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
-    env ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/$name.out" "$@" \
-        >"$WORK/$name.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 600); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/$name.log" >&2; exit 1; }
-        sleep 0.1
-    done
+    start "$name" "$PORT" env ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} \
+        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/$name.out" "$@"
     CREATE_STORES=1 client "$WARMUP" "${args[@]}"
     callgrind_control -i on "$SERVER_PID" >/dev/null
     client "$COUNT" "${args[@]}"
     callgrind_control -d "$name" "$SERVER_PID" >/dev/null
-    kill -TERM "$SERVER_PID"
-    wait "$SERVER_PID" || true
-    SERVER_PID=
+    stop "$SERVER_PID"
     local dump
     dump=$(ls -t "$WORK/$name.out".*[0-9] 2>/dev/null | head -1)
     local total

@@ -1,6 +1,7 @@
 # Sourced by the benchmark scripts that start servers in the background (scripts/bench.sh,
-# scripts/ab.sh): every server they start is remembered by PID and stopped on exit. Logs go to
-# $OUT/NAME.log (appended, so that interleaved rounds keep one log per build).
+# scripts/ab.sh, Benchmarks/request-cost.sh, large-state-deltas.sh, sse-fanout/ab.sh): every server
+# they start is remembered by PID and stopped on exit. Logs go to $OUT/NAME.log (appended, so that
+# interleaved rounds keep one log per build).
 
 PIDS=()
 cleanup() {
@@ -11,8 +12,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start NAME PORT COMMAND...: starts a server in the background and waits until it accepts;
-# sets SERVER_PID.
+# start NAME PORT COMMAND...: starts a server in the background and waits until it accepts (at
+# most START_TIMEOUT seconds, default 10); sets SERVER_PID.
 start() {
     local name=$1 port=$2
     shift 2
@@ -23,7 +24,8 @@ start() {
     "$@" >>"$OUT/$name.log" 2>&1 &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
-    for _ in $(seq 1 200); do
+    local deadline=$((SECONDS + ${START_TIMEOUT:-10}))
+    while [ "$SECONDS" -le "$deadline" ]; do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
         kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/$name.log" >&2; exit 1; }
         sleep 0.05

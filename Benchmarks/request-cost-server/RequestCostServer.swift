@@ -44,10 +44,8 @@ enum RequestCostServer {
         }
         var logger = Logger(label: "request-cost-server")
         logger.logLevel = .warning
-        let server = ReMVVMServer(
+        let server = try ReMVVMServer.example(
             store: try ExampleApp.store(),
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
             http: http,
             service: service,
             accessControl: accessControl,

@@ -30,37 +30,18 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT"/*.log
 cc -O2 -o "$OUT/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
 
-SERVER_PID=
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then
-        kill -TERM "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-}
-trap cleanup EXIT
+source Benchmarks/lib/background-servers.sh
 
 # run SIDE BIN COUNT PATH ROUND: one server, one load run, its JSON in $OUT.
 run() {
     local side=$1 bin=$2 count=$3 path=$4 round=$5
     local name="$side-$count-$(echo "$path" | tr -c 'a-z0-9\n' '_')-$round"
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
-        echo "port $PORT is already in use; choose another with PORT=" >&2
-        exit 1
-    fi
-    "$bin/remvvm-server" --port "$PORT" --in-memory --connection-limit $((count + 256)) \
-        --log-level warning >>"$OUT/$side.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$OUT/$side.log" >&2; exit 1; }
-        sleep 0.05
-    done
+    start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --connection-limit $((count + 256)) \
+        --log-level warning
     "$OUT/sse-fanout" --port "$PORT" --subscribers "$count" --rate "$RATE" --duration "$DURATION" \
         --settle "$SETTLE" --path "$path" --server-pid "$SERVER_PID" --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1 \
         || { cat "$OUT/$name.txt" >&2; exit 1; }
-    kill -TERM "$SERVER_PID" || { echo "server $side ended during the run (see $OUT/$side.log)" >&2; exit 1; }
-    wait "$SERVER_PID" || { echo "server $side exited with an error (see $OUT/$side.log)" >&2; exit 1; }
-    SERVER_PID=
+    stop "$SERVER_PID"
 }
 
 echo "== $ROUNDS interleaved rounds: subscribers $COUNTS, paths $PATHS, $RATE posts/s for ${DURATION}s"

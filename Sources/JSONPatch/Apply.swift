@@ -3,7 +3,7 @@
 ///
 /// Array indexes are decimal without leading zeros; `-` (after the last item) only for `add`.
 /// `remove` of the whole document and `move` into the moved value's own children throw
-/// ``JSONPatchError/Code/invalidTarget``.
+/// ``JSONPatchErrorCode/invalidTarget``.
 public func apply(_ patch: [PatchOperation], to document: JSON) throws(JSONPatchError) -> JSON {
     var result = document
     for operation in patch {
@@ -28,7 +28,7 @@ extension JSON {
                 return
             }
             guard !from.isProperPrefix(of: path) else {
-                throw JSONPatchError(.invalidTarget, "cannot move \(from) into its own child \(path)")
+                throw JSONPatchError(code: .invalidTarget, message: "cannot move \(from) into its own child \(path)")
             }
             let value = try remove(at: from)
             try add(value, at: path)
@@ -37,7 +37,7 @@ extension JSON {
         case .test(let path, let expected):
             let actual = try value(at: path)
             guard actual.matches(expected) else {
-                throw JSONPatchError(.testFailed, "test failed at \"\(path)\": expected \(expected.canonicalText), found \(actual.canonicalText)")
+                throw JSONPatchError(code: .testFailed, message: "test failed at \"\(path)\": expected \(expected.canonicalText), found \(actual.canonicalText)")
             }
         }
     }
@@ -81,7 +81,7 @@ extension JSON {
 
     private mutating func remove(at pointer: JSONPointer) throws(JSONPatchError) -> JSON {
         guard let last = pointer.tokens.last else {
-            throw JSONPatchError(.invalidTarget, "cannot remove the whole document")
+            throw JSONPatchError(code: .invalidTarget, message: "cannot remove the whole document")
         }
         return try withValue(at: pointer.tokens.dropLast(), pointer: pointer) { (parent: inout JSON) throws(JSONPatchError) -> JSON in
             if case .object = parent {
@@ -150,23 +150,23 @@ extension JSON {
     private static func index(_ token: String, in items: [JSON], pointer: JSONPointer, allowEnd: Bool) throws(JSONPatchError) -> Int {
         if token == "-" {
             guard allowEnd else {
-                throw JSONPatchError(.invalidIndex, "\"-\" (after the last item) names no value at \"\(pointer)\"")
+                throw JSONPatchError(code: .invalidIndex, message: "\"-\" (after the last item) names no value at \"\(pointer)\"")
             }
             return items.count
         }
         let digits = token.utf8
         guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
               digits.count == 1 || digits.first != UInt8(ascii: "0") else {
-            throw JSONPatchError(.invalidIndex, "\"\(token)\" is not an array index at \"\(pointer)\"")
+            throw JSONPatchError(code: .invalidIndex, message: "\"\(token)\" is not an array index at \"\(pointer)\"")
         }
         guard let index = Int(token), index < items.count || (allowEnd && index == items.count) else {
-            throw JSONPatchError(.pathNotFound, "index \(token) is out of bounds (\(items.count) items) at \"\(pointer)\"")
+            throw JSONPatchError(code: .pathNotFound, message: "index \(token) is out of bounds (\(items.count) items) at \"\(pointer)\"")
         }
         return index
     }
 
     private static func notFound(_ pointer: JSONPointer) -> JSONPatchError {
-        JSONPatchError(.pathNotFound, "no value at \"\(pointer)\"")
+        JSONPatchError(code: .pathNotFound, message: "no value at \"\(pointer)\"")
     }
 }
 

@@ -93,6 +93,6 @@ struct JSONParser {
     /// The reader's error as a JSON Patch error, in StrictJSON's one wording:
     /// `<reason> at byte <offset>`.
     private static func error(_ error: StrictJSONError) -> JSONPatchError {
-        JSONPatchError(.malformedJSON, error.message)
+        JSONPatchError(code: .malformedJSON, message: error.message)
     }
 }

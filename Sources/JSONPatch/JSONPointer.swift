@@ -23,7 +23,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard text.utf8.first == UInt8(ascii: "/") else {
-            throw JSONPatchError(.malformedPointer, "a JSON pointer must be empty or start with '/': \"\(text)\"")
+            throw JSONPatchError(code: .malformedPointer, message: "a JSON pointer must be empty or start with '/': \"\(text)\"")
         }
         var tokens: [String] = []
         for escaped in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
@@ -37,7 +37,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 switch bytes.next() {
                 case UInt8(ascii: "0"): token.append(UInt8(ascii: "~"))
                 case UInt8(ascii: "1"): token.append(UInt8(ascii: "/"))
-                default: throw JSONPatchError(.malformedPointer, "'~' must be followed by 0 or 1 in a JSON pointer: \"\(text)\"")
+                default: throw JSONPatchError(code: .malformedPointer, message: "'~' must be followed by 0 or 1 in a JSON pointer: \"\(text)\"")
                 }
             }
             // The bytes came from a String and only ASCII was replaced: still valid UTF-8.

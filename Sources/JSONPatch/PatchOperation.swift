@@ -47,7 +47,7 @@ public enum PatchOperation: Sendable, Equatable {
     /// RFC 6902 §4 says; `value` may be `null` but must be present where it is needed.
     public init(json: JSON) throws(JSONPatchError) {
         guard case .object(let object) = json else {
-            throw JSONPatchError(.malformedPatch, "an operation must be an object, not \(json.kind)")
+            throw JSONPatchError(code: .malformedPatch, message: "an operation must be an object, not \(json.kind)")
         }
         let name = try Self.string("op", in: object)
         let path = try JSONPointer(Self.string("path", in: object))
@@ -58,20 +58,20 @@ public enum PatchOperation: Sendable, Equatable {
         case "move": self = .move(from: try JSONPointer(Self.string("from", in: object)), path: path)
         case "copy": self = .copy(from: try JSONPointer(Self.string("from", in: object)), path: path)
         case "test": self = .test(path: path, value: try Self.value(in: object, for: name))
-        default: throw JSONPatchError(.malformedPatch, "unknown op \"\(name)\"; known: add, remove, replace, move, copy, test")
+        default: throw JSONPatchError(code: .malformedPatch, message: "unknown op \"\(name)\"; known: add, remove, replace, move, copy, test")
         }
     }
 
     private static func string(_ member: String, in object: JSONObject) throws(JSONPatchError) -> String {
         guard case .string(let text)? = object[member] else {
-            throw JSONPatchError(.malformedPatch, "an operation needs a string \"\(member)\"")
+            throw JSONPatchError(code: .malformedPatch, message: "an operation needs a string \"\(member)\"")
         }
         return text
     }
 
     private static func value(in object: JSONObject, for name: String) throws(JSONPatchError) -> JSON {
         guard let value = object["value"] else {
-            throw JSONPatchError(.malformedPatch, "a \(name) operation needs a \"value\"")
+            throw JSONPatchError(code: .malformedPatch, message: "a \(name) operation needs a \"value\"")
         }
         return value
     }
@@ -81,7 +81,7 @@ extension Array where Element == PatchOperation {
     /// Reads a patch document: a JSON array of operations.
     public init(json: JSON) throws(JSONPatchError) {
         guard case .array(let items) = json else {
-            throw JSONPatchError(.malformedPatch, "a patch must be an array of operations, not \(json.kind)")
+            throw JSONPatchError(code: .malformedPatch, message: "a patch must be an array of operations, not \(json.kind)")
         }
         var operations: [PatchOperation] = []
         operations.reserveCapacity(items.count)

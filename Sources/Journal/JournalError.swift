@@ -1,35 +1,25 @@
-/// Why a journal cannot be opened, read or written. The message names the file and what to do.
-public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What kind of failure it is, for the code that decides what to do (refuse to start, answer 503, retry).
-    public enum Code: Sendable, Equatable {
-        /// Another process holds the data directory.
-        case locked
-        /// The directory or file cannot be created, opened or written (permissions, not a directory).
-        case unusable
-        /// Written by a newer server: its format is unknown here.
-        case newerFormat
-        /// A record or snapshot cannot be read, or versions have a gap.
-        case corrupt
-        /// A commit failed (disk full, I/O error); what it held is not durable.
-        case writeFailed
-        /// The journal was closed.
-        case closed
-        /// A commit's connection broke while it was on its way: what it held may or may not be
-        /// stored (a shared log; a retry with the same idempotency key resolves it).
-        case outcomeUnknown
-    }
+public import CodedErrors
 
-    /// What kind of failure it is.
-    public let code: Code
-    /// A sentence naming the file or log, the version, and what to do.
-    public let message: String
-
-    /// Creates an error.
-    public init(code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
+/// The kinds of ``JournalError``, for the code that decides what to do (refuse to start, answer
+/// 503, retry).
+public enum JournalErrorCode: Sendable, Equatable {
+    /// Another process holds the data directory.
+    case locked
+    /// The directory or file cannot be created, opened or written (permissions, not a directory).
+    case unusable
+    /// Written by a newer server: its format is unknown here.
+    case newerFormat
+    /// A record or snapshot cannot be read, or versions have a gap.
+    case corrupt
+    /// A commit failed (disk full, I/O error); what it held is not durable.
+    case writeFailed
+    /// The journal was closed.
+    case closed
+    /// A commit's connection broke while it was on its way: what it held may or may not be
+    /// stored (a shared log; a retry with the same idempotency key resolves it).
+    case outcomeUnknown
 }
+
+/// Why a journal cannot be opened, read or written. The message is a sentence naming the file or
+/// log, the version, and what to do.
+public typealias JournalError = CodedError<JournalErrorCode>

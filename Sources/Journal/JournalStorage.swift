@@ -50,7 +50,7 @@ public protocol JournalStorage: Sendable {
     /// Removes records up to and including `version` (retention), never past the newest snapshot.
     func removeRecords(through version: UInt64) throws(JournalError)
 
-    /// Records that a server of `role` uses the storage, or throws ``JournalError/Code/unusable``
+    /// Records that a server of `role` uses the storage, or throws ``JournalErrorCode/unusable``
     /// (a message naming the storage and what to do) when one of the other role used it before.
     /// Returns true when the storage recorded no role yet but holds snapshots and no records: an
     /// earlier build's data directory whose kind cannot be told (a replica's, or a single node's
@@ -67,7 +67,7 @@ public protocol JournalStorage: Sendable {
     /// Records that the storage's snapshots belong to the shared log `identity`.
     func recordSharedLogIdentity(_ identity: String) throws(JournalError)
 
-    /// Closes the storage; later calls throw ``JournalError/Code/closed``.
+    /// Closes the storage; later calls throw ``JournalErrorCode/closed``.
     func close()
 
     /// The group commit this storage's ``GroupCommitJournal`` shares with the other stores of its

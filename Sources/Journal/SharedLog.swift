@@ -32,7 +32,7 @@ public protocol SharedLog: Sendable {
     /// Queues `group` for the next append (groups queued meanwhile go in the same transaction);
     /// a group without actions keeps only its answer (``LogGroupOutcome/kept``).
     /// `completion` hears what became of it, or why it could not be appended
-    /// (``JournalError/Code/writeFailed``: not stored; ``JournalError/Code/outcomeUnknown``: may
+    /// (``JournalErrorCode/writeFailed``: not stored; ``JournalErrorCode/outcomeUnknown``: may
     /// be stored).
     func submit(_ group: LogGroup, completion: @escaping @Sendable (Result<LogGroupOutcome, JournalError>) -> Void)
 

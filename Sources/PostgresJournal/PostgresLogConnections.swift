@@ -183,9 +183,9 @@ final class PostgresLogConnections: Sendable {
         return try body(log)
     }
 
-    /// The journal's view of a log error: unreachable → ``Journal/JournalError/Code/writeFailed``
-    /// (nothing stored, retry), a broken `COMMIT` → ``Journal/JournalError/Code/outcomeUnknown``,
-    /// a store that does not exist (deleted) → ``Journal/JournalError/Code/closed``.
+    /// The journal's view of a log error: unreachable → ``Journal/JournalErrorCode/writeFailed``
+    /// (nothing stored, retry), a broken `COMMIT` → ``Journal/JournalErrorCode/outcomeUnknown``,
+    /// a store that does not exist (deleted) → ``Journal/JournalErrorCode/closed``.
     static func journalError(_ error: PostgresLogError) -> JournalError {
         let code: JournalError.Code = switch error.code {
         case .unavailable, .queryFailed, .headMoved: .writeFailed

@@ -18,8 +18,8 @@ public final class PostgresSharedLog: SharedLog {
     /// libpq's `PG*` environment variables), creating its schema on first use (or upgrading a
     /// one-store log of schema version 1 in place), retrying while PostgreSQL cannot be reached
     /// for up to `patience` (`onRetry` hears each failure, for a log line). Throws
-    /// ``Journal/JournalError`` with ``Journal/JournalError/Code/newerFormat`` for a schema of
-    /// another version (never migrated silently), ``Journal/JournalError/Code/unusable`` when
+    /// ``Journal/JournalError`` with ``Journal/JournalErrorCode/newerFormat`` for a schema of
+    /// another version (never migrated silently), ``Journal/JournalErrorCode/unusable`` when
     /// PostgreSQL stayed unreachable. `maintenanceTimeout` bounds each statement of
     /// registrations and removals.
     public init(

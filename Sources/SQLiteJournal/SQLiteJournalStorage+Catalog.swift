@@ -135,10 +135,7 @@ extension SQLiteJournalStorage: StoreCatalog {
 
     /// The store's row: its description and key.
     private func describeRow(_ id: StoreID) throws(JournalError) -> (description: StoreDescription, key: Int64)? {
-        try withReader { reader throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
-            let select = reader.selectStore
-            select.reset()
-            defer { select.reset() }
+        try read(\.selectStore) { select throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
             try select.bind(1, id.rawValue)
             guard try select.step() else { return nil }
             return try select.storeDescription()

@@ -127,25 +127,34 @@ extension SQLiteJournalStorage {
                 ALTER TABLE actions ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE snapshots ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
                 """)
-            let records = try database.prepare("SELECT \(recordColumns) FROM actions ORDER BY version")
-            let updateRecord = try database.prepare("UPDATE actions SET checksum = ?2 WHERE version = ?1")
-            while try records.step() {
-                let record = try records.journalRecord(verify: false)
-                updateRecord.reset()
-                try updateRecord.bind(1, Int64(record.version))
-                try updateRecord.bind(2, Int64(record.checksum))
-                try updateRecord.run()
+            try fillChecksums(database, table: "actions", columns: recordColumns) { row throws(SQLiteError) in
+                let record = try row.journalRecord(verify: false)
+                return (record.version, record.checksum)
             }
-            let snapshots = try database.prepare("SELECT \(snapshotColumns) FROM snapshots ORDER BY version")
-            let updateSnapshot = try database.prepare("UPDATE snapshots SET checksum = ?2 WHERE version = ?1")
-            while try snapshots.step() {
-                let snapshot = try snapshots.journalSnapshot(verify: false)
-                updateSnapshot.reset()
-                try updateSnapshot.bind(1, Int64(snapshot.version))
-                try updateSnapshot.bind(2, Int64(snapshot.checksum))
-                try updateSnapshot.run()
+            try fillChecksums(database, table: "snapshots", columns: snapshotColumns) { row throws(SQLiteError) in
+                let snapshot = try row.journalSnapshot(verify: false)
+                return (snapshot.version, snapshot.checksum)
             }
             try database.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
+        }
+    }
+
+    /// Sets the `checksum` column of every row of `table` (a format 1 table of one store, keyed by
+    /// `version`) to what `row` computes from the row's `columns`.
+    private static func fillChecksums(
+        _ database: SQLiteDatabase,
+        table: String,
+        columns: String,
+        row: (SQLiteStatement) throws(SQLiteError) -> (version: UInt64, checksum: UInt32)
+    ) throws(SQLiteError) {
+        let rows = try database.prepare("SELECT \(columns) FROM \(table) ORDER BY version")
+        let update = try database.prepare("UPDATE \(table) SET checksum = ?2 WHERE version = ?1")
+        while try rows.step() {
+            let (version, checksum) = try row(rows)
+            update.reset()
+            try update.bind(1, Int64(version))
+            try update.bind(2, Int64(checksum))
+            try update.run()
         }
     }
 

@@ -115,10 +115,7 @@ extension SQLiteJournalStorage {
     }
 
     func snapshot(atOrBefore version: UInt64, of scope: StoreScope) throws(JournalError) -> JournalSnapshot? {
-        try withReader { reader throws(SQLiteError) -> JournalSnapshot? in
-            let select = reader.selectSnapshot
-            select.reset()
-            defer { select.reset() }
+        try read(\.selectSnapshot) { select throws(SQLiteError) -> JournalSnapshot? in
             try select.bind(1, scope.key)
             try select.bind(2, Int64(clamping: version))
             // The newest that matches its checksum: a damaged one is passed over for an older one.
@@ -131,10 +128,7 @@ extension SQLiteJournalStorage {
     }
 
     func answer(forKey key: String, of scope: StoreScope) throws(JournalError) -> KeptAnswer? {
-        try withReader { reader throws(SQLiteError) -> KeptAnswer? in
-            let select = reader.selectAnswer
-            select.reset()
-            defer { select.reset() }
+        try read(\.selectAnswer) { select throws(SQLiteError) -> KeptAnswer? in
             try select.bind(1, scope.key)
             try select.bind(2, key)
             guard try select.step() else { return nil }
@@ -155,10 +149,7 @@ extension SQLiteJournalStorage {
     }
 
     func records(after version: UInt64, limit: Int, of scope: StoreScope) throws(JournalError) -> [JournalRecord] {
-        try withReader { reader throws(SQLiteError) -> [JournalRecord] in
-            let select = reader.selectActions
-            select.reset()
-            defer { select.reset() }
+        try read(\.selectActions) { select throws(SQLiteError) -> [JournalRecord] in
             try select.bind(1, scope.key)
             try select.bind(2, Int64(clamping: version))
             try select.bind(3, Int64(max(0, limit)))

@@ -283,20 +283,12 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     /// Runs `body` with the reader connection, turning SQLite errors into journal errors
-    /// (``Journal/JournalError/Code/corrupt``, described by `describe`).
+    /// (``Journal/JournalErrorCode/corrupt``, described by `describe`).
     func withReader<Result>(
         describing describe: ((SQLiteError) -> String)? = nil,
         _ body: (Reader) throws(SQLiteError) -> Result
     ) throws(JournalError) -> Result {
-        let outcome: Swift.Result<Result, SQLiteError>? = reader.withLock { reader -> Swift.Result<Result, SQLiteError>? in
-            guard let reader else { return nil }
-            do throws(SQLiteError) {
-                return .success(try body(reader))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
+        switch Self.outcome(with: reader, body) {
         case .none: throw JournalError(code: .closed, message: "the journal \(path) is closed")
         case .success(let value): return value
         case .failure(let error): throw JournalError(code: .corrupt, message: describe?(error) ?? "cannot read the journal \(path): \(error)")
@@ -316,7 +308,7 @@ public final class SQLiteJournalStorage: JournalStorage {
     }
 
     /// Stops the shared group commit (each journal still registered commits what it can first),
-    /// then closes the file: every view of it throws ``Journal/JournalError/Code/closed`` from then on.
+    /// then closes the file: every view of it throws ``Journal/JournalErrorCode/closed`` from then on.
     public func close() {
         committer.withLock { $0 }?.stop()
         // The checkpointer's and the reader's connections first: the writer, closing last,
@@ -334,20 +326,42 @@ public final class SQLiteJournalStorage: JournalStorage {
         }
     }
 
+    /// Runs `body` with the reader's statement at `statement`, reset before (the bindings of its
+    /// last use) and after (a statement left stepping would hold its read transaction open).
+    func read<Result>(
+        _ statement: KeyPath<Reader, SQLiteStatement>,
+        _ body: (SQLiteStatement) throws(SQLiteError) -> Result
+    ) throws(JournalError) -> Result {
+        try withReader { reader throws(SQLiteError) -> Result in
+            let select = reader[keyPath: statement]
+            select.reset()
+            defer { select.reset() }
+            return try body(select)
+        }
+    }
+
+    /// `body`'s result with the connection `slot` holds, under its lock, or its SQLite error;
+    /// nil when the journal is closed (the slot is empty).
+    private static func outcome<Connection, Value>(
+        with slot: Lock<Connection?>,
+        _ body: (Connection) throws(SQLiteError) -> Value
+    ) -> Swift.Result<Value, SQLiteError>? {
+        slot.withLock { connection -> Swift.Result<Value, SQLiteError>? in
+            guard let connection else { return nil }
+            do throws(SQLiteError) {
+                return .success(try body(connection))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
     /// Runs `body` with the writer connection, turning SQLite errors into journal errors.
     func withWriter<Result>(
         _ body: (Writer) throws(SQLiteError) -> Result,
         describing describe: (SQLiteError) -> String
     ) throws(JournalError) -> Result {
-        let outcome: Swift.Result<Result, SQLiteError>? = writer.withLock { writer -> Swift.Result<Result, SQLiteError>? in
-            guard let writer else { return nil }
-            do throws(SQLiteError) {
-                return .success(try body(writer))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
+        switch Self.outcome(with: writer, body) {
         case .none:
             throw JournalError(code: .closed, message: "the journal \(path) is closed")
         case .success(let value):

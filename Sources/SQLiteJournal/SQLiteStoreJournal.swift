@@ -8,7 +8,7 @@ public import Journal
 ///
 /// ``close()`` closes the view only (a store unloaded); the file stays open for the others. A view
 /// of a store deleted meanwhile reads nothing and its commits are refused
-/// (``Journal/JournalError/Code/closed``): a store created again with the same id is another
+/// (``Journal/JournalErrorCode/closed``): a store created again with the same id is another
 /// store, with rows of its own.
 public final class SQLiteStoreJournal: JournalStorage {
     /// The file.

@@ -100,8 +100,8 @@ import Testing
     @Test func theClockIsTheInjectedOne() throws {
         let key = try JWTKey.hs256(secret: TestTokens.secret)
         let token = TestTokens.hs256(#"{"exp":1000}"#)
-        #expect(TestTokens.rejection(try JWTVerifier(key: key, clock: { 1059 }), token) == nil)
-        #expect(TestTokens.rejection(try JWTVerifier(key: key, clock: { 1060 }), token)?.code == .expired)
-        #expect(TestTokens.rejection(try JWTVerifier(key: key), token)?.code == .expired, "the system clock is past 1970")
+        #expect(TestTokens.rejection(try JWTVerifier(keys: [key], clock: { 1059 }), token) == nil)
+        #expect(TestTokens.rejection(try JWTVerifier(keys: [key], clock: { 1060 }), token)?.code == .expired)
+        #expect(TestTokens.rejection(try JWTVerifier(keys: [key]), token)?.code == .expired, "the system clock is past 1970")
     }
 }

@@ -110,9 +110,9 @@ import Testing
         let key = try JWTKey.hs256(secret: TestTokens.secret)
         #expect(throws: AccessControlError.self) { try JWTVerifier(keys: []) }
         #expect(throws: AccessControlError.self) { try JWTVerifier(keys: [key, key]) }
-        #expect(throws: AccessControlError.self) { try JWTVerifier(key: key, leeway: .seconds(-1)) }
-        #expect(throws: AccessControlError.self) { try JWTVerifier(key: key, maximumTokenLength: 0) }
-        #expect(throws: AccessControlError.self) { try JWTVerifier(key: key, issuer: "") }
-        #expect(throws: AccessControlError.self) { try JWTVerifier(key: key, audience: "") }
+        #expect(throws: AccessControlError.self) { try JWTVerifier(keys: [key], leeway: .seconds(-1)) }
+        #expect(throws: AccessControlError.self) { try JWTVerifier(keys: [key], maximumTokenLength: 0) }
+        #expect(throws: AccessControlError.self) { try JWTVerifier(keys: [key], issuer: "") }
+        #expect(throws: AccessControlError.self) { try JWTVerifier(keys: [key], audience: "") }
     }
 }

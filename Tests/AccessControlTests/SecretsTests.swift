@@ -61,7 +61,7 @@ import _CryptoExtras
 
     @Test func descriptionsAndDumpsNeverContainSecretsOrKeys() throws {
         let key = try JWTKey.hs256(secret: TestTokens.secret)
-        let verifier = try JWTVerifier(key: key, issuer: "https://id.example")
+        let verifier = try JWTVerifier(keys: [key], issuer: "https://id.example")
         let tokens = try StaticTokens(environment: "\(secretToken)=read")
         let gate = BearerAuthorizer(staticTokens: tokens, jwt: verifier)
         let rendered = [

@@ -58,7 +58,7 @@ public final class SSEClient {
     }
 
     /// The next event, skipping (and recording) comments; `nil` once the stream has ended.
-    /// Throws ``TestHTTPError/Code/timeout`` if no complete event arrives in time.
+    /// Throws ``TestHTTPErrorCode/timeout`` if no complete event arrives in time.
     public func nextEvent(timeout: Duration) throws(TestHTTPError) -> SSEEvent? {
         let deadline = ContinuousClock.now + timeout
         while let item = try nextItem(deadline: deadline) {

@@ -1,6 +1,7 @@
 import ConcurrencyKit
 import ExampleApp
 import Foundation
+import HTTPTestSupport
 import ReMVVMClient
 import Testing
 
@@ -57,13 +58,7 @@ final class ToolProcess: Sendable {
     private let errorText = Lock("")
 
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.executableURL
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let (process, output, error) = BuiltExecutable.process("remvvm-client", arguments: arguments)
         try process.run()
         self.process = process
         lines = Collector(Self.lines(of: output.fileHandleForReading))
@@ -108,17 +103,5 @@ final class ToolProcess: Sendable {
     func waitForExit() -> Int32 {
         process.waitUntilExit()
         return process.terminationStatus
-    }
-
-    /// The executable beside the test bundle (SwiftPM puts products in one folder).
-    static var executableURL: URL {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("remvvm-client")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/remvvm-client")
     }
 }

@@ -64,9 +64,7 @@ import Testing
     /// concurrent logins on a durable server up to 16 were answered 200, 30 logins in 5 rounds
     /// reduced while somebody was logged in).
     @Test func aCommandDecidesOnTheNewestStateNotOnlyOnTheDurableOne() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let first = Mailbox<TestHTTPResponse>()
         let second = Mailbox<TestHTTPResponse>()
         let errors = runOnThreads(3) { index in
@@ -127,9 +125,7 @@ import Testing
     }
 
     @Test func aCommandIsAnsweredOnlyOnceItsVersionIsDurable() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let answer = Mailbox<TestHTTPResponse>()
         let thread = startThread(named: "test-client") { [client = HandedOver(live.client())] in
             if let response = try? client.value.send(

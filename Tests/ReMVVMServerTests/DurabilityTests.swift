@@ -181,34 +181,31 @@ private struct VersionAnswer: Decodable {
     }
 
     @Test func aJournalHoldingAnActionThisServerDoesNotKnowRefusesToStart() throws {
-        let directory = try TemporaryDirectory(prefix: "remvvm-durable")
-        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-        try storage.append([
-            JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1),
-            JournalRecord(version: 2, type: "teleport", payload: Array("{}".utf8), time: 2),
-        ])
-        #expect {
-            _ = try LiveServer(journal: storage)
-        } throws: { error in
-            let text = "\(error)"
-            return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("teleport")
-                && text.contains(storage.path) && text.contains("this build registers no such type")
-        }
+        try expectRefusalToStart(
+            withSecondRecord: JournalRecord(version: 2, type: "teleport", payload: Array("{}".utf8), time: 2),
+            saying: ["teleport", "this build registers no such type"]
+        )
     }
 
     @Test func aJournalHoldingAPayloadThisServerCannotDecodeRefusesToStart() throws {
+        try expectRefusalToStart(
+            withSecondRecord: JournalRecord(version: 2, type: "login", payload: Array(#"{"firstName":5}"#.utf8), time: 2),
+            saying: ["login", "its payload does not decode as this build's type"]
+        )
+    }
+
+    /// Expects a server over a journal of an increase and `record` (version 2) to refuse to start
+    /// with a ``JournalError`` of code corrupt naming version 2, the journal's path and `phrases`.
+    private func expectRefusalToStart(withSecondRecord record: JournalRecord, saying phrases: [String]) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-durable")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-        try storage.append([
-            JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1),
-            JournalRecord(version: 2, type: "login", payload: Array(#"{"firstName":5}"#.utf8), time: 2),
-        ])
+        try storage.append([JournalRecord(version: 1, type: "increase", payload: Array("{}".utf8), time: 1), record])
         #expect {
             _ = try LiveServer(journal: storage)
         } throws: { error in
             let text = "\(error)"
-            return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains("login")
-                && text.contains(storage.path) && text.contains("its payload does not decode as this build's type")
+            return (error as? JournalError)?.code == .corrupt && text.contains("version 2") && text.contains(storage.path)
+                && phrases.allSatisfy { text.contains($0) }
         }
     }
 
@@ -350,9 +347,7 @@ private struct VersionAnswer: Decodable {
     }
 
     @Test func a412NamesTheCurrentVersionOnlyOnceItIsDurable() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let applied = Mailbox<TestHTTPResponse>()
         let refused = Mailbox<TestHTTPResponse>()
         let errors = runOnThreads(3) { index in

@@ -60,19 +60,10 @@ import Testing
     }
 
     @Test func publisherFallingBehindItsBudgetDropsWaitingVersionsAndSubscribersRestartFromTheNewest() throws {
-        var actions = ActionRegistry()
-        actions.register(Bump.self, as: "bump")
-        var http = HTTPServerConfiguration()
-        http.port = 0
         var service = ServiceConfiguration()
         service.eventLagBudgetBytes = 1  // the floor applies: 64 versions may wait
         let store = try Store(state: Counter(), reducer: BumpReducer.self)
-        let server = ReMVVMServer(
-            store: store, actions: actions, viewModels: ViewModelRegistry<Counter>(),
-            http: http, service: service,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        try server.start()
+        let server = try Self.bumpServer(store, service: service)
         defer { server.shutdown() }
 
         let lagging = try SSEClient(port: server.port, path: "/events")
@@ -112,18 +103,27 @@ import Testing
         static func reduce(state: Counted, with action: Bump) -> Counted { Counted(count: state.count + 1) }
     }
 
-    @Test(arguments: [1, 20])
-    func eachVersionIsEncodedOnceWhateverTheNumberOfSubscribers(subscriberCount: Int) throws {
+    /// `store` served on a free port with the action `bump`, no view models; started.
+    static func bumpServer<State: StoreState & Codable>(
+        _ store: Store<State>,
+        service: ServiceConfiguration = ServiceConfiguration()
+    ) throws -> ReMVVMServer<State> {
         var actions = ActionRegistry()
         actions.register(Bump.self, as: "bump")
         var http = HTTPServerConfiguration()
         http.port = 0
-        let store = try Store(state: Counted(), reducer: CountedReducer.self)
         let server = ReMVVMServer(
-            store: store, actions: actions, viewModels: ViewModelRegistry<Counted>(), http: http,
+            store: store, actions: actions, viewModels: ViewModelRegistry<State>(), http: http, service: service,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         try server.start()
+        return server
+    }
+
+    @Test(arguments: [1, 20])
+    func eachVersionIsEncodedOnceWhateverTheNumberOfSubscribers(subscriberCount: Int) throws {
+        let store = try Store(state: Counted(), reducer: CountedReducer.self)
+        let server = try Self.bumpServer(store)
         defer { server.shutdown() }
         let subscribers = try (0..<subscriberCount).map { _ in try SSEClient(port: server.port, path: "/events") }
         for subscriber in subscribers {
@@ -148,16 +148,8 @@ import Testing
     }
 
     @Test func reducesWithNoSubscriberAreNotEncodedUntilSomeoneSubscribes() throws {
-        var http = HTTPServerConfiguration()
-        http.port = 0
-        var actions = ActionRegistry()
-        actions.register(Bump.self, as: "bump")
         let store = try Store(state: Counter(), reducer: BumpReducer.self)
-        let server = ReMVVMServer(
-            store: store, actions: actions, viewModels: ViewModelRegistry<Counter>(), http: http,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        try server.start()
+        let server = try Self.bumpServer(store)
         defer { server.shutdown() }
 
         // With the gate closed, any encoding would block the publisher: none happens.

@@ -84,9 +84,7 @@ import Testing
     }
 
     @Test func aRetryWhileTheFirstIsInFlightIs409() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let (firstAnswer, started) = postOnAThread(live, key: "slow")
         #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)), "the first request waits for its commit")
         let retry = try post(live, key: "slow")
@@ -128,9 +126,7 @@ import Testing
     /// The case idempotency exists for: the commit fails, the client gets 503 and retries. The
     /// actions are still queued in the journal, so the retry must not dispatch them again.
     @Test func aRetryAfterAFailedCommitNeverAppliesTheActionsTwice() throws {
-        let storage = MemoryJournalStorage()
-        let live = try LiveServer(journal: storage)
-        storage.holdCommits()
+        let (live, storage) = try LiveServer.withCommitsHeld()
         let (firstAnswer, started) = postOnAThread(live, key: "pay-once")
         #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)))
         storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full"))

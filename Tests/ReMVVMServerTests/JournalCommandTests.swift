@@ -16,13 +16,7 @@ import Testing
 
     /// Runs `remvvm-server arguments` with no terminal on stdin and waits for it.
     static func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = ServerProcess.executableURL
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let (process, output, error) = BuiltExecutable.process("remvvm-server", arguments: arguments)
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let outputText = output.fileHandleForReading.readDataToEndOfFile()

@@ -83,9 +83,7 @@ import Testing
         #expect(events.map(\.version) == [9, 10, 11, 30], "the versions before the damage, then the current state")
         #expect(events.last?.data.contains(#""reset":true"#) == true)
 
-        let response = try live.get("/actions?since=10&limit=3")
-        let log = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-        let actions = try #require(log["actions"] as? [[String: Any]])
+        let actions = try live.actionLog("?since=10&limit=3")
         #expect(actions.map { $0["version"] as? Int } == [11, 12, 13])
         #expect(actions[1]["payload"] is NSNull && (actions[1]["damaged"] as? String)?.contains("checksum") == true, "\(actions[1])")
         #expect(actions[0]["damaged"] == nil && actions[2]["damaged"] == nil)
@@ -124,10 +122,7 @@ import Testing
         try storage.append(records)
         try storage.saveSnapshot(JournalSnapshot(version: 3, state: Array(#"{"counter":2,"user":null}"#.utf8), time: 0))
         let live = try LiveServer(journal: storage)
-        let response = try live.get("/actions")
-        #expect(response.status == 200)
-        let log = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], "valid JSON: \(response.bodyString)")
-        let actions = try #require(log["actions"] as? [[String: Any]])
+        let actions = try live.actionLog()
         #expect(actions.count == 3)
         #expect(actions[1]["payload"] is NSNull && (actions[1]["damaged"] as? String)?.contains("not UTF-8") == true, "\(actions[1])")
     }

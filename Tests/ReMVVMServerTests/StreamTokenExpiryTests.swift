@@ -10,7 +10,7 @@ import Testing
     private func server() throws -> LiveServer {
         try LiveServer(accessControl: BearerAuthorizer(
             staticTokens: try StaticTokens(environment: AccessTokens.environment),
-            jwt: try JWTVerifier(key: try JWTKey.hs256(secret: AccessTokens.secret), leeway: .zero)
+            jwt: try JWTVerifier(keys: [try JWTKey.hs256(secret: AccessTokens.secret)], leeway: .zero)
         ))
     }
 

@@ -9,6 +9,20 @@ import Testing
 @Suite struct ServicesTests {
     private static let fixedTime = Date(timeIntervalSince1970: 1_800_000_000.5)
 
+    /// The production services but for a clock that always reads ``fixedTime``.
+    private static var fixedClockServices: Services {
+        var services = Services()
+        services.clock = FixedClock(fixedTime)
+        return services
+    }
+
+    /// The actions `store` reduces from now on, in order (what a journal would keep).
+    private static func reducedActions(of store: Store<AppState>) -> Lock<[any StoreAction]> {
+        let reduced = Lock<[any StoreAction]>([])
+        store.addPublicationHandler { publication in reduced.withLock { $0.append(publication.action) } }
+        return reduced
+    }
+
     private enum GreetingKey: ServiceKey {
         static var defaultValue: String { "hello" }
     }
@@ -34,18 +48,13 @@ import Testing
     }
 
     @Test func theStoreKeepsTheServicesItWasBuiltWith() throws {
-        var services = Services()
-        services.clock = FixedClock(Self.fixedTime)
-        #expect(try Store.example(services: services).services.clock.now() == Self.fixedTime)
+        #expect(try Store.example(services: Self.fixedClockServices).services.clock.now() == Self.fixedTime)
         #expect(try Store.example().services.clock is SystemClock)
     }
 
     @Test func theLoginMiddlewareStampsTheActionWithTheInjectedTime() throws {
-        var services = Services()
-        services.clock = FixedClock(Self.fixedTime)
-        let store = try ExampleApp.store(services: services)
-        let reduced = Lock<[any StoreAction]>([])
-        store.addPublicationHandler { publication in reduced.withLock { $0.append(publication.action) } }
+        let store = try ExampleApp.store(services: Self.fixedClockServices)
+        let reduced = Self.reducedActions(of: store)
         #expect(store.dispatchAndWait(action: Login(firstName: "Ada", lastName: "Lovelace")) == .reduced(version: 1))
         let stamp = "2027-01-15T08:00:00.500Z"
         #expect(store.state.user == User(firstName: "Ada", lastName: "Lovelace", loggedInAt: stamp))
@@ -54,11 +63,8 @@ import Testing
     }
 
     @Test func replayingTheStampedActionsGivesTheSameStateWithoutTheClock() throws {
-        var services = Services()
-        services.clock = FixedClock(Self.fixedTime)
-        let original = try ExampleApp.store(services: services)
-        let reduced = Lock<[any StoreAction]>([])
-        original.addPublicationHandler { publication in reduced.withLock { $0.append(publication.action) } }
+        let original = try ExampleApp.store(services: Self.fixedClockServices)
+        let reduced = Self.reducedActions(of: original)
         original.dispatch(action: Increase())
         original.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
 

@@ -113,15 +113,24 @@ import Testing
         #expect(throws: JournalError.self) { try storage.snapshot(atOrBefore: 10) }
     }
 
-    @Test func aWriteAheadLogWithoutItsFileIsRefusedNotStartedEmpty() throws {
+    /// A directory holding copies of the files `suffixes` name (`""` the journal, `"-wal"` its
+    /// log) of a journal of versions 1 and 2 that is still open: as `kill -9` leaves them, the
+    /// log still holding the commits.
+    private func crashedCopy(of suffixes: [String]) throws -> TemporaryDirectory {
         let live = try TemporaryDirectory(prefix: "remvvm-journal")
         let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
         let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
         defer { storage.close() }
         try storage.append([record(1), record(2)])
-        // As `kill -9` leaves the directory (the log still holds the commits), then the main
-        // file lost: a copy that took only the log, or a file deleted by hand.
-        try FileManager.default.copyItem(atPath: storage.path + "-wal", toPath: crashed.path + "/journal.sqlite-wal")
+        for suffix in suffixes {
+            try FileManager.default.copyItem(atPath: storage.path + suffix, toPath: crashed.path + "/journal.sqlite" + suffix)
+        }
+        return crashed
+    }
+
+    @Test func aWriteAheadLogWithoutItsFileIsRefusedNotStartedEmpty() throws {
+        // The main file lost: a copy that took only the log, or a file deleted by hand.
+        let crashed = try crashedCopy(of: ["-wal"])
         let error = try #require(throws: JournalError.self) {
             _ = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
         }
@@ -137,14 +146,7 @@ import Testing
     /// An empty main file beside the log is no new database: SQLite took it for one, dropped
     /// the log's commits and deleted the log (from a review: 50 acknowledged versions gone).
     @Test func anEmptyJournalBesideItsWriteAheadLogIsRefusedAndTheLogKept() throws {
-        let live = try TemporaryDirectory(prefix: "remvvm-journal")
-        let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
-        let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
-        defer { storage.close() }
-        try storage.append([record(1), record(2)])
-        for suffix in ["", "-wal"] {
-            try FileManager.default.copyItem(atPath: storage.path + suffix, toPath: crashed.path + "/journal.sqlite" + suffix)
-        }
+        let crashed = try crashedCopy(of: ["", "-wal"])
         #expect(truncate(crashed.path + "/journal.sqlite", 0) == 0)
         let error = try #require(throws: JournalError.self) {
             _ = try SQLiteJournalStorage(directory: crashed.path, sync: .full)

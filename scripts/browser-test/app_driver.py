@@ -30,11 +30,9 @@ Chromium through chromedriver and selenium, with the helpers of driver.py and in
 Screenshots and, on failure, the page's console go to --out. Prints a summary ending in
 "app-test: N passed, M failed" and exits 1 on any failure.
 """
-import argparse
 import json
 import os
 import pathlib
-import signal
 import sys
 import traceback
 import urllib.request
@@ -283,19 +281,8 @@ def run(args):
                 print(f"could not quit a browser: {error}", file=sys.stderr)
         server.stop()
 
-    print(f"\nscreenshots: {out}/")
-    print(f"app-test: {checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ("--server-bin", "--work", "--out", "--pids"):
-        parser.add_argument(name, required=True)
-    args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    return run(args)
+    return checks.summary("app-test", out)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(common.run_main(run, "--server-bin", "--work", "--out", "--pids"))

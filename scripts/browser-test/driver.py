@@ -93,6 +93,23 @@ class Checks:
             print(f"  FAIL {what}" + (f": {detail}" if detail else ""))
         return condition
 
+    def summary(self, test, out, contents="screenshots"):
+        """Prints where the `contents` went and the counts; returns the exit status (0: none failed)."""
+        print(f"\n{contents}: {out}/")
+        print(f"{test}: {self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
+
+
+def run_main(run, *options):
+    """Parses `options` (each required), lets SIGTERM (the shell script's trap or timeout) end the
+    run through its finally blocks (browsers and servers are stopped), and returns `run(args)`."""
+    parser = argparse.ArgumentParser()
+    for name in options:
+        parser.add_argument(name, required=True)
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return run(args)
+
 
 def http_get(url, token=None):
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
@@ -315,9 +332,7 @@ def run(args):
         except Exception as error:  # scripts/browser-test.sh then stops them by their PIDs
             print(f"could not quit the browser: {type(error).__name__}: {error}", file=sys.stderr)
 
-    print(f"\nscreenshots and records: {out}/")
-    print(f"browser-test: {checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
+    return checks.summary("browser-test", out, "screenshots and records")
 
 
 def main():

@@ -31,7 +31,6 @@ it can stop it and start it again on the same port and data) and, later, large-s
 Screenshots, the page's records and the figures (inspector-results.json) go to --out. Prints a
 summary ending in "inspector-test: N passed, M failed" and exits 1 on any failure.
 """
-import argparse
 import http.client
 import json
 import os
@@ -593,19 +592,8 @@ def run(args):
             if server:
                 server.stop()
 
-    print(f"\nscreenshots and figures: {out}/")
-    print(f"inspector-test: {checks.passed} passed, {checks.failed} failed")
-    return 0 if checks.failed == 0 else 1
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ("--server-bin", "--large-bin", "--work", "--out", "--pids"):
-        parser.add_argument(name, required=True)
-    args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    return run(args)
+    return checks.summary("inspector-test", out, "screenshots and figures")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(common.run_main(run, "--server-bin", "--large-bin", "--work", "--out", "--pids"))

@@ -72,21 +72,6 @@ public struct JWTVerifier: Sendable, CustomStringConvertible {
         now = clock
     }
 
-    /// A verifier with one key; see ``init(keys:issuer:audience:leeway:maximumTokenLength:clock:)``.
-    public init(
-        key: JWTKey,
-        issuer: String? = nil,
-        audience: String? = nil,
-        leeway: Duration = defaultLeeway,
-        maximumTokenLength: Int = defaultMaximumTokenLength,
-        clock: @escaping @Sendable () -> Double = systemClock
-    ) throws(AccessControlError) {
-        try self.init(
-            keys: [key], issuer: issuer, audience: audience, leeway: leeway,
-            maximumTokenLength: maximumTokenLength, clock: clock
-        )
-    }
-
     /// The algorithms accepted and the checks configured; never key material.
     public var description: String {
         var parts = ["algorithms: \(keys.map(\.algorithm.rawValue).joined(separator: ", "))"]

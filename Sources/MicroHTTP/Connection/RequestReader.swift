@@ -32,7 +32,14 @@ enum RequestReader {
         var fields: [HTTPHeaders.Element] = []
         fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
         _ = withUnsafeMutablePointer(to: &fields) { pointer in
-            MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeaderField, pointer)
+            // A closure that captures nothing: it converts to the C function libmicrohttpd calls
+            // for each field (`MHD_KeyValueIteratorN`), with `cls` the array behind `pointer`.
+            MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                guard let cls else { return .NO }
+                cls.assumingMemoryBound(to: [HTTPHeaders.Element].self).pointee
+                    .append((name: string(key, keySize), value: string(value, valueSize)))
+                return .YES
+            }, pointer)
         }
         return HTTPHeaders(fields: fields)
     }
@@ -46,7 +53,12 @@ enum RequestReader {
     ) -> (items: [(name: String, value: String)], values: [String: String], isUTF8: Bool) {
         var collection = QueryCollection()
         _ = withUnsafeMutablePointer(to: &collection) { pointer in
-            MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, collectQueryParameter, pointer)
+            // As for the headers: one call a parameter, `cls` the ``QueryCollection`` behind `pointer`.
+            MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, { cls, _, key, keySize, value, valueSize in
+                guard let cls else { return .NO }
+                cls.assumingMemoryBound(to: QueryCollection.self).pointee.add(key, keySize, value, valueSize)
+                return .YES
+            }, pointer)
         }
         guard !collection.items.isEmpty else { return ([], [:], true) }
         var values: [String: String] = [:]
@@ -100,43 +112,25 @@ private func validatedString(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> 
     }
 }
 
-/// The query parameters collected by ``collectQueryParameter``, and whether all were UTF-8.
+/// The query parameters collected by ``RequestReader/query(of:)``, and whether all were UTF-8.
 private struct QueryCollection {
     var items: [(name: String, value: String)] = []
     var isUTF8 = true
-}
 
-/// `MHD_KeyValueIteratorN` appending one header field to the `[HTTPHeaders.Element]` behind `cls`.
-private func collectHeaderField(
-    _ cls: UnsafeMutableRawPointer?,
-    _ kind: MHD_ValueKind,
-    _ key: UnsafePointer<CChar>?,
-    _ keySize: Int,
-    _ value: UnsafePointer<CChar>?,
-    _ valueSize: Int
-) -> MHD_Result {
-    guard let cls else { return .NO }
-    cls.assumingMemoryBound(to: [HTTPHeaders.Element].self).pointee
-        .append((name: string(key, keySize), value: string(value, valueSize)))
-    return .YES
-}
-
-/// `MHD_KeyValueIteratorN` appending one query parameter to the ``QueryCollection`` behind `cls`.
-private func collectQueryParameter(
-    _ cls: UnsafeMutableRawPointer?,
-    _ kind: MHD_ValueKind,
-    _ key: UnsafePointer<CChar>?,
-    _ keySize: Int,
-    _ value: UnsafePointer<CChar>?,
-    _ valueSize: Int
-) -> MHD_Result {
-    guard let cls else { return .NO }
-    let collection = cls.assumingMemoryBound(to: QueryCollection.self)
-    let name = validatedString(key, keySize)
-    let text = validatedString(value, valueSize)
-    if name == nil || text == nil {
-        collection.pointee.isUTF8 = false
+    /// Appends the parameter of `keySize` and `valueSize` bytes; a name or value that is not UTF-8
+    /// is kept with U+FFFD for its invalid bytes, and clears ``isUTF8``.
+    mutating func add(
+        _ key: UnsafePointer<CChar>?,
+        _ keySize: Int,
+        _ value: UnsafePointer<CChar>?,
+        _ valueSize: Int
+    ) {
+        let name = validatedString(key, keySize)
+        let text = validatedString(value, valueSize)
+        if name == nil || text == nil {
+            isUTF8 = false
+        }
+        items.append((name: name ?? string(key, keySize), value: text ?? string(value, valueSize)))
     }
-    collection.pointee.items.append((name: name ?? string(key, keySize), value: text ?? string(value, valueSize)))
-    return .YES
 }
+

@@ -1,6 +1,6 @@
 extension HTTPServerConfiguration {
     /// The values each setting accepts: the one place they are defined. ``HTTPServer/start()``
-    /// refuses a configuration outside them with ``HTTPServerError/Code/invalidConfiguration``,
+    /// refuses a configuration outside them with ``HTTPServerErrorCode/invalidConfiguration``,
     /// and `remvvm-server` checks its settings against them.
     public enum Allowed {
         /// The TCP port (0: any free one).
@@ -38,8 +38,8 @@ extension HTTPServerConfiguration {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// Throws ``HTTPServerError/Code/invalidHost`` for a host ``isValidHost(_:)`` refuses, then
-    /// ``HTTPServerError/Code/invalidConfiguration`` for the first value outside ``Allowed``
+    /// Throws ``HTTPServerErrorCode/invalidHost`` for a host ``isValidHost(_:)`` refuses, then
+    /// ``HTTPServerErrorCode/invalidConfiguration`` for the first value outside ``Allowed``
     /// (the message starts with the property's name).
     public func validate() throws(HTTPServerError) {
         func check<Value: Comparable>(_ name: String, _ value: Value, _ range: ClosedRange<Value>) throws(HTTPServerError) {

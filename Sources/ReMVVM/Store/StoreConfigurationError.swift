@@ -1,23 +1,14 @@
-/// A store that cannot be built as configured; thrown by ``Store/init(state:reducer:middleware:stateMappers:services:)``.
-///
-/// These are stricter than ReMVVM, which crashes or silently skips in the same situations.
-public struct StoreConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong.
-    public enum Code: Sendable, Equatable {
-        /// Two state mappers produce the same substate type.
-        case duplicateStateMapper
-        /// A typed middleware works on a state type that no mapper produces.
-        case missingStateMapper
-    }
+public import CodedErrors
 
-    /// What is wrong, as a value to switch on.
-    public let code: Code
-    /// What is wrong, for a person.
-    public let message: String
+/// What is wrong with a store's configuration (``StoreConfigurationError``).
+public enum StoreConfigurationErrorCode: Sendable, Equatable {
+    /// Two state mappers produce the same substate type.
+    case duplicateStateMapper
+    /// A typed middleware works on a state type that no mapper produces.
+    case missingStateMapper
+}
 
-    /// A readable description: the message.
-    public var description: String { message }
-
+extension StoreConfigurationError {
     static func duplicateStateMapper(typeName: String) -> StoreConfigurationError {
         StoreConfigurationError(
             code: .duplicateStateMapper,
@@ -33,3 +24,8 @@ public struct StoreConfigurationError: Error, Sendable, Equatable, CustomStringC
         )
     }
 }
+
+/// A store that cannot be built as configured; thrown by ``Store/init(state:reducer:middleware:stateMappers:services:)``.
+///
+/// These are stricter than ReMVVM, which crashes or silently skips in the same situations.
+public typealias StoreConfigurationError = CodedError<StoreConfigurationErrorCode>

@@ -102,14 +102,13 @@ public struct CORSPolicy: Sendable, Equatable {
         case .listed(let listed): allowed = listed.contains(origin.lowercased())
         }
         guard allowed else {
-            var problem = Problem(
+            return Problem(
                 type: Problem.type("cors-origin-not-allowed"),
                 title: "Forbidden",
                 status: 403,
-                detail: "the origin \(origin) is not in corsAllowedOrigins; pages from it cannot call this server"
-            )
-            problem.headers["Vary"] = "Origin"
-            return problem.response
+                detail: "the origin \(origin) is not in corsAllowedOrigins; pages from it cannot call this server",
+                headers: ["Vary": "Origin"]
+            ).response
         }
         var headers = HTTPHeaders(headers(forOrigin: origin))
         headers.add(name: "Access-Control-Allow-Methods", value: Self.allowedMethods)

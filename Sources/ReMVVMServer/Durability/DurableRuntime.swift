@@ -120,7 +120,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
 
 extension Store where State: Decodable {
     /// Restores the state and version `snapshot` holds (a journal's or a replica's newest, read
-    /// from `storage`); throws ``Journal/JournalError/Code/corrupt``, naming the storage's
+    /// from `storage`); throws ``Journal/JournalErrorCode/corrupt``, naming the storage's
     /// location, when it does not decode as `State`.
     func restore(from snapshot: JournalSnapshot, keptIn storage: any JournalStorage) throws(JournalError) {
         do {

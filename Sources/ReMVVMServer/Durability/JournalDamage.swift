@@ -2,14 +2,14 @@ import Journal
 import Logging
 
 extension Array where Element == JournalRecord {
-    /// The records, or a ``Journal/JournalError/Code/corrupt`` error naming the first that does
+    /// The records, or a ``Journal/JournalErrorCode/corrupt`` error naming the first that does
     /// not match its checksum: a replay (a restart, a resuming stream) never applies one.
     func intact(in storage: any JournalStorage) throws(JournalError) -> [JournalRecord] {
         try requireIntact(in: storage)
         return self
     }
 
-    /// Throws ``Journal/JournalError/Code/corrupt`` naming the first record that does not match
+    /// Throws ``Journal/JournalErrorCode/corrupt`` naming the first record that does not match
     /// its checksum, if there is one.
     func requireIntact(in storage: any JournalStorage) throws(JournalError) {
         guard let damaged = first(where: { !$0.isIntact }) else { return }

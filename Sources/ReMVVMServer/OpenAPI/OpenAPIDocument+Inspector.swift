@@ -5,52 +5,12 @@ extension OpenAPIDocument {
     /// The inspector's routes (`docs/http-api.md`, "Inspector"): the page and its files (open
     /// without a token), `GET /stats` and `GET /access`.
     var inspectorPaths: [String: JSONValue] {
-        let revalidate: JSONValue = [
-            "ETag": ["schema": ["type": "string"]],
-            "Cache-Control": ["schema": ["const": "no-cache"]],
-        ]
-        let notModified: JSONValue = ["description": "Not modified: the If-None-Match tag is current", "headers": revalidate]
-        let conditional = header("If-None-Match", "The ETag of a copy the client has", ["type": "string"])
-        var fileResponses: [String: JSONValue] = [
-            "200": [
-                "description": "The file",
-                "headers": revalidate,
-                "content": [
-                    "text/javascript": ["schema": ["type": "string"]],
-                    "text/css": ["schema": ["type": "string"]],
-                ],
-            ],
-            "304": notModified,
-            "404": problem("No such file"),
-        ]
-        if accessControl {
-            // The files are open; any other path under /inspector/ is an ordinary route, behind the token.
-            fileResponses["401"] = problem("Not one of the inspector's files, and no valid token")
-        }
-        return [
-            InspectorAssets.pagePath: ["get": operation(
-                "getInspector", "The inspector: a live page of the state, the action log, dispatch and health",
-                parameters: [conditional],
-                responses: [
-                    "200": [
-                        "description": "The page (its scripts and style sheet come from /inspector/{file})",
-                        "headers": revalidate,
-                        "content": ["text/html": ["schema": ["type": "string"]]],
-                    ],
-                    "304": notModified,
-                ]
-            )],
-            Self.inspectorFilePath: ["get": operation(
-                "getInspectorFile", "A script or the style sheet of the inspector page",
-                parameters: [
-                    [
-                        "name": "file", "in": "path", "required": true,
-                        "schema": ["type": "string", "enum": .array(InspectorAssets.fileNames.map { .string($0) })],
-                    ],
-                    conditional,
-                ],
-                responses: .object(fileResponses)
-            )],
+        paths(of: PageRoutes(
+            page: (InspectorAssets.pagePath, "getInspector", "The inspector: a live page of the state, the action log, dispatch and health"),
+            pageDescription: "The page (its scripts and style sheet come from /inspector/{file})",
+            files: (Self.inspectorFilePath, InspectorAssets.fileNames, "getInspectorFile", "A script or the style sheet of the inspector page"),
+            notAFile: "Not one of the inspector's files, and no valid token"
+        )).merging([
             "/stats": ["get": operation(
                 "getStats", "Health at a glance: version, server time, subscribers, process figures",
                 responses: ["200": json(ref("Stats"))]
@@ -59,7 +19,7 @@ extension OpenAPIDocument {
                 "getAccess", "What the caller's token allows (any valid token may ask)",
                 responses: ["200": json(ref("Access"))]
             )],
-        ]
+        ]) { page, _ in page }
     }
 
     /// The schemas of `GET /stats` and `GET /access`.

@@ -148,10 +148,7 @@ struct OpenAPIDocument {
     private var getViewModel: JSONValue {
         operation(
             "getViewModel", "A view model of the current state",
-            parameters: [
-                ["name": "name", "in": "path", "required": true, "schema": ["type": "string"]],
-                query("key", "Which instance, for view models made per key", ["type": "string"]),
-            ],
+            parameters: viewModelParameters,
             responses: ["200": json([:], "The view model"), "404": problem("Unknown view model, or none in the current state")]
         )
     }
@@ -159,6 +156,14 @@ struct OpenAPIDocument {
     /// The names a view-model stream may follow.
     private var viewModelNameSchema: JSONValue {
         ["type": "string", "enum": .array(viewModelNames.map { .string($0) })]
+    }
+
+    /// A view model's `{name}` in the path and its `key` in the query.
+    private var viewModelParameters: [JSONValue] {
+        [
+            ["name": "name", "in": "path", "required": true, "schema": ["type": "string"]],
+            query("key", "Which instance, for view models made per key", ["type": "string"]),
+        ]
     }
 
     private var resumeParameters: [JSONValue] {
@@ -175,10 +180,7 @@ struct OpenAPIDocument {
     private var streamViewModel: JSONValue {
         operation(
             "streamViewModel", "Server-sent events: the view model, then an event whenever its JSON changes",
-            parameters: [
-                ["name": "name", "in": "path", "required": true, "schema": ["type": "string"]],
-                query("key", "Which instance, for view models made per key", ["type": "string"]),
-            ] + resumeParameters,
+            parameters: viewModelParameters + resumeParameters,
             responses: ["200": viewModelEventStream, "404": problem("Unknown view model")]
         )
     }

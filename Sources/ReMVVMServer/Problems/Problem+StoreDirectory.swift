@@ -21,14 +21,13 @@ extension Problem {
                 detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
             )
         case .defaultCannotBeDeleted:
-            var problem = Problem(
+            return Problem(
                 type: type("default-store-undeletable"),
                 title: "Method Not Allowed",
                 status: 405,
-                detail: "the store default serves the root routes and always exists; it cannot be deleted"
+                detail: "the store default serves the root routes and always exists; it cannot be deleted",
+                headers: ["Allow": "GET, PUT"]
             )
-            problem.headers["Allow"] = "GET, PUT"
-            return problem
         }
     }
 

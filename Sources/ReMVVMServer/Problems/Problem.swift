@@ -25,7 +25,7 @@ public struct Problem: Error, Sendable, Equatable {
     /// Extra header fields to send with the problem (e.g. `Allow`); not part of the body.
     public var headers: [String: String] = [:]
 
-    /// Creates a problem.
+    /// Creates a problem; `headers` are sent with it (``headers``).
     public init(
         type: String = "about:blank",
         title: String,
@@ -33,7 +33,8 @@ public struct Problem: Error, Sendable, Equatable {
         detail: String,
         known: [String]? = nil,
         field: String? = nil,
-        index: Int? = nil
+        index: Int? = nil,
+        headers: [String: String] = [:]
     ) {
         self.type = type
         self.title = title
@@ -42,6 +43,7 @@ public struct Problem: Error, Sendable, Equatable {
         self.known = known
         self.field = field
         self.index = index
+        self.headers = headers
     }
 
     /// The problem as an HTTP response.
@@ -87,9 +89,7 @@ extension Problem {
     /// 503 `urn:remvvm:problem:<name>` with `Retry-After: 1`: a condition that passes (an outage,
     /// a store or replica not ready); `detail` says what was not done.
     static func serviceUnavailable(_ name: String, detail: String) -> Problem {
-        var problem = Problem(type: type(name), title: "Service Unavailable", status: 503, detail: detail)
-        problem.headers["Retry-After"] = "1"
-        return problem
+        Problem(type: type(name), title: "Service Unavailable", status: 503, detail: detail, headers: ["Retry-After": "1"])
     }
 
     static func notFound(path: String) -> Problem {
@@ -101,13 +101,12 @@ extension Problem {
     }
 
     static func methodNotAllowed(method: String, path: String, allowed: [String]) -> Problem {
-        var problem = Problem(
+        Problem(
             title: "Method Not Allowed",
             status: 405,
-            detail: "\(method) is not allowed on \(path); allowed: \(allowed.joined(separator: ", "))"
+            detail: "\(method) is not allowed on \(path); allowed: \(allowed.joined(separator: ", "))",
+            headers: ["Allow": allowed.joined(separator: ", ")]
         )
-        problem.headers["Allow"] = allowed.joined(separator: ", ")
-        return problem
     }
 
     static func contentTooLarge(limit: Int?) -> Problem {
@@ -198,34 +197,30 @@ extension Problem {
 
     /// 409: a retry while the request that first used its key is still being processed.
     static var idempotencyKeyInFlight: Problem {
-        var problem = Problem(
+        Problem(
             type: type("idempotency-key-in-flight"),
             title: "Conflict",
             status: 409,
-            detail: "a request with this Idempotency-Key is still being processed; retry later to get its answer"
+            detail: "a request with this Idempotency-Key is still being processed; retry later to get its answer",
+            headers: ["Retry-After": "1"]
         )
-        problem.headers["Retry-After"] = "1"
-        return problem
     }
 
     /// 401: no credential, or one that does not authenticate. `challenge` is the
     /// `WWW-Authenticate` value (RFC 6750 §3); `detail` never contains a token.
     static func unauthorized(detail: String, challenge: String) -> Problem {
-        var problem = Problem(type: type("unauthorized"), title: "Unauthorized", status: 401, detail: detail)
-        problem.headers["WWW-Authenticate"] = challenge
-        return problem
+        Problem(type: type("unauthorized"), title: "Unauthorized", status: 401, detail: detail, headers: ["WWW-Authenticate": challenge])
     }
 
     /// 403: a valid token without the scope the request needs (`error="insufficient_scope"`).
     static func insufficientScope(_ scope: String, method: String, path: String, challenge: String) -> Problem {
-        var problem = Problem(
+        Problem(
             type: type("insufficient-scope"),
             title: "Forbidden",
             status: 403,
-            detail: "\(method) \(path) needs the \(scope) scope, which this token does not grant"
+            detail: "\(method) \(path) needs the \(scope) scope, which this token does not grant",
+            headers: ["WWW-Authenticate": challenge]
         )
-        problem.headers["WWW-Authenticate"] = challenge
-        return problem
     }
 
     static func unsupportedMediaType(_ contentType: String?) -> Problem {

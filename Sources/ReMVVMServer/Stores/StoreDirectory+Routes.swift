@@ -22,55 +22,47 @@ extension StoreDirectory {
     /// `PUT /stores/{id}`: `201` with the new store's description and its `Location`, `200` with
     /// the existing one's; with `If-None-Match: *`, `412` when it exists; `507` past `maxStores`.
     func respondToPut(_ request: Request, id text: String) -> Response {
-        let id: StoreID
-        switch Self.storeID(text) {
-        case .success(let parsed): id = parsed
-        case .failure(let problem): return problem.response
-        }
-        let creation: StoreCreation
-        do {
-            creation = try create(id)
-        } catch {
-            return Problem.store(error).response
-        }
-        switch creation {
-        case .created(let description):
-            return JSONCoding.response(
-                StoreListingJSON.object(description, loaded: isLoaded(id)), status: 201,
-                headers: [("Location", "/stores/\(id)")]
-            )
-        case .existed(let description):
-            if Self.requiresAbsence(request) { return Problem.storeExists(id).response }
-            return JSONCoding.response(StoreListingJSON.object(description, loaded: isLoaded(id)))
-        case .limitReached:
-            return Problem.store(.limitReached(limit: limits.maxStores)).response
+        respond(toStore: text) { id throws(StoreDirectoryError) in
+            switch try create(id) {
+            case .created(let description):
+                return JSONCoding.response(
+                    StoreListingJSON.object(description, loaded: isLoaded(id)), status: 201,
+                    headers: [("Location", "/stores/\(id)")]
+                )
+            case .existed(let description):
+                if Self.requiresAbsence(request) { return Problem.storeExists(id).response }
+                return JSONCoding.response(StoreListingJSON.object(description, loaded: isLoaded(id)))
+            case .limitReached:
+                return Problem.store(.limitReached(limit: limits.maxStores)).response
+            }
         }
     }
 
     /// `GET /stores/{id}`: `200` with its description, `404` when absent.
     func respondToGet(id text: String) -> Response {
-        switch Self.storeID(text) {
-        case .failure(let problem):
-            return problem.response
-        case .success(let id):
-            do {
-                guard let listing = try describe(id) else { return Problem.storeNotFound(id).response }
-                return JSONCoding.response(StoreListingJSON.object(listing.description, loaded: listing.loaded))
-            } catch {
-                return Problem.store(error).response
-            }
+        respond(toStore: text) { id throws(StoreDirectoryError) in
+            guard let listing = try describe(id) else { return Problem.storeNotFound(id).response }
+            return JSONCoding.response(StoreListingJSON.object(listing.description, loaded: listing.loaded))
         }
     }
 
     /// `DELETE /stores/{id}`: `204`; `404` when absent; `405` for `default`.
     func respondToDelete(id text: String) -> Response {
+        respond(toStore: text) { id throws(StoreDirectoryError) in
+            guard try delete(id) else { return Problem.storeNotFound(id).response }
+            return Response(status: 204, headers: [:], body: .bytes([]))
+        }
+    }
+
+    /// `body`'s answer for the store named `text`: the `400` of ``storeID(_:)`` when `text` is no
+    /// store id, and the problem of a ``StoreDirectoryError`` that `body` throws.
+    private func respond(toStore text: String, _ body: (StoreID) throws(StoreDirectoryError) -> Response) -> Response {
         switch Self.storeID(text) {
         case .failure(let problem):
             return problem.response
         case .success(let id):
             do {
-                guard try delete(id) else { return Problem.storeNotFound(id).response }
-                return Response(status: 204, headers: [:], body: .bytes([]))
+                return try body(id)
             } catch {
                 return Problem.store(error).response
             }

@@ -4,7 +4,6 @@ import ExampleApp
 import Foundation
 import HTTPTestSupport
 import Journal
-import Logging
 import MicroHTTP
 import ReMVVMServer
 import SQLiteJournal
@@ -73,15 +72,12 @@ final class TestServer: Sendable {
         var service = ServiceConfiguration()
         service.reconnectDelay = reconnectDelay
         if durable { service.versionTags = .plain }
-        let server = ReMVVMServer(
+        let server = try ReMVVMServer.example(
             store: try ExampleApp.store(),
-            actions: ExampleApp.actions,
-            viewModels: ExampleApp.viewModels,
             http: http,
             service: service,
             accessControl: accessControl,
-            journal: durable ? try SQLiteJournalStorage(directory: directory.path, sync: .off) : nil,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            journal: durable ? try SQLiteJournalStorage(directory: directory.path, sync: .off) : nil
         )
         try server.start()
         return server

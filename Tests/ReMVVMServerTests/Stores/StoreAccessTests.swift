@@ -24,7 +24,7 @@ import Testing
                 "\(admin)=read+dispatch+manage", "\(guest)=read+dispatch@lobby+room-*",
                 "\(roomManager)=read+dispatch+manage@room-*", "\(nowhere)=read+dispatch+manage@",
             ].joined(separator: ",")),
-            jwt: try JWTVerifier(key: try JWTKey.hs256(secret: AccessTokens.secret))
+            jwt: try JWTVerifier(keys: [try JWTKey.hs256(secret: AccessTokens.secret)])
         )
     }
 

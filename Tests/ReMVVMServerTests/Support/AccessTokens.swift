@@ -23,7 +23,7 @@ enum AccessTokens {
     static func authorizer() throws -> BearerAuthorizer {
         BearerAuthorizer(
             staticTokens: try StaticTokens(environment: environment),
-            jwt: try JWTVerifier(key: try JWTKey.hs256(secret: secret))
+            jwt: try JWTVerifier(keys: [try JWTKey.hs256(secret: secret)])
         )
     }
 

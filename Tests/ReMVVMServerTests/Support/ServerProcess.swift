@@ -1,5 +1,6 @@
 import ConcurrencyKit
 import Foundation
+import HTTPTestSupport
 
 /// The built `remvvm-server` executable, run as a child process on a free port.
 final class ServerProcess {
@@ -28,7 +29,7 @@ final class ServerProcess {
             ownsDataDirectory = true
             arguments += ["--data-dir", fresh]
         }
-        process.executableURL = Self.executableURL
+        process.executableURL = BuiltExecutable.url("remvvm-server")
         process.arguments = ["--port", "0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = errorPipe
@@ -77,18 +78,6 @@ final class ServerProcess {
         waiter.start()
         guard exited.wait(timeout: .milliseconds(Int(timeout * 1000)), until: { $0 }) else { return nil }
         return (process.terminationStatus, Date().timeIntervalSince(started))
-    }
-
-    /// `remvvm-server` next to the test bundle in the build folder.
-    static var executableURL: URL {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("remvvm-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "remvvm-server")
     }
 
     /// How long a start may take before the test gives up on it (a debug build on a busy machine

@@ -1,22 +1,28 @@
-import AccessControl
-import ExampleApp
-import Journal
-import Logging
-import MicroHTTP
-import ReMVVM
-import ReMVVMServer
+public import AccessControl
+public import Journal
+public import Logging
+public import MicroHTTP
+public import ReMVVM
+public import ReMVVMServer
 
 extension ReMVVMServer where State == AppState {
     /// The example app served by a server of `http`'s and `service`'s settings, not started: the
-    /// one way the tests make it (``LiveServer``, ``StoresServer``, the access-log tests).
-    static func example(
+    /// one way the tests (`LiveServer`, `StoresServer`, the client's `TestServer`) and the
+    /// request-cost benchmark make it.
+    ///
+    /// - Parameters:
+    ///   - store: the store served; by default ``Store/example(state:middleware:services:)``, the
+    ///     example's state and reducer without middleware (``ExampleApp/store(state:services:)`` is
+    ///     the store as `remvvm-server` runs it).
+    ///   - logger: where the server logs; by default nowhere.
+    public static func example(
         store: Store<AppState>? = nil,
         http: HTTPServerConfiguration,
         service: ServiceConfiguration = ServiceConfiguration(),
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         journal: (any JournalStorage)? = nil,
         replication: ReplicaConfiguration? = nil,
-        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "example", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> ReMVVMServer<AppState> {
         ReMVVMServer(
             store: try store ?? Store.example(),
