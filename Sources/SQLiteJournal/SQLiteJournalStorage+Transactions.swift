@@ -16,7 +16,7 @@ extension SQLiteJournalStorage: JournalTransactions {
     /// ``storage(for:)``) in one transaction; the `stores` rows are not written (a store's head is
     /// derived from its records, ``storeColumns``). A part of a storage that is not of this file,
     /// of a closed view, or of a store deleted meanwhile is refused alone
-    /// (``Journal/JournalError/Code/closed``).
+    /// (``Journal/JournalErrorCode/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
         var refusals: [JournalError?] = []
         var scoped: [(StoreScope, JournalWrite)] = []

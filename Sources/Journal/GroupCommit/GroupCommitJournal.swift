@@ -404,7 +404,7 @@ public final class GroupCommitJournal: Sendable {
 
     /// Ends a commit of `batch` (taken by ``takeBatch(now:)`` or on a caller's thread): tells the
     /// listeners and releases the waiters it covers, or fails them with `error` and queues the
-    /// batch again (for good, with ``JournalError/Code/closed``: the storage refuses the store).
+    /// batch again (for good, with ``JournalErrorCode/closed``: the storage refuses the store).
     /// A failure while stopping ends the journal. `transactionRecords` counts the records of every
     /// store in the transaction (nil: this batch's).
     func completeCommit(of batch: Batch, error: JournalError?, duration: Duration, transactionRecords: Int? = nil) {

@@ -21,7 +21,7 @@ public struct JournalWrite: Sendable {
 public protocol JournalTransactions: Sendable {
     /// Writes `parts`. Throws when the transaction failed: nothing of it is stored. Otherwise
     /// returns, for each part in order, nil when it is stored or the error that kept that part
-    /// alone out; the other parts are stored. A part refused with ``JournalError/Code/closed``
+    /// alone out; the other parts are stored. A part refused with ``JournalErrorCode/closed``
     /// (its storage was closed, or its store deleted) can never be stored.
     func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?]
 }
