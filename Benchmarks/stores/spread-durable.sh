@@ -18,17 +18,14 @@ PORT=${3:-18219}
 ROUNDS=${4:-3}
 SECONDS_=${5:-5}
 STORES=${6:-1000}
-rm -rf "$DATA"
-mkdir -p "$DATA"
-"$BIN/remvvm-server" --port "$PORT" --data-dir "$DATA" --log-level warning --max-stores $((STORES + 10)) \
-    --max-loaded-stores $((STORES + 10)) >"$DATA.log" 2>&1 &
-SERVER_PID=$!
-trap 'kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
-for _ in $(seq 1 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DATA.log" >&2; exit 1; }
-    sleep 0.05
-done
+rm -rf "$DATA" "$DATA.logs"
+mkdir -p "$DATA" "$DATA.logs"
+# start NAME PORT COMMAND... and stop PID (SIGTERM, the server must exit 0); logs in $OUT.
+OUT=$DATA.logs
+source Benchmarks/lib/background-servers.sh
+start spread-durable "$PORT" "$BIN/remvvm-server" --port "$PORT" --data-dir "$DATA" --log-level warning \
+    --max-stores $((STORES + 10)) --max-loaded-stores $((STORES + 10))
+SERVER=$SERVER_PID
 python3 - "$PORT" "$STORES" <<'PY'
 import http.client, sys
 port, stores = int(sys.argv[1]), int(sys.argv[2])
@@ -62,3 +59,4 @@ median() { printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 
 one=$(median "${ones[@]}")
 many=$(median "${manys[@]}")
 echo "spread: one=$one many=$many ratio=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.2f", a / b }')"
+stop "$SERVER"
