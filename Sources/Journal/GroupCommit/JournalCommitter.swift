@@ -219,7 +219,10 @@ public final class JournalCommitter: Sendable {
         }
         let collect = { (state: inout State, _: Bool) -> ([GroupCommitJournal], Bool) in
             state.waitsUntimed = false
-            var candidates = Array(state.ready)
+            // Not `Array(state.ready)` when empty: copying an empty `Deque` writes the count of
+            // the runtime's shared empty-array storage, which ThreadSanitizer reports as a race
+            // between committer threads (a benign write of 0, swiftlang/swift#27808).
+            var candidates = state.ready.isEmpty ? [] : Array(state.ready)
             state.ready.removeAll()
             state.readyIDs.removeAll()
             let now = clock.now
