@@ -78,7 +78,7 @@ extension StoreDirectory {
         return victims
     }
 
-    /// The most stores given to the loader's ``StoreLoader/unload(_:)-([Store])`` at once: a
+    /// The most stores given to the loader's `StoreLoader.unload(_:)` with a list at once: a
     /// request for one of them waits for the whole batch.
     static var unloadBatch: Int { 500 }
 

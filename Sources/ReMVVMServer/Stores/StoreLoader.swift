@@ -4,7 +4,7 @@ public import Journal
 /// loading and unloading that knows the backend (memory, journal, replica).
 ///
 /// The directory calls these off its lock, never twice at once for one id, and never
-/// ``unload(_:)`` or ``end(_:)`` while a request holds the store.
+/// `unload` or ``end(_:)`` while a request holds the store.
 public protocol StoreLoader: Sendable {
     /// One loaded store (for the service: a served store with its backend and hubs).
     associatedtype Store: AnyObject, Sendable
@@ -25,9 +25,10 @@ public protocol StoreLoader: Sendable {
     /// stops it. Called only when ``unloads`` and the store has no open streams.
     func unload(_ store: Store)
 
-    /// Puts several idle stores away at once (``unload(_:)`` each), doing together what can be
-    /// done for all of them (a replica: registering their last snapshots in the shared log in one
-    /// transaction); the directory gives at most ``StoreDirectory/unloadBatch`` at a time.
+    /// Puts several idle stores away at once (as `unload` of one store does each), doing together
+    /// what can be done for all of them (a replica: writing their last snapshots in one local
+    /// transaction and registering them in the shared log in one); the directory gives at most
+    /// 500 at a time.
     func unload(_ stores: [Store])
 
     /// Ends a deleted store: its event streams end, it stops; nothing is written.

@@ -1,7 +1,7 @@
 import ConcurrencyKit
 import Journal
 
-/// What stores stopped together (``StoreLoader/unload(_:)-([Store])``: a server's stop, an idle
+/// What stores stopped together (`StoreLoader.unload(_:)` with a list: a server's stop, an idle
 /// sweep) leave to be done once for all of them: a replica's stores leave their last snapshots,
 /// stored locally in one transaction (one sync) and registered in the log in one, instead of one
 /// of each per store.
