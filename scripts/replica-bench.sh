@@ -15,6 +15,7 @@
 #   KEYED=1 scripts/replica-bench.sh     # every POST of the load with an Idempotency-Key of its own
 #   SERVER_BIN=<dir> scripts/replica-bench.sh   # remvvm-server from <dir> (another build, for A/B)
 #   REPLICA_ARGS="--journal-retention 10000" scripts/replica-bench.sh   # more options for every replica
+#   STORES=1000 scripts/replica-bench.sh # the load spread over 1,000 stores (autoCreateStores on)
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -27,6 +28,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 DURATION=${DURATION:-10}
 LOAD_SCRIPT=Benchmarks/wrk/post-action.lua
 [ -n "${KEYED:-}" ] && LOAD_SCRIPT=Benchmarks/wrk/post-action-keyed.lua
+# STORES=N: the POSTs spread over N stores (/stores/s<n>/actions, made by their first POST:
+# autoCreateStores), issue 35's "three replicas, 1,000 stores" row.
+if [ -n "${STORES:-}" ]; then
+    LOAD_SCRIPT=Benchmarks/wrk/post-action-stores.lua
+    export STORES
+    REPLICA_ARGS="${REPLICA_ARGS:-} --auto-create-stores true --max-stores $((STORES + 10)) --max-loaded-stores $((STORES + 10))"
+fi
 OUT=bench-results
 BUILD=.build-bench
 mkdir -p "$OUT"
@@ -74,7 +82,7 @@ for index in 0 1 2; do
         sleep 0.1
     done
 done
-head_version() { psql_query -Atc "SELECT version FROM remvvm_head"; }
+head_version() { psql_query -Atc "SELECT sum(version) FROM remvvm_head"; }  # every store's
 
 # post_load SECONDS NAME: 64 connections over the three replicas; prints nothing, writes wrk files.
 post_load() {
