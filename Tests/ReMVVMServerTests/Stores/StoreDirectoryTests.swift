@@ -49,16 +49,17 @@ import Testing
         #expect(fixture.loader.log == ["load room"])
     }
 
-    @Test func aFailedLoadAnswersItsWaitersUnavailableAndTheNextRequestTriesAgain() throws {
-        let fixture = DirectoryFixture()
-        try fixture.create("room")
-        fixture.loader.fail("room")
+    /// Three requests for `id`, whose load will fail, started on threads: the first loads (held),
+    /// the other two wait for it. Returns where their errors go.
+    private func threeRequestsWaitingOnAFailingLoad(of id: String, in fixture: DirectoryFixture) throws -> Lock<[StoreDirectoryError]> {
+        try fixture.create(id)
+        fixture.loader.fail(id)
         fixture.loader.hold()
         let failures = Lock<[StoreDirectoryError]>([])
         let threads = (0..<3).map { _ in
             Thread {
                 do {
-                    try fixture.use("room")
+                    try fixture.use(id)
                 } catch let error as StoreDirectoryError {
                     failures.withLock { $0.append(error) }
                     failures.notifyAll()
@@ -68,6 +69,12 @@ import Testing
         threads.forEach { $0.start() }
         #expect(fixture.loader.waitForLoadsStarted(1))
         #expect(fixture.directory.waitForWaitingRequests(2, timeout: .seconds(10)))
+        return failures
+    }
+
+    @Test func aFailedLoadAnswersItsWaitersUnavailableAndTheNextRequestTriesAgain() throws {
+        let fixture = DirectoryFixture()
+        let failures = try threeRequestsWaitingOnAFailingLoad(of: "room", in: fixture)
         fixture.loader.release()
         #expect(failures.wait(timeout: .seconds(10)) { $0.count == 3 })
         for failure in failures.withLock({ $0 }) {
@@ -88,23 +95,7 @@ import Testing
     /// knows it is gone: its requests answer 404, as every later one does, not 503.
     @Test func aStoreDeletedWhileItLoadsAnswersNotFound() throws {
         let fixture = DirectoryFixture()
-        try fixture.create("room")
-        fixture.loader.fail("room")
-        fixture.loader.hold()
-        let failures = Lock<[StoreDirectoryError]>([])
-        let threads = (0..<3).map { _ in
-            Thread {
-                do {
-                    try fixture.use("room")
-                } catch let error as StoreDirectoryError {
-                    failures.withLock { $0.append(error) }
-                    failures.notifyAll()
-                } catch {}
-            }
-        }
-        threads.forEach { $0.start() }
-        #expect(fixture.loader.waitForLoadsStarted(1))
-        #expect(fixture.directory.waitForWaitingRequests(2, timeout: .seconds(10)))
+        let failures = try threeRequestsWaitingOnAFailingLoad(of: "room", in: fixture)
         #expect(fixture.catalog.delete(try StoreID("room")))
         fixture.loader.release()
         #expect(failures.wait(timeout: .seconds(10)) { $0.count == 3 })
