@@ -33,20 +33,8 @@ PG_PORT=${PG_PORT:-18232}
 WORK=$(mktemp -d /tmp/remvvm-replica-stores.XXXXXX)
 chmod 755 "$WORK"
 
-if [ -z "${BIN:-}" ]; then
-    echo "== building (release) in .build-stores"
-    swift build -c release --scratch-path .build-stores --product remvvm-server 2>&1 | grep -E "error|warning:|Build complete" | tail -3
-    BIN=$(swift build -c release --scratch-path .build-stores --show-bin-path)
-fi
-
-SERVER_PID=
-stop_server() {
-    if [ -n "$SERVER_PID" ]; then
-        kill -TERM "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-        SERVER_PID=
-    fi
-}
+# BIN (or a build in .build-stores), SERVER_PID and stop_server [SIGNAL].
+source Benchmarks/lib/release-server.sh
 cleanup() {
     stop_server
     stop_postgres "$WORK/pg"

@@ -39,21 +39,8 @@ STOP_STORES=${STOP_STORES:-2000}
 WORK=$(mktemp -d /tmp/remvvm-stores-bench.XXXXXX)
 
 scripts/install-deps.sh wrk python3
-if [ -z "${BIN:-}" ]; then
-    echo "== building (release) in .build-stores"
-    swift build -c release --scratch-path .build-stores --product remvvm-server 2>&1 | grep -E "error|warning:|Build complete" | tail -3
-    BIN=$(swift build -c release --scratch-path .build-stores --show-bin-path)
-fi
-
-SERVER_PID=
-# stop_server [SIGNAL]: stops the server (SIGTERM, or SIGNAL) by its PID and waits for it.
-stop_server() {
-    if [ -n "$SERVER_PID" ]; then
-        kill "-${1:-TERM}" "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-        SERVER_PID=
-    fi
-}
+# BIN (or a build in .build-stores), SERVER_PID and stop_server [SIGNAL].
+source Benchmarks/lib/release-server.sh
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
 # start_server [keep]: in memory, or with JOURNAL=1 on a data directory (a fresh one unless keep).
