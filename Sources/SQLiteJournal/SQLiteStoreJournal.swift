@@ -41,13 +41,11 @@ public final class SQLiteStoreJournal: JournalStorage {
     var isClosed: Bool { closed.withLock { $0 } }
 
     public func recover() throws(JournalError) -> JournalRecovery {
-        try checkOpen()
-        return try database.recover(scope)
+        try openFile().recover(scope)
     }
 
     public func append(_ records: [JournalRecord], answers: [KeptAnswer]) throws(JournalError) {
-        try checkOpen()
-        try database.append(records, answers: answers, to: scope)
+        try openFile().append(records, answers: answers, to: scope)
     }
 
     /// Stores `snapshot`. A store of the server's own journal does not wait for the snapshot's
@@ -55,45 +53,37 @@ public final class SQLiteStoreJournal: JournalStorage {
     /// replica's store does, since the shared log is told of the snapshot next and may then
     /// remove the records before it.
     public func saveSnapshot(_ snapshot: JournalSnapshot) throws(JournalError) {
-        try checkOpen()
-        try database.saveSnapshot(snapshot, of: scope, synced: logIdentity != nil)
+        try openFile().saveSnapshot(snapshot, of: scope, synced: logIdentity != nil)
     }
 
     public func snapshot(atOrBefore version: UInt64) throws(JournalError) -> JournalSnapshot? {
-        try checkOpen()
-        return try database.snapshot(atOrBefore: version, of: scope)
+        try openFile().snapshot(atOrBefore: version, of: scope)
     }
 
     public func answer(forKey key: String) throws(JournalError) -> KeptAnswer? {
-        try checkOpen()
-        return try database.answer(forKey: key, of: scope)
+        try openFile().answer(forKey: key, of: scope)
     }
 
     public func removeAnswers(keptBefore time: Int64) throws(JournalError) {
-        try checkOpen()
-        try database.removeAnswers(keptBefore: time, of: scope)
+        try openFile().removeAnswers(keptBefore: time, of: scope)
     }
 
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try checkOpen()
-        return try database.records(after: version, limit: limit, of: scope)
+        try openFile().records(after: version, limit: limit, of: scope)
     }
 
     public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {
-        try checkOpen()
-        return try database.newestVersion(recordedBefore: time, of: scope)
+        try openFile().newestVersion(recordedBefore: time, of: scope)
     }
 
     public func removeRecords(through version: UInt64) throws(JournalError) {
-        try checkOpen()
-        try database.removeRecords(through: version, of: scope)
+        try openFile().removeRecords(through: version, of: scope)
     }
 
     /// The file's role (one for all its stores).
     @discardableResult
     public func claim(for role: JournalRole) throws(JournalError) -> Bool {
-        try checkOpen()
-        return try database.claim(for: role)
+        try openFile().claim(for: role)
     }
 
     /// A replica's store: the incarnation of the log's store its snapshots belong to. Otherwise
@@ -127,12 +117,17 @@ public final class SQLiteStoreJournal: JournalStorage {
             throw JournalError(code: .closed, message: "the journal of store \(scope.id) in \(database.path) is closed")
         }
     }
+
+    /// The file, unless this view is closed (``Journal/JournalErrorCode/closed``).
+    fileprivate func openFile() throws(JournalError) -> SQLiteJournalStorage {
+        try checkOpen()
+        return database
+    }
 }
 
 extension SQLiteStoreJournal: JournalContents {
     /// The store's snapshots, oldest first, each checked against its checksum.
     public func storedSnapshots() throws(JournalError) -> [JournalSnapshot] {
-        try checkOpen()
-        return try database.storedSnapshots(of: scope)
+        try openFile().storedSnapshots(of: scope)
     }
 }

@@ -1,9 +1,11 @@
 import ConcurrencyKit
+import HTTPTestSupport
 import Journal
 import Testing
 
 /// ``JournalCommitter``'s thread: a stop commits what is queued and ends it, a stop that cannot
-/// end it in time says so, and a committer stopped before its start never starts.
+/// end it in time says so, a committer stopped before its start never starts, and a transaction
+/// is told to its listeners once, whatever stores it carried.
 @Suite struct JournalCommitterTests {
     private func record(_ version: UInt64) -> JournalRecord {
         JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
@@ -49,5 +51,34 @@ import Testing
         #expect(!committer.isThreadRunning)
         let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0, committer: committer)
         #expect(!journal.start(), "no journal registers with a stopped committer")
+    }
+
+    @Test func aTransactionOfSeveralStoresIsToldOnceToTheListenerOfItsKey() throws {
+        let first = MemoryJournalStorage()
+        let second = MemoryJournalStorage()
+        let committer = JournalCommitter(
+            transactions: SeparateJournalTransactions(), policy: CommitPolicy(claimPatience: .zero), name: "commit-told"
+        )
+        defer { committer.stop() }
+        let heard = Mailbox<Int>()
+        let replaced = Mailbox<Int>()
+        let key = ObjectIdentifier(heard)
+        committer.onTransaction(key: key) { records, _ in replaced.post(records) }
+        committer.onTransaction(key: key) { records, _ in heard.post(records) }
+        let journals = [first, second].map { GroupCommitJournal(storage: $0, lastVersion: 0, committer: committer) }
+        for journal in journals { #expect(journal.start()) }
+        first.holdCommits()
+        journals[0].append(record(1))
+        #expect(first.waitUntilACommitIsHeld(timeout: .seconds(10)), "the first transaction is under way")
+        // While it is held, both stores queue records: the next transaction carries all four.
+        journals[0].append(record(2))
+        for version: UInt64 in 1...3 { journals[1].append(record(version)) }
+        first.releaseCommits()
+        #expect(try journals[0].waitUntilDurable(2, timeout: .seconds(10))?.get() == 2)
+        #expect(try journals[1].waitUntilDurable(3, timeout: .seconds(10))?.get() == 3)
+        #expect(heard.next(timeout: .seconds(10)) == 1)
+        #expect(heard.next(timeout: .seconds(10)) == 4, "one transaction, both stores' records")
+        #expect(committer.statistics.transactions == 2)
+        #expect(heard.next(timeout: .milliseconds(1)) == nil && replaced.next(timeout: .milliseconds(1)) == nil)
     }
 }

@@ -53,7 +53,7 @@ public final class GroupCommitJournal: Sendable {
 
     /// What the committer finds when it looks at the journal.
     enum Take {
-        /// A batch to commit; the journal counts as committing until ``completeCommit(of:error:duration:)``.
+        /// A batch to commit; the journal counts as committing until ``completeCommit(of:error:transactionRecords:)``.
         case batch(Batch)
         /// A record claimed by the thread that dispatched it, until then.
         case claimed(until: ContinuousClock.Instant)
@@ -96,6 +96,16 @@ public final class GroupCommitJournal: Sendable {
         var committedRecords: UInt64 = 0
         /// The versions still queued when the journal stopped (their commits failed).
         var abandoned: ClosedRange<UInt64>?
+        /// Added before the start; read with the rest of the state once per commit (one lock for
+        /// the commit's bookkeeping and its listeners: spread over many stores, each store's part
+        /// of a transaction is a record or so, and every lock taken per part counts).
+        var listeners = Listeners()
+    }
+
+    /// Who hears of this journal's commits.
+    private struct Listeners {
+        var durable: [@Sendable (UInt64) -> Void] = []
+        var answers: [AnswerListener] = []
     }
 
     /// Counters for benchmarks and logs.
@@ -113,9 +123,6 @@ public final class GroupCommitJournal: Sendable {
     private let ownsCommitter: Bool
     private let maxGroup: Int
     private let state: Lock<State>
-    private let durableListeners = Lock<[@Sendable (UInt64) -> Void]>([])
-    private let answerListeners = Lock<[AnswerListener]>([])
-    private let commitListeners = Lock<[@Sendable (Int, Duration) -> Void]>([])
 
     /// Told of kept answers once their commit succeeded, or with the error of one that failed
     /// (they stay queued and go in a later commit).
@@ -171,20 +178,13 @@ public final class GroupCommitJournal: Sendable {
     /// Calls `listener` on the committing thread after every commit, with the newest durable
     /// version. Add listeners before ``start()``.
     public func onDurable(_ listener: @escaping @Sendable (UInt64) -> Void) {
-        durableListeners.withLock { $0.append(listener) }
+        state.withLock { $0.listeners.durable.append(listener) }
     }
 
     /// Calls `listener` on the committing thread after every commit that held kept answers, and
     /// after every failed commit that should have. Add listeners before ``start()``.
     public func onAnswers(_ listener: @escaping AnswerListener) {
-        answerListeners.withLock { $0.append(listener) }
-    }
-
-    /// Calls `listener` on the committing thread after every successful commit, with the records
-    /// it held and how long the storage took (the whole transaction, shared with other stores).
-    /// Add listeners before ``start()``.
-    public func onCommit(_ listener: @escaping @Sendable (_ records: Int, _ duration: Duration) -> Void) {
-        commitListeners.withLock { $0.append(listener) }
+        state.withLock { $0.listeners.answers.append(listener) }
     }
 
     /// Opens a group: the records appended until the matching ``endGroup(keeping:)`` go in one
@@ -325,9 +325,8 @@ public final class GroupCommitJournal: Sendable {
         guard let taken else {
             return durableVersion >= version ? .success(durableVersion) : nil
         }
-        let started = ContinuousClock.now
         let error = committer.writeOnCallingThread(JournalWrite(storage: storage, records: taken.records, answers: taken.answers))
-        completeCommit(of: taken, error: error, duration: ContinuousClock.now - started)
+        completeCommit(of: taken, error: error)
         if let error { return .failure(error) }
         return .success(taken.records.last?.version ?? version)
     }
@@ -360,9 +359,7 @@ public final class GroupCommitJournal: Sendable {
     }
 
     private func dropListeners() {
-        durableListeners.withLock { $0 = [] }
-        answerListeners.withLock { $0 = [] }
-        commitListeners.withLock { $0 = [] }
+        state.withLock { $0.listeners = Listeners() }
     }
 
     // MARK: - What the committer calls
@@ -407,13 +404,10 @@ public final class GroupCommitJournal: Sendable {
     /// batch again (for good, with ``JournalErrorCode/closed``: the storage refuses the store).
     /// A failure while stopping ends the journal. `transactionRecords` counts the records of every
     /// store in the transaction (nil: this batch's).
-    func completeCommit(of batch: Batch, error: JournalError?, duration: Duration, transactionRecords: Int? = nil) {
+    func completeCommit(of batch: Batch, error: JournalError?, transactionRecords: Int? = nil) {
         if let error {
             failCommit(of: batch, error)
         } else {
-            for listener in commitListeners.withLock({ $0 }) {
-                listener(batch.records.count, duration)
-            }
             finishCommit(of: batch, transactionRecords: transactionRecords ?? batch.records.count)
         }
         var orphans: [Waiter] = []
@@ -491,11 +485,11 @@ public final class GroupCommitJournal: Sendable {
 
     private func finishCommit(of batch: Batch, transactionRecords: Int) {
         let last = batch.records.last?.version
-        let released = state.withLock { state -> [Waiter] in
+        let (released, listeners) = state.withLock { state -> ([Waiter], Listeners) in
             state.failure = nil
             state.commits += 1
             state.lastCommitRecords = transactionRecords
-            guard let last else { return [] }
+            guard let last else { return ([], state.listeners) }
             state.durableVersion = last
             state.committedRecords += UInt64(batch.records.count)
             while let group = state.groups.first, group.last <= last {
@@ -507,15 +501,15 @@ public final class GroupCommitJournal: Sendable {
                 released.append(waiter)
                 return true
             }
-            return released
+            return (released, state.listeners)
         }
         if let last {
-            for listener in durableListeners.withLock({ $0 }) {
+            for listener in listeners.durable {
                 listener(last)
             }
         }
         if !batch.answers.isEmpty {
-            for listener in answerListeners.withLock({ $0 }) {
+            for listener in listeners.answers {
                 listener(batch.answers, .success(()))
             }
         }
@@ -525,7 +519,7 @@ public final class GroupCommitJournal: Sendable {
     }
 
     private func failCommit(of batch: Batch, _ journalError: JournalError) {
-        let failed = state.withLock { state -> [Waiter] in
+        let (failed, listeners) = state.withLock { state -> ([Waiter], [AnswerListener]) in
             state.failure = journalError
             if journalError.code == .closed {
                 // The storage refuses the store for good (closed, or the store deleted).
@@ -542,10 +536,10 @@ public final class GroupCommitJournal: Sendable {
                 failed.append(waiter)
                 return true
             }
-            return failed
+            return (failed, state.listeners.answers)
         }
         if !batch.answers.isEmpty {
-            for listener in answerListeners.withLock({ $0 }) {
+            for listener in listeners {
                 listener(batch.answers, .failure(journalError))
             }
         }

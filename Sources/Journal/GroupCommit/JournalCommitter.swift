@@ -40,7 +40,13 @@ public final class JournalCommitter: Sendable {
         var running = false
         var stopping = false
         var statistics = Statistics()
+        /// Told of every transaction that stored records (``onTransaction(key:_:)``).
+        var transactionListeners: [ObjectIdentifier: TransactionListener] = [:]
     }
+
+    /// Hears of a transaction that stored records: how many (of every store in it) and how long
+    /// the storage took (the write and its one sync).
+    public typealias TransactionListener = @Sendable (_ records: Int, _ duration: Duration) -> Void
 
     /// The numbers it decides by.
     public let policy: CommitPolicy
@@ -116,6 +122,14 @@ public final class JournalCommitter: Sendable {
     /// Whether the committer's thread runs (started, not ended).
     package var isThreadRunning: Bool { worker.isRunning }
 
+    /// Calls `listener` after every transaction that stored records — once a transaction, however
+    /// many stores' parts it held — on the thread that wrote it. One listener per `key`: a
+    /// later one with the same key replaces it, so each store of a service can register the
+    /// service's own (its metrics) and the transaction is still counted once.
+    public func onTransaction(key: ObjectIdentifier, _ listener: @escaping TransactionListener) {
+        state.withLock { $0.transactionListeners[key] = listener }
+    }
+
     // MARK: - What journals call
 
     /// Registers `journal`; false when the thread does not run.
@@ -185,13 +199,11 @@ public final class JournalCommitter: Sendable {
                 if stopping, state.withLock({ $0.registered.isEmpty }) { break }
                 continue
             }
-            let started = ContinuousClock.now
             let results = outcomes(of: parts.map { JournalWrite(storage: $0.journal.storage, records: $0.batch.records, answers: $0.batch.answers) })
-            let duration = ContinuousClock.now - started
             let transactionRecords = parts.reduce(0) { $0 + $1.batch.records.count }
             var retryable = false
             for (part, error) in zip(parts, results) {
-                part.journal.completeCommit(of: part.batch, error: error, duration: duration, transactionRecords: transactionRecords)
+                part.journal.completeCommit(of: part.batch, error: error, transactionRecords: transactionRecords)
                 if let error, error.code != .closed { retryable = true }
             }
             if retryable {
@@ -244,20 +256,27 @@ public final class JournalCommitter: Sendable {
         return (candidates, stopping)
     }
 
-    /// Writes `parts` in one transaction and counts it; the error of each part (nil: stored).
+    /// Writes `parts` in one transaction, counts it and tells the transaction listeners; the
+    /// error of each part (nil: stored).
     private func outcomes(of parts: [JournalWrite]) -> [JournalError?] {
+        let started = ContinuousClock.now
         let results: [JournalError?]
         do throws(JournalError) {
             results = try transactions.write(parts)
         } catch {
             results = parts.map { _ in error }
         }
+        let duration = ContinuousClock.now - started
         let stored = zip(parts, results).reduce(0) { $0 + ($1.1 == nil ? $1.0.records.count : 0) }
-        state.withLock { state in
+        let listeners = state.withLock { state -> [TransactionListener] in
             state.statistics.transactions += 1
             if parts.count > 1 { state.statistics.sharedTransactions += 1 }
             state.statistics.records += UInt64(stored)
             if results.contains(where: { $0 != nil }) { state.statistics.failures += 1 }
+            return stored > 0 && !state.transactionListeners.isEmpty ? Array(state.transactionListeners.values) : []
+        }
+        for listener in listeners {
+            listener(stored, duration)
         }
         return results
     }

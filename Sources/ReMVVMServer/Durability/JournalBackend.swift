@@ -14,8 +14,7 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
     let logger: Logger
     /// Whether a request may commit on its own thread (only while its connection is alone).
     let requestConnections: RequestConnections
-    private let snapshotEvery: UInt64
-    private let retention: JournalRetention
+    private let keeping: JournalKeeping
     /// Set once by ``start(keys:metrics:)``.
     let started = RuntimeSlot<DurableRuntime<State>>()
 
@@ -34,8 +33,7 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
         self.codec = codec
         self.logger = logger
         self.requestConnections = requestConnections
-        snapshotEvery = configuration.snapshotEvery
-        retention = configuration.journalRetention
+        keeping = JournalKeeping(configuration)
     }
 
     var keptAnswers: (any JournalStorage)? { storage }
@@ -48,7 +46,7 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) throws {
         let made = try started.start {
             try DurableRuntime(
-                store: store, storage: storage, codec: codec, snapshotEvery: snapshotEvery, retention: retention, logger: logger
+                store: store, storage: storage, codec: codec, snapshotEvery: keeping.snapshotEvery, retention: keeping.retention, logger: logger
             )
         }
         guard let runtime = made else { return }
@@ -56,7 +54,9 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
             keys.journalCommitted(answers, result)
         }
         if let metrics {
-            runtime.journal.onCommit { records, duration in
+            // Once a transaction, however many stores' parts it carried: every store of the
+            // service registers under the same key.
+            runtime.journal.committer.onTransaction(key: ObjectIdentifier(metrics)) { records, duration in
                 metrics.journalCommitted(actions: records, duration: duration)
             }
         }

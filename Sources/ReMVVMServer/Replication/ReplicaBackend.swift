@@ -17,8 +17,7 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     let keptAnswers: (any JournalStorage)?
     /// The service's store `default`, or another store of the log.
     let role: ReplicaRole
-    private let snapshotEvery: UInt64
-    private let retention: JournalRetention
+    private let keeping: JournalKeeping
     /// Set once by ``start(keys:metrics:)``.
     let started = RuntimeSlot<ReplicaRuntime<State>>()
 
@@ -38,8 +37,7 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
         self.role = role
         self.logger = logger
         keptAnswers = ReplicaStorage(snapshots: replication.snapshots, log: replication.log)
-        snapshotEvery = configuration.snapshotEvery
-        retention = configuration.journalRetention
+        keeping = JournalKeeping(configuration)
     }
 
     var isDurable: Bool { true }
@@ -60,7 +58,7 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
         let made = try started.start {
             try ReplicaRuntime(
                 store: store, log: replication.log, snapshots: replication.snapshots, name: replication.name, codec: codec,
-                snapshotEvery: snapshotEvery, retention: retention, expiry: replication.expiry,
+                snapshotEvery: keeping.snapshotEvery, retention: keeping.retention, expiry: replication.expiry,
                 renewal: onStopped == nil ? replication.renewal : nil, onStopped: onStopped, logger: logger
             )
         }
