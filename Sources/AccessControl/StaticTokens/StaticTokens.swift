@@ -3,6 +3,8 @@
 /// A lookup hashes the presented token once and compares that digest with every configured one
 /// in constant time, without stopping at a match: neither the position of a match nor the number
 /// of right leading characters shows in the time taken. There is no dictionary keyed by tokens.
+/// A token verified once is remembered by a keyed fingerprint (``VerifiedTokenCache``): the next
+/// requests that present it skip the digest.
 public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable {
     /// One configured token: its digest and what it grants.
     struct Entry: Sendable {
@@ -13,6 +15,8 @@ public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable
     }
 
     let entries: [Entry]
+    /// The tokens verified so far, by fingerprint.
+    let verified = VerifiedTokenCache()
 
     /// No static tokens.
     public static let none = StaticTokens(checkedEntries: [])
@@ -43,6 +47,10 @@ public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable
     public func authorization(for token: some StringProtocol) -> Authorization? {
         // Without entries there is nothing to compare (and nothing to learn from the time).
         guard !entries.isEmpty else { return nil }
+        let fingerprint = verified.fingerprint(of: token)
+        if let remembered = verified.entry(for: fingerprint) {
+            return Authorization(scopes: entries[remembered].scopes, stores: entries[remembered].stores)
+        }
         let presented = TokenDigest(of: token)
         var found: UInt64 = 0
         var granted: UInt8 = 0
@@ -55,6 +63,7 @@ public struct StaticTokens: Sendable, CustomStringConvertible, CustomReflectable
             matched |= Int(truncatingIfNeeded: mask) & index
         }
         guard found != 0 else { return nil }
+        verified.remember(fingerprint, entry: matched)
         return Authorization(scopes: ScopeSet(rawValue: granted), stores: entries[matched].stores)
     }
 
