@@ -5,10 +5,6 @@ import Testing
 /// ``JournalCommitter``'s thread: a stop commits what is queued and ends it, a stop that cannot
 /// end it in time says so, and a committer stopped before its start never starts.
 @Suite struct JournalCommitterTests {
-    private func record(_ version: UInt64) -> JournalRecord {
-        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
-    }
-
     @Test func aStopCommitsWhatIsQueuedAndEndsTheThread() throws {
         let storage = MemoryJournalStorage()
         let committer = JournalCommitter(transactions: SeparateJournalTransactions(), name: "commit-test")
