@@ -3,11 +3,22 @@ import Testing
 
 /// ``StoreReach``: which stores a store list reaches, and which lists are refused.
 @Suite struct StoreReachTests {
+    /// Expects `reach` to reach every id of `reached` and none of `missed`, naming the id that fails.
+    private func expect(
+        _ reach: StoreReach, reaches reached: [String], misses missed: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for id in reached {
+            #expect(reach.reaches(storeID: id), "\(id.debugDescription) is not reached", sourceLocation: sourceLocation)
+        }
+        for id in missed {
+            #expect(!reach.reaches(storeID: id), "\(id.debugDescription) is reached", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func withoutAListEveryStoreIsReached() {
         #expect(StoreReach.everyStore.isUnlimited)
-        for id in ["default", "room-1", "a", String(repeating: "z", count: 128)] {
-            #expect(StoreReach.everyStore.reaches(storeID: id))
-        }
+        expect(.everyStore, reaches: ["default", "room-1", "a", String(repeating: "z", count: 128)], misses: [])
         #expect(StoreReach.everyStore.description == "*")
     }
 
@@ -15,29 +26,17 @@ import Testing
         let empty = try StoreReach(patterns: [String]())
         #expect(empty == .noStore)
         #expect(!empty.isUnlimited)
-        #expect(!empty.reaches(storeID: "default"))
-        #expect(!empty.reaches(storeID: "room-1"))
+        expect(empty, reaches: [], misses: ["default", "room-1"])
     }
 
     @Test func anExactIdReachesThatStoreOnlyCaseSensitively() throws {
         let reach = try StoreReach(patterns: ["lobby", "doc.1"])
-        #expect(reach.reaches(storeID: "lobby"))
-        #expect(reach.reaches(storeID: "doc.1"))
-        #expect(!reach.reaches(storeID: "Lobby"))
-        #expect(!reach.reaches(storeID: "lobby2"))
-        #expect(!reach.reaches(storeID: "lobb"))
-        #expect(!reach.reaches(storeID: "default"))
+        expect(reach, reaches: ["lobby", "doc.1"], misses: ["Lobby", "lobby2", "lobb", "default"])
     }
 
     @Test func aPrefixReachesEveryStoreStartingWithIt() throws {
         let reach = try StoreReach(patterns: ["room-*", "lobby"])
-        #expect(reach.reaches(storeID: "room-1"))
-        #expect(reach.reaches(storeID: "room-"))
-        #expect(reach.reaches(storeID: "room-a.b~c_d"))
-        #expect(!reach.reaches(storeID: "room"))
-        #expect(!reach.reaches(storeID: "Room-1"))
-        #expect(!reach.reaches(storeID: "xroom-1"))
-        #expect(reach.reaches(storeID: "lobby"))
+        expect(reach, reaches: ["room-1", "room-", "room-a.b~c_d", "lobby"], misses: ["room", "Room-1", "xroom-1"])
         #expect(reach.description == "lobby+room-*")
     }
 
@@ -48,8 +47,7 @@ import Testing
     @Test func anIdThatIsCanonicallyEquivalentButNotTheSameBytesIsNotReached() throws {
         // U+212A KELVIN SIGN is canonically equivalent to "K": Swift's == would say they match.
         let reach = try StoreReach(patterns: ["K"])
-        #expect(reach.reaches(storeID: "K"))
-        #expect(!reach.reaches(storeID: "\u{212A}"))
+        expect(reach, reaches: ["K"], misses: ["\u{212A}"])
     }
 
     @Test(arguments: [

@@ -14,19 +14,3 @@ public struct SSEEvent: Sendable, Equatable {
         self.data = data
     }
 }
-
-/// What an ``SSEClient`` can read next.
-public enum SSEItem: Sendable, Equatable {
-    /// A complete event.
-    case event(SSEEvent)
-    /// A comment line (starting with ":"), such as a heartbeat; the text after the colon.
-    case comment(String)
-}
-
-/// How a server-sent-events response ended.
-public enum SSEStreamEnd: Sendable, Equatable {
-    /// The chunked terminator arrived: the server ended the response on purpose.
-    case clean
-    /// The connection closed without the terminator (dropped by the server or the network).
-    case aborted
-}

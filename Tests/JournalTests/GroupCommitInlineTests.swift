@@ -11,16 +11,9 @@ import Glibc
 /// thread; under load, or while a commit runs, it is left to the journal thread; a record claimed
 /// for a thread that never comes for it is still committed.
 @Suite struct GroupCommitInlineTests {
-    private func record(_ version: UInt64) -> JournalRecord {
-        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
-    }
-
     @Test func aLoneRecordIsCommittedOnTheCallingThreadWithItsListeners() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
         let listenerThreads = Lock<[pthread_t]>([])
-        journal.onDurable { _ in listenerThreads.withLock { $0.append(pthread_self()) } }
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal { _ in listenerThreads.withLock { $0.append(pthread_self()) } }
         defer { journal.stop() }
         for version: UInt64 in 1...3 {
             journal.append(record(version))
@@ -57,9 +50,7 @@ import Glibc
     }
 
     @Test func whileACommitRunsTheCallerIsToldToWait() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal()
         defer { journal.stop() }
         storage.holdCommits()
         journal.append(record(1))
@@ -74,10 +65,8 @@ import Glibc
     }
 
     @Test func aClaimedRecordNobodyComesForIsCommittedOnceTheClockPassesItsPatience() throws {
-        let storage = MemoryJournalStorage()
         let clock = ManualJournalClock()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(), clock: clock)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal(clock: clock)
         defer { journal.stop() }
         journal.append(record(1))  // claimed for this thread, which never commits it
         // No waiter either (a waiter would end the claim): while the clock stands, the claim holds.
@@ -89,10 +78,8 @@ import Glibc
     }
 
     @Test func aClaimMadeWhileTheCommitterLingersIsStillCommittedByIt() throws {
-        let storage = MemoryJournalStorage()
         let clock = ManualJournalClock()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(), clock: clock)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal(clock: clock)
         defer { journal.stop() }
         journal.append(record(1))
         #expect(try journal.commitOnCallingThread(through: 1)?.get() == 1)
@@ -104,9 +91,7 @@ import Glibc
     }
 
     @Test func withoutClaimPatienceNothingIsLeftToTheCallingThread() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0, policy: CommitPolicy(claimPatience: .zero))
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal(policy: CommitPolicy(claimPatience: .zero))
         defer { journal.stop() }
         journal.append(record(1))
         #expect(storage.wait(timeout: .seconds(5)) { $0.committedRecords.count == 1 }, "the committer took it at once")
@@ -114,9 +99,7 @@ import Glibc
     }
 
     @Test func aWaiterEndsTheClaimAtOnce() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal()
         defer { journal.stop() }
         for version: UInt64 in 1...200 {
             journal.append(record(version))

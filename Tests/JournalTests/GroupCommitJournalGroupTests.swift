@@ -6,10 +6,6 @@ import Testing
 /// Groups: the records of one request and the answer kept for its `Idempotency-Key` always share a
 /// transaction.
 @Suite struct GroupCommitJournalGroupTests {
-    private func record(_ version: UInt64) -> JournalRecord {
-        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
-    }
-
     private func answer(_ key: String) -> KeptAnswer {
         KeptAnswer(key: key, fingerprint: [1, 2, 3], status: 200, body: Array("{\"version\":1}".utf8), time: 1_700_000_000_000)
     }
@@ -43,9 +39,7 @@ import Testing
     }
 
     @Test func anOpenGroupIsNotCommittedUntilItEnds() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal()
         defer { journal.stop() }
         journal.append(record(1))
         #expect(try journal.waitUntilDurable(1, timeout: .seconds(5))?.get() == 1)
@@ -76,9 +70,7 @@ import Testing
     }
 
     @Test func nestedGroupsCountAsTheOutermostOne() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal()
         defer { journal.stop() }
         journal.beginGroup()
         journal.append(record(1))

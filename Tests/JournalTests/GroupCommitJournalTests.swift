@@ -5,14 +5,8 @@ import Testing
 
 /// ``GroupCommitJournal``: order, group commit, failures that drop nothing, gaps, stop, crashes.
 @Suite struct GroupCommitJournalTests {
-    private func record(_ version: UInt64) -> JournalRecord {
-        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
-    }
-
     @Test func recordsBecomeDurableInOrderAndWaitersAreReleased() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal()
         defer { journal.stop() }
         for version: UInt64 in 1...50 {
             journal.append(record(version))
@@ -26,8 +20,7 @@ import Testing
     @Test func recordsQueuedDuringACommitGoTogetherInTheNextOne() throws {
         let storage = MemoryJournalStorage()
         storage.holdCommits()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let journal = try startedJournal(over: storage).journal
         defer { journal.stop() }
         journal.append(record(1))
         #expect(storage.waitUntilACommitIsHeld(timeout: .seconds(5)), "the first commit is under way")
@@ -45,8 +38,7 @@ import Testing
         let storage = MemoryJournalStorage()
         let full = JournalError(code: .writeFailed, message: "disk full")
         storage.failAppends(with: full)
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let journal = try startedJournal(over: storage).journal
         defer { journal.stop() }
         journal.append(record(1))
         journal.append(record(2))
@@ -63,10 +55,8 @@ import Testing
 
     /// A stop while commits fail cannot commit what is queued: it says which versions it could
     /// not, for the server to report (they were dropped without a word before).
-    @Test func aStopWhileCommitsFailSaysWhichVersionsWereNeverCommitted() {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+    @Test func aStopWhileCommitsFailSaysWhichVersionsWereNeverCommitted() throws {
+        let (storage, journal) = try startedJournal()
         journal.append(record(1))
         #expect(journal.waitUntilDurable(1, timeout: .seconds(5)) != nil)
         storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full"))
@@ -78,9 +68,8 @@ import Testing
         #expect(storage.committedRecords.map(\.version) == [1])
     }
 
-    @Test func aRecordThatWouldLeaveAGapBreaksTheJournalForGood() {
-        let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0)
-        #expect(journal.start())
+    @Test func aRecordThatWouldLeaveAGapBreaksTheJournalForGood() throws {
+        let journal = try startedJournal().journal
         defer { journal.stop() }
         journal.append(record(1))
         journal.append(record(3))
@@ -91,9 +80,7 @@ import Testing
     }
 
     @Test func stopCommitsWhatIsQueuedAndLaterWaitersAreToldItStopped() throws {
-        let storage = MemoryJournalStorage()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 7)
-        #expect(journal.start())
+        let (storage, journal) = try startedJournal(lastVersion: 7)
         for version: UInt64 in 8...20 {
             journal.append(record(version))
         }
@@ -108,8 +95,7 @@ import Testing
     @Test func aCrashLosesOnlyWhatWasNeverConfirmedDurable() throws {
         let storage = MemoryJournalStorage()
         storage.holdCommits()
-        let journal = GroupCommitJournal(storage: storage, lastVersion: 0)
-        #expect(journal.start())
+        let journal = try startedJournal(over: storage).journal
         defer {
             storage.releaseCommits()
             journal.stop()

@@ -7,10 +7,6 @@ import Testing
 /// end it in time says so, a committer stopped before its start never starts, and a transaction
 /// is told to its listeners once, whatever stores it carried.
 @Suite struct JournalCommitterTests {
-    private func record(_ version: UInt64) -> JournalRecord {
-        JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
-    }
-
     @Test func aStopCommitsWhatIsQueuedAndEndsTheThread() throws {
         let storage = MemoryJournalStorage()
         let committer = JournalCommitter(transactions: SeparateJournalTransactions(), name: "commit-test")

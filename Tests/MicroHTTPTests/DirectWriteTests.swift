@@ -47,9 +47,7 @@ import Glibc
 
     @Test func aLargeEventToASlowReaderIsFinishedWhenTheSocketDrains() throws {
         let server = try StreamingServer(maxPendingBytes: 4 << 20)
-        let (client, stream) = try server.subscribe(receiveBufferSize: 4096)
-        try waitUntilWaiting(stream)
-        shrinkSendBuffer(of: stream)
+        let (client, stream) = try narrowSubscription(to: server)
         // Far more than the socket takes at once: the rest waits for the client to read.
         let large = String(repeating: "L", count: 256 << 10)
         #expect(stream.send(sseEvent(id: 1, data: large)))
@@ -80,9 +78,7 @@ import Glibc
 
     @Test func eventsQueuedWhileTheClientIsBehindLeaveTogether() throws {
         let server = try StreamingServer(maxPendingBytes: 8 << 20)
-        let (client, stream) = try server.subscribe(receiveBufferSize: 4096)
-        try waitUntilWaiting(stream)
-        shrinkSendBuffer(of: stream)
+        let (client, stream) = try narrowSubscription(to: server)
         // The client does not read while these are sent: once its socket is full, the rest
         // queue, and each write then carries as many as fit.
         let count = 2000
@@ -97,9 +93,7 @@ import Glibc
 
     @Test func shutdownGivesUpAWriteStuckMidChunk() throws {
         let server = try StreamingServer(maxPendingBytes: 64 << 20)
-        let (stalled, stream) = try server.subscribe(receiveBufferSize: 4096)
-        try waitUntilWaiting(stream)
-        shrinkSendBuffer(of: stream)
+        let (stalled, stream) = try narrowSubscription(to: server)
         #expect(stream.send([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)))
         #expect(server.server.streamWriteStatistics.split == 1)
 
@@ -113,9 +107,7 @@ import Glibc
 
     @Test func overflowWhileAChunkIsUnfinishedCutsTheClientOff() throws {
         let server = try StreamingServer(maxPendingBytes: 1 << 20)
-        let (stalled, stream) = try server.subscribe(receiveBufferSize: 4096)
-        try waitUntilWaiting(stream)
-        shrinkSendBuffer(of: stream)
+        let (stalled, stream) = try narrowSubscription(to: server)
         #expect(stream.send([UInt8](repeating: UInt8(ascii: "x"), count: 900 << 10)))
         #expect(server.server.streamWriteStatistics.split == 1)
         var sends = 0
@@ -128,6 +120,15 @@ import Glibc
         // libmicrohttpd lets the connection go once it notices the reset socket.
         #expect(server.server.waitForOccupancy(timeout: .seconds(5)) { server.server.openStreamCount == 0 }, "the connection is released")
     }
+}
+
+/// Subscribes a client with a small receive buffer and waits until its stream waits for sends,
+/// the server side's send buffer shrunk: a large send cannot go out at once.
+private func narrowSubscription(to server: StreamingServer) throws -> (SSEClient, EventStream) {
+    let (client, stream) = try server.subscribe(receiveBufferSize: 4096)
+    try waitUntilWaiting(stream)
+    shrinkSendBuffer(of: stream)
+    return (client, stream)
 }
 
 /// Fixes the server side's socket send buffer at a few kilobytes (loopback sockets otherwise

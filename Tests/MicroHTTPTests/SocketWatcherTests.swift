@@ -87,9 +87,9 @@ import Musl
         pair.fillWatchedSendBuffer()
         let handler = RecordingHandler()
         let token = try #require(watcher.watch(handler, socket: pair.watched, for: [.writable, .hangUp]))
+        defer { watcher.unwatch(token, socket: pair.watched) }
         pair.drainPeer()
         #expect(handler.reports.next(timeout: .seconds(5)) == .writable)
-        watcher.unwatch(token, socket: pair.watched)
     }
 
     @Test func aWatchFiresOnceUntilRearmed() throws {
@@ -99,11 +99,11 @@ import Musl
         let handler = RecordingHandler()
         // An empty send buffer is writable at once, and stays writable (level-triggered).
         let token = try #require(watcher.watch(handler, socket: pair.watched, for: .writable))
+        defer { watcher.unwatch(token, socket: pair.watched) }
         #expect(handler.reports.next(timeout: .seconds(5)) == .writable)
         #expect(handler.reports.next(timeout: .milliseconds(200)) == nil, "one-shot: no second report")
         #expect(watcher.rearm(token, socket: pair.watched, for: .writable))
         #expect(handler.reports.next(timeout: .seconds(5)) == .writable)
-        watcher.unwatch(token, socket: pair.watched)
     }
 
     @Test func anUnwatchedSocketIsNotReportedAndItsHandlerIsReleased() throws {

@@ -85,12 +85,13 @@ import Testing
         let server = try PostgresServer()
         let log = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10))
         defer { log.stop() }
-        let other = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10))
-        defer { other.stop() }
         _ = try log.create(Self.stores[0], limit: 100, at: 1)
         let view = log.view(of: Self.stores[0])
         try view.start(applied: 0) { _ in }
         #expect(waitUntil(timeout: .seconds(10)) { view.status == .following })
+        // Another process deletes the store.
+        let other = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10))
+        defer { other.stop() }
         #expect(try other.delete(Self.stores[0]))
         #expect(waitUntil(timeout: .seconds(10)) {
             if case .stopped(let reason?) = view.status { reason.contains("deleted") } else { false }

@@ -19,27 +19,23 @@ import Testing
         var isStream: Bool { method == "GET" && (path.hasSuffix("/events") || path.contains("/events?")) }
     }
 
-    static let routes: [Route] = [
-        Route(method: "GET", path: "/state", scope: .read),
-        Route(method: "HEAD", path: "/state", scope: .read),
-        Route(method: "GET", path: "/viewmodels", scope: .read),
-        Route(method: "GET", path: "/viewmodels/counter", scope: .read),
-        Route(method: "GET", path: "/actions", scope: .read),
-        Route(method: "GET", path: "/events", scope: .read),
-        Route(method: "GET", path: "/viewmodels/counter/events", scope: .read),
-        Route(method: "GET", path: "/viewmodels/events?name=counter", scope: .read),
-        Route(method: "GET", path: "/metrics", scope: .read),
-        Route(method: "GET", path: "/openapi.json", scope: .read),
-        Route(method: "POST", path: "/actions", scope: .dispatch),
-        Route(method: "POST", path: "/viewmodels/counter/commands/increase", scope: .dispatch),
+    /// The routes that need `scope` (nil: open) and are served with 200, as `METHOD path`.
+    private static func routes(needing scope: Scope?, _ requests: String...) -> [Route] {
+        requests.map { request in
+            let method = request.prefix { $0 != " " }
+            return Route(method: String(method), path: String(request.dropFirst(method.count + 1)), scope: scope)
+        }
+    }
+
+    static let routes: [Route] = routes(
+        needing: .read,
+        "GET /state", "HEAD /state", "GET /viewmodels", "GET /viewmodels/counter", "GET /actions", "GET /events",
+        "GET /viewmodels/counter/events", "GET /viewmodels/events?name=counter", "GET /metrics", "GET /openapi.json",
+        "GET /stats"
+    ) + routes(needing: .dispatch, "POST /actions", "POST /viewmodels/counter/commands/increase") + [
         Route(method: "GET", path: "/nowhere", scope: .read, served: 404),
         Route(method: "DELETE", path: "/state", scope: .dispatch, served: 405),
-        Route(method: "GET", path: "/healthz", scope: nil),
-        Route(method: "HEAD", path: "/healthz", scope: nil),
-        Route(method: "GET", path: "/inspector", scope: nil),
-        Route(method: "GET", path: "/inspector/main.js", scope: nil),
-        Route(method: "GET", path: "/stats", scope: .read),
-    ]
+    ] + routes(needing: nil, "GET /healthz", "HEAD /healthz", "GET /inspector", "GET /inspector/main.js")
 
     /// A credential as a client sends it, and the scopes it grants (nil: it does not authenticate).
     struct Credential: Sendable {

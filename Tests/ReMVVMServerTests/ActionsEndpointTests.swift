@@ -9,9 +9,7 @@ import Testing
     @Test(arguments: Transport.allCases)
     func singleActionIsReducedAndAnswers200WithTheVersion(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let response = try live.post(#"{"type":"increase"}"#)
-        #expect(response.status == 200)
-        #expect(response.headers["Content-Type"] == "application/json")
+        let response = try live.post(#"{"type":"increase"}"#).expect(status: 200, contentType: "application/json")
         #expect(response.bodyString == #"{"version":1}"#)
         #expect(live.store.state.counter == 1)
     }
@@ -38,9 +36,7 @@ import Testing
     @Test(arguments: Transport.allCases)
     func batchWithOneUndecodableActionAppliesNone(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let response = try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"A"}}]"#)
-        let problem = try #require(response.problem)
-        #expect(response.status == 422)
+        let problem = try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"A"}}]"#).problem(status: 422)
         #expect(problem.index == 1)
         #expect(problem.field == "payload.lastName")
         #expect(problem.detail.contains("no action of the batch was applied"))
@@ -61,9 +57,7 @@ import Testing
         let live = try LiveServer(transport: transport, middleware: [RejectSecondLogin()])
         let login = #"{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}"#
         #expect(try live.post(login).status == 200)
-        let response = try live.post(login)
-        let problem = try #require(response.problem)
-        #expect(response.status == 422)
+        let problem = try live.post(login).problem(status: 422)
         #expect(problem.type == "urn:remvvm:problem:action-rejected")
         #expect(problem.detail.contains("already logged in"))
         #expect(live.store.version == 1)
@@ -103,9 +97,7 @@ import Testing
     @Test(arguments: Transport.allCases)
     func unknownTypeAnswers422ListingTheKnownTypes(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let response = try live.post(#"{"type":"explode"}"#)
-        let problem = try #require(response.problem)
-        #expect(response.status == 422)
+        let problem = try live.post(#"{"type":"explode"}"#).problem(status: 422)
         #expect(problem.type == "urn:remvvm:problem:unknown-action-type")
         #expect(problem.known == ["decrease", "increase", "login", "logout", "navigation.dismissModal", "navigation.pop", "navigation.popToRoot", "navigation.push", "navigation.selectTab", "navigation.showModal"])
         #expect(problem.detail.contains("explode"))

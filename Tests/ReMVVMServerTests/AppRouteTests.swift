@@ -8,9 +8,7 @@ import Testing
 @Suite struct AppRouteTests {
     @Test func thePageIsHTMLThatLoadsItsModuleAndStyleSheetUnderAScriptOnlyFromSelfPolicy() throws {
         let live = try LiveServer()
-        let page = try live.get("/app")
-        #expect(page.status == 200)
-        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+        let page = try live.get("/app").expect(status: 200, contentType: "text/html; charset=utf-8")
         let policy = try #require(page.headers["Content-Security-Policy"])
         #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"))
         #expect(page.bodyString.contains(#"<script type="module" src="app/app.js"></script>"#))
@@ -20,16 +18,13 @@ import Testing
 
     @Test func everyFileOfTheResourcesFolderIsServedWithItsTypeAndTag() throws {
         let live = try LiveServer()
-        let folder = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/ReMVVMServer/App/Resources")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
-        #expect(files.count == AppAssets.byPath.count)
-        for file in files {
-            let path = file == "app.html" ? AppAssets.pagePath : AppAssets.pagePath + "/" + file
+        let resources = try ResourceFolder(area: "App")
+        #expect(resources.files.count == AppAssets.byPath.count)
+        for file in resources.files {
+            let path = resources.path(of: file, page: "app.html", at: AppAssets.pagePath)
             let response = try live.get(path)
             #expect(response.status == 200, "\(file) is embedded but not served")
-            #expect(response.body == Array(try Data(contentsOf: folder.appendingPathComponent(file))), "\(file)")
+            #expect(response.body == (try resources.bytes(of: file)), "\(file)")
             #expect(response.headers["ETag"] == AppAssets.byPath[path]?.etag, "\(file)")
             let type = file.hasSuffix(".js") ? "text/javascript" : file.hasSuffix(".css") ? "text/css" : "text/html"
             #expect(response.headers["Content-Type"] == type + "; charset=utf-8", "\(file)")

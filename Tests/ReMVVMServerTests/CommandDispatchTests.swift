@@ -65,33 +65,20 @@ import Testing
     /// reduced while somebody was logged in).
     @Test func aCommandDecidesOnTheNewestStateNotOnlyOnTheDurableOne() throws {
         let (live, storage) = try LiveServer.withCommitsHeld()
-        let first = Mailbox<TestHTTPResponse>()
-        let second = Mailbox<TestHTTPResponse>()
-        let errors = runOnThreads(3) { index in
-            switch index {
-            case 0:
-                first.post(try live.command("login/commands/login", Self.ada))
-            case 1:
-                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else { return }
-                // Version 1 (the first login) is reduced and waits for its commit.
-                second.post(try live.command("login/commands/login", Self.ada))
-            default:
-                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
-                    storage.releaseCommits()
-                    Issue.record("no commit was held")
-                    return
-                }
-                // A bounded negative check: the refusal, decided on the state with the first
-                // login, is not sent before that state is durable (from a review: it was, and a
-                // crash could still have undone the login it named).
-                #expect(second.next(timeout: .milliseconds(300)) == nil, "no answer before version 1 is durable")
-                #expect(live.store.version == 1, "no second login dispatched")
-                storage.releaseCommits()
-            }
+        let answers = raceAHeldCommit(of: storage) {
+            try live.command("login/commands/login", Self.ada)
+        } second: {
+            // Version 1 (the first login) is reduced and waits for its commit.
+            try live.command("login/commands/login", Self.ada)
+        } whileHeld: { secondAnswers in
+            // A bounded negative check: the refusal, decided on the state with the first
+            // login, is not sent before that state is durable (from a review: it was, and a
+            // crash could still have undone the login it named).
+            #expect(secondAnswers.next(timeout: .milliseconds(300)) == nil, "no answer before version 1 is durable")
+            #expect(live.store.version == 1, "no second login dispatched")
         }
-        #expect(errors.isEmpty, "\(errors)")
-        #expect(first.next(timeout: .seconds(5))?.bodyString == #"{"version":1}"#)
-        let answer = second.next(timeout: .seconds(5))
+        #expect(answers.first?.bodyString == #"{"version":1}"#)
+        let answer = answers.second
         #expect(answer?.status == 404, "refused on the state with the first login: \(String(describing: answer?.bodyString))")
         #expect(answer?.problem?.type == "urn:remvvm:problem:view-model-unavailable")
         #expect(live.store.version == 1, "one login")

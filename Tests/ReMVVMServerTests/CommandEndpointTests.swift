@@ -12,9 +12,7 @@ private struct VersionAnswer: Decodable {
     @Test(arguments: Transport.allCases)
     func counterCommandsIncreaseAndDecreaseLikeTheirActions(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let increased = try live.command("counter/commands/increase")
-        #expect(increased.status == 200)
-        #expect(increased.headers["Content-Type"] == "application/json")
+        let increased = try live.command("counter/commands/increase").expect(status: 200, contentType: "application/json")
         #expect(increased.bodyString == #"{"version":1}"#)
         #expect(try live.command("counter/commands/increase", "{}").bodyString == #"{"version":2}"#)
         #expect(try live.command("counter/commands/decrease", #"{"ignored":true}"#).bodyString == #"{"version":3}"#)
@@ -57,9 +55,7 @@ private struct VersionAnswer: Decodable {
         #expect(viewModel.problem?.type == "urn:remvvm:problem:unknown-view-model")
         #expect(viewModel.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
 
-        let command = try live.command("counter/commands/reset", "{}")
-        #expect(command.status == 404)
-        #expect(command.headers["Content-Type"] == "application/problem+json")
+        let command = try live.command("counter/commands/reset", "{}").expect(status: 404, contentType: "application/problem+json")
         let problem = try #require(command.problem)
         #expect(problem.type == "urn:remvvm:problem:unknown-command")
         #expect(problem.known == ["decrease", "increase"])

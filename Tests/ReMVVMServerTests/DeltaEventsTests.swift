@@ -134,9 +134,7 @@ import Testing
     func anUnknownDeltaIsABadRequestThatChangesNothing(delta: String) throws {
         let live = try LiveServer()
         let query = delta.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? delta
-        let response = try live.get("/events?delta=\(query)")
-        #expect(response.status == 400)
-        #expect(response.headers["Content-Type"] == "application/problem+json")
+        let response = try live.get("/events?delta=\(query)").expect(status: 400, contentType: "application/problem+json")
         let problem = try #require(response.problem)
         #expect(problem.title == "Bad Request")
         #expect(problem.status == 400)

@@ -69,13 +69,13 @@ private struct VersionAnswer: Decodable {
 
     @Test func actionsThatMiddlewareDispatchesAreJournaledAndRestoredWithoutRunningIt() throws {
         /// Passes a login on, then dispatches an increase of its own (a nested dispatch).
-        struct CountLogins: AnyMiddleware {
-            func onNext<State>(
-                for state: State, action: any StoreAction,
-                interceptor: Interceptor<any StoreAction, State>, dispatcher: any Dispatcher
+        struct CountLogins: Middleware {
+            func onNext(
+                for state: AppState, action: Login,
+                interceptor: Interceptor<Login, AppState>, dispatcher: any Dispatcher
             ) {
                 interceptor.next()
-                if action is Login { dispatcher.dispatch(action: Increase()) }
+                dispatcher.dispatch(action: Increase())
             }
         }
         let directory = try TemporaryDirectory(prefix: "remvvm-durable")
@@ -249,9 +249,7 @@ private struct VersionAnswer: Decodable {
         let live = try LiveServer(journal: storage)
         #expect(try live.post(#"{"type":"increase"}"#).status == 200)
         storage.failAppends(with: JournalError(code: .writeFailed, message: "disk full (test)"))
-        let failed = try live.post(#"{"type":"increase"}"#)
-        #expect(failed.status == 503)
-        #expect(failed.headers["Content-Type"] == "application/problem+json")
+        let failed = try live.post(#"{"type":"increase"}"#).expect(status: 503, contentType: "application/problem+json")
         #expect(failed.problem?.type == "urn:remvvm:problem:journal-unavailable")
         #expect(failed.problem?.detail.contains("may still be committed") == true, "a 503 after the reduce does not say nothing happened")
         let refusedAtOnce = try live.post(#"{"type":"increase"}"#)
@@ -348,28 +346,19 @@ private struct VersionAnswer: Decodable {
 
     @Test func a412NamesTheCurrentVersionOnlyOnceItIsDurable() throws {
         let (live, storage) = try LiveServer.withCommitsHeld()
-        let applied = Mailbox<TestHTTPResponse>()
-        let refused = Mailbox<TestHTTPResponse>()
-        let errors = runOnThreads(3) { index in
-            switch index {
-            case 0:
-                applied.post(try live.post(#"{"type":"increase"}"#))
-            case 1:
-                guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else { return }
-                // Version 1 is reduced in memory and held before its commit: the 412 names it.
-                refused.post(try live.post(#"{"type":"increase"}"#, headers: [("If-Match", live.etag(0))]))
-            default:
-                whileACommitIsHeld(storage) {
-                    #expect(live.store.version == 1, "reduced in memory")
-                    #expect(refused.next(timeout: .milliseconds(300)) == nil, "no 412 naming version 1 before it is durable")
-                }
-            }
+        let answers = raceAHeldCommit(of: storage) {
+            try live.post(#"{"type":"increase"}"#)
+        } second: {
+            // Version 1 is reduced in memory and held before its commit: the 412 names it.
+            try live.post(#"{"type":"increase"}"#, headers: [("If-Match", live.etag(0))])
+        } whileHeld: { refused in
+            #expect(live.store.version == 1, "reduced in memory")
+            #expect(refused.next(timeout: .milliseconds(300)) == nil, "no 412 naming version 1 before it is durable")
         }
-        #expect(errors.isEmpty, "\(errors)")
-        let response = try #require(refused.next(timeout: .seconds(5)))
+        let response = try #require(answers.second)
         #expect(response.status == 412)
         #expect(response.headers["ETag"] == live.etag(1))
-        #expect(applied.next(timeout: .seconds(5))?.status == 200)
+        #expect(answers.first?.status == 200)
         #expect(live.store.version == 1, "the conditional action was not applied")
     }
 
@@ -384,7 +373,7 @@ private struct VersionAnswer: Decodable {
             if index == 0 {
                 answer.post(try live.post(#"{"type":"increase"}"#))
             } else {
-                try whileACommitIsHeld(storage) { () throws in
+                try storage.whileACommitIsHeld { () throws in
                     #expect(live.store.version == 1, "reduced in memory")
                     #expect(answer.snapshot.isEmpty, "not answered before the commit")
                     #expect(try live.get("/state").headers["ETag"] == "\"0\"", "GET /state shows the durable version")
@@ -398,17 +387,5 @@ private struct VersionAnswer: Decodable {
         #expect(errors.isEmpty, "\(errors)")
         #expect(try answer.next(timeout: .seconds(5))?.decoded(VersionAnswer.self).version == 1)
         #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 1)
-    }
-
-    /// Runs `body` once `storage` holds a commit back, then releases it whatever `body` does (a
-    /// thread that stopped in between would leave the commit held).
-    private func whileACommitIsHeld(_ storage: MemoryJournalStorage, _ body: () throws -> Void) rethrows {
-        guard storage.waitUntilACommitIsHeld(timeout: .seconds(5)) else {
-            storage.releaseCommits()
-            Issue.record("no commit was held")
-            return
-        }
-        defer { storage.releaseCommits() }
-        try body()
     }
 }

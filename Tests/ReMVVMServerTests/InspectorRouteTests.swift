@@ -9,9 +9,7 @@ import Testing
 @Suite struct InspectorRouteTests {
     @Test func thePageIsHTMLThatLoadsItsScriptAndStyleSheet() throws {
         let live = try LiveServer()
-        let page = try live.get("/inspector")
-        #expect(page.status == 200)
-        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+        let page = try live.get("/inspector").expect(status: 200, contentType: "text/html; charset=utf-8")
         #expect(page.headers["Cache-Control"] == "no-cache")
         #expect(page.headers["X-Content-Type-Options"] == "nosniff")
         let policy = try #require(page.headers["Content-Security-Policy"])
@@ -54,15 +52,12 @@ import Testing
     }
 
     @Test func everyFileOfTheResourcesFolderIsServed() throws {
-        let folder = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/ReMVVMServer/Inspector/Resources")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
-        #expect(files.count == InspectorAssets.byPath.count)
-        for file in files {
-            let path = file == "inspector.html" ? InspectorAssets.pagePath : InspectorAssets.pagePath + "/" + file
+        let resources = try ResourceFolder(area: "Inspector")
+        #expect(resources.files.count == InspectorAssets.byPath.count)
+        for file in resources.files {
+            let path = resources.path(of: file, page: "inspector.html", at: InspectorAssets.pagePath)
             let asset = try #require(InspectorAssets.byPath[path], "\(file) is embedded but not served")
-            #expect(asset.body == Array(try Data(contentsOf: folder.appendingPathComponent(file))), "\(file)")
+            #expect(asset.body == (try resources.bytes(of: file)), "\(file)")
         }
     }
 

@@ -37,18 +37,18 @@ import Testing
 
     /// A stopped server's data directory holding versions 1...`versions` (increases), snapshots
     /// every 5; `killed`: stopped with `kill -9`, so that no snapshot follows the last versions.
-    private func dataDirectory(versions: Int, killed: Bool = false) throws -> TemporaryDirectory {
+    /// With `damagedRecord`, the time of that record is changed behind the journal's back after
+    /// the server stopped (as the sqlite3 shell would).
+    private func dataDirectory(versions: Int, killed: Bool = false, damagedRecord: Int? = nil) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "remvvm-command")
         let server = try ServerProcess(arguments: ["--snapshot-every", "5"], dataDirectory: directory.path)
         for _ in 1...versions { #expect(try post(#"{"type":"increase"}"#, port: server.port).status == 200) }
         #expect(server.stop(with: killed ? SIGKILL : SIGTERM, timeout: 10) != nil)
+        if let damagedRecord {
+            try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
+                .execute("UPDATE actions SET time = time + 1 WHERE version = \(damagedRecord)")
+        }
         return directory
-    }
-
-    /// Changes the time of record `version` behind the journal's back (as the sqlite3 shell would).
-    private func damageRecord(_ version: Int, in directory: TemporaryDirectory) throws {
-        try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
-            .execute("UPDATE actions SET time = time + 1 WHERE version = \(version)")
     }
 
     @Test func verifyReportsASoundJournalAndExitsZero() throws {
@@ -62,8 +62,7 @@ import Testing
     }
 
     @Test func verifyNamesTheDamagedRecordAndWhatARepairWouldDrop() throws {
-        let directory = try dataDirectory(versions: 12, killed: true)
-        try damageRecord(11, in: directory)
+        let directory = try dataDirectory(versions: 12, killed: true, damagedRecord: 11)
         let outcome = try Self.run(["verify", directory.path])
         #expect(outcome.status == 1)
         #expect(outcome.output.contains("DAMAGED: the record of version 11 does not match its checksum"), "\(outcome.output)")
@@ -74,16 +73,14 @@ import Testing
     /// A damaged record older than an intact snapshot is history: the snapshot still gives every
     /// later version, so a repair keeps them and removes the history up to the damage.
     @Test func verifyKeepsTheVersionsAnIntactSnapshotStillGives() throws {
-        let directory = try dataDirectory(versions: 12)
-        try damageRecord(3, in: directory)
+        let directory = try dataDirectory(versions: 12, damagedRecord: 3)
         let outcome = try Self.run(["verify", directory.path])
         #expect(outcome.status == 1)
         #expect(outcome.output.contains("last good version: 12; a repair would remove the records through version 3"), "\(outcome.output)")
     }
 
     @Test func theServerRefusesToStartOnADamagedRecordNamingStoreVersionFileAndRepair() throws {
-        let directory = try dataDirectory(versions: 12)
-        try damageRecord(11, in: directory)
+        let directory = try dataDirectory(versions: 12, damagedRecord: 11)
         let error = try #require(throws: ServerProcessError.self) { _ = try ServerProcess(dataDirectory: directory.path) }
         #expect(error.exitStatus == 1)
         #expect(error.message.contains("the record of version 11 of store default") && error.message.contains(directory.path + "/journal.sqlite"), "\(error.message)")
@@ -100,8 +97,7 @@ import Testing
     }
 
     @Test func repairOffATerminalWithoutYesChangesNothing() throws {
-        let directory = try dataDirectory(versions: 12)
-        try damageRecord(11, in: directory)
+        let directory = try dataDirectory(versions: 12, damagedRecord: 11)
         let outcome = try Self.run(["repair", directory.path])
         #expect(outcome.status == 1)
         #expect(outcome.error.contains("nothing changed: not on a terminal, pass --yes"), "\(outcome.error)")
@@ -109,8 +105,7 @@ import Testing
     }
 
     @Test func repairKeepsTheLastGoodVersionAndTheServerStartsThere() throws {
-        let directory = try dataDirectory(versions: 12, killed: true)
-        try damageRecord(11, in: directory)
+        let directory = try dataDirectory(versions: 12, killed: true, damagedRecord: 11)
         let outcome = try Self.run(["repair", directory.path, "--yes"])
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.error)")
         #expect(outcome.output.contains("repaired: the journal ends at version 10"), "\(outcome.output)")

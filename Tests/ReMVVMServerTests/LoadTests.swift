@@ -10,10 +10,7 @@ import Testing
     @Test func sixtyFourClientsPostingTenThousandActionsAreAllReducedAndStreamedInOrder() throws {
         let live = try LiveServer()
         let subscriberCount = 4
-        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
-        for subscriber in subscribers {
-            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
-        }
+        let subscribers = try live.subscribersPastVersionZero(subscriberCount)
         let clients = 64
         let perClient = 10_000 / clients + 1
         let posted = Atomic<Int>(0)
@@ -53,10 +50,7 @@ import Testing
         let live = try LiveServer()
         // More subscribers than FanOutPool.minimumStreamsToShare: each event is sent by several threads.
         let subscriberCount = 300
-        let subscribers = try (0..<subscriberCount).map { _ in HandedOver(try live.subscribe()) }
-        for subscriber in subscribers {
-            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0)
-        }
+        let subscribers = try live.subscribersPastVersionZero(subscriberCount)
         let actions = 200
         let postErrors = runOnThreads(4) { index in
             let client = live.client()
@@ -77,6 +71,20 @@ import Testing
             }
         }
         #expect(readErrors.isEmpty, "\(readErrors)")
+    }
+}
+
+extension LiveServer {
+    /// `count` subscribers to `/events`, each past its first event (version 0), handed over for
+    /// reading on other threads.
+    fileprivate func subscribersPastVersionZero(
+        _ count: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [HandedOver<SSEClient>] {
+        let subscribers = try (0..<count).map { _ in HandedOver(try subscribe()) }
+        for subscriber in subscribers {
+            #expect(try subscriber.value.nextEvent(timeout: .seconds(5))?.version == 0, sourceLocation: sourceLocation)
+        }
+        return subscribers
     }
 }
 

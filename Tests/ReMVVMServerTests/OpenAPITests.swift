@@ -9,9 +9,7 @@ import Testing
 /// route the router has (it cannot drift), with the action types and their payload schemas.
 @Suite struct OpenAPITests {
     private func document(_ live: LiveServer) throws -> [String: Any] {
-        let response = try live.get("/openapi.json")
-        #expect(response.status == 200)
-        #expect(response.headers["Content-Type"] == "application/json")
+        let response = try live.get("/openapi.json").expect(status: 200, contentType: "application/json")
         return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
 

@@ -8,9 +8,7 @@ import Testing
     @Test(arguments: Transport.allCases)
     func stateIsServedAsJSONWithNullForAbsentOptionalsAndAnETag(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let response = try live.get("/state")
-        #expect(response.status == 200)
-        #expect(response.headers["Content-Type"] == "application/json")
+        let response = try live.get("/state").expect(status: 200, contentType: "application/json")
         #expect(response.headers["ETag"] == live.etag(0))
         #expect(response.bodyString == #"{"counter":0,"user":null}"#)
 
@@ -63,9 +61,7 @@ import Testing
     @Test(arguments: Transport.allCases)
     func unknownPathAnswers404Problem(transport: Transport) throws {
         let live = try LiveServer(transport: transport)
-        let response = try live.get("/nowhere")
-        #expect(response.status == 404)
-        #expect(response.headers["Content-Type"] == "application/problem+json")
+        let response = try live.get("/nowhere").expect(status: 404, contentType: "application/problem+json")
         let problem = try #require(response.problem)
         #expect(problem == ProblemBody(
             type: "about:blank", title: "Not Found", status: 404,

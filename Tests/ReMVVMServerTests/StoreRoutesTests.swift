@@ -63,7 +63,7 @@ import Testing
 
     @Test func theStreamOfManyViewModelsUnderStoresIsNotTakenForAViewModelNamedEvents() throws {
         let live = try LiveServer()
-        _ = try live.post(#"{"type":"increase"}"#)
+        #expect(try live.post(#"{"type":"increase"}"#).status == 200)
         let stream = try SSEClient(port: live.port, path: "/stores/default/viewmodels/events?name=counter")
         defer { stream.close() }
         let first = try #require(try stream.nextEvent(timeout: .seconds(10)))

@@ -16,9 +16,7 @@ import Testing
         let live = try LiveServer(transport: transport)
         #expect(try live.get("/viewmodels/counter").bodyString == #"{"counter":"0"}"#)
         _ = try live.post(#"[{"type":"increase"},{"type":"increase"},{"type":"increase"}]"#)
-        let response = try live.get("/viewmodels/counter")
-        #expect(response.status == 200)
-        #expect(response.headers["Content-Type"] == "application/json")
+        let response = try live.get("/viewmodels/counter").expect(status: 200, contentType: "application/json")
         #expect(response.bodyString == #"{"counter":"3"}"#)
     }
 

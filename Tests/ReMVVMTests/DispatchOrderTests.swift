@@ -7,20 +7,11 @@ import Testing
 /// Rules 2, 6 and 8 of docs/store-semantics.md: the order of one dispatch, deferred `next`, nesting.
 @Suite struct DispatchOrderTests {
     @Test func rule2_oneDispatchNotifiesWillThenReducesThenDidThenCompletionsInnermostFirstThenReturns() throws {
-        let recorder = Recorder()
-        let store = try Store.example(middleware: [
-            RecordingMiddleware(name: "outer", recorder: recorder),
-            RecordingMiddleware(name: "inner", recorder: recorder),
-        ])
-        let first = CounterLogObserver(name: "a", recorder: recorder)
-        let second = CounterLogObserver(name: "b", recorder: recorder)
-        store.add(observer: first)
-        store.add(observer: second)
-        recorder.clear()
+        let recorded = try RecordedStore(recording: ["outer", "inner"], observers: ["a", "b"])
 
-        store.dispatch(action: Increase())
+        recorded.store.dispatch(action: Increase())
 
-        #expect(recorder.log == [
+        #expect(recorded.log == [
             "outer Increase", "inner Increase",
             "a will 0", "b will 0",
             "a did 1 old 0", "b did 1 old 0",
@@ -30,21 +21,8 @@ import Testing
     }
 
     @Test func rule6_nextCalledLaterFromAnotherThreadReducesTheStateCurrentAtThatMoment() throws {
-        let deferring = DeferringMiddleware()
-        struct OnlyLogin: Middleware {
-            let deferring: DeferringMiddleware
-            func onNext(
-                for state: AppState, action: Login,
-                interceptor: Interceptor<Login, AppState>, dispatcher: any Dispatcher
-            ) {
-                deferring.onNext(
-                    for: state, action: action,
-                    interceptor: Interceptor<any StoreAction, AppState> { _, _ in interceptor.next() },
-                    dispatcher: dispatcher
-                )
-            }
-        }
-        let store = try Store.example(middleware: [OnlyLogin(deferring: deferring)])
+        let deferring = DeferringMiddleware(holdingOnly: Login.self)
+        let store = try Store.example(middleware: [deferring])
         store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
         #expect(store.version == 0, "the login waits in the middleware")
         store.dispatch(action: Increase())
@@ -91,7 +69,6 @@ import Testing
     }
 
     @Test func rule8_dispatchFromMiddlewareIsProcessedAtOnceThenTheOuterDispatchResumes() throws {
-        let recorder = Recorder()
         struct LoginAlsoIncreases: Middleware {
             let recorder: Recorder
             func onNext(
@@ -103,19 +80,16 @@ import Testing
                 interceptor.next()
             }
         }
-        let store = try Store.example(middleware: [LoginAlsoIncreases(recorder: recorder)])
-        let observer = CounterLogObserver(name: "o", recorder: recorder)
-        store.add(observer: observer)
-        recorder.clear()
+        let recorded = try RecordedStore(observers: ["o"]) { recorder in [LoginAlsoIncreases(recorder: recorder)] }
 
-        store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
+        recorded.store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
 
-        #expect(recorder.log == [
+        #expect(recorded.log == [
             "o will 0", "o did 1 old 0",
             "nested done, counter seen by outer: 0",
             "o will 1", "o did 1 old 1",
         ])
-        #expect(store.state == AppState(counter: 1, user: User(firstName: "Ada", lastName: "Lovelace")))
+        #expect(recorded.store.state == AppState(counter: 1, user: User(firstName: "Ada", lastName: "Lovelace")))
     }
 
     @Test func rule8_dispatchFromObserverAndCompletionIsNestedAndNeverDeadlocks() throws {

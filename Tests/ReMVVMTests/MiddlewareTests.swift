@@ -6,44 +6,33 @@ import Testing
 /// Rules 1, 3, 4, 5, 7, 9 and 10 of docs/store-semantics.md: what middleware can do with an action.
 @Suite struct MiddlewareTests {
     @Test func rule1_middlewareRunsInOrderAndTheReducerRunsOnceAfterTheLast() throws {
-        let recorder = Recorder()
-        let store = try Store.example(middleware: [
-            RecordingMiddleware(name: "first", recorder: recorder),
-            RecordingMiddleware(name: "second", recorder: recorder),
-        ])
-        let observer = CounterLogObserver(name: "observer", recorder: recorder)
-        store.add(observer: observer)
-        recorder.clear()
+        let recorded = try RecordedStore(recording: ["first", "second"], observers: ["observer"])
 
-        store.dispatch(action: Increase())
+        recorded.store.dispatch(action: Increase())
 
-        #expect(recorder.log == [
+        #expect(recorded.log == [
             "first Increase", "second Increase",
             "observer will 0", "observer did 1 old 0",
             "second completion", "first completion",
             "second next returned", "first next returned",
         ])
-        #expect(store.state.counter == 1)
-        #expect(store.version == 1)
+        #expect(recorded.store.state.counter == 1)
+        #expect(recorded.store.version == 1)
     }
 
     @Test func rule3_middlewareThatNeverCallsNextLeavesStateUnchanged() throws {
-        let recorder = Recorder()
         let completions = Lock<[AppState]>([])
-        let store = try Store.example(middleware: [
+        let recorded = try RecordedStore(observers: ["observer"]) { recorder in [
             CompletionRecordingMiddleware(received: completions),  // registers one before the stop
             StoppingMiddleware(),
             RecordingMiddleware(name: "later", recorder: recorder),
-        ])
-        let observer = CounterLogObserver(name: "observer", recorder: recorder)
-        store.add(observer: observer)
-        recorder.clear()
+        ] }
 
-        store.dispatch(action: Increase())
+        recorded.store.dispatch(action: Increase())
 
-        #expect(store.state == AppState())
-        #expect(store.version == 0)
-        #expect(recorder.log.isEmpty, "no later middleware, no will/didReduce")
+        #expect(recorded.store.state == AppState())
+        #expect(recorded.store.version == 0)
+        #expect(recorded.log.isEmpty, "no later middleware, no will/didReduce")
         #expect(completions.withLock { $0 }.isEmpty, "no completion, not even one an earlier middleware registered")
     }
 
@@ -228,20 +217,17 @@ import Testing
                 interceptor.next()
             }
         }
-        let recorder = Recorder()
-        let store = try Store.example(middleware: [
+        let recorded = try RecordedStore(observers: ["observer"]) { recorder in [
             RecordingMiddleware(name: "first", recorder: recorder),
             LoginOnly(recorder: recorder),
             RecordingMiddleware(name: "last", recorder: recorder),
-        ])
-        let observer = CounterLogObserver(name: "observer", recorder: recorder)
-        store.add(observer: observer)
-        recorder.clear()
+        ] }
+        let store = recorded.store
 
         store.dispatch(action: Increase())
         store.dispatch(action: Login(firstName: "Ada", lastName: "Lovelace"))
 
-        #expect(recorder.log == [
+        #expect(recorded.log == [
             "first Increase", "last Increase",
             "observer will 0", "observer did 1 old 0",
             "last completion", "first completion",

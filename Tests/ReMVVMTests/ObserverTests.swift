@@ -15,30 +15,23 @@ import Testing
     }
 
     @Test func rule14_addingTheSameInstanceTwiceNotifiesItOnce() throws {
-        let recorder = Recorder()
-        let store = try Store.example()
-        let observer = CounterLogObserver(name: "o", recorder: recorder)
-        store.add(observer: observer)
-        store.add(observer: observer)
+        let recorded = try RecordedStore(observers: ["o"])
+        recorded.store.add(observer: recorded.observers[0])
 
-        store.dispatch(action: Increase())
+        recorded.store.dispatch(action: Increase())
 
-        #expect(recorder.log == ["o did 0 old nil", "o will 0", "o did 1 old 0"])
-        #expect(store.observerCount == 1)
+        #expect(recorded.log == ["o will 0", "o did 1 old 0"], "the second add notifies nothing")
+        #expect(recorded.store.observerCount == 1)
     }
 
     @Test func rule14_removedObserverIsNeverCalled() throws {
-        let recorder = Recorder()
-        let store = try Store.example()
-        let observer = CounterLogObserver(name: "o", recorder: recorder)
-        store.add(observer: observer)
-        store.remove(observer: observer)
-        recorder.clear()
+        let recorded = try RecordedStore(observers: ["o"])
+        recorded.store.remove(observer: recorded.observers[0])
 
-        store.dispatch(action: Increase())
+        recorded.store.dispatch(action: Increase())
 
-        #expect(recorder.log.isEmpty)
-        #expect(store.observerCount == 0)
+        #expect(recorded.log.isEmpty)
+        #expect(recorded.store.observerCount == 0)
     }
 
     @Test func rule14_deallocatedObserverIsNeverCalled() throws {

@@ -30,15 +30,11 @@ import Testing
 
     @Test func rule12_actionNoReducerHandlesLeavesStateUnchangedButObserversAreNotified() throws {
         struct Unhandled: StoreAction {}
-        let recorder = Recorder()
-        let store = try Store.example(state: AppState(counter: 7))
-        let observer = CounterLogObserver(name: "o", recorder: recorder)
-        store.add(observer: observer)
-        recorder.clear()
+        let recorded = try RecordedStore(state: AppState(counter: 7), observers: ["o"])
 
-        store.dispatch(action: Unhandled())
+        recorded.store.dispatch(action: Unhandled())
 
-        #expect(store.state == AppState(counter: 7))
-        #expect(recorder.log == ["o will 7", "o did 7 old 7"])
+        #expect(recorded.store.state == AppState(counter: 7))
+        #expect(recorded.log == ["o will 7", "o did 7 old 7"])
     }
 }

@@ -36,11 +36,9 @@ import Testing
             "UPDATE actions SET time = time + 1 WHERE version = 7",
         ] {
             let directory = try journal(records: 12, snapshots: [10], damage: damage)
-            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-            defer { storage.close() }
-            let error = try #require(throws: JournalError.self) { try storage.recover() }
-            #expect(error.code == .corrupt)
-            #expect(error.message.contains("version 7 of store default") && error.message.contains(storage.path), "\(error.message)")
+            let error = try recoveryDamage(in: directory)
+            let path = directory.path + "/" + SQLiteJournalStorage.fileName
+            #expect(error.message.contains("version 7 of store default") && error.message.contains(path), "\(error.message)")
             #expect(error.message.contains("remvvm-server repair \(directory.path)"), "\(error.message)")
         }
     }
@@ -77,11 +75,9 @@ import Testing
             UPDATE snapshots SET time = 2;
             DELETE FROM actions WHERE version <= 15;
             """)
-        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-        defer { storage.close() }
-        let error = try #require(throws: JournalError.self) { try storage.recover() }
-        #expect(error.code == .corrupt)
-        #expect(error.message.contains(storage.path) && error.message.contains("no usable snapshot"), "\(error.message)")
+        let error = try recoveryDamage(in: directory)
+        let path = directory.path + "/" + SQLiteJournalStorage.fileName
+        #expect(error.message.contains(path) && error.message.contains("no usable snapshot"), "\(error.message)")
         #expect(error.message.contains("20, 10") && error.message.contains("do not match their checksums"), "\(error.message)")
     }
 
@@ -90,14 +86,8 @@ import Testing
         let path = directory.path + "/" + SQLiteJournalStorage.fileName
         do {
             // The tables as format 1 made them, before checksums.
-            let database = try SQLiteDatabase(path: path, create: true)
+            let database = try EarlierJournalFormat.create(format: 1, at: path)
             try database.execute("""
-                PRAGMA journal_mode=WAL;
-                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                INSERT INTO meta VALUES ('format', '1'), ('role', 'single-node');
-                CREATE TABLE actions(version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL);
-                CREATE TABLE snapshots(version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL);
-                CREATE TABLE answers(key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL, time INTEGER NOT NULL);
                 INSERT INTO actions VALUES (1, 'increase', CAST('{}' AS BLOB), 1700000000001), (2, 'increase', CAST('{}' AS BLOB), 1700000000002),
                     (3, 'increase', CAST('{}' AS BLOB), 1700000000003);
                 INSERT INTO snapshots VALUES (2, CAST('{"counter":2}' AS BLOB), 1);
@@ -118,9 +108,7 @@ import Testing
         #expect(format.text(0) == "3", "through format 2, to the many stores' format")
         // A change after the upgrade is caught like any other.
         try upgraded.execute("UPDATE actions SET time = 5 WHERE version = 2")
-        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-        defer { storage.close() }
-        let error = try #require(throws: JournalError.self) { try storage.recover() }
+        let error = try recoveryDamage(in: directory)
         #expect(error.message.contains("version 2 of store default"), "\(error.message)")
     }
 
@@ -141,10 +129,8 @@ import Testing
         try handle.close()
         let report = try SQLiteJournalFile(directory: directory.path).storageReport()
         #expect(!report.integrityProblems.isEmpty)
-        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-        defer { storage.close() }
-        let error = try #require(throws: JournalError.self) { try storage.recover() }
-        #expect(error.code == .corrupt && error.message.contains(path), "\(error.message)")
+        let error = try recoveryDamage(in: directory)
+        #expect(error.message.contains(path), "\(error.message)")
     }
 
     @Test func aBackupIsAWholeCopyThatOpensAsAJournal() throws {

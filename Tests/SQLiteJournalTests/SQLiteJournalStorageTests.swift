@@ -64,10 +64,7 @@ import Testing
         storage.close()
         let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
         try database.execute("DELETE FROM actions WHERE version = 6")
-        let reopened = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-        defer { reopened.close() }
-        let error = try #require(throws: JournalError.self) { try reopened.recover() }
-        #expect(error.code == .corrupt)
+        let error = try recoveryDamage(in: directory, sync: .full)
         #expect(error.message.contains("missing after 5"), "\(error.message)")
     }
 

@@ -85,9 +85,7 @@ import Testing
         #expect(record(1).checksum(in: try id("room-1")) != record(1).checksum, "the store's id is covered")
         // The row moved to the default store (key 1) by hand: its checksum is room-1's.
         try SQLiteDatabase(path: path, create: false).execute("UPDATE actions SET store = 1")
-        let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
-        defer { database.close() }
-        let error = try #require(throws: JournalError.self) { try database.recover() }
+        let error = try recoveryDamage(in: directory)
         #expect(error.message.contains("version 1 of store default does not match its checksum"), "\(error.message)")
     }
 
@@ -168,16 +166,7 @@ import Testing
         let path = directory.path + "/" + SQLiteJournalStorage.fileName
         do {
             // The tables as format 2 made them; the checksums as format 2 computed them.
-            let database = try SQLiteDatabase(path: path, create: true)
-            try database.execute("""
-                PRAGMA journal_mode=WAL;
-                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                INSERT INTO meta VALUES ('format', '2'), ('role', 'single-node');
-                CREATE TABLE actions(version INTEGER PRIMARY KEY, type TEXT NOT NULL, payload BLOB NOT NULL, time INTEGER NOT NULL, checksum INTEGER NOT NULL);
-                CREATE TABLE snapshots(version INTEGER PRIMARY KEY, state BLOB NOT NULL, time INTEGER NOT NULL, checksum INTEGER NOT NULL);
-                CREATE TABLE answers(key TEXT PRIMARY KEY, fingerprint BLOB NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL, time INTEGER NOT NULL);
-                CREATE INDEX answers_by_time ON answers(time);
-                """)
+            let database = try EarlierJournalFormat.create(format: 2, at: path)
             let insert = try database.prepare("INSERT INTO actions VALUES (?1, 'increase', CAST('{}' AS BLOB), ?2, ?3)")
             for version: UInt64 in 1...5 {
                 insert.reset()

@@ -20,9 +20,7 @@ import Testing
         do {
             let database = try SQLiteJournalStorage(directory: directory.path, sync: .full)
             defer { database.close() }
-            let id = try StoreID("room-1")
-            _ = try database.create(id, limit: 10, at: 1)
-            let room = try #require(try database.storage(for: id))
+            let room = try database.newStore("room-1")
             try room.append([record(1), record(2)], answers: [])
             try room.saveSnapshot(snapshot(2))
             #expect(database.snapshotsWithoutOwnSync.withLock { $0 } == 1)
@@ -56,9 +54,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "remvvm-snapshot-sync")
         let database = try SQLiteJournalStorage(directory: directory.path, sync: .normal)
         defer { database.close() }
-        let id = try StoreID("room-1")
-        _ = try database.create(id, limit: 10, at: 1)
-        let room = try #require(try database.storage(for: id))
+        let room = try database.newStore("room-1")
         try room.saveSnapshot(snapshot(0))
         #expect(database.snapshotsWithoutOwnSync.withLock { $0 } == 0)
         #expect(try database.writerSynchronousLevel() == 1)

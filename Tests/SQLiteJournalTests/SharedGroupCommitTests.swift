@@ -41,6 +41,13 @@ import Glibc
             state.wait(timeout: .seconds(10)) { $0.held > 0 }
         }
 
+        /// Holds transactions from now on, and waits until the one `begin` causes is held.
+        func holdTransaction(begunBy begin: () -> Void) -> Bool {
+            hold()
+            begin()
+            return waitUntilATransactionIsHeld()
+        }
+
         /// The stores of each transaction attempted, in order.
         var transactions: [[StoreID]] { state.withLock { $0.transactions } }
 
@@ -64,15 +71,19 @@ import Glibc
         JournalRecord(version: version, type: "increase", payload: Array("{}".utf8), time: 1_700_000_000_000 + Int64(version))
     }
 
-    /// The default store and `names`' stores of `database`, each with a journal on `committer`.
-    private func journals(_ names: [String], of database: SQLiteJournalStorage, committer: JournalCommitter) throws -> [GroupCommitJournal] {
+    /// The default store and `names`' stores of `database`, each with a journal on `committer`,
+    /// the committer and the journals started.
+    private func startedJournals(
+        _ names: [String], of database: SQLiteJournalStorage, committer: JournalCommitter
+    ) throws -> [GroupCommitJournal] {
         var storages: [any JournalStorage] = [database]
         for name in names {
-            let id = try StoreID(name)
-            _ = try database.create(id, limit: 100, at: 1)
-            storages.append(try #require(try database.storage(for: id)))
+            storages.append(try database.newStore(name))
         }
-        return storages.map { GroupCommitJournal(storage: $0, lastVersion: 0, committer: committer) }
+        let journals = storages.map { GroupCommitJournal(storage: $0, lastVersion: 0, committer: committer) }
+        try #require(committer.start())
+        for journal in journals { try #require(journal.start()) }
+        return journals
     }
 
     @Test func oneTransactionCarriesTheBatchesOfSeveralStores() throws {
@@ -82,12 +93,8 @@ import Glibc
         let gate = GatedTransactions(database)
         let committer = JournalCommitter(transactions: gate, policy: CommitPolicy(claimPatience: .zero))
         defer { committer.stop() }
-        let stores = try journals(["room-1", "room-2"], of: database, committer: committer)
-        #expect(committer.start())
-        for journal in stores { #expect(journal.start()) }
-        gate.hold()
-        stores[0].append(record(1))
-        #expect(gate.waitUntilATransactionIsHeld())
+        let stores = try startedJournals(["room-1", "room-2"], of: database, committer: committer)
+        #expect(gate.holdTransaction { stores[0].append(record(1)) })
         // While the first transaction is held, the three stores queue records.
         stores[0].append(record(2))
         stores[1].append(record(1))
@@ -113,12 +120,8 @@ import Glibc
             transactions: gate, policy: CommitPolicy(claimPatience: .zero, firstRetryPause: .milliseconds(50))
         )
         defer { committer.stop() }
-        let stores = try journals(["a", "b"], of: database, committer: committer)
-        #expect(committer.start())
-        for journal in stores { #expect(journal.start()) }
-        gate.hold()
-        stores[0].append(record(1))
-        #expect(gate.waitUntilATransactionIsHeld())
+        let stores = try startedJournals(["a", "b"], of: database, committer: committer)
+        #expect(gate.holdTransaction { stores[0].append(record(1)) })
         let outcomes = Mailbox<String>()
         for (index, journal) in stores.enumerated().dropFirst() {
             journal.append(record(1))
@@ -154,9 +157,7 @@ import Glibc
         let directory = try TemporaryDirectory(prefix: "remvvm-shared")
         let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         defer { database.close() }
-        let id = try StoreID("solo")
-        _ = try database.create(id, limit: 10, at: 1)
-        let journal = GroupCommitJournal(storage: try #require(try database.storage(for: id)), lastVersion: 0, committer: database.commits)
+        let journal = GroupCommitJournal(storage: try database.newStore("solo"), lastVersion: 0, committer: database.commits)
         let threads = Lock<[pthread_t]>([])
         journal.onDurable { _ in threads.withLock { $0.append(pthread_self()) } }
         #expect(journal.start())
@@ -167,15 +168,14 @@ import Glibc
         }
         #expect(threads.withLock { $0 }.allSatisfy { pthread_equal($0, pthread_self()) != 0 })
         #expect(database.commits.statistics.transactions == 3)
-        #expect(try database.describe(id)?.version == 3)
+        #expect(try database.describe(StoreID("solo"))?.version == 3)
     }
 
     @Test func aJournalOfADeletedStoreFailsForGoodWithoutHoldingUpTheOthers() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-shared")
         let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         defer { database.close() }
-        let stores = try journals(["doomed"], of: database, committer: database.commits)
-        for journal in stores { #expect(journal.start()) }
+        let stores = try startedJournals(["doomed"], of: database, committer: database.commits)
         defer { for journal in stores { journal.stop() } }
         #expect(try database.delete(StoreID("doomed")))
         stores[1].append(record(1))

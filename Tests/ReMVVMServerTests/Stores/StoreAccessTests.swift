@@ -19,13 +19,10 @@ import Testing
     static let nowhere = "nowhere-Tt55k"
 
     static func authorizer() throws -> BearerAuthorizer {
-        BearerAuthorizer(
-            staticTokens: try StaticTokens(environment: [
-                "\(admin)=read+dispatch+manage", "\(guest)=read+dispatch@lobby+room-*",
-                "\(roomManager)=read+dispatch+manage@room-*", "\(nowhere)=read+dispatch+manage@",
-            ].joined(separator: ",")),
-            jwt: try JWTVerifier(keys: [try JWTKey.hs256(secret: AccessTokens.secret)])
-        )
+        try AccessTokens.authorizer(staticTokens: [
+            "\(admin)=read+dispatch+manage", "\(guest)=read+dispatch@lobby+room-*",
+            "\(roomManager)=read+dispatch+manage@room-*", "\(nowhere)=read+dispatch+manage@",
+        ].joined(separator: ","))
     }
 
     static func server(autoCreate: Bool = false) throws -> StoresServer {

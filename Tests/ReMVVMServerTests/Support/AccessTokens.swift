@@ -19,10 +19,11 @@ enum AccessTokens {
     /// The static tokens in the environment form.
     static let environment = "\(reader)=read,\(dispatcher)=dispatch,\(admin)=read+dispatch"
 
-    /// Static tokens and HS256 JWTs, with the system clock.
-    static func authorizer() throws -> BearerAuthorizer {
+    /// The static tokens of `staticTokens` (the environment form; ``environment`` unless given)
+    /// and HS256 JWTs, with the system clock.
+    static func authorizer(staticTokens: String = environment) throws -> BearerAuthorizer {
         BearerAuthorizer(
-            staticTokens: try StaticTokens(environment: environment),
+            staticTokens: try StaticTokens(environment: staticTokens),
             jwt: try JWTVerifier(keys: [try JWTKey.hs256(secret: secret)])
         )
     }

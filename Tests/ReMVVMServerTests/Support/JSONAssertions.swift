@@ -1,6 +1,7 @@
 import ExampleApp
 import Foundation
 import HTTPTestSupport
+import Testing
 
 /// A problem detail as a client reads it.
 struct ProblemBody: Decodable, Equatable {
@@ -34,6 +35,12 @@ extension TestHTTPResponse {
     var problem: ProblemBody? {
         guard headers["Content-Type"] == "application/problem+json" else { return nil }
         return try? decoded(ProblemBody.self)
+    }
+
+    /// The problem detail of an answer expected to have `status`; fails the test without one.
+    func problem(status expected: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> ProblemBody {
+        #expect(status == expected, "\(bodyString)", sourceLocation: sourceLocation)
+        return try #require(problem, "\(bodyString)", sourceLocation: sourceLocation)
     }
 }
 

@@ -48,10 +48,20 @@ struct CompletionRecordingMiddleware: AnyMiddleware {
     }
 }
 
-/// Keeps every interceptor so the test can call `next` later, from any thread.
+/// Keeps every interceptor so the test can call `next` later, from any thread; with
+/// `holdingOnly`, the actions of other types pass through as if it called `next` at once.
 final class DeferringMiddleware: AnyMiddleware, Sendable {
     private let held = Lock<[@Sendable () -> Void]>([])
+    private let heldType: (any StoreAction.Type)?
     let arrived = Signal()
+
+    init(holdingOnly heldType: (any StoreAction.Type)? = nil) {
+        self.heldType = heldType
+    }
+
+    func handles(_ action: any StoreAction) -> Bool {
+        heldType.map { ObjectIdentifier(type(of: action)) == ObjectIdentifier($0) } ?? true
+    }
 
     func onNext<State>(
         for state: State,
