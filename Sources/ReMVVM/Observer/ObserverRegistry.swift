@@ -38,6 +38,11 @@ final class ObserverRegistry<Root>: Sendable {
         }
     }
 
+    /// Whether any observer is registered (no lock, no generic type: asked before every reduce).
+    var isObserved: Bool {
+        hasEntries.load(ordering: .acquiring)
+    }
+
     /// The entries to notify now, in the order they were added.
     var current: [ObserverEntry<Root>] {
         guard hasEntries.load(ordering: .acquiring) else { return [] }

@@ -19,13 +19,15 @@ extension Reducer {
     /// metadata at run time.
     @inlinable
     public static func reduce(state: State, withAny action: any StoreAction) -> State {
-        if Action.self == (any StoreAction).self, let erased = action as? Action {
-            return reduce(state: state, with: erased)
+        // `as!`, not `as?`: each is checked to succeed just before, and a conditional cast would
+        // look up the metadata of `Optional<Action>` at run time on every call, matching or not.
+        if Action.self == (any StoreAction).self {
+            // Cannot fail: `Action` is `any StoreAction` itself.
+            return reduce(state: state, with: action as! Action)
         }
-        guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self),
-              let typed = action as? Action
-        else { return state }
-        return reduce(state: state, with: typed)
+        guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) else { return state }
+        // Cannot fail: the action's dynamic type is exactly `Action`.
+        return reduce(state: state, with: action as! Action)
     }
 
     /// A reducer that runs this reducer, then `other`, on the same state type.

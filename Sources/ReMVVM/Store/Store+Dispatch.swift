@@ -120,26 +120,35 @@ extension Store {
 
     /// willReduce → reducer → publication → didReduce → completions, innermost first.
     private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
-        let entries = observers.current
-        let oldState: State
-        if entries.isEmpty {
-            oldState = state
-        } else {
-            let stateBefore = state
-            for entry in entries {
-                entry.willReduce(stateBefore)
+        // Most stores served over HTTP have no observer: that path never touches the observers'
+        // generic types (a runtime lookup each, at every reduce).
+        guard observers.isObserved else {
+            let oldState = state
+            let newState = reduce(oldState, with: action)
+            let (publication, publish) = commit(newState, action: action)
+            publish(publication)
+            if observers.isObserved {
+                notifyDidReduce(newState, oldState: oldState)
             }
-            // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
-            oldState = state
+            completions?.run(with: newState)
+            return
         }
+        let stateBefore = state
+        for entry in observers.current {
+            entry.willReduce(stateBefore)
+        }
+        // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
+        let oldState = state
         let newState = reduce(oldState, with: action)
-        let (publication, handlers) = commit(newState, action: action)
-        for handler in handlers {
-            handler(publication)
-        }
+        let (publication, publish) = commit(newState, action: action)
+        publish(publication)
+        notifyDidReduce(newState, oldState: oldState)
+        completions?.run(with: newState)
+    }
+
+    private func notifyDidReduce(_ newState: State, oldState: State) {
         for entry in observers.current {
             entry.didReduce(newState, oldState: oldState)
         }
-        completions?.run(with: newState)
     }
 }

@@ -13,10 +13,8 @@ extension Store {
     @discardableResult
     public func replay(_ action: any StoreAction) -> UInt64 {
         processor.runAndWait { [self] in
-            let (publication, handlers) = commit(reduce(state, with: action), action: action)
-            for handler in handlers {
-                handler(publication)
-            }
+            let (publication, publish) = commit(reduce(state, with: action), action: action)
+            publish(publication)
             return publication.version
         }
     }

@@ -12,7 +12,11 @@ import Synchronization
 public final class Store<State: StoreState>: Dispatcher, Sendable {
     private struct Current {
         var snapshot: StoreSnapshot<State>
-        var publicationHandlers: [@Sendable (StatePublication<State>) -> Void] = []
+        /// Every handler added, in the order added, as one closure (none: does nothing): an array
+        /// or an optional of closures over the state type would be a generic type to look up at
+        /// every reduce.
+        var publish: @Sendable (StatePublication<State>) -> Void = { _ in }
+        var hasPublicationHandlers = false
         var reduceChecks: [@Sendable (any StoreAction) -> String?] = []
     }
 
@@ -97,7 +101,16 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         _ handler: @escaping @Sendable (StatePublication<State>) -> Void
     ) -> StoreSnapshot<State> {
         current.withLock { current in
-            current.publicationHandlers.append(handler)
+            if current.hasPublicationHandlers {
+                let earlier = current.publish
+                current.publish = { publication in
+                    earlier(publication)
+                    handler(publication)
+                }
+            } else {
+                current.publish = handler
+                current.hasPublicationHandlers = true
+            }
             return current.snapshot
         }
     }
@@ -121,15 +134,16 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         return nil
     }
 
-    /// Stores the reduced state and bumps the version; returns the handlers to publish to.
+    /// Stores the reduced state and bumps the version; returns the publication and what publishes it
+    /// (every handler, in order).
     func commit(
         _ state: State,
         action: any StoreAction
-    ) -> (StatePublication<State>, [@Sendable (StatePublication<State>) -> Void]) {
+    ) -> (StatePublication<State>, @Sendable (StatePublication<State>) -> Void) {
         current.withLock { current in
             let version = current.snapshot.version + 1
             current.snapshot = StoreSnapshot(version: version, state: state)
-            return (StatePublication(version: version, action: action, state: state), current.publicationHandlers)
+            return (StatePublication(version: version, action: action, state: state), current.publish)
         }
     }
 

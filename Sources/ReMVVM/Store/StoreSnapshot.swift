@@ -1,5 +1,8 @@
 /// A state together with its version, read atomically.
-public struct StoreSnapshot<State: Sendable>: Sendable {
+///
+/// A class for the reason ``StatePublication`` is one: generic code copies it without looking up
+/// its runtime type.
+public final class StoreSnapshot<State: Sendable>: Sendable {
     /// How many reduces produced this state: 0 for the initial state, then +1 per reduce.
     public let version: UInt64
     /// The state at that version.
@@ -13,11 +16,23 @@ public struct StoreSnapshot<State: Sendable>: Sendable {
 }
 
 /// One reduce, as published to the store's publication handlers, in version order.
-public struct StatePublication<State: Sendable>: Sendable {
+///
+/// A class, not a struct: it passes through many generic hands per reduce (the journal's gate,
+/// the event and view-model hubs, their inboxes), and code not specialized for the domain's state
+/// looks up the runtime type of a generic struct at each of them to copy it, where a reference is
+/// only retained (about 300 instructions a lookup, seven a reduce: `docs/benchmarks.md`).
+public final class StatePublication<State: Sendable>: Sendable {
     /// The version the reduce produced (previous version + 1).
     public let version: UInt64
     /// The action that was reduced (after any replacement by middleware).
     public let action: any StoreAction
     /// The state the reduce produced.
     public let state: State
+
+    /// The reduce that produced `state` at `version` from `action`.
+    public init(version: UInt64, action: any StoreAction, state: State) {
+        self.version = version
+        self.action = action
+        self.state = state
+    }
 }

@@ -52,6 +52,14 @@ struct PublicationInbox<State: StoreState, Item> {
             versionsSetAside += 1
             return false
         }
+        return queue(publication, limit: limit)
+    }
+
+    /// Queues `publication` for the listeners (apart: while nobody listens, ``publish(_:limit:)``
+    /// never touches the entries, whose generic type is a runtime lookup in code not specialized
+    /// for the domain's state).
+    @inline(never)
+    private mutating func queue(_ publication: StatePublication<State>, limit: Int) -> Bool {
         if pendingPublications >= max(1, limit) {
             entries.removeAll { if case .publication = $0 { true } else { false } }
             versionsSetAside += pendingPublications + 1
