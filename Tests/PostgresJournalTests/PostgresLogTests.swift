@@ -206,14 +206,17 @@ import Testing
         }
         #expect(follower.start())
         defer { follower.stop() }
-        // Versions 1-3 from "another replica", 4-5 from this one (offered as its appender does).
+        // Versions 1-3 from "another replica", read from the log; 4-5 from this one, offered as its
+        // appender does. Offered before they are appended here: once they are in the log, a
+        // notification could have the thread read them before the offer, and the test would race.
         _ = try log.append([LogGroup(actions: [action(1), action(2), action(3)])])
-        let own = LogGroup(actions: [action(4), action(5)])
-        #expect(try log.append([own]) == [.appended(4...5)])
+        #expect(follower.waitUntilApplied(3, timeout: .seconds(10)))
         follower.offer((4...5).map { version in
             LogEntry(record: JournalRecord(version: version, type: "increase", payload: Array("{\"by\":\(version)}".utf8), time: Int64(version)), idempotencyKey: nil)
         })
         #expect(follower.waitUntilApplied(5, timeout: .seconds(10)))
+        let own = LogGroup(actions: [action(4), action(5)])
+        #expect(try log.append([own]) == [.appended(4...5)])
         let entries = applied.withLock { $0 }
         #expect(entries.map(\.record.version) == [1, 2, 3, 4, 5])
         // 1-3 were read from the log; 4-5 are the entries offered (their times tell them apart),
