@@ -8,9 +8,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     private var fields: [Element]
 
+    /// Room for the fields an answer usually gets after it is made (content type, ETag, CORS,
+    /// `Vary`…): growing the array one field at a time reallocates it on every request.
+    static let usualFieldCount = 8
+
     /// Creates headers from pairs, keeping their order and any repeated names.
     public init(_ pairs: [(String, String)] = []) {
-        fields = pairs.map { (name: $0.0, value: $0.1) }
+        fields = []
+        fields.reserveCapacity(Swift.max(pairs.count, Self.usualFieldCount))
+        for (name, value) in pairs {
+            fields.append((name: name, value: value))
+        }
     }
 
     /// Creates headers from a literal such as `["Content-Type": "text/plain"]`, in the literal's order.

@@ -36,7 +36,8 @@ enum JSONCoding {
 
     /// A JSON response.
     static func response(_ bytes: [UInt8], status: Int = 200, headers extra: [(String, String)] = []) -> Response {
-        var headers = HTTPHeaders([("Content-Type", "application/json")])
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
         for (name, value) in extra {
             headers.add(name: name, value: value)
         }
