@@ -92,7 +92,7 @@ prune_stale_images() {
         last="$(podman image inspect --format '{{range .History}}{{.CreatedBy}}{{"\n"}}{{end}}' "$id" 2>/dev/null \
             | grep -v '^$' | tail -n 1)"
         case "$last" in
-            *"swift build -c release --product remvvm-server"*|*'ENTRYPOINT ["/usr/local/bin/remvvm-server"]'*)
+            *'swift build -c release --package-path "$PACKAGE_PATH"'*|*'ENTRYPOINT ["/usr/local/bin/server"]'*)
                 podman rmi "$id" >/dev/null 2>&1 || true ;;
         esac
     done
@@ -139,13 +139,13 @@ podman image exists "$IMAGE" || abort "image $IMAGE exists"
 
 # --------------------------------------------------- static image checks ---
 ldd_out="$(pm run --rm "${RUN_OPTS[@]}" --entrypoint ldd "$IMAGE" \
-    /usr/local/bin/remvvm-server 2>"$LOG_DIR/ldd.err")"
+    /usr/local/bin/server 2>"$LOG_DIR/ldd.err")"
 printf '%s\n' "$ldd_out" >"$LOG_DIR/ldd.txt"
 if [ -n "$ldd_out" ] && ! grep -q 'not found' <<<"$ldd_out" && ! grep -q 'libswiftCore' <<<"$ldd_out"; then
     pass "all shared libraries resolve, Swift stdlib static ($(grep -c '=>' <<<"$ldd_out") dynamic libs)"
 else
     printf '%s\n' "$ldd_out"
-    fail "shared libraries resolve (ldd /usr/local/bin/remvvm-server)"
+    fail "shared libraries resolve (ldd /usr/local/bin/server)"
 fi
 
 image_user="$(podman image inspect --format '{{.Config.User}}' "$IMAGE")"
