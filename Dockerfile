@@ -3,6 +3,11 @@
 #   docker build -t remvvm-server .
 #   docker run --rm -p 8080:8080 remvvm-server
 #
+# A domain's own server (docs/your-domain.md) builds from this file too, naming its package
+# and product:
+#
+#   docker build --build-arg PACKAGE_PATH=Examples/TodoServer --build-arg PRODUCT=todo-server -t todo-server .
+#
 # The official base images; a machine that cannot pull them passes local
 # stand-ins (scripts/container-base-images.sh makes them, container-test.sh
 # passes them: --build-arg BUILDER_IMAGE=… --build-arg RUNTIME_IMAGE=…).
@@ -23,15 +28,19 @@ RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
 WORKDIR /build
 
 # Resolve dependencies in their own layer: it is only rebuilt when the
-# manifest (or Package.resolved, if present) changes.
+# manifest (or Package.resolved, if present) changes. (A domain's package
+# depends on this one by path: its own dependencies resolve in the build.)
 COPY Package.* ./
 RUN swift package resolve
 
-# Then the sources, and the release build.
+# Then the sources, and the release build of the package (relative to this
+# directory) and its executable product the build arguments name.
 COPY . .
-RUN swift build -c release --product remvvm-server --static-swift-stdlib \
+ARG PACKAGE_PATH=.
+ARG PRODUCT=remvvm-server
+RUN swift build -c release --package-path "$PACKAGE_PATH" --product "$PRODUCT" --static-swift-stdlib \
     && mkdir -p /staging \
-    && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/remvvm-server" /staging/
+    && cp "$(swift build -c release --package-path "$PACKAGE_PATH" --static-swift-stdlib --show-bin-path)/$PRODUCT" /staging/
 
 # Run stage: only the runtime libraries.
 FROM ${RUNTIME_IMAGE}
@@ -39,7 +48,7 @@ FROM ${RUNTIME_IMAGE}
 # libmicrohttpd12: the HTTP server library; libsqlite3-0: the journal; libpq5: the
 # shared log of replicas (journal postgres) (everything
 # else the binary links, libc, libstdc++ and libgcc_s, is already in the base
-# image; check with `ldd /usr/local/bin/remvvm-server`).
+# image; check with `ldd /usr/local/bin/$PRODUCT`).
 # curl: the HEALTHCHECK's HTTP client.
 RUN export DEBIAN_FRONTEND=noninteractive DEBIAN_PRIORITY=critical \
     && apt-get -q update \
@@ -52,8 +61,11 @@ RUN groupadd --system --gid 10001 remvvm \
         --shell /usr/sbin/nologin remvvm
 
 WORKDIR /app
-COPY --from=build /staging/remvvm-server /usr/local/bin/remvvm-server
-# Read-only defaults; the server reads Config/remvvm-server.json relative to /app.
+ARG PRODUCT=remvvm-server
+COPY --from=build /staging/${PRODUCT} /usr/local/bin/${PRODUCT}
+# The entry point's fixed name (an exec-form ENTRYPOINT cannot name a build argument).
+RUN ln -s "$PRODUCT" /usr/local/bin/server
+# Read-only defaults; the server reads Config/<its name>.json (remvvm-server.json) relative to /app.
 COPY Config/ ./Config/
 # The journal and snapshots (dataDir ./data): owned by the server's user, and a
 # volume, so that data outlives the container (`-v remvvm-data:/app/data`).
@@ -87,4 +99,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
 # Exec form: the server is PID 1 and receives SIGTERM from `docker stop`
 # directly, and shuts down gracefully. Extra arguments go to the server,
 # e.g. `docker run remvvm-server --config /app/Config/other.json`.
-ENTRYPOINT ["/usr/local/bin/remvvm-server"]
+ENTRYPOINT ["/usr/local/bin/server"]

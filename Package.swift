@@ -8,6 +8,34 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Every Swift target of the package is built with `strictSettings`: these make one with them.
+
+/// A library module.
+func module(_ name: String, _ dependencies: [Target.Dependency] = [], path: String? = nil, resources: [Resource]? = nil) -> Target {
+    .target(name: name, dependencies: dependencies, path: path, resources: resources, swiftSettings: strictSettings)
+}
+
+/// An executable module.
+func executable(_ name: String, _ dependencies: [Target.Dependency] = [], path: String? = nil) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: path, swiftSettings: strictSettings)
+}
+
+/// A test module.
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+}
+
+/// The products of other packages the targets use.
+extension Target.Dependency {
+    static var logging: Self { .product(name: "Logging", package: "swift-log") }
+    static var deque: Self { .product(name: "DequeModule", package: "swift-collections") }
+    static var serviceLifecycle: Self { .product(name: "ServiceLifecycle", package: "swift-service-lifecycle") }
+    static var configuration: Self { .product(name: "Configuration", package: "swift-configuration") }
+    static var argumentParser: Self { .product(name: "ArgumentParser", package: "swift-argument-parser") }
+    static var crypto: Self { .product(name: "Crypto", package: "swift-crypto") }
+    static var cryptoExtras: Self { .product(name: "_CryptoExtras", package: "swift-crypto") }
+}
+
 // Linux only: MicroHTTP runs libmicrohttpd in epoll mode and uses Linux socket options (EPOLLRDHUP,
 // SO_SNDBUF semantics); ConcurrencyKit and the tests use Glibc. MicroHTTP stops the build elsewhere.
 let package = Package(
@@ -44,281 +72,91 @@ let package = Package(
     ],
     targets: [
         // The error shape of every module: a code enum and a message (`CodedError`). No dependencies.
-        .target(
-            name: "CodedErrors",
-            swiftSettings: strictSettings
-        ),
+        module("CodedErrors"),
         // The concurrency toolkit of every target: one lock (pthread mutex + condition, visible to
         // ThreadSanitizer) and blocking work moved off the cooperative pool.
-        .target(
-            name: "ConcurrencyKit",
-            dependencies: ["CLinux"],
-            swiftSettings: strictSettings
-        ),
+        module("ConcurrencyKit", ["CLinux"]),
         // eventfd(2), which Glibc's overlay leaves out; imported by ConcurrencyKit only (Doorbell).
         .systemLibrary(name: "CLinux"),
         // The C boundary: libmicrohttpd, imported by MicroHTTP only.
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Our HTTP server over libmicrohttpd; knows nothing about stores.
-        .target(
-            name: "MicroHTTP",
-            dependencies: [
-                "CMicroHTTPD",
-                "CodedErrors",
-                "ConcurrencyKit",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("MicroHTTP", ["CMicroHTTPD", "CodedErrors", "ConcurrencyKit", .logging, .deque, .serviceLifecycle]),
         // The C boundary for SQLite, imported by SQLiteJournal only.
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The journal: records, the storage protocol, group commit on one thread; no SQL, no HTTP.
-        .target(
-            name: "Journal",
-            dependencies: [
-                "ConcurrencyKit",
-                "CodedErrors",
-                .product(name: "DequeModule", package: "swift-collections"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("Journal", ["ConcurrencyKit", "CodedErrors", .deque]),
         // The embedded journal backend: one SQLite file per data directory.
-        .target(
-            name: "SQLiteJournal",
-            dependencies: ["CSQLite", "Journal", "ConcurrencyKit"],
-            swiftSettings: strictSettings
-        ),
+        module("SQLiteJournal", ["CSQLite", "Journal", "ConcurrencyKit"]),
         // The C boundary for PostgreSQL (libpq), imported by PostgresJournal only.
-        .systemLibrary(
-            name: "CPostgres",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The shared journal backend: one ordered action log in PostgreSQL, for several replicas.
-        .target(
-            name: "PostgresJournal",
-            dependencies: [
-                "CPostgres", "Journal", "ConcurrencyKit",
-                .product(name: "DequeModule", package: "swift-collections"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("PostgresJournal", ["CPostgres", "Journal", "ConcurrencyKit", .deque]),
         // The store core: ReMVVM semantics, thread-safe; knows nothing about HTTP.
-        .target(
-            name: "ReMVVM",
-            dependencies: [
-                "ConcurrencyKit",
-                "CodedErrors",
-                .product(name: "DequeModule", package: "swift-collections"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("ReMVVM", ["ConcurrencyKit", "CodedErrors", .deque]),
         // Navigation as state: tabs of screen stacks and modals, their actions, reducer and
         // middleware (ReMVVM's Push/Pop/ShowModal); knows nothing about HTTP.
-        .target(
-            name: "ReMVVMNavigation",
-            dependencies: ["ReMVVM"],
-            swiftSettings: strictSettings
-        ),
+        module("ReMVVMNavigation", ["ReMVVM"]),
         // The project's one strict JSON reader (RFC 8259 exactly, duplicate names, depth limit): a
         // pull tokenizer that JSON Patch, the POST /actions validator and the JWT reader stand on.
         // No dependencies.
-        .target(
-            name: "StrictJSON",
-            swiftSettings: strictSettings
-        ),
+        module("StrictJSON"),
         // Who may do what: static tokens (SHA-256), JWT verification (HS256/ES256/RS256), scopes,
         // store lists and the Bearer challenge; knows nothing about HTTP servers or stores.
-        .target(
-            name: "AccessControl",
-            dependencies: [
-                "StrictJSON",
-                "CodedErrors",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("AccessControl", ["StrictJSON", "CodedErrors", .crypto, .cryptoExtras]),
         // JSON Patch (RFC 6902) and JSON pointers (RFC 6901) over a JSON value that keeps number
         // literals as written: diff, apply, canonical encoding. No dependencies.
-        .target(
-            name: "JSONPatch",
-            dependencies: ["StrictJSON", "CodedErrors"],
-            swiftSettings: strictSettings
-        ),
-        // The service: a store served over MicroHTTP.
-        .target(
-            name: "ReMVVMServer",
-            dependencies: [
-                "ReMVVM",
-                "ReMVVMNavigation",
-                "JSONPatch",
-                "StrictJSON",
-                "MicroHTTP",
-                "ConcurrencyKit",
-                "Journal",
-                "AccessControl",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Crypto", package: "swift-crypto"),
+        module("JSONPatch", ["StrictJSON", "CodedErrors"]),
+        // The service: a store served over MicroHTTP. The inspector page (GET /inspector) and the
+        // thin client (GET /app): HTML, CSS and JavaScript compiled into the binary.
+        module(
+            "ReMVVMServer",
+            [
+                "ReMVVM", "ReMVVMNavigation", "JSONPatch", "StrictJSON", "MicroHTTP", "ConcurrencyKit", "Journal",
+                "AccessControl", .logging, .serviceLifecycle, .deque, .crypto,
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The inspector page (GET /inspector) and the thin client (GET /app): HTML, CSS and
-            // JavaScript compiled into the binary.
-            resources: [.embedInCode("Inspector/Resources"), .embedInCode("App/Resources")],
-            swiftSettings: strictSettings
+            resources: [.embedInCode("Inspector/Resources"), .embedInCode("App/Resources")]
         ),
         // The entry point of a domain's server: settings (flags, REMVVM_* variables, config file),
         // the journal or the shared log, access control, a ServiceGroup with graceful shutdown, and
         // the subcommands (`serve` the default).
-        .target(
-            name: "ReMVVMServerCommand",
-            dependencies: [
-                "ReMVVM",
-                "ReMVVMServer",
-                "MicroHTTP",
-                "ConcurrencyKit",
-                "Journal",
-                "JSONPatch",
-                "SQLiteJournal",
-                "PostgresJournal",
-                "AccessControl",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("ReMVVMServerCommand", [
+            "ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit", "Journal", "JSONPatch", "SQLiteJournal",
+            "PostgresJournal", "AccessControl", .logging, .configuration, .argumentParser, .serviceLifecycle,
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The seed domain: counter + login/greetings, and their screens (navigation).
-        .target(
-            name: "ExampleApp",
-            dependencies: [
-                "ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand", "MicroHTTP", "Journal", "AccessControl",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("ExampleApp", [
+            "ReMVVM", "ReMVVMNavigation", "ReMVVMServer", "ReMVVMServerCommand", "MicroHTTP", "Journal", "AccessControl", .logging,
+        ]),
         // The example domain served through ReMVVMServerCommand: main.swift alone.
-        .executableTarget(
-            name: "remvvm-server",
-            dependencies: ["ExampleApp", "ReMVVMServerCommand"],
-            swiftSettings: strictSettings
-        ),
+        executable("remvvm-server", ["ExampleApp", "ReMVVMServerCommand"]),
         // A raw-socket HTTP/1.1 + SSE client for live tests (test-only).
-        .target(
-            name: "HTTPTestSupport",
-            dependencies: [
-                "ConcurrencyKit",
-                "CodedErrors",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/HTTPTestSupport",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ConcurrencyKitTests",
-            dependencies: ["ConcurrencyKit", "HTTPTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "JournalTests",
-            dependencies: ["Journal", "ConcurrencyKit", "HTTPTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "SQLiteJournalTests",
-            dependencies: ["SQLiteJournal", "Journal", "HTTPTestSupport"],
-            swiftSettings: strictSettings
-        ),
+        module("HTTPTestSupport", ["ConcurrencyKit", "CodedErrors", .deque, .logging], path: "Tests/HTTPTestSupport"),
+        tests("ConcurrencyKitTests", ["ConcurrencyKit", "HTTPTestSupport"]),
+        tests("JournalTests", ["Journal", "ConcurrencyKit", "HTTPTestSupport"]),
+        tests("SQLiteJournalTests", ["SQLiteJournal", "Journal", "HTTPTestSupport"]),
         // A throwaway PostgreSQL server for tests (initdb + pg_ctl as the postgres user, unix socket).
-        .target(
-            name: "PostgresTestSupport",
-            dependencies: ["ConcurrencyKit"],
-            path: "Tests/PostgresTestSupport",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PostgresJournalTests",
-            dependencies: ["PostgresJournal", "Journal", "PostgresTestSupport", "HTTPTestSupport", "ConcurrencyKit"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ReMVVMTests",
-            dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit", "HTTPTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ReMVVMNavigationTests",
-            dependencies: ["ReMVVMNavigation", "ReMVVM"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "AccessControlTests",
-            dependencies: [
-                "AccessControl",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "StrictJSONTests",
-            dependencies: ["StrictJSON"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "JSONPatchTests",
-            dependencies: ["JSONPatch", "HTTPTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "MicroHTTPTests",
-            dependencies: [
-                "MicroHTTP", "HTTPTestSupport", "ConcurrencyKit",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ReMVVMServerTests",
-            dependencies: [
-                // ReMVVMServerCommand: AccessSettingsTests (they share the access tokens of Support/).
-                "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ReMVVMServerCommand", "ConcurrencyKit", "ReMVVMNavigation",
-                "Journal", "SQLiteJournal", "PostgresJournal", "PostgresTestSupport", "AccessControl", "JSONPatch",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Configuration", package: "swift-configuration"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ReMVVMServerCommandTests",
-            dependencies: [
-                "ReMVVMServerCommand", "ReMVVMServer", "ReMVVM", "ExampleApp", "MicroHTTP", "HTTPTestSupport",
-                "Journal", "PostgresJournal",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
+        module("PostgresTestSupport", ["ConcurrencyKit"], path: "Tests/PostgresTestSupport"),
+        tests("PostgresJournalTests", ["PostgresJournal", "Journal", "PostgresTestSupport", "HTTPTestSupport", "ConcurrencyKit"]),
+        tests("ReMVVMTests", ["ReMVVM", "ExampleApp", "ConcurrencyKit", "HTTPTestSupport"]),
+        tests("ReMVVMNavigationTests", ["ReMVVMNavigation", "ReMVVM"]),
+        tests("AccessControlTests", ["AccessControl", .crypto, .cryptoExtras]),
+        tests("StrictJSONTests", ["StrictJSON"]),
+        tests("JSONPatchTests", ["JSONPatch", "HTTPTestSupport"]),
+        tests("MicroHTTPTests", ["MicroHTTP", "HTTPTestSupport", "ConcurrencyKit", .logging, .serviceLifecycle]),
+        tests("ReMVVMServerTests", [
+            // ReMVVMServerCommand: AccessSettingsTests (they share the access tokens of Support/).
+            "ReMVVMServer", "ExampleApp", "MicroHTTP", "HTTPTestSupport", "remvvm-server", "ReMVVMServerCommand", "ConcurrencyKit", "ReMVVMNavigation",
+            "Journal", "SQLiteJournal", "PostgresJournal", "PostgresTestSupport", "AccessControl", "JSONPatch",
+            .crypto, .logging, .serviceLifecycle, .configuration,
+        ]),
+        tests("ReMVVMServerCommandTests", [
+            "ReMVVMServerCommand", "ReMVVMServer", "ReMVVM", "ExampleApp", "MicroHTTP", "HTTPTestSupport",
+            "Journal", "PostgresJournal", .logging, .configuration, .argumentParser,
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -328,53 +166,22 @@ let package = Package(
 if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
     package.targets += [
         // Baseline: a plain libmicrohttpd hello server in C, same threading mode as MicroHTTP.
-        .executableTarget(
-            name: "mhd-hello",
-            path: "Benchmarks/mhd-hello",
-            linkerSettings: [.linkedLibrary("microhttpd")]
-        ),
+        .executableTarget(name: "mhd-hello", path: "Benchmarks/mhd-hello", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The service with a large state (10,000 todo items), for the cost of a big state.
-        .executableTarget(
-            name: "large-state-server",
-            dependencies: [
-                "ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/large-state-server",
-            swiftSettings: strictSettings
-        ),
+        executable("large-state-server", ["ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit", .logging], path: "Benchmarks/large-state-server"),
         // remvvm-server's example service with a synchronous main, which valgrind can run:
         // instructions per request (Benchmarks/request-cost.sh).
-        .executableTarget(
-            name: "request-cost-server",
-            dependencies: [
-                "ExampleApp", "ReMVVMServer", "MicroHTTP", "Journal", "SQLiteJournal", "AccessControl", "ConcurrencyKit",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/request-cost-server",
-            swiftSettings: strictSettings
+        executable(
+            "request-cost-server",
+            ["ExampleApp", "ReMVVMServer", "MicroHTTP", "Journal", "SQLiteJournal", "AccessControl", "ConcurrencyKit", .logging],
+            path: "Benchmarks/request-cost-server"
         ),
         // Group commit through the SQLite journal: acknowledged records/s by client count.
-        .executableTarget(
-            name: "journal-bench",
-            dependencies: ["Journal", "SQLiteJournal", "ConcurrencyKit"],
-            path: "Benchmarks/journal-bench",
-            swiftSettings: strictSettings
-        ),
+        executable("journal-bench", ["Journal", "SQLiteJournal", "ConcurrencyKit"], path: "Benchmarks/journal-bench"),
         // Appends to the shared PostgreSQL log: actions/s by actions per transaction.
-        .executableTarget(
-            name: "postgres-log-bench",
-            dependencies: ["PostgresJournal", "Journal", "ConcurrencyKit"],
-            path: "Benchmarks/postgres-log-bench",
-            swiftSettings: strictSettings
-        ),
+        executable("postgres-log-bench", ["PostgresJournal", "Journal", "ConcurrencyKit"], path: "Benchmarks/postgres-log-bench"),
         // In-process dispatch throughput of the store core.
-        .executableTarget(
-            name: "dispatch-bench",
-            dependencies: ["ReMVVM", "ExampleApp", "ConcurrencyKit"],
-            path: "Benchmarks/dispatch-bench",
-            swiftSettings: strictSettings
-        ),
+        executable("dispatch-bench", ["ReMVVM", "ExampleApp", "ConcurrencyKit"], path: "Benchmarks/dispatch-bench"),
     ]
 }
 
@@ -387,37 +194,16 @@ package.products += [
     .executable(name: "remvvm-client", targets: ["remvvm-client"]),
 ]
 package.targets += [
-    .target(
-        name: "ReMVVMClient",
-        dependencies: ["ReMVVM", "JSONPatch", "ConcurrencyKit"],
-        swiftSettings: strictSettings
-    ),
-    .executableTarget(
-        name: "remvvm-client",
-        dependencies: [
-            "ReMVVMClient", "JSONPatch",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ],
-        swiftSettings: strictSettings
-    ),
-    .testTarget(
-        name: "ReMVVMClientTests",
-        dependencies: [
-            "ReMVVMClient", "ReMVVM", "JSONPatch", "ReMVVMServer", "ExampleApp", "MicroHTTP", "Journal",
-            "SQLiteJournal", "ConcurrencyKit", "HTTPTestSupport", "AccessControl", "remvvm-client",
-            .product(name: "Logging", package: "swift-log"),
-        ],
-        swiftSettings: strictSettings
-    ),
+    module("ReMVVMClient", ["ReMVVM", "JSONPatch", "ConcurrencyKit"]),
+    executable("remvvm-client", ["ReMVVMClient", "JSONPatch", .argumentParser]),
+    tests("ReMVVMClientTests", [
+        "ReMVVMClient", "ReMVVM", "JSONPatch", "ReMVVMServer", "ExampleApp", "MicroHTTP", "Journal",
+        "SQLiteJournal", "ConcurrencyKit", "HTTPTestSupport", "AccessControl", "remvvm-client", .logging,
+    ]),
 ]
 if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
     package.targets += [
         // What one client parses and applies: events/s of a recorded delta stream, memory per stream.
-        .executableTarget(
-            name: "client-bench",
-            dependencies: ["ReMVVMClient", "JSONPatch"],
-            path: "Benchmarks/client-bench",
-            swiftSettings: strictSettings
-        ),
+        executable("client-bench", ["ReMVVMClient", "JSONPatch"], path: "Benchmarks/client-bench"),
     ]
 }

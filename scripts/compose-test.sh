@@ -35,18 +35,12 @@ PROJECT="remvvm-compose-test"
 LOG_DIR="${LOG_DIR:-/tmp/remvvm-compose-test}"
 PORTS=(8081 8082 8083)
 WORK="$(mktemp -d /tmp/remvvm-compose-test.XXXXXX)"
-passed=0
-failed=0
 stream_pid=""
 
+# shellcheck source=lib/checks.sh
+source "$ROOT/scripts/lib/checks.sh"
 log()  { printf '[compose-test] %s\n' "$*"; }
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$*"; }
-fail() { failed=$((failed + 1)); printf 'FAIL  %s\n' "$*"; }
-abort() { fail "$1"; summary; exit 1; }
-summary() {
-    echo "compose checks: $passed of $((passed + failed)) passed, $failed failed (logs: $LOG_DIR)"
-    [ "$failed" -eq 0 ]
-}
+summary() { checks_summary "compose checks" "(logs: $LOG_DIR)"; }
 
 [ "$(id -u)" = 0 ] || { echo "compose-test: run as root (rootful podman)" >&2; exit 2; }
 "$ROOT/scripts/install-deps.sh" podman runc curl python3 python3-venv >/dev/null

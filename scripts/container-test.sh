@@ -48,9 +48,6 @@ RUN_OPTS=(--network host --ulimit nofile=1024:4096 --ulimit nproc=1024:4096)
 mkdir -p "$LOG_DIR"
 started_containers=()
 bg_pids=()
-passed=0
-failed=0
-failures=()
 t_start=$(date +%s)
 
 cleanup() {
@@ -63,9 +60,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# shellcheck source=lib/checks.sh
+. "$ROOT/scripts/lib/checks.sh"
 log()  { printf '[container-test] %s\n' "$*"; }
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$*"; }
-fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL  %s\n' "$*"; }
 
 summary() {
     local took=$(( $(date +%s) - t_start ))
@@ -73,10 +70,8 @@ summary() {
     log "image: $IMAGE  ($(podman image inspect --format '{{.Size}}' "$IMAGE" 2>/dev/null \
         | awk '{printf "%.1f MB", $1/1000/1000}'))  logs: $LOG_DIR  time: ${took}s"
     for f in "${failures[@]}"; do log "failed: $f"; done
-    echo "container checks: $passed of $((passed + failed)) passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    checks_summary "container checks"
 }
-abort() { fail "$1"; summary; exit 1; }
 
 # Every build after a source change leaves the previous final image and the
 # previous build-stage image (~0.9 GB together) behind, untagged. Remove those,
@@ -92,7 +87,7 @@ prune_stale_images() {
         last="$(podman image inspect --format '{{range .History}}{{.CreatedBy}}{{"\n"}}{{end}}' "$id" 2>/dev/null \
             | grep -v '^$' | tail -n 1)"
         case "$last" in
-            *"swift build -c release --product remvvm-server"*|*'ENTRYPOINT ["/usr/local/bin/remvvm-server"]'*)
+            *'swift build -c release --package-path "$PACKAGE_PATH"'*|*'ENTRYPOINT ["/usr/local/bin/server"]'*)
                 podman rmi "$id" >/dev/null 2>&1 || true ;;
         esac
     done
@@ -139,13 +134,13 @@ podman image exists "$IMAGE" || abort "image $IMAGE exists"
 
 # --------------------------------------------------- static image checks ---
 ldd_out="$(pm run --rm "${RUN_OPTS[@]}" --entrypoint ldd "$IMAGE" \
-    /usr/local/bin/remvvm-server 2>"$LOG_DIR/ldd.err")"
+    /usr/local/bin/server 2>"$LOG_DIR/ldd.err")"
 printf '%s\n' "$ldd_out" >"$LOG_DIR/ldd.txt"
 if [ -n "$ldd_out" ] && ! grep -q 'not found' <<<"$ldd_out" && ! grep -q 'libswiftCore' <<<"$ldd_out"; then
     pass "all shared libraries resolve, Swift stdlib static ($(grep -c '=>' <<<"$ldd_out") dynamic libs)"
 else
     printf '%s\n' "$ldd_out"
-    fail "shared libraries resolve (ldd /usr/local/bin/remvvm-server)"
+    fail "shared libraries resolve (ldd /usr/local/bin/server)"
 fi
 
 image_user="$(podman image inspect --format '{{.Config.User}}' "$IMAGE")"

@@ -137,25 +137,23 @@ static void set_host(const char *arg) {
     memset(&opt.addr, 0, sizeof opt.addr);
     struct in_addr a4;
     struct in6_addr a6;
+    bool loopback;
     if (inet_pton(AF_INET, h, &a4) == 1) {
-        if ((ntohl(a4.s_addr) >> 24) != 127)
-            usage_error("--host %s refused: load tests may only target loopback (127.0.0.0/8 or ::1)", arg);
+        loopback = (ntohl(a4.s_addr) >> 24) == 127;
         struct sockaddr_in *sin = (struct sockaddr_in *)&opt.addr;
         sin->sin_family = AF_INET;
         sin->sin_addr = a4;
-        opt.family = AF_INET;
-        opt.addrlen = sizeof *sin;
     } else if (inet_pton(AF_INET6, h, &a6) == 1) {
-        if (memcmp(&a6, &in6addr_loopback, sizeof a6) != 0)
-            usage_error("--host %s refused: load tests may only target loopback (127.0.0.0/8 or ::1)", arg);
+        loopback = memcmp(&a6, &in6addr_loopback, sizeof a6) == 0;
         struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&opt.addr;
         sin6->sin6_family = AF_INET6;
         sin6->sin6_addr = a6;
-        opt.family = AF_INET6;
-        opt.addrlen = sizeof *sin6;
     } else {
         usage_error("--host '%s' is not a loopback IP literal (127.0.0.0/8 or ::1)", arg);
     }
+    if (!loopback) usage_error("--host %s refused: load tests may only target loopback (127.0.0.0/8 or ::1)", arg);
+    opt.family = ((struct sockaddr *)&opt.addr)->sa_family;
+    opt.addrlen = opt.family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
     strcpy(opt.host, h);
 }
 
@@ -240,13 +238,19 @@ static uint64_t now_ns(void) {
 static volatile sig_atomic_t interrupted = 0;
 static void on_signal(int sig) { (void)sig; interrupted = 1; }
 
+/* /proc/PID/NAME opened for reading, or NULL (also for no PID). */
+static FILE *open_proc(long pid, const char *name) {
+    if (pid <= 0) return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
+    return fopen(path, "r");
+}
+
 /* VmRSS in kB, or -1. */
 static long read_rss_kb(long pid) {
-    if (pid <= 0) return -1;
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    FILE *f = fopen(path, "r");
+    FILE *f = open_proc(pid, "status");
     if (!f) return -1;
+    char line[256];
     long kb = -1;
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "VmRSS:", 6) == 0) {
@@ -260,11 +264,9 @@ static long read_rss_kb(long pid) {
 
 /* utime + stime in seconds, or -1. */
 static double read_proc_cpu_s(long pid) {
-    if (pid <= 0) return -1;
-    char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
+    FILE *f = open_proc(pid, "stat");
     if (!f) return -1;
+    char buf[2048];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
@@ -591,6 +593,12 @@ static size_t get_request_len;
 static uint32_t *queue;
 static size_t q_head, q_tail;
 
+/* The counters of stats_t that are plain sums of every thread's: declared and added up from this
+   one list (stats_t, merge_reader_stats). */
+#define SUMMED_COUNTERS(X) \
+    X(events_total) X(events_run) X(reads_total) X(reads_run) X(bytes_total) X(bytes_run) \
+    X(heartbeats) X(ooo) X(dups) X(gaps) X(noid) X(received) X(unexpected)
+
 /* Per reader thread: phase 1 runs on the main thread alone; while posting, each reader thread
    counts into its own copy, and the main thread adds them up afterwards (merge_reader_stats). */
 typedef struct {
@@ -604,9 +612,8 @@ typedef struct {
     uint64_t errs[E_COUNT];
     int last_bad_status;
     char last_error[160];
-    uint64_t events_total, events_run, reads_total, reads_run, bytes_total, bytes_run, heartbeats;
-    uint64_t ooo, dups, gaps, noid;
-    uint64_t received, unexpected;
+#define DECLARE_COUNTER(name) uint64_t name;
+    SUMMED_COUNTERS(DECLARE_COUNTER)
     uint64_t *pending;        /* (version, arrival) pairs not yet mappable to a post */
     size_t pending_n, pending_cap;
 } stats_t;
@@ -1052,19 +1059,8 @@ static void merge_reader_stats(const reader_t *r) {
     for (int i = 0; i < E_COUNT; i++) g.errs[i] += o->errs[i];
     if (o->last_bad_status) g.last_bad_status = o->last_bad_status;
     if (o->last_error[0]) memcpy(g.last_error, o->last_error, sizeof g.last_error);
-    g.events_total += o->events_total;
-    g.events_run += o->events_run;
-    g.reads_total += o->reads_total;
-    g.reads_run += o->reads_run;
-    g.bytes_total += o->bytes_total;
-    g.bytes_run += o->bytes_run;
-    g.heartbeats += o->heartbeats;
-    g.ooo += o->ooo;
-    g.dups += o->dups;
-    g.gaps += o->gaps;
-    g.noid += o->noid;
-    g.received += o->received;
-    g.unexpected += o->unexpected;
+#define ADD_COUNTER(name) g.name += o->name;
+    SUMMED_COUNTERS(ADD_COUNTER)
     for (size_t i = 0; i < o->pending_n; i++) pending_push(o->pending[2 * i], o->pending[2 * i + 1]);
     free(o->pending);
     for (int i = 0; i < HIST_BUCKETS; i++) hist[i] += r->hist[i];

@@ -4,6 +4,24 @@
 /// problem's `detail`) and is always one of a fixed set of texts: it never contains the token,
 /// a part of it, a secret or a key, so it is also safe to log.
 public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which check failed.
+    public let code: Code
+    /// A fixed text for the client's developer, without secrets; safe in a quoted-string.
+    public let message: String
+
+    /// A rejection with a fixed `message`, e.g. for a check the caller makes itself (a cookie
+    /// and a header that disagree). `StaticString` admits only literals, so no token, secret or
+    /// other request content can end up in the message.
+    public init(_ code: Code, _ message: StaticString) {
+        self.code = code
+        self.message = message.description
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+extension TokenRejection {
     /// The kinds of rejection, one per check.
     public enum Code: Sendable, Equatable {
         /// No credential was sent.
@@ -33,20 +51,4 @@ public struct TokenRejection: Error, Sendable, Equatable, CustomStringConvertibl
         /// `aud` does not name the configured audience.
         case wrongAudience
     }
-
-    /// Which check failed.
-    public let code: Code
-    /// A fixed text for the client's developer, without secrets; safe in a quoted-string.
-    public let message: String
-
-    /// A rejection with a fixed `message`, e.g. for a check the caller makes itself (a cookie
-    /// and a header that disagree). `StaticString` admits only literals, so no token, secret or
-    /// other request content can end up in the message.
-    public init(_ code: Code, _ message: StaticString) {
-        self.code = code
-        self.message = message.description
-    }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -1,42 +1,43 @@
-/// The journal's checksums, computed in one place for every storage that keeps them. Each covers
-/// what the record or snapshot means, field by field with lengths, so that a flipped byte in any
-/// field, or bytes moved from one field to the next, changes it. A record or snapshot of a store
-/// other than ``StoreID/default`` covers the store's id too (``checksum(in:)``), so that a row
-/// moved to another store does not match; the default store's are those of format 2, so that
-/// rows written before there were several stores still match.
-extension JournalRecord {
-    /// The CRC-32C of the version, type, payload and time (the default store's checksum).
+/// What the journal keeps with a checksum, a record or a snapshot: its CRC-32C, computed in one
+/// place for every storage that keeps them. Each covers what the record or snapshot means, field
+/// by field with lengths, so that a flipped byte in any field, or bytes moved from one field to the
+/// next, changes it. A record or snapshot of a store other than ``StoreID/default`` covers the
+/// store's id too (``checksum(in:)``), so that a row moved to another store does not match; the
+/// default store's (``checksum``) are those of format 2, so that rows written before there were
+/// several stores still match.
+public protocol JournalChecksummed {
+    /// The checksum of it in `store`: the store's id (for any store but the default), then its
+    /// fields.
+    func checksum(in store: StoreID) -> UInt32
+}
+
+extension JournalChecksummed {
+    /// The default store's checksum.
     public var checksum: UInt32 {
         checksum(in: .default)
     }
+}
 
+extension JournalRecord: JournalChecksummed {
     /// The checksum of the record in `store`: the store's id (for any store but the default),
     /// then the version, type, payload and time.
     public func checksum(in store: StoreID) -> UInt32 {
         var crc = CRC32C.seeded(by: store)
         crc.update(littleEndian: version)
-        crc.update(littleEndian: UInt32(truncatingIfNeeded: type.utf8.count))
-        crc.update(type.utf8)
-        crc.update(littleEndian: UInt32(truncatingIfNeeded: payload.count))
-        crc.update(payload)
+        crc.update(lengthPrefixed: type.utf8)
+        crc.update(lengthPrefixed: payload)
         crc.update(littleEndian: UInt64(bitPattern: time))
         return crc.value
     }
 }
 
-extension JournalSnapshot {
-    /// The CRC-32C of the version, state and time (the default store's checksum).
-    public var checksum: UInt32 {
-        checksum(in: .default)
-    }
-
+extension JournalSnapshot: JournalChecksummed {
     /// The checksum of the snapshot in `store`: the store's id (for any store but the default),
     /// then the version, state and time.
     public func checksum(in store: StoreID) -> UInt32 {
         var crc = CRC32C.seeded(by: store)
         crc.update(littleEndian: version)
-        crc.update(littleEndian: UInt32(truncatingIfNeeded: state.count))
-        crc.update(state)
+        crc.update(lengthPrefixed: state)
         crc.update(littleEndian: UInt64(bitPattern: time))
         return crc.value
     }
@@ -47,8 +48,14 @@ extension CRC32C {
     static func seeded(by store: StoreID) -> CRC32C {
         var crc = CRC32C()
         guard store != .default else { return crc }
-        crc.update(littleEndian: UInt32(truncatingIfNeeded: store.rawValue.utf8.count))
-        crc.update(store.rawValue.utf8)
+        crc.update(lengthPrefixed: store.rawValue.utf8)
         return crc
+    }
+
+    /// Adds a field of variable length: its length (4 bytes, least significant first), then its
+    /// bytes, so that bytes cannot move from one field to the next unnoticed.
+    mutating func update(lengthPrefixed field: some Collection<UInt8>) {
+        update(littleEndian: UInt32(truncatingIfNeeded: field.count))
+        update(field)
     }
 }

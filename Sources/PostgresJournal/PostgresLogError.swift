@@ -3,28 +3,6 @@ import Journal
 /// Why the shared log could not be opened, read or written. The message says what PostgreSQL
 /// answered and what the server does next.
 public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What kind of failure it is, for the code that decides what to do (retry, answer 503, stop).
-    public enum Code: Sendable, Equatable {
-        /// PostgreSQL cannot be reached, or the connection broke: retry later (nothing of a write
-        /// that failed before its commit is stored).
-        case unavailable
-        /// The connection broke while `COMMIT` was on its way: the group may or may not be stored.
-        /// Read the log (or look up the group's idempotency key) to learn which.
-        case commitOutcomeUnknown
-        /// The database holds a log of another schema version: this build refuses to use it.
-        case incompatibleSchema
-        /// `If-Match`: the head was not the version the group expected; nothing was stored.
-        case headMoved
-        /// A statement failed for another reason (constraint, syntax, permissions).
-        case queryFailed
-        /// A row cannot be decoded (not a number where one is expected, a gap in versions).
-        case corrupt
-        /// The log was closed.
-        case closed
-        /// The store has no head row: it was never created, or it was deleted.
-        case storeNotFound
-    }
-
     /// What went wrong.
     public let code: Code
     /// A sentence naming the statement or the row, and PostgreSQL's own message.
@@ -53,5 +31,29 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
     public var isDataRefusal: Bool {
         guard code == .queryFailed, let sqlState else { return false }
         return sqlState.hasPrefix("22") || sqlState == "54000"
+    }
+}
+
+extension PostgresLogError {
+    /// What kind of failure it is, for the code that decides what to do (retry, answer 503, stop).
+    public enum Code: Sendable, Equatable {
+        /// PostgreSQL cannot be reached, or the connection broke: retry later (nothing of a write
+        /// that failed before its commit is stored).
+        case unavailable
+        /// The connection broke while `COMMIT` was on its way: the group may or may not be stored.
+        /// Read the log (or look up the group's idempotency key) to learn which.
+        case commitOutcomeUnknown
+        /// The database holds a log of another schema version: this build refuses to use it.
+        case incompatibleSchema
+        /// `If-Match`: the head was not the version the group expected; nothing was stored.
+        case headMoved
+        /// A statement failed for another reason (constraint, syntax, permissions).
+        case queryFailed
+        /// A row cannot be decoded (not a number where one is expected, a gap in versions).
+        case corrupt
+        /// The log was closed.
+        case closed
+        /// The store has no head row: it was never created, or it was deleted.
+        case storeNotFound
     }
 }

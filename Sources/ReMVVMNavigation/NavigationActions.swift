@@ -27,6 +27,8 @@ extension ScreenAction {
     }
 }
 
+// The actions with a payload (a screen, a tab), then the three that carry nothing.
+
 /// `navigation.push {"screen", "key"}`: shows a screen on top of the selected tab's stack.
 public struct Push: ScreenAction {
     /// The screen it pushes.
@@ -35,6 +37,28 @@ public struct Push: ScreenAction {
     /// Pushes `target`.
     public init(target: Screen) {
         self.target = target
+    }
+}
+
+/// `navigation.showModal {"screen", "key"}`: shows a screen over everything.
+public struct ShowModal: ScreenAction {
+    /// The screen it shows.
+    public let target: Screen
+
+    /// Shows `target` as a modal.
+    public init(target: Screen) {
+        self.target = target
+    }
+}
+
+/// `navigation.selectTab {"tab"}`: shows the tab named `tab`, at the screen it was left on.
+public struct SelectTab: StoreAction, Codable, Equatable {
+    /// The tab's name.
+    public var tab: String
+
+    /// Selects the tab `tab`.
+    public init(_ tab: String) {
+        self.tab = tab
     }
 }
 
@@ -50,32 +74,10 @@ public struct PopToRoot: StoreAction, Codable, Equatable {
     public init() {}
 }
 
-/// `navigation.showModal {"screen", "key"}`: shows a screen over everything.
-public struct ShowModal: ScreenAction {
-    /// The screen it shows.
-    public let target: Screen
-
-    /// Shows `target` as a modal.
-    public init(target: Screen) {
-        self.target = target
-    }
-}
-
 /// `navigation.dismissModal {}`: closes the newest modal; without one, changes nothing.
 public struct DismissModal: StoreAction, Codable, Equatable {
     /// A dismissal.
     public init() {}
-}
-
-/// `navigation.selectTab {"tab"}`: shows the tab named `tab`, at the screen it was left on.
-public struct SelectTab: StoreAction, Codable, Equatable {
-    /// The tab's name.
-    public var tab: String
-
-    /// Selects the tab `tab`.
-    public init(_ tab: String) {
-        self.tab = tab
-    }
 }
 
 /// The navigation action types: one set lookup tells a navigation action from any other, where a

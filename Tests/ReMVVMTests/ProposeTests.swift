@@ -15,7 +15,7 @@ import Testing
             dispatcher: any Dispatcher
         ) {
             guard let login = action as? Login else { return interceptor.next() }
-            interceptor.next(action: Login(firstName: login.firstName.uppercased(), lastName: login.lastName))
+            interceptor.next(action: Login(firstName: login.user.firstName.uppercased(), lastName: login.user.lastName))
             dispatcher.dispatch(action: Increase())
         }
     }
@@ -38,7 +38,7 @@ import Testing
         #expect(proposal.rejection == nil && proposal.refusal == nil)
         let names = proposal.actions.map { String(describing: type(of: $0)) }
         #expect(names == ["Increase", "Login", "Increase", "Decrease"])
-        #expect((proposal.actions[1] as? Login)?.firstName == "ADA", "the replacement is what is proposed")
+        #expect((proposal.actions[1] as? Login)?.user.firstName == "ADA", "the replacement is what is proposed")
         #expect(store.version == 0 && store.state == AppState(), "nothing reduced")
         #expect(published.withLock { $0 } == 0, "nothing published")
 

@@ -234,13 +234,19 @@ def run(args):
 
         before = server_version(server)
         counts_before = request_counts(server, read_token)
-        fragment = {"server": server, "write": write_token, "read": read_token, "role": "listed", "cookie": "1"}
+        fragment = {"server": server, "write": write_token, "read": read_token, "cookie": "1"}
+
+        def visit(origin, role):
+            """Loads the page from `origin` as `role` and checks it finished; returns its console,
+            the server's version and request counts after it, and the page's streams and requests."""
+            fragment["role"] = role
+            record, console = load_page(driver, origin, fragment, out, role, redacted)
+            version, counts = server_version(server), request_counts(server, read_token)
+            check(record["error"] is None, "the page finished without an error", record["error"])
+            return console, version, counts, record["streams"], record["requests"]
+
         print(f"\n[listed origin {listed}] (server version {before})")
-        record, console = load_page(driver, listed, fragment, out, "listed", redacted)
-        after = server_version(server)
-        counts_listed = request_counts(server, read_token)
-        streams, requests = record["streams"], record["requests"]
-        check(record["error"] is None, "the page finished without an error", record["error"])
+        console, after, counts_listed, streams, requests = visit(listed, "listed")
         expected = [before, before + 1]
         for name, how in (("query", "?access_token="), ("cookie", "cookie, withCredentials")):
             stream = streams.get(name, {})
@@ -295,13 +301,8 @@ def run(args):
         check(new_preflights >= 1 and moved(counts_before, counts_listed, "OPTIONS", "/actions") == new_preflights,
               f"the server answered {new_preflights} preflight(s) OPTIONS /actions, all 204 (the browser caches them)")
 
-        fragment["role"] = "unlisted"
         print(f"\n[unlisted origin {unlisted}]")
-        record, console = load_page(driver, unlisted, fragment, out, "unlisted", redacted)
-        final = server_version(server)
-        counts_unlisted = request_counts(server, read_token)
-        streams, requests = record["streams"], record["requests"]
-        check(record["error"] is None, "the page finished without an error", record["error"])
+        console, final, counts_unlisted, streams, requests = visit(unlisted, "unlisted")
         for name, what in (("dispatch", "POST /actions (preflight refused)"),
                            ("health", "GET /healthz (simple request, answer without CORS headers)")):
             entry = requests.get(name, {})

@@ -12,24 +12,28 @@ public struct Decrease: StoreAction, Codable, Equatable {
     public init() {}
 }
 
-/// Logs a user in. Wire name `login`, payload `{"firstName": …, "lastName": …}`, and
+/// Logs a user in. Wire name `login`, payload the ``User``: `{"firstName": …, "lastName": …}`, and
 /// `"loggedInAt"` once ``LoginMiddleware`` stamped it.
 public struct Login: StoreAction, Codable, Equatable {
-    /// Given name.
-    public var firstName: String
-    /// Family name.
-    public var lastName: String
-    /// When the user logged in, RFC 3339 in UTC with milliseconds (`2027-01-15T08:00:00.000Z`):
-    /// set by ``LoginMiddleware`` from the services' clock, so the journaled action carries the
-    /// time and a replay through the reducers gives the same state. Nil when no middleware
+    /// Who logs in. `loggedInAt`, RFC 3339 in UTC with milliseconds (`2027-01-15T08:00:00.000Z`),
+    /// is set by ``LoginMiddleware`` from the services' clock, so the journaled action carries the
+    /// time and a replay through the reducers gives the same state; nil when no middleware
     /// stamped it.
-    public var loggedInAt: String?
+    public var user: User
 
     /// Creates the action.
     public init(firstName: String, lastName: String, loggedInAt: String? = nil) {
-        self.firstName = firstName
-        self.lastName = lastName
-        self.loggedInAt = loggedInAt
+        user = User(firstName: firstName, lastName: lastName, loggedInAt: loggedInAt)
+    }
+
+    /// Reads the payload: the user's fields, at the top level.
+    public init(from decoder: any Decoder) throws {
+        user = try User(from: decoder)
+    }
+
+    /// Writes the payload: the user's fields, at the top level.
+    public func encode(to encoder: any Encoder) throws {
+        try user.encode(to: encoder)
     }
 }
 

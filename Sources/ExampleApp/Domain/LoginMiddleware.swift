@@ -22,7 +22,7 @@ public struct LoginMiddleware: Middleware {
         dispatcher: any Dispatcher
     ) {
         var stamped = action
-        stamped.loggedInAt = Self.timestamp(clock.now())
+        stamped.user.loggedInAt = Self.timestamp(clock.now())
         interceptor.next(action: stamped)
     }
 

@@ -63,7 +63,7 @@ public enum UserReducer: Reducer {
 public enum LoginReducer: Reducer {
     /// The user named by the action, logged in at the time the action carries.
     public static func reduce(state: User?, with action: Login) -> User? {
-        User(firstName: action.firstName, lastName: action.lastName, loggedInAt: action.loggedInAt)
+        action.user
     }
 }
 

@@ -1,28 +1,6 @@
 /// Why the server refused a request before it reached routing.
 public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
-    public enum Code: Sendable, Equatable {
-        /// The body is longer than ``HTTPServerConfiguration/maxBodyBytes`` (413).
-        case bodyTooLarge
-        /// The server is shutting down and takes no new requests (503, `Retry-After`); the
-        /// connection closes after the answer.
-        case shuttingDown
-        /// The request head is malformed or ambiguous (400): conflicting framing headers, a
-        /// missing or repeated `Host`, an invalid field name. The connection closes after the
-        /// answer, since where the next request would begin is unknown.
-        case malformedRequest
-        /// The server has as many connections open as it is configured to serve (503,
-        /// `Retry-After`); the connection closes after the answer.
-        case overloaded
-        /// The request uses a feature the server does not implement (501), such as a transfer
-        /// coding other than chunked. The connection closes after the answer.
-        case notImplemented
-        /// The request target's query is larger than the server parses (414); the connection
-        /// closes after the answer.
-        case uriTooLong
-    }
-
-    /// The kind of failure.
     public let code: Code
     /// A human-readable explanation, safe to show to the client.
     public let message: String
@@ -124,5 +102,29 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// A body-too-large failure that names the limit.
     public static func bodyTooLarge(limit: Int) -> RequestFailure {
         RequestFailure(code: .bodyTooLarge, message: "Request body exceeds the limit of \(limit) bytes.", limit: limit)
+    }
+}
+
+extension RequestFailure {
+    /// The kind of failure.
+    public enum Code: Sendable, Equatable {
+        /// The body is longer than ``HTTPServerConfiguration/maxBodyBytes`` (413).
+        case bodyTooLarge
+        /// The server is shutting down and takes no new requests (503, `Retry-After`); the
+        /// connection closes after the answer.
+        case shuttingDown
+        /// The request head is malformed or ambiguous (400): conflicting framing headers, a
+        /// missing or repeated `Host`, an invalid field name. The connection closes after the
+        /// answer, since where the next request would begin is unknown.
+        case malformedRequest
+        /// The server has as many connections open as it is configured to serve (503,
+        /// `Retry-After`); the connection closes after the answer.
+        case overloaded
+        /// The request uses a feature the server does not implement (501), such as a transfer
+        /// coding other than chunked. The connection closes after the answer.
+        case notImplemented
+        /// The request target's query is larger than the server parses (414); the connection
+        /// closes after the answer.
+        case uriTooLong
     }
 }

@@ -45,14 +45,12 @@ final class DispatchContext: Sendable {
 
     /// Records the first rejection of the action.
     func reject(_ reason: String) {
-        _ = rejectionReason.storeIfNil(Reason(reason))
-        recorded.bitwiseOr(Self.rejected, ordering: .releasing)
+        record(reason, in: rejectionReason, flag: Self.rejected)
     }
 
     /// The first rejection reason, if any.
     var rejection: String? {
-        guard recorded.load(ordering: .acquiring) & Self.rejected != 0 else { return nil }
-        return rejectionReason.load()?.text
+        reason(in: rejectionReason, flag: Self.rejected)
     }
 
     /// Records that a middleware ended the action as one that would change nothing.
@@ -67,14 +65,24 @@ final class DispatchContext: Sendable {
 
     /// Records the first refusal by a reduce check.
     func refuse(_ reason: String) {
-        _ = refusalReason.storeIfNil(Reason(reason))
-        recorded.bitwiseOr(Self.refused, ordering: .releasing)
+        record(reason, in: refusalReason, flag: Self.refused)
     }
 
     /// The first refusal reason, if any.
     var refusal: String? {
-        guard recorded.load(ordering: .acquiring) & Self.refused != 0 else { return nil }
-        return refusalReason.load()?.text
+        reason(in: refusalReason, flag: Self.refused)
+    }
+
+    /// Stores `reason` in `slot` unless one is there, then sets `flag`.
+    private func record(_ reason: String, in slot: borrowing AtomicLazyReference<Reason>, flag: UInt8) {
+        _ = slot.storeIfNil(Reason(reason))
+        recorded.bitwiseOr(flag, ordering: .releasing)
+    }
+
+    /// The reason in `slot` once `flag` is set; nil before, without touching `slot`.
+    private func reason(in slot: borrowing AtomicLazyReference<Reason>, flag: UInt8) -> String? {
+        guard recorded.load(ordering: .acquiring) & flag != 0 else { return nil }
+        return slot.load()?.text
     }
 }
 

@@ -12,7 +12,7 @@ extension ReMVVMClient {
     public func states<State: Decodable & Sendable>(as type: State.Type, deltas: Bool = true, after tag: VersionTag? = nil) -> StateUpdates<State> {
         StateUpdates(events: stateEvents(deltas: deltas, after: tag)) { decoder, event in
             let state = try decoder.decode(State.self, fromJSON: event.state, what: "the state of version \(event.version)")
-            return StateUpdate(version: event.version, tag: event.tag, isReset: event.isReset, state: state)
+            return StateUpdate(version: event.version, tag: event.tag, isReset: event.isReset, action: event.action, state: state)
         }
     }
 }

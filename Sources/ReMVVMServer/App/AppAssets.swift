@@ -6,16 +6,8 @@ enum AppAssets: EmbeddedPage {
     static let pagePath = "/app"
 
     /// Every file by its path.
-    static let byPath: [String: InspectorAsset] = {
-        let script = "text/javascript; charset=utf-8"
-        let files: [InspectorAsset] = [
-            InspectorAsset(path: pagePath, contentType: "text/html; charset=utf-8", body: PackageResources.app_html),
-            InspectorAsset(path: pagePath + "/app.css", contentType: "text/css; charset=utf-8", body: PackageResources.app_css),
-            InspectorAsset(path: pagePath + "/app.js", contentType: script, body: PackageResources.app_js),
-            InspectorAsset(path: pagePath + "/session.js", contentType: script, body: PackageResources.session_js),
-            InspectorAsset(path: pagePath + "/screens.js", contentType: script, body: PackageResources.screens_js),
-            InspectorAsset(path: pagePath + "/backbutton.js", contentType: script, body: PackageResources.backbutton_js),
-        ]
-        return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
-    }()
+    static let byPath = files(page: PackageResources.app_html, styleSheet: ("app.css", PackageResources.app_css), scripts: [
+        "app.js": PackageResources.app_js, "session.js": PackageResources.session_js,
+        "screens.js": PackageResources.screens_js, "backbutton.js": PackageResources.backbutton_js,
+    ])
 }

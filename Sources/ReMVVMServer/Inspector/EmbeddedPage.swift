@@ -8,6 +8,20 @@ protocol EmbeddedPage {
 }
 
 extension EmbeddedPage {
+    /// The path template of the page's files in the OpenAPI document, e.g. `/inspector/{file}`.
+    static var filePathTemplate: String { pagePath + "/{file}" }
+
+    /// The page's files by path: `page` (HTML) at ``pagePath``, and its style sheet and scripts
+    /// under it by name.
+    static func files(page: [UInt8], styleSheet: (name: String, body: [UInt8]), scripts: KeyValuePairs<String, [UInt8]>) -> [String: InspectorAsset] {
+        let script = "text/javascript; charset=utf-8"
+        let files = [
+            InspectorAsset(path: pagePath, contentType: "text/html; charset=utf-8", body: page),
+            InspectorAsset(path: pagePath + "/" + styleSheet.name, contentType: "text/css; charset=utf-8", body: styleSheet.body),
+        ] + scripts.map { InspectorAsset(path: pagePath + "/" + $0.key, contentType: script, body: $0.value) }
+        return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
+    }
+
     /// The file names under the page's path, sorted (for the OpenAPI document).
     static var fileNames: [String] {
         byPath.keys.filter { $0 != pagePath }.map { String($0.dropFirst(pagePath.count + 1)) }.sorted()

@@ -32,28 +32,13 @@ enum InspectorAssets: EmbeddedPage {
     static let pagePath = "/inspector"
 
     /// Every file by its path.
-    static let byPath: [String: InspectorAsset] = {
-        let html = "text/html; charset=utf-8"
-        let script = "text/javascript; charset=utf-8"
-        let files: [InspectorAsset] = [
-            InspectorAsset(path: pagePath, contentType: html, body: PackageResources.inspector_html),
-            InspectorAsset(path: pagePath + "/inspector.css", contentType: "text/css; charset=utf-8", body: PackageResources.inspector_css),
-            InspectorAsset(path: pagePath + "/main.js", contentType: script, body: PackageResources.main_js),
-            InspectorAsset(path: pagePath + "/api.js", contentType: script, body: PackageResources.api_js),
-            InspectorAsset(path: pagePath + "/jsondiff.js", contentType: script, body: PackageResources.jsondiff_js),
-            InspectorAsset(path: pagePath + "/treemodel.js", contentType: script, body: PackageResources.treemodel_js),
-            InspectorAsset(path: pagePath + "/treeview.js", contentType: script, body: PackageResources.treeview_js),
-            InspectorAsset(path: pagePath + "/worker.js", contentType: script, body: PackageResources.worker_js),
-            InspectorAsset(path: pagePath + "/replay.js", contentType: script, body: PackageResources.replay_js),
-            InspectorAsset(path: pagePath + "/statepanel.js", contentType: script, body: PackageResources.statepanel_js),
-            InspectorAsset(path: pagePath + "/actionlog.js", contentType: script, body: PackageResources.actionlog_js),
-            InspectorAsset(path: pagePath + "/dispatch.js", contentType: script, body: PackageResources.dispatch_js),
-            InspectorAsset(path: pagePath + "/viewmodels.js", contentType: script, body: PackageResources.viewmodels_js),
-            InspectorAsset(path: pagePath + "/health.js", contentType: script, body: PackageResources.health_js),
-            InspectorAsset(path: pagePath + "/storepicker.js", contentType: script, body: PackageResources.storepicker_js),
-        ]
-        return Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0) })
-    }()
+    static let byPath = files(page: PackageResources.inspector_html, styleSheet: ("inspector.css", PackageResources.inspector_css), scripts: [
+        "main.js": PackageResources.main_js, "api.js": PackageResources.api_js, "jsondiff.js": PackageResources.jsondiff_js,
+        "treemodel.js": PackageResources.treemodel_js, "treeview.js": PackageResources.treeview_js, "worker.js": PackageResources.worker_js,
+        "replay.js": PackageResources.replay_js, "statepanel.js": PackageResources.statepanel_js, "actionlog.js": PackageResources.actionlog_js,
+        "dispatch.js": PackageResources.dispatch_js, "viewmodels.js": PackageResources.viewmodels_js, "health.js": PackageResources.health_js,
+        "storepicker.js": PackageResources.storepicker_js,
+    ])
 
     /// The header fields of every file: revalidate before each use (a newer server may serve a
     /// newer page; an unchanged file costs a `304`), scripts only from this origin, requests only

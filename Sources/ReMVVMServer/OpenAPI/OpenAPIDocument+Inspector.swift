@@ -1,16 +1,9 @@
 extension OpenAPIDocument {
-    /// The path template of the inspector's scripts and style sheet.
-    static let inspectorFilePath = InspectorAssets.pagePath + "/{file}"
-
     /// The inspector's routes (`docs/http-api.md`, "Inspector"): the page and its files (open
     /// without a token), `GET /stats` and `GET /access`.
     var inspectorPaths: [String: JSONValue] {
-        paths(of: PageRoutes(
-            page: (InspectorAssets.pagePath, "getInspector", "The inspector: a live page of the state, the action log, dispatch and health"),
-            pageDescription: "The page (its scripts and style sheet come from /inspector/{file})",
-            files: (Self.inspectorFilePath, InspectorAssets.fileNames, "getInspectorFile", "A script or the style sheet of the inspector page"),
-            notAFile: "Not one of the inspector's files, and no valid token"
-        )).merging([
+        let summary = "The inspector: a live page of the state, the action log, dispatch and health"
+        return paths(of: PageRoutes(page: InspectorAssets.self, operation: "Inspector", summary: summary, name: "the inspector page", owner: "the inspector's")).merging([
             "/stats": ["get": operation(
                 "getStats", "Health at a glance: version, server time, subscribers, process figures",
                 responses: ["200": json(ref("Stats"))]

@@ -1,14 +1,16 @@
 extension OpenAPIDocument {
     /// What a page served from the binary is called in the document (the inspector, the thin client).
     struct PageRoutes {
-        /// The page's path and its `operationId` and summary.
-        let page: (path: String, id: String, summary: String)
-        /// The 200's description of the page.
-        let pageDescription: String
-        /// The path template of its files, their names, and the files' `operationId` and summary.
-        let files: (path: String, names: [String], id: String, summary: String)
-        /// The 401 of a file path that names none of the files (with access control).
-        let notAFile: String
+        /// The page.
+        let page: any EmbeddedPage.Type
+        /// Its operations' name: `get<operation>` for the page, `get<operation>File` for a file.
+        let operation: String
+        /// The page's summary.
+        let summary: String
+        /// What the page is, in the summary of its files ("the inspector page").
+        let name: String
+        /// Whose the files are, in the `401` of a path that names none of them ("the inspector's").
+        let owner: String
     }
 
     /// The two routes of `routes`: `GET` of the page (HTML) and of one of its files (a script or
@@ -26,20 +28,23 @@ extension OpenAPIDocument {
         var fileResponses: [String: JSONValue] = ["200": file(["text/javascript", "text/css"], "The file"), "304": notModified, "404": problem("No such file")]
         if accessControl {
             // The files are open; any other path under the page is an ordinary route, behind the token.
-            fileResponses["401"] = problem(routes.notAFile)
+            fileResponses["401"] = problem("Not one of \(routes.owner) files, and no valid token")
         }
         let fileParameter: JSONValue = [
             "name": "file", "in": "path", "required": true,
-            "schema": ["type": "string", "enum": .array(routes.files.names.map { .string($0) })],
+            "schema": ["type": "string", "enum": .array(routes.page.fileNames.map { .string($0) })],
         ]
         return [
-            routes.page.path: ["get": operation(
-                routes.page.id, routes.page.summary,
+            routes.page.pagePath: ["get": operation(
+                "get\(routes.operation)", routes.summary,
                 parameters: [conditional],
-                responses: ["200": file(["text/html"], routes.pageDescription), "304": notModified]
+                responses: [
+                    "200": file(["text/html"], "The page (its scripts and style sheet come from \(routes.page.filePathTemplate))"),
+                    "304": notModified,
+                ]
             )],
-            routes.files.path: ["get": operation(
-                routes.files.id, routes.files.summary,
+            routes.page.filePathTemplate: ["get": operation(
+                "get\(routes.operation)File", "A script or the style sheet of \(routes.name)",
                 parameters: [fileParameter, conditional],
                 responses: .object(fileResponses)
             )],

@@ -23,7 +23,7 @@ extension OpenAPIDocument {
     /// needs no token (`security: []`); the event streams also accept the cookie and the query.
     func secured(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         Self.changingOperations(of: paths) { path, method, members, responses in
-            if AccessGate.isOpen(path: path) || path == Self.inspectorFilePath || path == Self.appFilePath {
+            if AccessGate.isOpen(path: path) || path == InspectorAssets.filePathTemplate || path == AppAssets.filePathTemplate {
                 members["security"] = []
                 return
             }

@@ -22,8 +22,7 @@ struct BackupCommand: ParsableCommand {
         do {
             print(try Self.backup(directory, into: destination))
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw ExitCode.reporting(error)
         }
     }
 

@@ -26,8 +26,7 @@ struct RepairCommand: DomainCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw ExitCode.reporting(error)
         }
     }
 

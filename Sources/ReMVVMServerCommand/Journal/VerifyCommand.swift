@@ -22,8 +22,7 @@ struct VerifyCommand: DomainCommand {
         do {
             outcome = try Self.check(directory, domain: domain)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw ExitCode.reporting(error, as: ExitCode(2))
         }
         print(outcome.lines.joined(separator: "\n"))
         if !outcome.sound { throw ExitCode(1) }

@@ -19,8 +19,7 @@ extension ServeCommand {
         } catch {
             // Exit 64 like a bad flag, without the usage text: the message names the setting
             // and where it comes from, often not the command line.
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode.validationFailure
+            throw ExitCode.reporting(error, as: .validationFailure)
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

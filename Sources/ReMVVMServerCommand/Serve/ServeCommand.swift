@@ -22,94 +22,85 @@ struct ServeCommand: DomainCommand {
         )
     }
 
-    @Option(help: "The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all. (default: \(ServerSettings.defaultText(.host)))")
+    @Option(help: .setting("The address to listen on: an IPv4 or IPv6 literal, localhost, or 0.0.0.0 for all.", .host))
     var host: String?
 
-    @Option(help: "The TCP port to listen on; 0 picks a free one. (default: \(ServerSettings.defaultText(.port)))")
+    @Option(help: .setting("The TCP port to listen on; 0 picks a free one.", .port))
     var port: Int?
 
-    @Option(name: .customLong("config"), help: ArgumentHelp(
-        "The JSON config file. (default: \(ServerSettings.defaultConfigPath(for: ServerRootCommand.name.withLock { $0 })), skipped if missing)",
-        valueName: "path"
-    ))
+    @Option(name: .customLong("config"), help: ArgumentHelp("The JSON config file. (default: \(ServerSettings.defaultConfigPath(for: ServerRootCommand.name.withLock { $0 })), skipped if missing)", valueName: "path"))
     var configPath: String?
 
-    @Option(help: "Worker threads serving HTTP; 0 means one per core. (default: \(ServerSettings.defaultText(.workerThreads)))")
+    @Option(help: .setting("Worker threads serving HTTP; 0 means one per core.", .workerThreads))
     var workerThreads: Int?
 
-    @Option(help: "The largest request body accepted, in bytes; larger ones get 413. (default: \(ServerSettings.defaultText(.maxBodyBytes)))")
+    @Option(help: .setting("The largest request body accepted, in bytes; larger ones get 413.", .maxBodyBytes))
     var maxBodyBytes: Int?
 
-    @Option(help: "The most connections served at once, event streams included; requests beyond it get 503 with Retry-After. (default: \(ServerSettings.defaultText(.connectionLimit)))")
+    @Option(help: .setting("The most connections served at once, event streams included; requests beyond it get 503 with Retry-After.", .connectionLimit))
     var connectionLimit: Int?
 
-    @Option(help: "The most connections open at once from one IP address; more are closed at once. 0 = no limit. (default: \(ServerSettings.defaultText(.perClientConnectionLimit)))")
+    @Option(help: .setting("The most connections open at once from one IP address; more are closed at once. 0 = no limit.", .perClientConnectionLimit))
     var perClientConnectionLimit: Int?
 
-    @Option(help: "Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit. (default: \(ServerSettings.defaultText(.requestHeadTimeoutSeconds)))")
+    @Option(help: .setting("Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit.", .requestHeadTimeoutSeconds))
     var requestHeadTimeoutSeconds: Int?
 
-    @Option(help: "Seconds a connection may stay idle (no bytes either way) before it is closed; event streams are exempt. 0 = no limit. (default: \(ServerSettings.defaultText(.connectionTimeoutSeconds)))")
+    @Option(help: .setting("Seconds a connection may stay idle (no bytes either way) before it is closed; event streams are exempt. 0 = no limit.", .connectionTimeoutSeconds))
     var connectionTimeoutSeconds: Int?
 
-    @Option(help: "Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB); each header field takes pool memory too (about 130 short fields fit at 16384). (default: \(ServerSettings.defaultText(.connectionMemoryBytes)))")
+    @Option(help: .setting("Memory pool per connection in bytes: request head, buffers. It is most of what an idle event subscriber costs; at 16384, request heads up to about 15.7 KB and cookies up to about 7.5 KB fit (at 8192: 7 KB and 3.5 KB); each header field takes pool memory too (about 130 short fields fit at 16384).", .connectionMemoryBytes))
     var connectionMemoryBytes: Int?
 
-    @Option(help: "Seconds between heartbeat comments on event streams. (default: \(ServerSettings.defaultText(.heartbeatSeconds)))")
+    @Option(help: .setting("Seconds between heartbeat comments on event streams.", .heartbeatSeconds))
     var heartbeatSeconds: Int?
 
-    @Option(help: "Bytes of events a subscriber may fall behind before it is disconnected. (default: \(ServerSettings.defaultText(.subscriberBacklogBytes)))")
+    @Option(help: .setting("Bytes of events a subscriber may fall behind before it is disconnected.", .subscriberBacklogBytes))
     var subscriberBacklogBytes: Int?
 
-    @Option(help: "Kernel send buffer of each event-stream socket in bytes (SO_SNDBUF); bounds what a client that stops reading holds in the kernel. 0 = the kernel's automatic sizing. (default: \(ServerSettings.defaultText(.subscriberSendBufferBytes)))")
+    @Option(help: .setting("Kernel send buffer of each event-stream socket in bytes (SO_SNDBUF); bounds what a client that stops reading holds in the kernel. 0 = the kernel's automatic sizing.", .subscriberSendBufferBytes))
     var subscriberSendBufferBytes: Int?
 
-    @Option(help: ArgumentHelp(
-        "Write events straight to a waiting stream's socket instead of through libmicrohttpd: true or false. (default: \(ServerSettings.defaultText(.directStreamWrites)))",
-        valueName: "bool"
-    ))
+    @Option(help: .setting("Write events straight to a waiting stream's socket instead of through libmicrohttpd: true or false.", .directStreamWrites, valueName: "bool"))
     var directStreamWrites: Bool?
 
-    @Option(help: "Reconnect delay sent to event subscribers as `retry:` in their first event, in milliseconds. (default: \(ServerSettings.defaultText(.reconnectDelayMilliseconds)))")
+    @Option(help: .setting("Reconnect delay sent to event subscribers as `retry:` in their first event, in milliseconds.", .reconnectDelayMilliseconds))
     var reconnectDelayMilliseconds: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical. (default: \(ServerSettings.defaultText(.logLevel)))")
+    @Option(help: .setting("trace, debug, info, notice, warning, error or critical.", .logLevel))
     var logLevel: String?
 
-    @Option(name: .customLong("data-dir"), help: ArgumentHelp(
-        "The directory of the journal and snapshots; created if missing. One server at a time may use it. (default: \(ServerSettings.defaultText(.dataDir)))",
-        valueName: "path"
-    ))
+    @Option(help: .setting("The directory of the journal and snapshots; created if missing. One server at a time may use it.", .dataDir, valueName: "path"))
     var dataDir: String?
 
-    @Flag(name: .customLong("in-memory"), help: "Keep the store in memory only: no journal, nothing survives a restart.")
+    @Flag(help: "Keep the store in memory only: no journal, nothing survives a restart.")
     var inMemory = false
 
-    @Option(help: "full (fsync before acknowledging), normal (survives a crash of the process, not of the machine) or off. (default: \(ServerSettings.defaultText(.journalSync)))")
+    @Option(help: .setting("full (fsync before acknowledging), normal (survives a crash of the process, not of the machine) or off.", .journalSync))
     var journalSync: String?
 
-    @Option(help: "Where actions are kept: sqlite (one file in the data directory, one server) or postgres (one log in PostgreSQL shared by several replicas; snapshots stay in the data directory; the connection comes from REMVVM_POSTGRES_URL or libpq's PG* variables, never from a flag). (default: \(ServerSettings.defaultText(.journal)))")
+    @Option(help: .setting("Where actions are kept: sqlite (one file in the data directory, one server) or postgres (one log in PostgreSQL shared by several replicas; snapshots stay in the data directory; the connection comes from REMVVM_POSTGRES_URL or libpq's PG* variables, never from a flag).", .journal))
     var journal: String?
 
     @Option(help: "This replica's name in logs and /healthz, with journal postgres, and the key of its registration in the shared log. (default: the host name)")
     var replicaName: String?
 
-    @Option(help: "With journal postgres: how long a replica that stopped renewing its registration (every minute while it runs) still holds the shared log's retention back; then it counts as gone. A duration such as 7d or 12h, or off. (default: \(ServerSettings.defaultText(.replicaExpiry)))")
+    @Option(help: .setting("With journal postgres: how long a replica that stopped renewing its registration (every minute while it runs) still holds the shared log's retention back; then it counts as gone. A duration such as 7d or 12h, or off.", .replicaExpiry))
     var replicaExpiry: String?
 
-    @Option(help: "Versions between snapshots of the state; a restart replays at most about this many actions. (default: \(ServerSettings.defaultText(.snapshotEvery)))")
+    @Option(help: .setting("Versions between snapshots of the state; a restart replays at most about this many actions.", .snapshotEvery))
     var snapshotEvery: Int?
 
-    @Option(help: "How much of the journal before the newest snapshot stays (GET /actions; a stream resumes from the journal only where a kept snapshot and the records after it reach its version): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot (on replicas: before the oldest snapshot of those registered in the shared log). (default: \(ServerSettings.defaultText(.journalRetention)))")
+    @Option(help: .setting("How much of the journal before the newest snapshot stays (GET /actions; a stream resumes from the journal only where a kept snapshot and the records after it reach its version): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot (on replicas: before the oldest snapshot of those registered in the shared log).", .journalRetention))
     var journalRetention: String?
 
-    @Option(help: "The most recent versions kept in memory for event streams that resume with Last-Event-ID (older ones come from the journal). (default: \(ServerSettings.defaultText(.replayRingEvents)))")
+    @Option(help: .setting("The most recent versions kept in memory for event streams that resume with Last-Event-ID (older ones come from the journal).", .replayRingEvents))
     var replayRingEvents: Int?
 
-    @Option(help: "The bytes those versions may take, estimated from recent events; fewer are kept of a large state. (default: \(ServerSettings.defaultText(.replayRingBytes)))")
+    @Option(help: .setting("The bytes those versions may take, estimated from recent events; fewer are kept of a large state.", .replayRingBytes))
     var replayRingBytes: Int?
 
-    @Option(help: "How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h), or a number of seconds. (default: \(ServerSettings.defaultText(.idempotencyRetention)))")
+    @Option(help: .setting("How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h), or a number of seconds.", .idempotencyRetention))
     var idempotencyRetention: String?
 
     @Option(help: "Browser origins whose pages may call the API (CORS), comma-separated scheme://host[:port], or * for any origin without credentials; empty: CORS off. (default: none)")
@@ -118,52 +109,37 @@ struct ServeCommand: DomainCommand {
     @Option(help: "While no access token is configured: the Host names requests may carry besides address literals, localhost and names under .localhost (always answered), comma-separated (DNS names or addresses, IPv6 in brackets, no port), or * alone for any; others get 421, so that a web page whose DNS name was rebound to this address cannot use the server. (default: none)")
     var allowedHosts: String?
 
-    @Option(help: ArgumentHelp(
-        "Measure requests, actions, the journal and streams for GET /metrics: true or false. (default: \(ServerSettings.defaultText(.metricsEnabled)))",
-        valueName: "bool"
-    ))
+    @Option(help: .setting("Measure requests, actions, the journal and streams for GET /metrics: true or false.", .metricsEnabled, valueName: "bool"))
     var metricsEnabled: Bool?
 
-    @Option(help: ArgumentHelp(
-        "Whether a POST of actions or of a command to a store that does not exist creates it first (a read never does): true or false. (default: \(ServerSettings.defaultText(.autoCreateStores)))",
-        valueName: "bool"
-    ))
+    @Option(help: .setting("Whether a POST of actions or of a command to a store that does not exist creates it first (a read never does): true or false.", .autoCreateStores, valueName: "bool"))
     var autoCreateStores: Bool?
 
-    @Option(help: "The most stores that may exist, default included; creating one more answers 507. (default: \(ServerSettings.defaultText(.maxStores)))")
+    @Option(help: .setting("The most stores that may exist, default included; creating one more answers 507.", .maxStores))
     var maxStores: Int?
 
-    @Option(help: "The most stores loaded at once, default included; past it the least recently used store without open streams is unloaded (with a journal; in memory nothing is unloaded). (default: \(ServerSettings.defaultText(.maxLoadedStores)))")
+    @Option(help: .setting("The most stores loaded at once, default included; past it the least recently used store without open streams is unloaded (with a journal; in memory nothing is unloaded).", .maxLoadedStores))
     var maxLoadedStores: Int?
 
-    @Option(help: "Seconds without requests and open streams after which a store is unloaded, its snapshot written first (with a journal; in memory nothing is unloaded); 0: never. (default: \(ServerSettings.defaultText(.storeIdleSeconds)))")
+    @Option(help: .setting("Seconds without requests and open streams after which a store is unloaded, its snapshot written first (with a journal; in memory nothing is unloaded); 0: never.", .storeIdleSeconds))
     var storeIdleSeconds: Int?
 
-    @Option(name: .customLong("auth-token-file"), help: ArgumentHelp(
-        "A file of static tokens kept as hashes, one sha256:<hex>=SCOPE[+SCOPE] per line (printf %s \"$TOKEN\" | sha256sum). The tokens themselves go in REMVVM_AUTH_TOKENS, never on the command line. (default: none)",
-        valueName: "path"
-    ))
+    @Option(help: ArgumentHelp("A file of static tokens kept as hashes, one sha256:<hex>=SCOPE[+SCOPE] per line (printf %s \"$TOKEN\" | sha256sum). The tokens themselves go in REMVVM_AUTH_TOKENS, never on the command line. (default: none)", valueName: "path"))
     var authTokenFile: String?
 
-    @Option(name: .customLong("jwt-hs256-secret-file"), help: ArgumentHelp(
-        "A file holding the HS256 secret of JWTs (at least 32 bytes; a trailing newline is ignored), instead of REMVVM_JWT_HS256_SECRET. (default: none)",
-        valueName: "path"
-    ))
+    @Option(help: ArgumentHelp("A file holding the HS256 secret of JWTs (at least 32 bytes; a trailing newline is ignored), instead of REMVVM_JWT_HS256_SECRET. (default: none)", valueName: "path"))
     var jwtHs256SecretFile: String?
 
-    @Option(name: .customLong("jwt-public-key-file"), help: ArgumentHelp(
-        "A PEM file with the public key of ES256 (P-256) or RS256 (RSA, 2048 bits or more) JWTs. (default: none)",
-        valueName: "path"
-    ))
+    @Option(help: ArgumentHelp("A PEM file with the public key of ES256 (P-256) or RS256 (RSA, 2048 bits or more) JWTs. (default: none)", valueName: "path"))
     var jwtPublicKeyFile: String?
 
-    @Option(name: .customLong("jwt-issuer"), help: "The iss claim JWTs must carry; empty: not checked. (default: none)")
+    @Option(help: "The iss claim JWTs must carry; empty: not checked. (default: none)")
     var jwtIssuer: String?
 
-    @Option(name: .customLong("jwt-audience"), help: "The audience the aud claim of JWTs must name; empty: not checked. (default: none)")
+    @Option(help: "The audience the aud claim of JWTs must name; empty: not checked. (default: none)")
     var jwtAudience: String?
 
-    @Option(name: .customLong("jwt-leeway-seconds"), help: "How far exp and nbf of JWTs may be off, for clocks that disagree. (default: \(ServerSettings.defaultText(.jwtLeewaySeconds)))")
+    @Option(help: .setting("How far exp and nbf of JWTs may be off, for clocks that disagree.", .jwtLeewaySeconds))
     var jwtLeewaySeconds: Int?
 
     /// The settings: these flags, then `environment`'s `REMVVM_*` variables, then the config file
