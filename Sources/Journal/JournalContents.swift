@@ -26,8 +26,6 @@ public struct JournalRepairPlan: Sendable, Equatable {
 
     /// Creates a plan.
     public init(lastGoodVersion: UInt64, snapshot: JournalSnapshot, removeRecordsThrough: UInt64?) {
-        self.lastGoodVersion = lastGoodVersion
-        self.snapshot = snapshot
-        self.removeRecordsThrough = removeRecordsThrough
+        (self.lastGoodVersion, self.snapshot, self.removeRecordsThrough) = (lastGoodVersion, snapshot, removeRecordsThrough)
     }
 }

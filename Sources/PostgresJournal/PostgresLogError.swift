@@ -12,9 +12,7 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
 
     /// Creates an error.
     public init(code: Code, message: String, sqlState: String? = nil) {
-        self.code = code
-        self.message = message
-        self.sqlState = sqlState
+        (self.code, self.message, self.sqlState) = (code, message, sqlState)
     }
 
     /// The error of a store that does not exist (any more).

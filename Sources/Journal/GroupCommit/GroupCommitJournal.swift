@@ -26,10 +26,8 @@ public final class GroupCommitJournal: Sendable {
     /// from being so.
     public typealias Completion = @Sendable (Result<UInt64, JournalError>) -> Void
 
-    private struct Waiter {
-        let version: UInt64
-        let completion: Completion
-    }
+    /// Who waits for which version.
+    private typealias Waiter = (version: UInt64, completion: Completion)
 
     /// An answer waiting for its commit, and the newest version queued when it was kept: it goes
     /// in the transaction that holds that version (or in any later one).
@@ -75,9 +73,8 @@ public final class GroupCommitJournal: Sendable {
         var failure: JournalError?
         /// Set for good when a record would have left a gap, or the storage refused the store.
         var broken: JournalError?
-        var started = false
-        var stopping = false
-        var finished = false
+        /// Where the journal is in its life: started, asked to stop, ended.
+        var started = false, stopping = false, finished = false
         /// A commit is running (the committer's, or a caller's:
         /// ``commitOnCallingThread(through:)``); commits and their listeners never overlap.
         var committing = false
@@ -287,7 +284,7 @@ public final class GroupCommitJournal: Sendable {
             if state.finished {
                 return (.failure(JournalError(code: .closed, message: "the journal stopped before version \(version) was durable")), false)
             }
-            state.waiters.append(Waiter(version: version, completion: completion))
+            state.waiters.append((version: version, completion: completion))
             // Someone waits: a claimed record goes to the committer now.
             defer { state.claim = nil }
             return (nil, state.claim != nil)

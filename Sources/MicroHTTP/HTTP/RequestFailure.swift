@@ -1,18 +1,18 @@
 /// Why the server refused a request before it reached routing.
 public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure.
-    public let code: Code
-    /// A human-readable explanation, safe to show to the client.
-    public let message: String
-    /// The limit the request exceeded, in bytes, when there is one (``Code/bodyTooLarge``).
-    public let limit: Int?
-
     /// Creates a failure.
     public init(code: Code, message: String, limit: Int? = nil) {
         self.code = code
         self.message = message
         self.limit = limit
     }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A human-readable explanation, safe to show to the client.
+    public let message: String
+    /// The limit the request exceeded, in bytes, when there is one (``Code/bodyTooLarge``).
+    public let limit: Int?
 
     /// The HTTP status this failure maps to.
     public var status: Int {

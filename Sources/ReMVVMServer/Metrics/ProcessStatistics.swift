@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation  // sysconf, from the C library it re-exports (Glibc or Musl)
 
 /// What the kernel says about this process, read from `/proc/self` when metrics are scraped.
 struct ProcessStatistics: Equatable {
