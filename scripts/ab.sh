@@ -44,7 +44,7 @@ else
     git worktree remove --force "$SRC" 2>/dev/null || rm -rf "$SRC"
     git worktree add --detach -f "$SRC" "$BASELINE" >/dev/null
     (cd "$SRC" && swift build -c release --scratch-path ../.build-ab-baseline --product remvvm-server 2>&1 \
-        | grep -E "error|Build complete" | tail -1)
+        | grep -E "error|complete" | tail -1)
     BASELINE_BIN=$(cd "$SRC" && swift build -c release --scratch-path ../.build-ab-baseline --show-bin-path)
     BASELINE_LABEL=$(git rev-parse --short "$BASELINE")
 fi
