@@ -20,6 +20,9 @@ import Testing
             )
             #expect(answer.status == 200)
         }
+        // The snapshot of version 10 is written beside the commits, after its answer: wait for it
+        // in the file before the kill, or a slow run (ThreadSanitizer) kills the server first.
+        #expect(try newestSnapshot(in: directory.path, waitingFor: 10, timeout: .seconds(30)) == 10)
         #expect(server.stop(with: SIGKILL, timeout: 10) != nil)
         let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         let room = try StoreID("room-1")
@@ -34,6 +37,21 @@ import Testing
             "UPDATE actions SET time = time + 1 WHERE version = 11 AND store = (SELECT key FROM stores WHERE id = 'room-1')"
         )
         return directory
+    }
+
+    /// The newest snapshot version in the journal file under `directory` (read-only, beside the
+    /// running server), once it reaches `version` or `timeout` passes.
+    private func newestSnapshot(in directory: String, waitingFor version: Int64, timeout: Duration) throws -> Int64 {
+        let deadline = ContinuousClock.now + timeout
+        let file = try SQLiteDatabase(path: directory + "/journal.sqlite", create: false, readOnly: true)
+        let newest = try file.prepare("SELECT COALESCE(MAX(version), 0) FROM snapshots")
+        while true {
+            newest.reset()
+            _ = try newest.step()
+            let found = newest.int64(0)
+            if found >= version || ContinuousClock.now >= deadline { return found }
+            Thread.sleep(forTimeInterval: 0.01)  // polling the file: the server gives no signal
+        }
     }
 
     @Test func verifyChecksEveryStoreAndNamesTheDamagedOne() throws {
