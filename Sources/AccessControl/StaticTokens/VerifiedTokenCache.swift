@@ -27,7 +27,6 @@ final class VerifiedTokenCache: Sendable {
 
     private let keys: (UInt64, UInt64, UInt64, UInt64)
     private let slots: Mutex<[Slot?]>
-    private let hits = Atomic<Int>(0)
 
     init() {
         var random = SystemRandomNumberGenerator()
@@ -35,8 +34,10 @@ final class VerifiedTokenCache: Sendable {
         slots = Mutex([Slot?](repeating: nil, count: Self.slotCount))
     }
 
-    /// How many lookups it answered (for tests and benchmarks).
-    var answered: Int { hits.load(ordering: .relaxed) }
+    /// Whether `token` is remembered now (for tests: the next lookup of it skips SHA-256).
+    func remembers(_ token: some StringProtocol) -> Bool {
+        entry(for: fingerprint(of: token)) != nil
+    }
 
     /// The keyed fingerprint of `token`'s UTF-8 bytes.
     func fingerprint(of token: some StringProtocol) -> Fingerprint {
@@ -47,12 +48,10 @@ final class VerifiedTokenCache: Sendable {
     /// The configured entry a token with `fingerprint` matched, if it was verified and is still
     /// remembered.
     func entry(for fingerprint: Fingerprint) -> Int? {
-        let found = slots.withLock { slots -> Int? in
+        slots.withLock { slots -> Int? in
             guard let slot = slots[Self.index(of: fingerprint)], slot.fingerprint == fingerprint else { return nil }
             return slot.entry
         }
-        if found != nil { hits.add(1, ordering: .relaxed) }
-        return found
     }
 
     /// Remembers that the token with `fingerprint` matched `entry`.

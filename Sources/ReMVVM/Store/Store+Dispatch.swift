@@ -120,29 +120,22 @@ extension Store {
 
     /// willReduce → reducer → publication → didReduce → completions, innermost first.
     private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
-        // Most stores served over HTTP have no observer: that path never touches the observers'
-        // generic types (a runtime lookup each, at every reduce).
-        guard observers.isObserved else {
-            let oldState = state
-            let newState = reduce(oldState, with: action)
-            let (publication, publish) = commit(newState, action: action)
-            publish(publication)
-            if observers.isObserved {
-                notifyDidReduce(newState, oldState: oldState)
+        // Most stores served over HTTP have no observer: asked first (an atomic), so that path
+        // never touches the observers' generic types (a runtime lookup each, at every reduce).
+        if observers.isObserved {
+            let stateBefore = state
+            for entry in observers.current {
+                entry.willReduce(stateBefore)
             }
-            completions?.run(with: newState)
-            return
-        }
-        let stateBefore = state
-        for entry in observers.current {
-            entry.willReduce(stateBefore)
         }
         // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
         let oldState = state
         let newState = reduce(oldState, with: action)
         let (publication, publish) = commit(newState, action: action)
         publish(publication)
-        notifyDidReduce(newState, oldState: oldState)
+        if observers.isObserved {
+            notifyDidReduce(newState, oldState: oldState)
+        }
         completions?.run(with: newState)
     }
 
