@@ -115,15 +115,17 @@ struct FramingFields {
         return nil
     }
 
-    /// RFC 9110 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+    /// RFC 9110 `tchar`: a bit per ASCII byte (checked for every byte of every field name), set
+    /// for letters, digits and ``tokenPunctuation``. Literal masks: a `static let` computed at
+    /// first use costs a `swift_once` check per byte. `FramingFieldsTests` checks them against the rule.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte < 64 ? tokenBytesBelow64 & (1 << UInt64(byte)) != 0 : byte < 128 && tokenBytesFrom64 & (1 << UInt64(byte - 64)) != 0
     }
+
+    /// The punctuation `tchar` allows.
+    static let tokenPunctuation = "!#$%&'*+-.^_`|~"
+    private static var tokenBytesBelow64: UInt64 { 0x03FF_6CFA_0000_0000 }
+    private static var tokenBytesFrom64: UInt64 { 0x57FF_FFFF_C7FF_FFFE }
 
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }

@@ -29,8 +29,8 @@ struct SingleFields: Sendable {
 
     /// The position of the field `name` among the single fields, if it is one.
     func index(of name: UnsafeRawBufferPointer) -> Int? {
-        for (index, candidate) in names.enumerated() where candidate.count == name.count {
-            if zip(candidate, name).allSatisfy({ $1 == $0 || (Self.isLowercaseLetter($0) && $1 | 0x20 == $0) }) {
+        for index in names.indices where names[index].count == name.count {
+            if Self.matches(name, lowercased: names[index]) {
                 return index
             }
         }
@@ -42,8 +42,17 @@ struct SingleFields: Sendable {
         spelled[index]
     }
 
-    private static func isLowercaseLetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    /// Whether `name` spells `lowercased` (of the same length) in any case.
+    private static func matches(_ name: UnsafeRawBufferPointer, lowercased: [UInt8]) -> Bool {
+        lowercased.withUnsafeBufferPointer { wanted in
+            for index in wanted.indices {
+                let byte = name[index]
+                if byte != wanted[index], byte.asciiLowercased != wanted[index] {
+                    return false
+                }
+            }
+            return true
+        }
     }
 }
 

@@ -33,9 +33,36 @@ struct DispatchAnswer: Sendable {
 
     /// `200 {"version": N}`.
     static func applied(_ version: UInt64) -> DispatchAnswer {
-        var answer = DispatchAnswer(status: 200, body: Array("{\"version\":\(version)}".utf8), isKept: true)
+        var answer = DispatchAnswer(status: 200, body: versionBody(version), isKept: true)
         answer.version = version
         return answer
+    }
+
+    /// `{"version":N}` as bytes, written in place: this is the body of nearly every `POST /actions`,
+    /// and an interpolated string copied into an array cost about 1,500 instructions.
+    static func versionBody(_ version: UInt64) -> [UInt8] {
+        let prefix: StaticString = "{\"version\":"
+        var digitCount = 1
+        var rest = version / 10
+        while rest > 0 {
+            digitCount += 1
+            rest /= 10
+        }
+        let count = prefix.utf8CodeUnitCount + digitCount + 1
+        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+            UnsafeMutableRawBufferPointer(bytes).copyMemory(
+                from: UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            )
+            var index = count - 2
+            var rest = version
+            repeat {
+                bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                index -= 1
+            } while rest > 0
+            bytes[count - 1] = UInt8(ascii: "}")
+            initialized = count
+        }
     }
 
     /// `202 {"accepted": true}`: middleware held the actions.

@@ -20,7 +20,8 @@ extension ReMVVMService {
     }
 
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any
-    /// parameters. Compares bytes: this runs on every POST, and Foundation's string helpers bridge.
+    /// parameters. Compares bytes with static strings: this runs on every POST (Foundation's
+    /// string helpers bridge, and arrays made from literals were three allocations per call).
     static func isJSON(_ contentType: String?) -> Bool {
         guard var contentType else { return false }
         return contentType.withUTF8 { bytes in
@@ -29,10 +30,15 @@ extension ReMVVMService {
             var start = bytes.startIndex
             while start < end, isBlank(bytes[start]) { start += 1 }
             let mediaType = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            let prefix = Array("application/".utf8)
-            guard mediaType.count > prefix.count, hasPrefix(mediaType, prefix) else { return false }
-            return equalsIgnoringCase(mediaType, Array("application/json".utf8))
-                || (mediaType.count > prefix.count + 5 && hasSuffix(mediaType, Array("+json".utf8)))
+            let prefix: StaticString = "application/"
+            guard mediaType.count > prefix.utf8CodeUnitCount, matches(mediaType.prefix(prefix.utf8CodeUnitCount), prefix) else {
+                return false
+            }
+            let json: StaticString = "application/json"
+            let suffix: StaticString = "+json"
+            return (mediaType.count == json.utf8CodeUnitCount && matches(mediaType[...], json))
+                || (mediaType.count > prefix.utf8CodeUnitCount + suffix.utf8CodeUnitCount
+                    && matches(mediaType.suffix(suffix.utf8CodeUnitCount), suffix))
         }
     }
 
@@ -40,20 +46,15 @@ extension ReMVVMService {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
-    private static func lowercase(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-    }
-
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
-        bytes.count == lowercased.count && hasPrefix(bytes, lowercased)
-    }
-
-    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
-        bytes.count >= lowercased.count && zip(bytes, lowercased).allSatisfy { lowercase($0) == $1 }
-    }
-
-    private static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: [UInt8]) -> Bool {
-        bytes.count >= lowercased.count
-            && zip(bytes.suffix(lowercased.count), lowercased).allSatisfy { lowercase($0) == $1 }
+    /// Whether `bytes` spell `lowercased` (a lowercase ASCII literal of the same length) in any case.
+    private static func matches(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercased: StaticString) -> Bool {
+        guard bytes.count == lowercased.utf8CodeUnitCount else { return false }
+        var wanted = lowercased.utf8Start
+        for byte in bytes {
+            let folded = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            guard folded == wanted.pointee else { return false }
+            wanted += 1
+        }
+        return true
     }
 }
