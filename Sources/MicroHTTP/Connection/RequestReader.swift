@@ -9,15 +9,21 @@ import Musl
 ///
 /// Runs on the connection's worker thread, inside the access handler.
 enum RequestReader {
-    private static let commonMethods: [HTTPMethod] = [.GET, .POST, .HEAD, .PUT, .DELETE, .PATCH, .OPTIONS]
-
-    /// The method, reusing the shared constants for the common ones.
+    /// The method, reusing the shared constants for the common ones (told apart with `strcmp`:
+    /// through `String.UTF8View` the comparisons cost about 370 instructions a request).
     static func method(_ token: UnsafePointer<CChar>) -> HTTPMethod {
-        let bytes = UnsafeRawBufferPointer(start: token, count: strlen(token))
-        for known in commonMethods where known.rawValue.utf8.elementsEqual(bytes) {
-            return known
+        switch UInt8(bitPattern: token.pointee) {
+        case UInt8(ascii: "G") where strcmp(token, "GET") == 0: return .GET
+        case UInt8(ascii: "P") where strcmp(token, "POST") == 0: return .POST
+        case UInt8(ascii: "P") where strcmp(token, "PUT") == 0: return .PUT
+        case UInt8(ascii: "P") where strcmp(token, "PATCH") == 0: return .PATCH
+        case UInt8(ascii: "H") where strcmp(token, "HEAD") == 0: return .HEAD
+        case UInt8(ascii: "D") where strcmp(token, "DELETE") == 0: return .DELETE
+        case UInt8(ascii: "O") where strcmp(token, "OPTIONS") == 0: return .OPTIONS
+        default:
+            let bytes = UnsafeRawBufferPointer(start: token, count: strlen(token))
+            return HTTPMethod(rawValue: String(decoding: bytes, as: UTF8.self))
         }
-        return HTTPMethod(rawValue: String(decoding: bytes, as: UTF8.self))
     }
 
     /// Whether the request line named exactly HTTP/1.1 (libmicrohttpd then frames bodies of

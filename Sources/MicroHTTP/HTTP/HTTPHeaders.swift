@@ -125,8 +125,14 @@ extension String {
     /// are compared over their contiguous UTF-8 (native strings, small ones included, always have
     /// it): through `String.UTF8View`'s iterator a 12-byte match cost about 800 instructions,
     /// over the buffers about 60.
+    @inline(__always)
     func equalsCaseInsensitively(_ other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
+        utf8.count == other.utf8.count && bytesEqualCaseInsensitively(other)
+    }
+
+    /// ``equalsCaseInsensitively(_:)`` for two strings of one length.
+    @inline(never)
+    private func bytesEqualCaseInsensitively(_ other: String) -> Bool {
         let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs in
                 lhs.equalsCaseInsensitively(rhs)

@@ -29,6 +29,13 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     let mappings: StateMappings<State>
     let observers = ObserverRegistry<State>()
     private let current: Lock<Current>
+    /// The current snapshot's version, also outside the lock: read several times per dispatch.
+    private let currentVersion = Atomic<UInt64>(0)
+    /// The metatypes of the two objects every reduce makes, looked up once here: allocating
+    /// through them passes that metadata, where `StatePublication<State>(…)` in code not
+    /// specialized for the domain's state looks it up at every call (about 330 instructions each).
+    private let publicationType = StatePublication<State>.self
+    private let snapshotType = StoreSnapshot<State>.self
     private let hasReduceChecks = Atomic<Bool>(false)
     private let reducer: @Sendable (State, any StoreAction) -> State
     private let middleware: MiddlewareStack
@@ -84,7 +91,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
 
     /// The number of reduces so far; the identity of the current state.
     public var version: UInt64 {
-        current.withLock { $0.snapshot.version }
+        currentVersion.load(ordering: .acquiring)
     }
 
     /// The current state and its version, read together.
@@ -140,16 +147,29 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         _ state: State,
         action: any StoreAction
     ) -> (StatePublication<State>, @Sendable (StatePublication<State>) -> Void) {
+        let publicationType = publicationType
+        let snapshotType = snapshotType
+        var publication: StatePublication<State>?
+        var publish: @Sendable (StatePublication<State>) -> Void = { _ in }
+        // Nothing returned through the lock: a tuple of these as its generic result was a
+        // runtime type lookup at every reduce.
         current.withLock { current in
             let version = current.snapshot.version + 1
-            current.snapshot = StoreSnapshot(version: version, state: state)
-            return (StatePublication(version: version, action: action, state: state), current.publish)
+            current.snapshot = snapshotType.init(version: version, state: state)
+            publication = publicationType.init(version: version, action: action, state: state)
+            publish = current.publish
+            currentVersion.store(version, ordering: .releasing)
         }
+        // Cannot be nil: set by the closure above, which has run.
+        return (publication!, publish)
     }
 
     /// Replaces state and version at once (restoring from a journal).
     func replaceSnapshot(_ snapshot: StoreSnapshot<State>) {
-        current.withLock { $0.snapshot = snapshot }
+        current.withLock { current in
+            current.snapshot = snapshot
+            currentVersion.store(snapshot.version, ordering: .releasing)
+        }
     }
 
     func reduce(_ state: State, with action: any StoreAction) -> State {

@@ -34,15 +34,17 @@ extension EventHub {
     }
 
     /// What a stream resuming after `lastEventId` gets, decided against the versions kept now.
-    private func opening(after lastEventId: String?, inbox: Inbox) -> Opening {
+    private func opening(after lastEventId: String?, inbox: EventHubInbox) -> Opening {
         guard let lastEventId else { return .hub(.current) }
         guard let version = versionTags.version(ofEventId: Substring(lastEventId)),
               version <= inbox.newestVersion else { return .hub(.reset) }
         if version == inbox.newestVersion { return .hub(.replay([])) }
         guard let first = inbox.history.first, first.version <= version + 1 else {
-            return inbox.journal.map { .journal($0, after: version) } ?? .hub(.reset)
+            return journal(in: inbox).map { .journal($0, after: version) } ?? .hub(.reset)
         }
-        return .hub(.replay(inbox.history.filter { $0.version > version }))
+        return .hub(.replay(inbox.history.filter { $0.version > version }.map {
+            PublicationInbox.publication($0.publication, as: State.self)
+        }))
     }
 
     /// How a patch stream opens where a state stream would open with `opening`: like it at the
@@ -132,7 +134,7 @@ extension EventHub {
                 opening = Self.patchStreamOpening(opening)
             }
             guard case .hub(let resume) = opening else { return (opening, false) }
-            _ = inbox.publications.post(.subscribe(stream, resume, format), listens: true)
+            _ = inbox.publications.post(Item.subscribe(stream, resume, format), listens: true)
             return (opening, inbox.started && inbox.publications.needsWake())
         }
         if wake { wakeLane() }
@@ -156,11 +158,11 @@ extension EventHub {
                 let start = Int(version + 1 - first.version)
                 guard inbox.newestVersion - version <= handoverLimit else {
                     let end = min(inbox.history.count, start + max(1, ringLimit))
-                    return (.ring(Array(inbox.history[start..<end])), false)
+                    return (.ring(publications(in: inbox, start..<end)), false)
                 }
-                rest = Array(inbox.history[start...])
+                rest = publications(in: inbox, start..<inbox.history.count)
             }
-            _ = inbox.publications.post(.subscribe(stream, .handover(rest), .states), listens: true)
+            _ = inbox.publications.post(Item.subscribe(stream, .handover(rest), .states), listens: true)
             return (.handedOver, inbox.started && inbox.publications.needsWake())
         }
         if wake { wakeLane() }
@@ -173,7 +175,7 @@ extension EventHub {
         inbox.withLock { inbox in
             guard let first = inbox.history.first, version >= first.version else { return nil }
             let index = Int(version - first.version)
-            return index < inbox.history.count ? inbox.history[index] : nil
+            return index < inbox.history.count ? publications(in: inbox, index..<index + 1)[0] : nil
         }
     }
 
@@ -181,7 +183,7 @@ extension EventHub {
     /// (which rebuilds it otherwise); nil for any other version.
     func startState(atVersion version: UInt64) -> State? {
         inbox.withLock { inbox in
-            guard let start = inbox.start, start.version == version else { return nil }
+            guard let start = start(in: inbox), start.version == version else { return nil }
             return start.state
         }
     }

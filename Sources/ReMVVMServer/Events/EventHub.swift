@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import DequeModule
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -47,25 +46,6 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         case unsubscribe(ObjectIdentifier)
     }
 
-    /// What the store's thread, HTTP workers and the lane share.
-    struct Inbox {
-        var publications = PublicationInbox<State, Item>()
-        /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
-        /// bounded by ``historyLimit``.
-        var history: Deque<StatePublication<State>> = []
-        /// The newest version published (or the start version).
-        var newestVersion: UInt64 = 0
-        /// Rebuilds versions older than `history` from the journal; nil without one.
-        var journal: JournalReplay<State>?
-        /// Without a journal, the state the hub started at (the ring holds publications only, so
-        /// the state before the first one would be unknown to view-model streams resuming after it).
-        var start: StoreSnapshot<State>?
-        /// ``start(source:)`` has begun (it runs once).
-        var claimed = false
-        /// The lane has its publisher: entries wake it.
-        var started = false
-    }
-
     let frames: StateFrameEncoder
     let stateCache: EncodedStateCache<State>
     let backlogBytes: Int
@@ -84,7 +64,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     let replayEvents: Int
     let replayBytes: Int
 
-    let inbox = Lock(Inbox())
+    let inbox = Lock(EventHubInbox())
     /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
     /// of ``stop()``.
     let lane: SerialLane<EventPublisher<State>?>
@@ -212,7 +192,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// Delivers what is queued, ends every stream, and waits for the lane to finish.
     func stop() {
         // First the journal replays: a stream still replaying ends where it is.
-        inbox.withLock { $0.journal }?.stop()
+        inbox.withLock { journal(in: $0) }?.stop()
         let (wake, wasStarted) = inbox.withLock { inbox in
             (inbox.publications.stop(), inbox.started)
         }
@@ -238,7 +218,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
             guard !inbox.publications.stopped else { return false }
             inbox.newestVersion = publication.version
             if historyLimit > 0 {
-                inbox.history.append(publication)
+                inbox.history.append(EventHubInbox.Kept(version: publication.version, publication: publication))
                 while inbox.history.count > historyLimit { inbox.history.removeFirst() }
             }
             return inbox.publications.publish(publication, limit: limit) && inbox.started

@@ -27,7 +27,7 @@ final class EventPublisher<State: StoreState & Encodable> {
     var latest: Latest
     var statistics = EventStatistics()
     /// The inbox's entries, taken in turns with the inbox's own array.
-    private var entries: [PublicationInbox<State, Item>.Entry] = []
+    private var entries: [PublicationInbox.Entry] = []
 
     private var frames: StateFrameEncoder { hub.frames }
     private var versionTags: VersionTags { hub.versionTags }
@@ -50,7 +50,7 @@ final class EventPublisher<State: StoreState & Encodable> {
             disconnectLaggingSubscribers()
         }
         if let setAside = batch.setAside {
-            remember(setAside)
+            remember(PublicationInbox.publication(setAside, as: State.self))
         }
         process(entries)
         entries.removeAll(keepingCapacity: true)
@@ -67,10 +67,11 @@ final class EventPublisher<State: StoreState & Encodable> {
         return true
     }
 
-    private func process(_ entries: [PublicationInbox<State, Item>.Entry]) {
+    private func process(_ entries: [PublicationInbox.Entry]) {
         for entry in entries {
             switch entry {
-            case .publication(let publication):
+            case .publication(let object):
+                let publication = PublicationInbox.publication(object, as: State.self)
                 statistics.versionsProcessed += 1
                 if !hasListeners {
                     remember(publication)
@@ -90,18 +91,21 @@ final class EventPublisher<State: StoreState & Encodable> {
                         broadcast()
                     }
                 }
-            case .item(.subscribe(let stream, let resume, let format)):
-                broadcast()
-                if case .replay(let publications) = resume, publications.isEmpty {
-                    startResumedAtNewest(stream, format: format)
-                } else if format == .jsonPatch {
-                    startPatchStream(stream, resume)
-                } else if start(stream, resume) {
-                    states.insert(stream)
+            case .item(let item):
+                switch PublicationInbox.item(item, as: Item.self) {
+                case .subscribe(let stream, let resume, let format):
+                    broadcast()
+                    if case .replay(let publications) = resume, publications.isEmpty {
+                        startResumedAtNewest(stream, format: format)
+                    } else if format == .jsonPatch {
+                        startPatchStream(stream, resume)
+                    } else if start(stream, resume) {
+                        states.insert(stream)
+                    }
+                case .unsubscribe(let id):
+                    states.remove(id)
+                    patches.remove(id)
                 }
-            case .item(.unsubscribe(let id)):
-                states.remove(id)
-                patches.remove(id)
             }
         }
         broadcast()

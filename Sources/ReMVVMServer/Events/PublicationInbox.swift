@@ -11,26 +11,47 @@ import ReMVVM
 ///   aside), the newest is set aside, and the lane is told to drop its listeners, who reconnect
 ///   and start again from the newest state. Memory never grows without limit.
 /// - The lane is woken (``needsWake``) once per batch: by the first entry after a ``take()``.
-struct PublicationInbox<State: StoreState, Item> {
+///
+/// Not generic: the store's thread publishes into it at every reduce, from code that is not
+/// specialized for the domain's state, and a `PublicationInbox<State, Item>` made that code look
+/// up the inbox's runtime types (and its entries', its batch's) at every publication — about
+/// 300 instructions each. Publications are held as `AnyObject` and items as `Any`; the lane
+/// types them back with ``publication(_:as:)`` and ``item(_:as:)``.
+struct PublicationInbox {
     /// A publication, or one of the hub's own items.
     enum Entry {
-        case publication(StatePublication<State>)
-        case item(Item)
+        /// A `StatePublication` of the hub's state.
+        case publication(AnyObject)
+        /// The hub's own item (its `Item` type).
+        case item(Any)
     }
 
     /// What the lane takes at once.
     struct Batch {
-        /// Set aside while nobody listened: older than every entry.
-        var setAside: StatePublication<State>?
+        /// Set aside while nobody listened: older than every entry. A `StatePublication`.
+        var setAside: AnyObject?
         /// The lane fell too far behind: end every listener first.
         var dropListeners: Bool
         /// The hub stops: after this batch, end every stream.
         var stopping: Bool
     }
 
+    /// `object`, a publication a hub of `State` put into its inbox, typed again.
+    static func publication<State: StoreState>(_ object: AnyObject, as _: State.Type) -> StatePublication<State> {
+        // Cannot be another class: a hub's inbox only receives its own store's publications
+        // (checked in debug builds).
+        unsafeDowncast(object, to: StatePublication<State>.self)
+    }
+
+    /// `value`, an item a hub posted to its inbox, typed again.
+    static func item<Item>(_ value: Any, as _: Item.Type) -> Item {
+        // Cannot fail: a hub posts only its own `Item`s to its own inbox.
+        value as! Item
+    }
+
     private var entries: [Entry] = []
     private var pendingPublications = 0
-    private var aside: StatePublication<State>?
+    private var aside: AnyObject?
     private var dropRequested = false
     /// A drain is queued on the lane and has not taken the inbox yet.
     private var wakePending = false
@@ -45,7 +66,7 @@ struct PublicationInbox<State: StoreState, Item> {
 
     /// Whether `publication` needs the lane: queued (a listener waits for it) or set aside (none).
     /// Call ``needsWake()`` after a true answer.
-    mutating func publish(_ publication: StatePublication<State>, limit: Int) -> Bool {
+    mutating func publish(_ publication: AnyObject, limit: Int) -> Bool {
         guard !stopped else { return false }
         guard listening else {
             aside = publication
@@ -55,11 +76,8 @@ struct PublicationInbox<State: StoreState, Item> {
         return queue(publication, limit: limit)
     }
 
-    /// Queues `publication` for the listeners (apart: while nobody listens, ``publish(_:limit:)``
-    /// never touches the entries, whose generic type is a runtime lookup in code not specialized
-    /// for the domain's state).
-    @inline(never)
-    private mutating func queue(_ publication: StatePublication<State>, limit: Int) -> Bool {
+    /// Queues `publication` for the listeners.
+    private mutating func queue(_ publication: AnyObject, limit: Int) -> Bool {
         if pendingPublications >= max(1, limit) {
             entries.removeAll { if case .publication = $0 { true } else { false } }
             versionsSetAside += pendingPublications + 1
@@ -74,7 +92,7 @@ struct PublicationInbox<State: StoreState, Item> {
     }
 
     /// Queues `item` (a new listener when `listens`); false, nothing queued, when stopped.
-    mutating func post(_ item: Item, listens: Bool) -> Bool {
+    mutating func post(_ item: Any, listens: Bool) -> Bool {
         guard !stopped else { return false }
         if listens { listening = true }
         entries.append(.item(item))

@@ -35,7 +35,7 @@ final class ViewModelHub<State: StoreState>: Sendable {
     /// Counts streams that end, by reason (nil: metrics off), as ``EventHub`` does.
     private let metrics: ServiceMetrics?
     let logger: Logger
-    let inbox = Lock(PublicationInbox<State, Item>())
+    let inbox = Lock(PublicationInbox())
     /// ``start(source:)`` has begun; the lane has its publisher.
     private let phase = Lock((claimed: false, started: false))
     /// Where the hub's work runs; holds the ``ViewModelPublisher`` from ``start(source:)`` to the

@@ -25,7 +25,7 @@ final class ViewModelPublisher<State: StoreState> {
     /// Followers with events gathered and not sent.
     private var dirty: Set<ObjectIdentifier> = []
     /// The inbox's entries, taken in turns with the inbox's own array.
-    private var entries: [PublicationInbox<State, ViewModelHub<State>.Item>.Entry] = []
+    private var entries: [PublicationInbox.Entry] = []
 
     private var logger: Logger { hub.logger }
     private var retryField: [UInt8] { hub.retryField }
@@ -44,7 +44,7 @@ final class ViewModelPublisher<State: StoreState> {
         }
         if let setAside = batch.setAside {
             // Set aside while nobody listened: older than every entry.
-            advance(to: setAside)
+            advance(to: PublicationInbox.publication(setAside, as: State.self))
         }
         process(entries)
         entries.removeAll(keepingCapacity: true)
@@ -60,19 +60,22 @@ final class ViewModelPublisher<State: StoreState> {
         return true
     }
 
-    private func process(_ entries: [PublicationInbox<State, ViewModelHub<State>.Item>.Entry]) {
+    private func process(_ entries: [PublicationInbox.Entry]) {
         for entry in entries {
             switch entry {
             case .publication(let publication):
-                advance(to: publication)
-            case .item(.subscribe(let subscription)):
-                if case .after(let version, _) = subscription.start, version > (latest?.version ?? 0) {
-                    waiting.append(subscription)
-                } else {
-                    join(subscription)
+                advance(to: PublicationInbox.publication(publication, as: State.self))
+            case .item(let item):
+                switch PublicationInbox.item(item, as: ViewModelHub<State>.Item.self) {
+                case .subscribe(let subscription):
+                    if case .after(let version, _) = subscription.start, version > (latest?.version ?? 0) {
+                        waiting.append(subscription)
+                    } else {
+                        join(subscription)
+                    }
+                case .unsubscribe(let id):
+                    leave(id)
                 }
-            case .item(.unsubscribe(let id)):
-                leave(id)
             }
         }
         flush()
