@@ -33,6 +33,15 @@ import Testing
         #expect(right.equalsCaseInsensitively(left) == equal)
     }
 
+    @Test func theFirstValueSaysWhetherTheFieldIsRepeated() {
+        let headers = HTTPHeaders([("authorization", "Bearer a"), ("Host", "x"), ("AUTHORIZATION", "Bearer b")])
+        #expect(headers.firstValue(named: "Authorization")?.value == "Bearer a")
+        #expect(headers.firstValue(named: "Authorization")?.isRepeated == true)
+        #expect(headers.firstValue(named: "host")?.value == "x")
+        #expect(headers.firstValue(named: "host")?.isRepeated == false)
+        #expect(headers.firstValue(named: "Cookie") == nil)
+    }
+
     @Test func aListFieldJoinsItsLinesAndIsNilWhenAbsent() {
         let headers = HTTPHeaders([("If-Match", "\"1\""), ("Host", "x"), ("if-match", "\"2\", \"3\"")])
         #expect(headers.list("If-Match") == "\"1\", \"2\", \"3\"")

@@ -151,6 +151,13 @@ import Testing
         #expect(!EventStreamPaths.contains("/stores/room-1/state"))
         #expect(!EventStreamPaths.contains("/stores/events"))
         #expect(!EventStreamPaths.contains("/state"))
+        #expect(EventStreamPaths.contains("/viewmodels/events"))
+        #expect(EventStreamPaths.contains("/viewmodels/counter/events"))
+        #expect(!EventStreamPaths.contains("/viewmodels/"))
+        #expect(!EventStreamPaths.contains("/eventsx"))
+        #expect(!EventStreamPaths.contains("/stores/room-1/state/events"))
+        #expect(!EventStreamPaths.contains("/stores/room-1"))
+        #expect(!EventStreamPaths.contains(""))
     }
 
     /// The rule `text` breaks as a store id, or nil when it is one.

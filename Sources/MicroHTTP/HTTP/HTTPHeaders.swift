@@ -39,6 +39,19 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         return nil
     }
 
+    /// The first value for `name` (compared case-insensitively) and whether another field of that
+    /// name follows it; nil when absent. For fields that must be single (a credential).
+    public func firstValue(named name: String) -> (value: String, isRepeated: Bool)? {
+        var first: String?
+        for index in fields.indices where fields[index].name.equalsCaseInsensitively(name) {
+            if let first {
+                return (first, true)
+            }
+            first = fields[index].value
+        }
+        return first.map { ($0, false) }
+    }
+
     /// Every value for `name` (compared case-insensitively), in order.
     public func values(for name: String) -> [String] {
         var values: [String] = []

@@ -12,12 +12,8 @@ extension AccessGate {
     /// The `Authorization` field. Two of them are ambiguous (it is not a list field), even when
     /// equal; walks the fields without building anything.
     static func authorizationField(of headers: HTTPHeaders) -> Found<String> {
-        var found: Found<String> = .none
-        for field in headers where isName(field.name, "authorization") {
-            guard case .none = found else { return .conflicting }
-            found = .one(field.value)
-        }
-        return found
+        guard let field = headers.firstValue(named: "Authorization") else { return .none }
+        return field.isRepeated ? .conflicting : .one(field.value)
     }
 
     /// The value of the ``cookieName`` cookie in every `Cookie` field (RFC 6265 §5.4:
