@@ -8,10 +8,18 @@ import ReMVVM
 /// appends their records to the journal, and passes them on (to the event hub, to `GET /state`)
 /// once a commit covers them. Nothing can see version N before N is durable.
 final class CommitGate<State: StoreState>: StatePublisher {
+    /// What the store's thread and the journal's share. Not generic (the publications and the
+    /// committed snapshot as objects, the handlers as one closure over objects): it is touched at
+    /// every reduce and every commit from code not specialized for the domain's state, where
+    /// a queue and an array of handlers over `State` were runtime type lookups at each touch.
     private struct Gate {
-        var awaiting: Deque<StatePublication<State>> = []
-        var committed: StoreSnapshot<State>
-        var handlers: [@Sendable (StatePublication<State>) -> Void] = []
+        var awaiting: Deque<ErasedPublication> = []
+        /// A `StoreSnapshot` of the state (a `StatePublication` once a commit released one).
+        var committed: AnyObject
+        /// Every handler added, in order, as one closure (none: does nothing).
+        var publish: @Sendable (AnyObject) -> Void = { _ in }
+        /// Set by ``CommitGate/close()``: nothing is passed on after.
+        var closed = false
     }
 
     private let gate: Lock<Gate>
@@ -29,20 +37,18 @@ final class CommitGate<State: StoreState>: StatePublisher {
         gate = Lock(Gate(committed: store.snapshot))
         self.history = history
         journal.onDurable { [gate] version in
-            let (released, handlers) = gate.withLock { gate -> ([StatePublication<State>], [@Sendable (StatePublication<State>) -> Void]) in
-                var released: [StatePublication<State>] = []
+            var released: [AnyObject] = []
+            let publish = gate.withLock { gate -> @Sendable (AnyObject) -> Void in
                 while let first = gate.awaiting.first, first.version <= version {
-                    released.append(gate.awaiting.removeFirst())
+                    released.append(gate.awaiting.removeFirst().object)
                 }
                 if let last = released.last {
-                    gate.committed = StoreSnapshot(version: last.version, state: last.state)
+                    gate.committed = last
                 }
-                return (released, gate.handlers)
+                return gate.publish
             }
             for publication in released {
-                for handler in handlers {
-                    handler(publication)
-                }
+                publish(publication)
             }
         }
         store.addPublicationHandler { [gate] publication in
@@ -52,26 +58,41 @@ final class CommitGate<State: StoreState>: StatePublisher {
                 logger.critical("version \(publication.version) was reduced but cannot be journaled: \(type(of: publication.action)) has no wire name")
                 return
             }
-            gate.withLock { $0.awaiting.append(publication) }
+            gate.withLock { $0.awaiting.append(ErasedPublication(publication)) }
             journal.append(record)
         }
     }
 
     var snapshot: StoreSnapshot<State> {
-        gate.withLock { $0.committed }
+        let committed = gate.withLock { $0.committed }
+        // Cannot be another class: set from the store's snapshot and its publications (a
+        // `StatePublication` is a `StoreSnapshot`).
+        return unsafeDowncast(committed, to: StoreSnapshot<State>.self)
     }
 
     /// Drops the publication handlers once the journal has stopped: nothing is released after,
     /// and a handler (a hub's) may hold what holds this gate, which would otherwise never be freed.
     func close() {
-        gate.withLock { $0.handlers = [] }
+        gate.withLock { gate in
+            gate.publish = { _ in }
+            gate.closed = true
+        }
     }
 
     @discardableResult
     func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State> {
-        gate.withLock { gate in
-            gate.handlers.append(handler)
+        let typed: @Sendable (AnyObject) -> Void = { handler(PublicationInbox.publication($0, as: State.self)) }
+        let committed = gate.withLock { gate -> AnyObject in
+            if !gate.closed {
+                let earlier = gate.publish
+                gate.publish = { publication in
+                    earlier(publication)
+                    typed(publication)
+                }
+            }
             return gate.committed
         }
+        // Cannot be another class: see ``snapshot``.
+        return unsafeDowncast(committed, to: StoreSnapshot<State>.self)
     }
 }

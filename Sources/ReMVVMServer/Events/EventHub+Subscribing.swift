@@ -42,9 +42,7 @@ extension EventHub {
         guard let first = inbox.history.first, first.version <= version + 1 else {
             return journal(in: inbox).map { .journal($0, after: version) } ?? .hub(.reset)
         }
-        return .hub(.replay(inbox.history.filter { $0.version > version }.map {
-            PublicationInbox.publication($0.publication, as: State.self)
-        }))
+        return .hub(.replay(inbox.history.filter { $0.version > version }.map { $0.typed(as: State.self) }))
     }
 
     /// How a patch stream opens where a state stream would open with `opening`: like it at the

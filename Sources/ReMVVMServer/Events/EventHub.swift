@@ -218,7 +218,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
             guard !inbox.publications.stopped else { return false }
             inbox.newestVersion = publication.version
             if historyLimit > 0 {
-                inbox.history.append(EventHubInbox.Kept(version: publication.version, publication: publication))
+                inbox.history.append(ErasedPublication(publication))
                 while inbox.history.count > historyLimit { inbox.history.removeFirst() }
             }
             return inbox.publications.publish(publication, limit: limit) && inbox.started

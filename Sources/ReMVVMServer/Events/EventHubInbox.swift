@@ -10,17 +10,10 @@ import ReMVVM
 /// types them back (``EventHub/publications(in:_:)``, ``EventHub/journal(in:)``,
 /// ``EventHub/start(in:)``).
 struct EventHubInbox {
-    /// One publication of the resume history and its version.
-    struct Kept {
-        let version: UInt64
-        /// A `StatePublication` of the hub's state.
-        let publication: AnyObject
-    }
-
     var publications = PublicationInbox()
     /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
     /// bounded by ``EventHub/historyLimit``.
-    var history: Deque<Kept> = []
+    var history: Deque<ErasedPublication> = []
     /// The newest version published (or the start version).
     var newestVersion: UInt64 = 0
     /// Rebuilds versions older than `history` from the journal (a `JournalReplay` of the hub's
@@ -39,7 +32,7 @@ struct EventHubInbox {
 extension EventHub {
     /// The publications of `inbox`'s history at `positions`, typed.
     func publications(in inbox: EventHubInbox, _ positions: Range<Int>) -> [StatePublication<State>] {
-        positions.map { PublicationInbox.publication(inbox.history[$0].publication, as: State.self) }
+        positions.map { inbox.history[$0].typed(as: State.self) }
     }
 
     /// `inbox`'s journal replay, typed.

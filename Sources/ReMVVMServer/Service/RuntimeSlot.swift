@@ -3,32 +3,38 @@ import ReMVVM
 
 /// Where a backend keeps the runtime its start makes, set once: the one start, stop and
 /// publisher of ``JournalBackend`` and ``ReplicaBackend``.
-final class RuntimeSlot<Runtime: BackendRuntime>: Sendable {
-    private let reference = AtomicLazyReference<Runtime>()
+///
+/// The reference is held as `AnyObject`: an `AtomicLazyReference<Runtime>` read from code not
+/// specialized for the runtime's type looked up its runtime types at every load (about 1,100
+/// instructions, on every durable request); `AtomicLazyReference<AnyObject>` is specialized.
+/// Unchecked `Sendable` for that `AnyObject`: it only ever holds a `Runtime`, which is `Sendable`.
+final class RuntimeSlot<Runtime: BackendRuntime>: @unchecked Sendable {
+    private let reference = AtomicLazyReference<AnyObject>()
 
     /// Creates an empty slot.
     init() {}
 
     /// The runtime, once started.
     var runtime: Runtime? {
-        reference.load()
+        // Cannot be another class: only ``start(_:)`` stores, a `Runtime`.
+        reference.load().map { unsafeDowncast($0, to: Runtime.self) }
     }
 
     /// Makes the runtime with `make` unless one was made before; returns the runtime made by this
     /// call, nil when another was there first (then the caller has nothing more to set up).
     func start(_ make: () throws -> Runtime) rethrows -> Runtime? {
-        guard reference.load() == nil else { return nil }
+        guard runtime == nil else { return nil }
         let runtime = try make()
         return reference.storeIfNil(runtime) === runtime ? runtime : nil
     }
 
     /// Stops the runtime, if started.
     func stop() {
-        reference.load()?.stop()
+        runtime?.stop()
     }
 
     /// The runtime's publisher, or `store` itself before the start.
     func publisher(before store: Store<Runtime.State>) -> any StatePublisher<Runtime.State> {
-        reference.load()?.statePublisher ?? store
+        runtime?.statePublisher ?? store
     }
 }
