@@ -35,15 +35,15 @@ enum RequestReader {
 
     /// The request header fields in the order received.
     static func headers(of connection: OpaquePointer) -> HTTPHeaders {
-        var fields: [HTTPHeaders.Element] = []
+        var fields: [HTTPHeaders.Field] = []
         fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
         _ = withUnsafeMutablePointer(to: &fields) { pointer in
             // A closure that captures nothing: it converts to the C function libmicrohttpd calls
             // for each field (`MHD_KeyValueIteratorN`), with `cls` the array behind `pointer`.
             MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
-                cls.assumingMemoryBound(to: [HTTPHeaders.Element].self).pointee
-                    .append((name: string(key, keySize), value: string(value, valueSize)))
+                cls.assumingMemoryBound(to: [HTTPHeaders.Field].self).pointee
+                    .append(HTTPHeaders.Field(name: string(key, keySize), value: string(value, valueSize)))
                 return .YES
             }, pointer)
         }

@@ -6,7 +6,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// One header field.
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// One field, stored as a struct: an array of `(String, String)` tuples is destroyed through
+    /// the runtime's generic tuple witness, field by field (about 300 instructions a request).
+    struct Field {
+        var name: String
+        var value: String
+    }
+
+    private var fields: [Field]
 
     /// Room for the fields an answer usually gets after it is made (content type, ETag, CORS,
     /// `Vary`…): growing the array one field at a time reallocates it on every request.
@@ -17,7 +24,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields = []
         fields.reserveCapacity(Swift.max(pairs.count, Self.usualFieldCount))
         for (name, value) in pairs {
-            fields.append((name: name, value: value))
+            fields.append(Field(name: name, value: value))
         }
     }
 
@@ -26,7 +33,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         self.init(elements)
     }
 
-    init(fields: [Element]) {
+    init(fields: [Field]) {
         self.fields = fields
     }
 
@@ -79,14 +86,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Appends a field, keeping any existing fields with the same name.
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Replaces the first field named `name` (case-insensitively) and removes the others, or appends one.
     /// Adds each header of `other` whose name this one does not have yet (a pending response's
     /// own headers join the response it completes with).
     public mutating func addMissing(_ other: HTTPHeaders) {
-        let missing = other.filter { !contains($0.name) }
+        let missing = other.fields.filter { !contains($0.name) }
         fields += missing
     }
 
@@ -94,10 +101,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// one) or adds it.
     public mutating func replaceOrAdd(name: String, value: String) {
         guard let first = fields.firstIndex(where: { $0.name.equalsCaseInsensitively(name) }) else {
-            fields.append((name: name, value: value))
+            fields.append(Field(name: name, value: value))
             return
         }
-        fields[first] = (name: name, value: value)
+        fields[first] = Field(name: name, value: value)
         var index = fields.index(after: first)
         while index < fields.endIndex {
             if fields[index].name.equalsCaseInsensitively(name) {
@@ -120,8 +127,18 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     public var isEmpty: Bool { fields.isEmpty }
 
     /// Iterates over the fields in order.
-    public func makeIterator() -> IndexingIterator<[Element]> {
-        fields.makeIterator()
+    public func makeIterator() -> Iterator {
+        Iterator(fields: fields.makeIterator())
+    }
+
+    /// The fields in order, as name/value pairs.
+    public struct Iterator: IteratorProtocol {
+        fileprivate var fields: IndexingIterator<[Field]>
+
+        /// The next field, or nil after the last.
+        public mutating func next() -> Element? {
+            fields.next().map { (name: $0.name, value: $0.value) }
+        }
     }
 
     /// The fields as `Name: value` lines, for debugging.
