@@ -23,11 +23,18 @@ public final class JournalCommitter: Sendable {
         public var failures: UInt64 = 0
     }
 
+    /// A journal to look at again, and when. A struct: a dictionary of tuples goes through the
+    /// runtime's generic tuple witnesses at every walk.
+    private struct Recheck {
+        let journal: GroupCommitJournal
+        let at: ContinuousClock.Instant
+    }
+
     private struct State {
         var ready: Deque<GroupCommitJournal> = []
         var readyIDs: Set<ObjectIdentifier> = []
         /// Journals with a claimed record, and when to look at them again.
-        var rechecks: [ObjectIdentifier: (journal: GroupCommitJournal, at: ContinuousClock.Instant)] = [:]
+        var rechecks: [ObjectIdentifier: Recheck] = [:]
         var registered: [ObjectIdentifier: GroupCommitJournal] = [:]
         /// Until when the thread keeps looking at claims by itself (``CommitPolicy/claimLinger``).
         var lingerUntil: ContinuousClock.Instant
@@ -158,7 +165,7 @@ public final class JournalCommitter: Sendable {
     func noteClaim(of journal: GroupCommitJournal, until: ContinuousClock.Instant) {
         let linger = policy.claimLinger
         let notify = state.withLock { state -> Bool in
-            state.rechecks[ObjectIdentifier(journal)] = (journal, until)
+            state.rechecks[ObjectIdentifier(journal)] = Recheck(journal: journal, at: until)
             state.lingerUntil = max(state.lingerUntil, until + linger)
             return state.waitsUntimed
         }
@@ -191,7 +198,7 @@ public final class JournalCommitter: Sendable {
             if !rechecks.isEmpty {
                 state.withLock { state in
                     for (journal, until) in rechecks {
-                        state.rechecks[ObjectIdentifier(journal)] = (journal, until)
+                        state.rechecks[ObjectIdentifier(journal)] = Recheck(journal: journal, at: until)
                     }
                 }
             }
@@ -237,10 +244,18 @@ public final class JournalCommitter: Sendable {
             var candidates = state.ready.isEmpty ? [] : Array(state.ready)
             state.ready.removeAll()
             state.readyIDs.removeAll()
-            let now = clock.now
-            for (id, recheck) in state.rechecks where recheck.at <= now {
-                state.rechecks[id] = nil
-                candidates.append(recheck.journal)
+            if !state.rechecks.isEmpty {
+                // Removed after the walk: removing while iterating copied the whole dictionary
+                // (the iterator holds it) at every removal.
+                let now = clock.now
+                var lapsed: [ObjectIdentifier] = []
+                for (id, recheck) in state.rechecks where !(now < recheck.at) {
+                    lapsed.append(id)
+                    candidates.append(recheck.journal)
+                }
+                for id in lapsed {
+                    state.rechecks[id] = nil
+                }
             }
             if state.stopping {
                 candidates = Array(state.registered.values)
