@@ -32,15 +32,27 @@ package final class Lock<State>: @unchecked Sendable {
     /// `swift_endAccess`, about 120 instructions, 13 times per `POST /actions`), and the mutex
     /// already makes every access exclusive.
     private let statePointer: UnsafeMutablePointer<State>
+    /// The mutex, the state and the condition in one block, in that order: a small state shares
+    /// the mutex's cache line (a server with thousands of stores touches many cold locks per
+    /// request), and one allocation instead of three.
+    private let block: UnsafeMutableRawPointer
 
     /// Creates the lock around `state`.
     package init(_ state: State) {
-        statePointer = .allocate(capacity: 1)
+        let stateOffset = Self.aligned(MemoryLayout<pthread_mutex_t>.size, to: MemoryLayout<State>.alignment)
+        let conditionOffset = Self.aligned(
+            stateOffset + MemoryLayout<State>.size, to: MemoryLayout<pthread_cond_t>.alignment
+        )
+        block = .allocate(
+            byteCount: conditionOffset + MemoryLayout<pthread_cond_t>.size,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<State>.alignment, MemoryLayout<pthread_cond_t>.alignment)
+        )
+        mutex = block.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        statePointer = (block + stateOffset).bindMemory(to: State.self, capacity: 1)
+        condition = (block + conditionOffset).bindMemory(to: pthread_cond_t.self, capacity: 1)
         statePointer.initialize(to: state)
-        mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -54,12 +66,14 @@ package final class Lock<State>: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         condition.deinitialize(count: 1)
-        condition.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
-        mutex.deallocate()
         statePointer.deinitialize(count: 1)
-        statePointer.deallocate()
+        block.deallocate()
+    }
+
+    private static func aligned(_ offset: Int, to alignment: Int) -> Int {
+        (offset + alignment - 1) / alignment * alignment
     }
 
     /// Runs `body` with exclusive access to the state. Do not call back into code that may take
