@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #elseif canImport(Musl)
-import Musl
+package import Musl
 #elseif canImport(Darwin)
-import Darwin
+package import Darwin
 #endif
 
 /// State shared between threads, kept inside a pthread mutex, with a condition variable for waiting
@@ -25,13 +25,13 @@ import Darwin
 /// `pthread_mutex_unlock`. Values that leave the lock must be safe to use on another thread;
 /// keep `State` `Sendable` unless the owner documents why not.
 package final class Lock<State>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     /// The state, behind a pointer rather than in a stored `var`: an `inout` access to a class's
     /// stored property is checked for exclusivity at run time (`swift_beginAccess` and
     /// `swift_endAccess`, about 120 instructions, 13 times per `POST /actions`), and the mutex
     /// already makes every access exclusive.
-    private let statePointer: UnsafeMutablePointer<State>
+    @usableFromInline let statePointer: UnsafeMutablePointer<State>
     /// The mutex, the state and the condition in one block, in that order: a small state shares
     /// the mutex's cache line (a server with thousands of stores touches many cold locks per
     /// request), and one allocation instead of three.
@@ -78,6 +78,10 @@ package final class Lock<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state. Do not call back into code that may take
     /// the same lock (it is not recursive), nor ``notifyAll()`` / ``notifyOne()``.
+    ///
+    /// Inlinable: callers get it specialized for their state and result, so generic code (a
+    /// store's, over the domain's state) does not look up the runtime type of what it returns.
+    @inlinable
     package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {

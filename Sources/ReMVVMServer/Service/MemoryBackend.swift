@@ -8,10 +8,14 @@ import ReMVVM
 final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
     let store: Store<State>
     private let recentActions: RecentActions
+    /// The store as a publisher, boxed once: boxing it at every read looked up the store's
+    /// runtime type (every `GET /state`).
+    let publisher: any StatePublisher<State>
 
     /// Keeps `store` in memory; its action log reads the actions' wire names through `codec`.
     init(store: Store<State>, codec: ActionJournalCodec) {
         self.store = store
+        publisher = store
         recentActions = RecentActions(store: store, codec: codec)
     }
 
@@ -23,7 +27,6 @@ final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
 
     func stop() {}
 
-    var publisher: any StatePublisher<State> { store }
 
     var health: StoreHealth { .ok }
 
