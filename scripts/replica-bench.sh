@@ -115,7 +115,9 @@ cpu_seconds() {
     done
     awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
 }
-postgres_pids() { pgrep -u postgres -d ' ' postgres || true; }
+# This cluster's postmaster and its children only: other PostgreSQL servers on the machine (tests,
+# other benchmarks) are not this run's.
+postgres_pids() { echo "$PG_PID $(pgrep -P "$PG_PID" -d ' ' || true)"; }
 total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
 p99s() { for index in 0 1 2; do awk '$1 == "99%" { printf "%s ", $2 }' "$OUT/replica-$1-r$index.txt"; done; }
 
