@@ -15,7 +15,9 @@
 #   KEYED=1 scripts/replica-bench.sh     # every POST of the load with an Idempotency-Key of its own
 #   SERVER_BIN=<dir> scripts/replica-bench.sh   # remvvm-server from <dir> (another build, for A/B)
 #   REPLICA_ARGS="--journal-retention 10000" scripts/replica-bench.sh   # more options for every replica
-#   STORES=1000 scripts/replica-bench.sh # the load spread over 1,000 stores (autoCreateStores on)
+#   STORES=1000 scripts/replica-bench.sh # the load spread over 1,000 stores (autoCreateStores on);
+#                                        # every store is created and loaded on every replica first
+#   PORT_BASE=18300 scripts/replica-bench.sh   # the replicas on 18300-18302, PostgreSQL on 18303
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -50,10 +52,14 @@ else
     BIN=$(swift build -c release --scratch-path "$BUILD" --show-bin-path)
 fi
 cc -O2 -o "$WORK/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
-read -r -a PORTS <<<"$(python3 -c 'import socket
+if [ -n "${PORT_BASE:-}" ]; then
+    PORTS=("$PORT_BASE" "$((PORT_BASE + 1))" "$((PORT_BASE + 2))" "$((PORT_BASE + 3))")
+else
+    read -r -a PORTS <<<"$(python3 -c 'import socket
 s=[socket.socket() for _ in range(4)]
 [x.bind(("127.0.0.1",0)) for x in s]
 print(" ".join(str(x.getsockname()[1]) for x in s))')"
+fi
 
 PIDS=()
 cleanup() {
@@ -109,9 +115,42 @@ cpu_seconds() {
     done
     awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
 }
-postgres_pids() { pgrep -u postgres -d ' ' postgres || true; }
+# This cluster's postmaster and its children only: other PostgreSQL servers on the machine (tests,
+# other benchmarks) are not this run's.
+postgres_pids() { echo "$PG_PID $(pgrep -P "$PG_PID" -d ' ' || true)"; }
 total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
 p99s() { for index in 0 1 2; do awk '$1 == "99%" { printf "%s ", $2 }' "$OUT/replica-$1-r$index.txt"; done; }
+
+# With STORES: every store created (a POST on r0) and loaded on every replica (a GET of its state
+# on r1 and r2) before the warm-up, so the figures are those of 1,000 stores in use, not of their
+# creation and first loads (which a 2 s warm-up did not cover: the first run measured mostly those).
+if [ -n "${STORES:-}" ]; then
+    echo "== creating $STORES stores (a POST each on r0) and loading them on r1 and r2"
+    python3 - "$STORES" "${PORTS[0]}" "${PORTS[1]}" "${PORTS[2]}" <<'PY' || fail "the stores could not be created and loaded"
+import http.client, sys, threading
+stores, ports = int(sys.argv[1]), [int(p) for p in sys.argv[2:5]]
+failures = []
+def visit(port, method, part):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    for n in range(part, stores, 4):
+        path = f"/stores/s{n}/" + ("actions" if method == "POST" else "state")
+        body = '{"type":"increase"}' if method == "POST" else None
+        connection.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        answer.read()
+        if answer.status >= 300:
+            failures.append(f"{method} {path} on {port}: {answer.status}")
+def run(jobs):
+    threads = [threading.Thread(target=visit, args=job) for job in jobs]
+    for thread in threads: thread.start()
+    for thread in threads: thread.join()
+run([(ports[0], "POST", part) for part in range(4)])
+run([(port, "GET", part) for port in ports[1:] for part in range(4)])
+if failures:
+    print("\n".join(failures[:10]), file=sys.stderr)
+    sys.exit(1)
+PY
+fi
 
 echo "== throughput: wrk, 64 connections over 3 replicas${KEYED:+, every POST with an Idempotency-Key of its own}, ${DURATION}s (after a 2 s warm-up)"
 post_load 2 warmup

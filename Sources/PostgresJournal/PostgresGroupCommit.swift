@@ -173,7 +173,12 @@ public final class PostgresGroupCommit: Sendable {
             }
             if batch.isEmpty { return }  // stopping, and nothing left
             do {
-                if log == nil { log = try PostgresLog(conninfo: conninfo) }
+                if log == nil {
+                    let opened = try PostgresLog(conninfo: conninfo)
+                    log = opened
+                    // The checked path's statements too (the function sets it for itself).
+                    try opened.findRowsThroughIndexes()
+                }
                 guard let log else { continue }
                 let groups = batch.map(\.group).filter { !$0.group.isEmpty }
                 let started = ContinuousClock.now

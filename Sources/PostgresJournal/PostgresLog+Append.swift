@@ -129,7 +129,8 @@ extension PostgresLog {
         try connection.execute(
             """
             UPDATE remvvm_head h SET version = c.version, last_action_at = greatest(h.last_action_at, c.last)
-            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(store, version, last) WHERE h.store = c.store
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(store, version, last)
+            WHERE h.store = c.store AND h.store = ANY($1::text[])
             """,
             [Self.arrayLiteral(raised.map(\.store.rawValue)), Self.arrayLiteral(raised.map { String($0.head) }),
              Self.arrayLiteral(raised.map { String($0.last) })]

@@ -219,24 +219,6 @@ public final class PostgresLog {
         try answers(forKeys: [StoreKey(store: store, key: key)])[StoreKey(store: store, key: key)]
     }
 
-    /// Plans every statement of this connection for its parameters at each execution, instead
-    /// of caching a generic plan after five: a plan cached while the log was small (a sequential
-    /// scan of a few pages) would go on scanning the whole log as it grows, since nothing
-    /// re-plans it until the table is next analyzed. Measured on the keyed lookups of
-    /// ``answers(forKeys:)``: 12 ms per query of about 9 keys, against 8 µs per key before.
-    /// Kept across reconnects.
-    public func planEachExecution() throws(PostgresLogError) {
-        try ensureOpen()
-        try connection.keepSetting("SET plan_cache_mode = force_custom_plan")
-    }
-
-    /// Cancels every later statement of this connection that runs (or waits for a lock) longer
-    /// than `timeout` (PostgreSQL's `statement_timeout`), also after a reconnect.
-    public func limitStatements(to timeout: Duration) throws(PostgresLogError) {
-        try ensureOpen()
-        try connection.keepSetting("SET statement_timeout = \(max(1, timeout.wholeMilliseconds))")
-    }
-
     /// ``answer(forKey:in:)`` of several keys of `store`, in one query.
     public func answers(forKeys keys: [String], in store: StoreID = .default) throws(PostgresLogError) -> [String: KeptAnswer] {
         let found = try answers(forKeys: keys.map { StoreKey(store: store, key: $0) })

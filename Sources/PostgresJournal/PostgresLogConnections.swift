@@ -36,9 +36,9 @@ final class PostgresLogConnections: Sendable {
         // What the appender committed goes to the follower (applied without reading it back) and
         // to the commit listeners of each store.
         appender = PostgresGroupCommit(conninfo: conninfo) { entries, duration in
+            follower.offer(byStore: entries)
             let heard = listeners.withLock { $0 }
             for (store, stored) in entries {
-                follower.offer(store, entries: stored)
                 for listener in heard[store] ?? [] { listener(stored.count, duration) }
             }
         }

@@ -18,7 +18,9 @@ extension PostgresLogFollower {
         while !isStopping {
             do {
                 if log == nil {
-                    log = try PostgresLog(conninfo: conninfo)
+                    let opened = try PostgresLog(conninfo: conninfo)
+                    log = opened
+                    try opened.planOnceThroughIndexes()
                     // Every (re)connect: each store's head (what the lag is measured against
                     // while catching up) and whether it is still the store this replica follows.
                     restartEveryStore()
@@ -82,71 +84,24 @@ extension PostgresLogFollower {
                 let found = try log.heads(of: Array(chunk))
                 for store in chunk { check(store, found[store]) }
             }
-            let behind = state.withLock { state -> [(StoreID, FollowedStore)] in
-                defer { state.mayBeBehind = [] }
-                return state.mayBeBehind.compactMap { store in
-                    state.stores[store].flatMap { $0.isBehind ? (store, $0) : nil }
-                }
-            }
+            let round = takeRound()
             touched.formUnion(heads)
-            touched.formUnion(behind.map(\.0))
-            defer {
-                // What is left (a full page, offers beyond a page) is looked at again.
-                state.withLock { state in
-                    for (store, _) in behind where state.stores[store]?.isBehind == true { state.mayBeBehind.insert(store) }
-                }
-            }
-            guard !behind.isEmpty || !heads.isEmpty else { break }
-            var reads: [StoreID: (applied: UInt64, generation: UInt64, nextOffered: UInt64?)] = [:]
-            for (store, followed) in behind {
-                let (offered, nextOffered) = takeOffered(store, generation: followed.generation)
-                if !offered.isEmpty {
-                    apply(offered, of: store, generation: followed.generation)
-                } else if nextOffered != nil || followed.readUpTo.map({ followed.applied < $0 }) == true {
-                    reads[store] = (followed.applied, followed.generation, nextOffered)
-                }
-            }
-            for chunk in Array(reads.keys).chunked(Self.storesPerQuery) {
+            touched.formUnion(round.lazy.map(\.store))
+            defer { requeueBehind(round) }
+            guard !round.isEmpty || !heads.isEmpty else { break }
+            // Applied then recorded with nothing that throws in between: a page applied and not
+            // recorded would be applied twice.
+            let offered = stillFollowed(round.filter { !$0.offered.isEmpty })
+            record(offered.map { applyPage($0.offered, of: $0) })
+            for chunk in round.filter(\.needsRead).chunked(Self.storesPerQuery) {
                 // Before offered entries, only the versions missing up to them (the offered ones
                 // are not read back).
-                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { store in
-                    let read = reads[store]
-                    let missing = read.flatMap { read in read.nextOffered.map { Int($0 - read.applied - 1) } }
-                    return (store, (version: read?.applied ?? 0, limit: min(pageSize, missing ?? pageSize)))
+                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { work in
+                    (work.store, (version: work.applied, limit: work.readLimit(pageSize: pageSize)))
                 }))
-                for store in chunk {
-                    guard let read = reads[store] else { continue }
-                    applyRead(pages[store] ?? [], of: store, after: read.applied, generation: read.generation, nextOffered: read.nextOffered)
-                }
+                record(stillFollowed(Array(chunk)).map { applyRead(pages[$0.store] ?? [], of: $0) })
             }
         }
-    }
-
-    /// Applies a page read from the log. Without offers beyond it: a short page reached the head
-    /// as it was then (wait for the doorbell rather than ask again for nothing: under load that
-    /// empty read doubled the queries). With offers from `nextOffered` on: the page is what other
-    /// replicas committed before them (all committed already: the store's head lock orders
-    /// commits), so a page that does not lead up to them means the offer cannot be trusted; every
-    /// offer is dropped and the log read instead.
-    private func applyRead(_ page: [LogEntry], of store: StoreID, after applied: UInt64, generation: UInt64, nextOffered: UInt64?) {
-        var page = page
-        if let nextOffered {
-            page.removeAll { $0.record.version >= nextOffered }
-            let missing = Int(nextOffered - applied - 1)
-            if page.count < min(pageSize, missing) {
-                state.withLock { state in
-                    guard state.stores[store]?.generation == generation else { return }
-                    state.stores[store]?.offered.removeAll()
-                    state.stores[store]?.readUpTo = .max
-                }
-            }
-        } else if page.count < pageSize {
-            state.withLock { state in
-                guard state.stores[store]?.generation == generation else { return }
-                state.stores[store]?.readUpTo = nil
-            }
-        }
-        apply(page, of: store, generation: generation)
     }
 
     /// Checks `store`'s head row as read: gone → the store stops (deleted); another incarnation
@@ -177,52 +132,8 @@ extension PostgresLogFollower {
         }
     }
 
-    /// The offered entries of `store` that follow its applied version directly (dropping those
-    /// already applied), and the first version offered beyond a gap, if any.
-    private func takeOffered(_ store: StoreID, generation: UInt64) -> (entries: [LogEntry], nextOffered: UInt64?) {
-        state.withLock { state in
-            guard var followed = state.stores[store], followed.generation == generation else { return ([], nil) }
-            state.stores[store] = nil
-            defer { state.stores[store] = followed }
-            while let first = followed.offered.first, first.record.version <= followed.applied {
-                followed.offered.removeFirst()
-            }
-            guard let first = followed.offered.first else { return ([], nil) }
-            guard first.record.version == followed.applied + 1 else { return ([], first.record.version) }
-            var entries: [LogEntry] = []
-            var expected = followed.applied + 1
-            while let next = followed.offered.first, next.record.version == expected, entries.count < pageSize {
-                entries.append(followed.offered.removeFirst())
-                expected += 1
-            }
-            return (entries, nil)
-        }
-    }
-
-    /// Hands `page` to the store's `apply` (unless it is followed anew meanwhile), then records
-    /// it applied and answers the waiters; a throw stops the store with the reason.
-    private func apply(_ page: [LogEntry], of store: StoreID, generation: UInt64) {
-        guard let first = page.first, let last = page.last else { return }
-        guard let apply = state.withLock({ state in state.stores[store].flatMap { $0.generation == generation ? $0.apply : nil } }) else {
-            return
-        }
-        do {
-            try apply(page)
-        } catch {
-            return stop(store, generation: generation, "applying version \(first.record.version)…\(last.record.version) failed: \(error)")
-        }
-        state.withLock { state in
-            guard var followed = state.stores[store], followed.generation == generation else { return }
-            followed.applied = last.record.version
-            followed.knownHead = max(followed.knownHead, followed.applied)
-            state.stores[store] = followed
-        }
-        state.notifyAll()
-        answerWaiters()
-    }
-
     /// Stops following `store` for good, saying why (unless it is followed anew meanwhile).
-    private func stop(_ store: StoreID, generation: UInt64, _ reason: String) {
+    func stop(_ store: StoreID, generation: UInt64, _ reason: String) {
         state.withLock { state in
             guard state.stores[store]?.generation == generation else { return }
             state.stores[store]?.stopReason = reason
@@ -289,12 +200,7 @@ extension PostgresLogFollower {
                 state.headsToRead.insert(store)
                 relevant = true
             }
-            for (store, head) in announced.heads {
-                guard var followed = state.stores[store], head > followed.applied else { continue }
-                state.stores[store] = nil
-                followed.knownHead = max(followed.knownHead, head)
-                followed.readUpTo = max(followed.readUpTo ?? 0, head)
-                state.stores[store] = followed
+            for (store, head) in announced.heads where state.stores[store]?.announce(head) == true {
                 state.mayBeBehind.insert(store)
                 relevant = true
             }

@@ -46,6 +46,27 @@ struct FollowedStore {
     }
 }
 
+extension FollowedStore {
+    /// Takes in a head a doorbell announced; true when it is past the applied version (there is
+    /// something to read).
+    mutating func announce(_ head: UInt64) -> Bool {
+        guard head > applied else { return false }
+        knownHead = max(knownHead, head)
+        readUpTo = max(readUpTo ?? 0, head)
+        return true
+    }
+
+    /// Keeps `entries` (this replica's, up to version `last`) to apply without reading them back,
+    /// the newest `limit` at most.
+    mutating func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
+        knownHead = max(knownHead, last)
+        offered.append(contentsOf: entries)
+        if offered.count > limit {
+            offered.removeFirst(offered.count - limit)
+        }
+    }
+}
+
 /// A caller of ``PostgresLogFollower/whenApplied(_:of:timeout:_:)`` still waiting.
 struct FollowerWaiter {
     let store: StoreID

@@ -173,18 +173,23 @@ public final class PostgresLogFollower: Sendable {
     /// stored): the thread applies them without reading them back once every version before them
     /// is applied. Entries already applied, and entries of stores not followed, are ignored.
     public func offer(_ store: StoreID, entries: [LogEntry]) {
-        guard let last = entries.last?.record.version else { return }
+        offer(byStore: [store: entries])
+    }
+
+    /// ``offer(_:entries:)`` of the entries of several stores (an append's), in one lock and with
+    /// one wake-up of the thread: an append carries ~20 stores' entries when 1,000 stores are
+    /// written.
+    public func offer(byStore entries: [StoreID: [LogEntry]]) {
         let followed = state.withLock { state -> Bool in
-            guard var followed = state.stores[store] else { return false }
-            state.stores[store] = nil
-            followed.knownHead = max(followed.knownHead, last)
-            followed.offered.append(contentsOf: entries)
-            if followed.offered.count > Self.offeredLimit {
-                followed.offered.removeFirst(followed.offered.count - Self.offeredLimit)
+            var followed = false
+            for (store, stored) in entries {
+                guard let last = stored.last?.record.version else { continue }
+                // In place: the store's entry is neither copied nor moved.
+                guard state.stores[store]?.offer(stored, last: last, keeping: Self.offeredLimit) != nil else { continue }
+                state.mayBeBehind.insert(store)
+                followed = true
             }
-            state.stores[store] = followed
-            state.mayBeBehind.insert(store)
-            return true
+            return followed
         }
         if followed { wakeBell?.ring() }
     }

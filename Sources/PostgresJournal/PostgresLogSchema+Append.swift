@@ -1,9 +1,10 @@
 extension PostgresLogSchema {
     /// The function that appends groups without `If-Match` in one call (``PostgresLog``): its
     /// name carries its version, so a build that needs another one creates it beside this one.
-    /// (`remvvm_append_v2` appended to the only store of schema version 1; `v1` checked
-    /// `remvvm_answers` through a plan cached while that table was small.)
-    static let appendFunction = "remvvm_append_v3"
+    /// (`remvvm_append_v3` found its stores' head rows by reading every head row, twice per call,
+    /// once the log held hundreds of stores; `v2` appended to the only store of schema version 1;
+    /// `v1` checked `remvvm_answers` through a plan cached while that table was small.)
+    static let appendFunction = "remvvm_append_v4"
 
     /// The argument types of ``appendFunction``, as `to_regprocedure` names them.
     static let appendFunctionArguments =
@@ -60,12 +61,19 @@ extension PostgresLogSchema {
     /// twice. Then both tables are read in one snapshot, which shows a moving key on one side.
     /// The check is planned at every call (`EXECUTE`): a plan cached for the session, made while
     /// `remvvm_answers` was nearly empty, scanned the whole table as it grew.
+    ///
+    /// Head rows are found through their primary key only (`enable_seqscan` off inside the
+    /// function, and the raise restricted to `store = ANY(stores)`, which the index answers):
+    /// `remvvm_head` fits in a few pages, so PostgreSQL's costs preferred reading every head row
+    /// and comparing each with every store of the call — with 1,000 stores, two scans of 1,000
+    /// rows per append and a quarter of PostgreSQL's CPU (`docs/benchmarks.md`, 2026-11-28 night),
+    /// where the append touches the ~20 rows of its stores.
     static let createAppendFunction = """
         CREATE FUNCTION \(appendFunction)(
                 stores text[], counts bigint[], last_times bigint[],
                 row_stores text[], ords bigint[], types text[], payloads text[], times bigint[], keys text[],
                 statuses integer[], fingerprints bytea[], bodies bytea[], suffixes bytea[], answer_times bigint[]
-            ) RETURNS text LANGUAGE plpgsql AS $append$
+            ) RETURNS text LANGUAGE plpgsql SET enable_seqscan = off AS $append$
             DECLARE
                 kept boolean;
                 heads text;
@@ -90,7 +98,7 @@ extension PostgresLogSchema {
                 WITH bumped AS (
                     UPDATE remvvm_head h SET version = h.version + c.n, last_action_at = greatest(h.last_action_at, c.last)
                     FROM unnest(stores, counts, last_times) AS c(store, n, last)
-                    WHERE h.store = c.store
+                    WHERE h.store = c.store AND h.store = ANY(stores)
                     RETURNING h.store, h.version - c.n AS base, h.version AS head
                 ),
                 inserted AS (
