@@ -1,15 +1,14 @@
-import Synchronization
+import ConcurrencyKit
 import ReMVVM
 
 /// Where a backend keeps the runtime its start makes, set once: the one start, stop and
 /// publisher of ``JournalBackend`` and ``ReplicaBackend``.
 ///
-/// The reference is held as `AnyObject`: an `AtomicLazyReference<Runtime>` read from code not
-/// specialized for the runtime's type looked up its runtime types at every load (about 1,100
-/// instructions, on every durable request); `AtomicLazyReference<AnyObject>` is specialized.
-/// Unchecked `Sendable` for that `AnyObject`: it only ever holds a `Runtime`, which is `Sendable`.
-final class RuntimeSlot<Runtime: BackendRuntime>: @unchecked Sendable {
-    private let reference = AtomicLazyReference<AnyObject>()
+/// A ``ConcurrencyKit/SetOnceReference``: an `AtomicLazyReference<Runtime>` read from code not
+/// specialized for the runtime's type cost about 1,100 instructions a load, twice per durable
+/// request.
+final class RuntimeSlot<Runtime: BackendRuntime>: Sendable {
+    private let reference = SetOnceReference()
 
     /// Creates an empty slot.
     init() {}
