@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The server's CPU per request, two builds alternating: on a 2-core machine wrk takes about as much
+# CPU as the server, so requests/s hide much of a change in the server's own cost; CPU time per
+# request (perf stat's task-clock over the requests wrk counted) shows it. Prints each round and,
+# per build, the medians of requests/s, CPU µs per request and context switches per request.
+#
+#   Benchmarks/cpu-per-request.sh BASE_BIN TREE_BIN [ROUNDS] [ROW]
+#
+# BASE_BIN and TREE_BIN hold remvvm-server (release builds, e.g. .build-ab-baseline/release and
+# .build-ab/release as scripts/ab.sh makes them). ROW: post (default: POST /actions in memory),
+# state (GET /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to
+# one store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread).
+# ROUNDS (default 5) rounds of 5-second wrk -t2 -c64 runs, the builds alternating, a fresh server
+# per round and build. Needs wrk, perf, python3; 127.0.0.1 only; every server stopped by its PID.
+set -euo pipefail
+BASE_BIN=${1:?usage: Benchmarks/cpu-per-request.sh BASE_BIN TREE_BIN [ROUNDS] [ROW]}
+TREE_BIN=${2:?usage: Benchmarks/cpu-per-request.sh BASE_BIN TREE_BIN [ROUNDS] [ROW]}
+ROUNDS=${3:-5}
+ROW=${4:-post}
+cd "$(dirname "$0")/.."
+PORT=${PORT:-18214}
+OUT=${OUT:-bench-results/cpu-per-request}
+command -v perf >/dev/null || { echo "cpu-per-request: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
+scripts/install-deps.sh wrk python3
+mkdir -p "$OUT"
+rm -rf "$OUT"/data-* "$OUT"/*.log "$OUT"/rounds.tsv
+source Benchmarks/lib/background-servers.sh
+
+# measure LABEL URL [wrk args...]: a 1 s warm-up, then 5 s of wrk with perf stat on the server
+# beside it; appends "LABEL rps cpu_us cs" to $OUT/rounds.tsv and prints it.
+measure() {
+    local label=$1 url=$2
+    shift 2
+    wrk -t2 -c64 -d1s "$@" "$url" >/dev/null 2>&1 || true
+    perf stat -e task-clock,context-switches -x, -o "$OUT/perf.txt" -p "$SERVER_PID" -- sleep 4.5 &
+    local perf_pid=$!
+    local out
+    out=$(wrk -t2 -c64 -d5s "$@" "$url")
+    wait "$perf_pid"
+    if grep -q "Non-2xx" <<<"$out"; then echo "$label: some answers were not 2xx" >&2; echo "$out" >&2; exit 1; fi
+    awk -v label="$label" -v rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")" \
+        -v ms="$(awk -F, '/task-clock/ {print $1}' "$OUT/perf.txt")" \
+        -v cs="$(awk -F, '/context-switches/ {print $1}' "$OUT/perf.txt")" \
+        'BEGIN { printf "%s\t%.0f\t%.2f\t%.3f\n", label, rps, ms * 1000 / (rps * 4.5), cs / (rps * 4.5) }' \
+        | tee -a "$OUT/rounds.tsv"
+}
+
+# round SIDE BIN N: one fresh server of BIN, measured for ROW.
+round() {
+    local side=$1 bin=$2 n=$3 url="http://127.0.0.1:$PORT"
+    case "$ROW" in
+    post)
+        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        measure "$side" "$url/actions" -s Benchmarks/wrk/post-action.lua ;;
+    state)
+        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        measure "$side" "$url/state" ;;
+    spread)
+        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --data-dir "$OUT/data-$side-$n" \
+            --log-level warning --max-stores 1100 --max-loaded-stores 1100
+        python3 - "$PORT" <<'PYTHON'
+import http.client, sys
+connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for n in range(1000):
+    connection.request("PUT", f"/stores/s{n}")
+    connection.getresponse().read()
+PYTHON
+        STORES=1 measure "$side-one" "$url" -s Benchmarks/wrk/post-action-stores.lua
+        STORES=1000 measure "$side-1000" "$url" -s Benchmarks/wrk/post-action-stores.lua ;;
+    *)
+        echo "unknown ROW $ROW (post, state or spread)" >&2; exit 2 ;;
+    esac
+    stop "$SERVER_PID"
+    rm -rf "$OUT/data-$side-$n"
+}
+
+printf "row %s, %s rounds, wrk -t2 -c64 -d5s\nlabel\trequests/s\tcpu µs/request\tcontext switches/request\n" "$ROW" "$ROUNDS"
+for n in $(seq 1 "$ROUNDS"); do
+    if (( n % 2 )); then round base "$BASE_BIN" "$n"; round tree "$TREE_BIN" "$n"
+    else round tree "$TREE_BIN" "$n"; round base "$BASE_BIN" "$n"; fi
+done
+
+python3 - "$OUT/rounds.tsv" <<'PYTHON'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    label, rps, cpu, cs = line.split("\t")
+    rows[label].append((float(rps), float(cpu), float(cs)))
+print("\nmedians")
+for label, values in rows.items():
+    print(f"  {label:<10} {statistics.median(v[0] for v in values):>9.0f}/s  "
+          f"{statistics.median(v[1] for v in values):6.2f} µs/request  "
+          f"{statistics.median(v[2] for v in values):5.3f} context switches/request")
+for side in ("base", "tree"):
+    if f"{side}-one" in rows:
+        one = statistics.median(v[0] for v in rows[f"{side}-one"])
+        many = statistics.median(v[0] for v in rows[f"{side}-1000"])
+        print(f"  {side}: 1,000 stores / one store, requests/s: {many / one:.2f}")
+PYTHON
