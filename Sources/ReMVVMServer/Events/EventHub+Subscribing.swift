@@ -173,7 +173,7 @@ extension EventHub {
         inbox.withLock { inbox in
             guard let first = inbox.history.first, version >= first.version else { return nil }
             let index = Int(version - first.version)
-            return index < inbox.history.count ? publications(in: inbox, index..<index + 1)[0] : nil
+            return index < inbox.history.count ? inbox.history[index].typed(as: State.self) : nil
         }
     }
 
