@@ -1,16 +1,21 @@
+import MicroHTTP
 import Testing
 @testable import ReMVVMServer
 
 /// The encoded view-model cache behind `GET /viewmodels/<name>`.
 @Suite struct ViewModelCacheTests {
     private func json(_ entry: ViewModelCache.Entry?) -> String? {
-        guard case .json(let bytes) = entry else { return nil }
+        guard case .answer(let response) = entry, case .bytes(let bytes) = response.body else { return nil }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func answer(_ json: String) -> ViewModelCache.Entry {
+        .answer(Response(status: 200, body: .bytes(Array(json.utf8))))
     }
 
     @Test func answersOnlyForTheVersionItWasStoredFor() {
         let cache = ViewModelCache()
-        cache.store(.json(Array("a".utf8)), name: "counter", key: nil, version: 3)
+        cache.store(answer("a"), name: "counter", key: nil, version: 3)
         #expect(json(cache.entry(name: "counter", key: nil, version: 3)) == "a")
         #expect(cache.entry(name: "counter", key: nil, version: 4) == nil)
         #expect(cache.entry(name: "counter", key: "x", version: 3) == nil, "keys are part of the identity")
@@ -18,8 +23,8 @@ import Testing
 
     @Test func olderVersionsNeverReplaceNewerOnes() {
         let cache = ViewModelCache()
-        cache.store(.json(Array("new".utf8)), name: "n", key: nil, version: 9)
-        cache.store(.json(Array("old".utf8)), name: "n", key: nil, version: 8)
+        cache.store(answer("new"), name: "n", key: nil, version: 9)
+        cache.store(answer("old"), name: "n", key: nil, version: 8)
         #expect(json(cache.entry(name: "n", key: nil, version: 9)) == "new")
     }
 
@@ -36,7 +41,7 @@ import Testing
         let cache = ViewModelCache(capacity: 2)
         cache.store(.unavailable, name: "v", key: "1", version: 1)
         cache.store(.unavailable, name: "v", key: "2", version: 1)
-        cache.store(.json(Array("3".utf8)), name: "v", key: "3", version: 1)
+        cache.store(answer("3"), name: "v", key: "3", version: 1)
         #expect(cache.entry(name: "v", key: "1", version: 1) == nil)
         #expect(cache.entry(name: "v", key: "2", version: 1) == nil)
         #expect(json(cache.entry(name: "v", key: "3", version: 1)) == "3")

@@ -22,11 +22,10 @@ enum ResponseWriter {
         }
         switch response.body {
         case .bytes(let bytes):
-            // MUST_COPY: libmicrohttpd keeps its own copy; it never points into a Swift array.
-            let created = bytes.withUnsafeBytes { raw in
-                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            if let prepared = response.prepared, !server.isRefusingRequests, prepared.isUnchanged(response) {
+                return queue(prepared.handle, status: status, on: connection, server: server)
             }
-            guard let created else {
+            guard let created = makeBufferResponse(bytes) else {
                 server.logger.error("Could not allocate a response of \(bytes.count) bytes")
                 return .NO
             }
@@ -80,7 +79,7 @@ enum ResponseWriter {
         on connection: OpaquePointer,
         server: ServerCore
     ) -> MHD_Result {
-        defer { MHD_destroy_response(created) }
+        defer { release(created) }
         for (name, value) in headers where !add(name: name, value: value, to: created) {
             // Invalid characters, or a header libmicrohttpd manages itself (Content-Length...).
             server.logger.debug("Header \(name) was not accepted by libmicrohttpd and is left out")
@@ -88,12 +87,35 @@ enum ResponseWriter {
         if server.isRefusingRequests {
             _ = MHD_add_response_header(created, "Connection", "close")
         }
-        let result = MHD_queue_response(connection, UInt32(status), created)
+        return queue(created, status: status, on: connection, server: server)
+    }
+
+    /// Queues a response libmicrohttpd holds (its own reference: the caller keeps or drops its).
+    private static func queue(_ response: OpaquePointer, status: Int, on connection: OpaquePointer, server: ServerCore) -> MHD_Result {
+        let result = MHD_queue_response(connection, UInt32(status), response)
         if result == .NO {
             // E.g. the client spoke a protocol version the status cannot be sent in.
             server.logger.debug("libmicrohttpd refused to queue a \(status) response; closing the connection")
         }
         return result
+    }
+
+    /// A libmicrohttpd response with a copy of `bytes` as its body (MUST_COPY: it never points
+    /// into a Swift array); nil when it cannot be allocated.
+    static func makeBufferResponse(_ bytes: [UInt8]) -> OpaquePointer? {
+        bytes.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    }
+
+    /// Adds every field of `headers` to `response`; false when libmicrohttpd refused one.
+    static func addFields(_ headers: HTTPHeaders, to response: OpaquePointer) -> Bool {
+        headers.allSatisfy { add(name: $0.name, value: $0.value, to: response) }
+    }
+
+    /// Drops our reference to `response` (libmicrohttpd frees it once no connection sends it).
+    static func release(_ response: OpaquePointer) {
+        MHD_destroy_response(response)
     }
 
     /// `MHD_add_response_header` (libmicrohttpd copies both texts). Through `withCString`: a

@@ -1,14 +1,15 @@
 /// HTTP header fields as ordered name/value pairs, with case-insensitive lookup by name.
 ///
 /// Order and repeated names are preserved, so the same type serves requests (as received)
-/// and responses (as sent).
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+/// and responses (as sent). Two are equal when they hold the same fields in the same order, names
+/// compared exactly (as sent, not case-insensitively).
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
     public typealias Element = (name: String, value: String)
 
     /// One field, stored as a struct: an array of `(String, String)` tuples is destroyed through
     /// the runtime's generic tuple witness, field by field (about 300 instructions a request).
-    struct Field {
+    struct Field: Equatable {
         var name: String
         var value: String
     }

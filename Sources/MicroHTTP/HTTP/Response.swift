@@ -17,6 +17,9 @@ public struct Response: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: Body
+    /// The same response already in libmicrohttpd's form (``preparedForReuse()``), sent instead
+    /// of building it again while status, fields and body are still the ones it was made from.
+    public var prepared: PreparedResponse?
 
     /// Creates a response.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([])) {

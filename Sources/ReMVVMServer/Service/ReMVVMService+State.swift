@@ -2,19 +2,31 @@ import MicroHTTP
 import ReMVVM
 
 extension ReMVVMService {
-    /// `GET /state`: the state as JSON with the version as `ETag` (see ``VersionTags``); 304 when `If-None-Match` matches.
+    /// `GET /state`: the state as JSON with the version as `ETag` (see ``VersionTags``); 304 when
+    /// `If-None-Match` matches. Each version's answer is made once (``StateAnswerCache``).
     func getState(_ request: Request, in served: ServedStore<State>) -> Response {
         let snapshot = served.publisher.snapshot
-        let etag = served.versionTags.etag(snapshot.version)
-        if let condition = request.headers.list("If-None-Match"), Self.matches(etag, condition) {
-            return Response(status: 304, headers: HTTPHeaders([("ETag", etag)]))
+        guard let answer = served.stateAnswers.answer(for: snapshot.version) ?? stateAnswer(snapshot, in: served) else {
+            return Problem(title: "Internal Server Error", status: 500, detail: "the state cannot be encoded as JSON").response
         }
+        if let condition = request.headers.list("If-None-Match"), Self.matches(answer.etag, condition) {
+            return Response(status: 304, headers: HTTPHeaders([("ETag", answer.etag)]))
+        }
+        return answer.response
+    }
+
+    /// Makes and keeps the answer for `snapshot`; nil (logged) when its state cannot be encoded.
+    private func stateAnswer(_ snapshot: StoreSnapshot<State>, in served: ServedStore<State>) -> StateAnswerCache.Answer? {
         do {
             let json = try served.stateCache.json(for: snapshot)
-            return JSONCoding.response(json, headers: [("ETag", etag), ("Cache-Control", "no-cache")])
+            let etag = served.versionTags.etag(snapshot.version)
+            let response = JSONCoding.response(json, headers: [("ETag", etag), ("Cache-Control", "no-cache")])
+            let answer = StateAnswerCache.Answer(version: snapshot.version, etag: etag, response: response.preparedForReuse())
+            served.stateAnswers.remember(answer)
+            return answer
         } catch {
             logger.error("state version \(snapshot.version) cannot be encoded: \(error)")
-            return Problem(title: "Internal Server Error", status: 500, detail: "the state cannot be encoded as JSON").response
+            return nil
         }
     }
 

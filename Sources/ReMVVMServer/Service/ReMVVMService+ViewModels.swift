@@ -18,7 +18,9 @@ extension ReMVVMService {
             return response(for: cached, name: name, key: key)
         }
         do {
-            let entry: ViewModelCache.Entry = try render(snapshot.state, key).map { .json($0) } ?? .unavailable
+            let entry: ViewModelCache.Entry = try render(snapshot.state, key).map { json in
+                .answer(JSONCoding.response(json, headers: [("Cache-Control", "no-cache")]).preparedForReuse())
+            } ?? .unavailable
             served.viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
             return response(for: entry, name: name, key: key)
         } catch {
@@ -29,8 +31,8 @@ extension ReMVVMService {
 
     private func response(for entry: ViewModelCache.Entry, name: String, key: String?) -> Response {
         switch entry {
-        case .json(let json):
-            return JSONCoding.response(json, headers: [("Cache-Control", "no-cache")])
+        case .answer(let response):
+            return response
         case .unavailable:
             return Problem.viewModelUnavailable(name, key: key).response
         }

@@ -26,6 +26,8 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
     let viewModelHub: ViewModelHub<State>
     /// The JSON of its newest state.
     let stateCache: EncodedStateCache<State>
+    /// `GET /state`'s answer for its newest version read.
+    let stateAnswers = StateAnswerCache()
     /// The JSON of its view models at its newest version.
     let viewModelCache = ViewModelCache()
     /// The answers kept for its `Idempotency-Key`s.

@@ -1,13 +1,15 @@
 import ConcurrencyKit
+import MicroHTTP
 
 /// Encoded view models by name, key and state version: a view model is made by the state's factory,
-/// so the version identifies it, and repeated reads of one version skip the factory and the encoder.
+/// so the version identifies it, and repeated reads of one version skip the factory, the encoder
+/// and the making of the answer (kept in libmicrohttpd's form, ``MicroHTTP/Response/preparedForReuse()``).
 ///
 /// Bounded: keys come from clients (`?key=`), so past `capacity` entries the cache starts over.
 final class ViewModelCache: Sendable {
-    /// A cached answer: the JSON, or "the factory makes none in that state".
+    /// A cached answer: the `200` response with the JSON, or "the factory makes none in that state".
     enum Entry: Sendable {
-        case json([UInt8])
+        case answer(Response)
         case unavailable
     }
 
