@@ -124,7 +124,7 @@ import Testing
         let metrics = ServiceMetrics(actionTypes: [ObjectIdentifier(Increase.self): "increase"])
         let route = metrics.httpMetrics(for: Router()).route(method: .GET, route: nil)
         route.count(status: 404)
-        route.duration.recordMilliseconds(1)
+        route.duration.record(.milliseconds(1))
         metrics.journalCommitted(actions: 3, duration: .milliseconds(1))
         // The store directory's families (a service serving many stores).
         let stores = StoreMetrics(metrics)

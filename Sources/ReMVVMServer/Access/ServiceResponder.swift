@@ -33,14 +33,14 @@ public struct ServiceResponder: Responder {
         case .pending(let pending):
             pending.whenCompleted { completed in
                 handles.count(status: completed.status)
-                handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
+                handles.duration.record(ContinuousClock.now - started)
             }
         case .stream:
             // An event stream lasts as long as its client: counted, not timed.
             handles.count(status: response.status)
         default:
             handles.count(status: response.status)
-            handles.duration.recordNanoseconds((ContinuousClock.now - started).wholeNanoseconds)
+            handles.duration.record(ContinuousClock.now - started)
         }
         return response
     }

@@ -14,7 +14,8 @@ final class HTTPMetrics: Sendable {
     final class Route: Sendable {
         let method: String
         let route: String
-        let duration: CoreMetrics.Timer
+        /// How long its answers took (``DurationHistogram``: no lock, one bucket touched).
+        let duration: DurationHistogram
         /// By status code (`status - 100`; slot 0 also counts codes outside 100...599 as
         /// `other`), made when first seen. A lock, not an atomic reference per code:
         /// `AtomicLazyReference.load()` is not specialized for its type and looked its generic
@@ -22,13 +23,11 @@ final class HTTPMetrics: Sendable {
         private let counters: Lock<[CoreMetrics.Counter?]>
         private let factory: any MetricsFactory
 
-        init(method: String, route: String, factory: any MetricsFactory) {
+        init(method: String, route: String, factory: any MetricsFactory, durations: DurationHistogramFamily) {
             self.method = method
             self.route = route
             self.factory = factory
-            duration = CoreMetrics.Timer(
-                label: "http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory
-            )
+            duration = durations.histogram(labels: [("method", method), ("route", route)])
             counters = Lock(Array(repeating: nil, count: HTTPMetrics.codes.count))
         }
 
@@ -72,7 +71,7 @@ final class HTTPMetrics: Sendable {
 
     /// Handles for every (method, pattern) of `routes` — with `HEAD` beside `GET`, and `OPTIONS`
     /// (preflights) on every pattern — plus `unmatched` for each method.
-    init(routes registered: [(method: HTTPMethod, pattern: String)], factory: any MetricsFactory) {
+    init(routes registered: [(method: HTTPMethod, pattern: String)], factory: any MetricsFactory, durations: DurationHistogramFamily) {
         var routes = [[String: Route]](repeating: [:], count: Self.methods.count)
         var pairs = registered
         for (method, pattern) in registered {
@@ -81,11 +80,11 @@ final class HTTPMetrics: Sendable {
         }
         for (method, pattern) in pairs {
             guard let index = Self.position(of: method), routes[index][pattern] == nil else { continue }
-            routes[index][pattern] = Route(method: method.rawValue, route: pattern, factory: factory)
+            routes[index][pattern] = Route(method: method.rawValue, route: pattern, factory: factory, durations: durations)
         }
         self.routes = routes
-        unmatched = Self.methods.map { Route(method: $0.rawValue, route: "unmatched", factory: factory) }
-        other = Route(method: "other", route: "unmatched", factory: factory)
+        unmatched = Self.methods.map { Route(method: $0.rawValue, route: "unmatched", factory: factory, durations: durations) }
+        other = Route(method: "other", route: "unmatched", factory: factory, durations: durations)
     }
 
     /// The handles for a request with `method` that `route` (a pattern, or nil: none) answered.

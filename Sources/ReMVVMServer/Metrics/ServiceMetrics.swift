@@ -34,6 +34,9 @@ final class ServiceMetrics: Sendable {
 
     let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
+    /// `http_request_duration_seconds`, one histogram per (method, route): recorded on every
+    /// answer, so not through the registry (``DurationHistogram``).
+    let requestDurations = DurationHistogramFamily(name: "http_request_duration_seconds", bounds: durationBuckets)
     /// `remvvm_actions_total` by action type, then by ``ActionOutcome`` (in `allCases` order):
     /// found by the action's type without building its name on the dispatch path.
     private let actionCounters: [ObjectIdentifier: [CoreMetrics.Counter]]
@@ -123,7 +126,7 @@ final class ServiceMetrics: Sendable {
 
     /// Handles for the routes of `router`.
     func httpMetrics(for router: Router) -> HTTPMetrics {
-        HTTPMetrics(routes: router.routes, factory: factory)
+        HTTPMetrics(routes: router.routes, factory: factory, durations: requestDurations)
     }
 
     /// Counts the actions of one request by outcome (no allocation: this runs for every `POST`).
@@ -206,6 +209,6 @@ final class ServiceMetrics: Sendable {
             cpuSeconds.increment(by: added)
             startTime.record(process.startTimeSeconds)
         }
-        return MetricFamilies.annotated(registry.emitToBuffer())
+        return MetricFamilies.annotated(registry.emitToBuffer() + Array(requestDurations.render().utf8))
     }
 }
