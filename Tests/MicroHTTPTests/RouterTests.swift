@@ -136,4 +136,21 @@ import Testing
         #expect(response.status == 413)
         #expect(body(response).contains("1 bytes"))
     }
+
+    /// Each pattern is numbered once, in the order first added, whatever its methods; the
+    /// answer names the route that gave it (a 405 too), a 404 none.
+    @Test func theAnsweringRouteIsNamedByPatternAndNumber() {
+        var router = router()
+        router.add(.POST, "/state") { _, _ in .ok("replace") }
+        #expect(router.patternCount == 6)
+        let numbers = Dictionary(router.numberedRoutes.map { ($0.route.pattern, $0.route.number) }) { first, _ in first }
+        #expect(numbers == ["/state": 0, "/actions": 1, "/viewmodels/:name": 2, "/viewmodels/names": 3, "/items/:id/tags/:tag": 4, "/": 5])
+        #expect(router.respondRouted(to: Request(method: .POST, path: "/state")).route == MatchedRoute(pattern: "/state", number: 0))
+        #expect(router.respondRouted(to: Request(method: .GET, path: "/viewmodels/x")).route == MatchedRoute(pattern: "/viewmodels/:name", number: 2))
+        let refused = router.respondRouted(to: Request(method: .PUT, path: "/items/1/tags/a"))
+        #expect(refused.response.status == 405)
+        #expect(refused.route == MatchedRoute(pattern: "/items/:id/tags/:tag", number: 4))
+        #expect(router.respondRouted(to: Request(method: .GET, path: "/nowhere")).route == nil)
+        #expect(router.route(matching: "/viewmodels/names") == MatchedRoute(pattern: "/viewmodels/names", number: 3))
+    }
 }

@@ -117,6 +117,21 @@ import Testing
         #expect(sample(text, "http_requests_total", ["method": "POST", "route": "/actions", "code": "413"]) == 2)
     }
 
+    /// Handles are found by the route's number, and only under the pattern they were made for:
+    /// the same number from a router with other patterns counts as unmatched, not as another route.
+    @Test func aRouteIsCountedUnderItsOwnPatternOnly() {
+        let metrics = ServiceMetrics(actionTypes: [:])
+        var router = Router()
+        router.add(.GET, "/state") { _, _ in Response(status: 200) }
+        router.add(.GET, "/viewmodels/:name") { _, _ in Response(status: 200) }
+        let http = metrics.httpMetrics(for: router)
+        #expect(http.route(method: .GET, route: MatchedRoute(pattern: "/viewmodels/:name", number: 1)).route == "/viewmodels/:name")
+        #expect(http.route(method: .HEAD, route: MatchedRoute(pattern: "/state", number: 0)).route == "/state")
+        #expect(http.route(method: .GET, route: MatchedRoute(pattern: "/other", number: 1)).route == "unmatched")
+        #expect(http.route(method: .GET, route: MatchedRoute(pattern: "/far", number: 99)).route == "unmatched")
+        #expect(http.route(method: .POST, route: MatchedRoute(pattern: "/state", number: 0)).route == "unmatched")
+    }
+
     /// Every family has a `# HELP` line (what `promtool check metrics` asks for) right before its
     /// `# TYPE` line, and the families come ordered by name; no help text is kept for a family
     /// the service does not register.

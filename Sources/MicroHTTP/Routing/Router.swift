@@ -15,13 +15,38 @@ public struct Router: Responder {
 
     private struct Route: Sendable {
         let pattern: RoutePattern
-        var handlers: [HTTPMethod: Handler]
+        /// Its position among the router's patterns, in the order they were first added.
+        let number: Int
+        /// By method, in the order added: a route has a handful, and comparing the request's
+        /// method with each costs less than hashing it into a dictionary.
+        var handlers: [(method: HTTPMethod, handler: Handler)] = []
+
+        var methods: [HTTPMethod] { handlers.map(\.method) }
+
+        mutating func set(_ handler: @escaping Handler, for method: HTTPMethod) {
+            if let index = handlers.firstIndex(where: { $0.method == method }) {
+                handlers[index].handler = handler
+            } else {
+                handlers.append((method, handler))
+            }
+        }
+
+        func handler(for method: HTTPMethod) -> Handler? {
+            for index in handlers.indices where handlers[index].method == method {
+                return handlers[index].handler
+            }
+            return nil
+        }
+
+        var matched: MatchedRoute { MatchedRoute(pattern: pattern.text, number: number) }
     }
 
     /// Literal patterns, by path: one dictionary lookup, no allocation.
     private var literalRoutes: [String: Route] = [:]
     /// Patterns with parameters, most specific first.
     private var parameterRoutes: [Route] = []
+    /// How many patterns have been added (the next one's ``MatchedRoute/number``).
+    public private(set) var patternCount = 0
 
     /// The response for a path no route matches; default: 404 plain text.
     public var notFound: @Sendable (Request) -> Response = { request in
@@ -49,15 +74,22 @@ public struct Router: Responder {
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         let parsed = RoutePattern(pattern)
         if parsed.isLiteral {
-            literalRoutes[parsed.text, default: Route(pattern: parsed, handlers: [:])].handlers[method] = handler
+            if literalRoutes[parsed.text] == nil {
+                literalRoutes[parsed.text] = Route(pattern: parsed, number: patternCount)
+                patternCount += 1
+            }
+            literalRoutes[parsed.text]?.set(handler, for: method)
             return
         }
         if let index = parameterRoutes.firstIndex(where: { $0.pattern == parsed }) {
-            parameterRoutes[index].handlers[method] = handler
+            parameterRoutes[index].set(handler, for: method)
             return
         }
+        var route = Route(pattern: parsed, number: patternCount)
+        patternCount += 1
+        route.set(handler, for: method)
         let position = parameterRoutes.firstIndex { $0.pattern.literalPrefixLength < parsed.literalPrefixLength }
-        parameterRoutes.insert(Route(pattern: parsed, handlers: [method: handler]), at: position ?? parameterRoutes.endIndex)
+        parameterRoutes.insert(route, at: position ?? parameterRoutes.endIndex)
     }
 
     /// Routes `request` to its handler, or answers 404 / 405.
@@ -67,40 +99,45 @@ public struct Router: Responder {
 
     /// The route patterns with their methods, in the order they were added (literal ones first).
     public var routes: [(method: HTTPMethod, pattern: String)] {
-        var routes: [(method: HTTPMethod, pattern: String)] = []
+        numberedRoutes.map { ($0.method, $0.route.pattern) }
+    }
+
+    /// ``routes`` with each pattern's ``MatchedRoute`` (its number: tables by route index).
+    public var numberedRoutes: [(method: HTTPMethod, route: MatchedRoute)] {
+        var routes: [(method: HTTPMethod, route: MatchedRoute)] = []
         for route in literalRoutes.values.sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
-            for method in route.handlers.keys.sorted(by: HTTPMethod.canonicalOrder) {
-                routes.append((method, route.pattern.text))
+            for method in route.methods.sorted(by: HTTPMethod.canonicalOrder) {
+                routes.append((method, route.matched))
             }
         }
         return routes
     }
 
-    /// The pattern of the route whose path matches `path` (any method), or nil.
-    public func pattern(matching path: String) -> String? {
-        if let route = literalRoutes[path] { return route.pattern.text }
-        return parameterRoutes.first { $0.pattern.match(path) != nil }?.pattern.text
+    /// The route whose path matches `path` (any method), or nil.
+    public func route(matching path: String) -> MatchedRoute? {
+        if let route = literalRoutes[path] { return route.matched }
+        return parameterRoutes.first { $0.pattern.match(path) != nil }?.matched
     }
 
-    /// The response, and the pattern of the route that gave it (`/viewmodels/:name`), or nil when
-    /// no route matched the path (404) — a bounded label for metrics, never the raw path.
-    public func respondRouted(to request: Request) -> (response: Response, route: String?) {
+    /// The response, and the route that gave it (its pattern, `/viewmodels/:name`, and number), or
+    /// nil when no route matched the path (404) — a bounded label for metrics, never the raw path.
+    public func respondRouted(to request: Request) -> (response: Response, route: MatchedRoute?) {
         var allowed: Set<HTTPMethod> = []
-        var matched: String?
+        var matched: MatchedRoute?
         if let route = literalRoutes[request.path] {
             if let handler = Self.handler(in: route, for: request.method) {
-                return (handler(request, RouteParameters()), route.pattern.text)
+                return (handler(request, RouteParameters()), route.matched)
             }
-            allowed.formUnion(route.handlers.keys)
-            matched = route.pattern.text
+            allowed.formUnion(route.methods)
+            matched = route.matched
         }
         for route in parameterRoutes {
             guard let parameters = route.pattern.match(request.path) else { continue }
             if let handler = Self.handler(in: route, for: request.method) {
-                return (handler(request, parameters), route.pattern.text)
+                return (handler(request, parameters), route.matched)
             }
-            allowed.formUnion(route.handlers.keys)
-            matched = matched ?? route.pattern.text
+            allowed.formUnion(route.methods)
+            matched = matched ?? route.matched
         }
         guard !allowed.isEmpty else {
             return (notFound(request), nil)
@@ -120,9 +157,25 @@ public struct Router: Responder {
     }
 
     private static func handler(in route: Route, for method: HTTPMethod) -> Handler? {
-        if let handler = route.handlers[method] {
+        if let handler = route.handler(for: method) {
             return handler
         }
-        return method == .HEAD ? route.handlers[.GET] : nil
+        return method == .HEAD ? route.handler(for: .GET) : nil
+    }
+}
+
+/// The route that answered a request: its pattern, a bounded label (`/viewmodels/:name`), and its
+/// number, its position among its router's patterns (``Router/patternCount``), for tables
+/// indexed by route instead of hashing the pattern on every request.
+public struct MatchedRoute: Sendable, Equatable {
+    /// The pattern as registered.
+    public let pattern: String
+    /// Its position among the router's patterns, from 0, in the order they were first added.
+    public let number: Int
+
+    /// A route `pattern` numbered `number`.
+    public init(pattern: String, number: Int) {
+        self.pattern = pattern
+        self.number = number
     }
 }

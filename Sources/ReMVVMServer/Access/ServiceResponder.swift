@@ -22,41 +22,41 @@ public struct ServiceResponder: Responder {
     }
 
     /// `make`'s answer, counted and timed under its route's pattern when metrics are on.
-    private func measured(_ method: HTTPMethod, _ make: () -> (response: Response, route: String?)) -> Response {
+    private func measured(_ method: HTTPMethod, _ make: () -> (response: Response, route: MatchedRoute?)) -> Response {
         guard let metrics else {
             return make().response
         }
-        let started = ContinuousClock.now
+        let started = MonotonicClock.nanoseconds()
         let (response, route) = make()
         let handles = metrics.route(method: method, route: route)
         switch response.body {
         case .pending(let pending):
             pending.whenCompleted { completed in
                 handles.count(status: completed.status)
-                handles.duration.record(ContinuousClock.now - started)
+                handles.duration.record(nanoseconds: MonotonicClock.nanoseconds() - started)
             }
         case .stream:
             // An event stream lasts as long as its client: counted, not timed.
             handles.count(status: response.status)
         default:
             handles.count(status: response.status)
-            handles.duration.record(ContinuousClock.now - started)
+            handles.duration.record(nanoseconds: MonotonicClock.nanoseconds() - started)
         }
         return response
     }
 
     /// The answer and the pattern of the route that gave it.
-    private func answer(_ request: Request) -> (response: Response, route: String?) {
+    private func answer(_ request: Request) -> (response: Response, route: MatchedRoute?) {
         if !hosts.acceptsAll, let host = request.headers["Host"], !hosts.accepts(host: host) {
-            return (hosts.check.refusal(host: host), router.pattern(matching: request.path))
+            return (hosts.check.refusal(host: host), router.route(matching: request.path))
         }
         let origin = request.headers["Origin"]
         if request.method == .OPTIONS, let origin, request.headers.contains("Access-Control-Request-Method"),
            let preflight = cors.preflight(origin: origin) {
-            return (preflight, router.pattern(matching: request.path))
+            return (preflight, router.route(matching: request.path))
         }
         if let refusal = CrossOriginWrites.refusal(for: request, cors: cors) {
-            return (refusal, router.pattern(matching: request.path))
+            return (refusal, router.route(matching: request.path))
         }
         var (response, route) = access.isEnabled ? routeIfAllowed(request) : router.respondRouted(to: request)
         addCORSHeaders(to: &response, origin: origin)
@@ -64,9 +64,9 @@ public struct ServiceResponder: Responder {
     }
 
     /// The route's answer, or the `401` / `403` instead (counted under the route's pattern).
-    private func routeIfAllowed(_ request: Request) -> (response: Response, route: String?) {
+    private func routeIfAllowed(_ request: Request) -> (response: Response, route: MatchedRoute?) {
         if let refusal = access.refusal(for: request) {
-            return (refusal, router.pattern(matching: request.path))
+            return (refusal, router.route(matching: request.path))
         }
         let routed = router.respondRouted(to: request)
         switch routed.response.body {
@@ -93,7 +93,7 @@ public struct ServiceResponder: Responder {
         var response = measured(method) {
             var response = router.respond(to: failure, method: method, path: path, headers: headers)
             addCORSHeaders(to: &response, origin: headers["Origin"])
-            return (response, router.pattern(matching: path))
+            return (response, router.route(matching: path))
         }
         // Counted as the 503 it stands for; an EventSource gets what makes it come back.
         if let reconnect = Self.reconnectLater(for: failure, method: method, path: path, headers: headers) {

@@ -62,37 +62,43 @@ final class HTTPMetrics: Sendable {
     /// Methods that are their own label value.
     static let methods: [HTTPMethod] = [.GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS]
 
-    /// By the method's position in ``methods``, then by pattern: one string hash per request
-    /// (keyed by ``HTTPMethod`` as well, the lookup hashed the method too).
-    private let routes: [[String: Route]]
+    /// By the method's position in ``methods``, then by the route's number
+    /// (``MicroHTTP/MatchedRoute/number``): two array lookups a request, no hash of the pattern.
+    private let routes: [[Route?]]
     /// `unmatched` of each method, by its position in ``methods``.
     private let unmatched: [Route]
     private let other: Route
 
     /// Handles for every (method, pattern) of `routes` — with `HEAD` beside `GET`, and `OPTIONS`
     /// (preflights) on every pattern — plus `unmatched` for each method.
-    init(routes registered: [(method: HTTPMethod, pattern: String)], factory: any MetricsFactory, durations: DurationHistogramFamily) {
-        var routes = [[String: Route]](repeating: [:], count: Self.methods.count)
+    init(routes registered: [(method: HTTPMethod, route: MatchedRoute)], factory: any MetricsFactory, durations: DurationHistogramFamily) {
+        let count = (registered.map(\.route.number).max() ?? -1) + 1
+        var routes = [[Route?]](repeating: Array(repeating: nil, count: count), count: Self.methods.count)
         var pairs = registered
-        for (method, pattern) in registered {
-            if method == .GET { pairs.append((.HEAD, pattern)) }
-            pairs.append((.OPTIONS, pattern))
+        for (method, route) in registered {
+            if method == .GET { pairs.append((.HEAD, route)) }
+            pairs.append((.OPTIONS, route))
         }
-        for (method, pattern) in pairs {
-            guard let index = Self.position(of: method), routes[index][pattern] == nil else { continue }
-            routes[index][pattern] = Route(method: method.rawValue, route: pattern, factory: factory, durations: durations)
+        for (method, route) in pairs {
+            guard let index = Self.position(of: method), routes[index][route.number] == nil else { continue }
+            routes[index][route.number] = Route(method: method.rawValue, route: route.pattern, factory: factory, durations: durations)
         }
         self.routes = routes
         unmatched = Self.methods.map { Route(method: $0.rawValue, route: "unmatched", factory: factory, durations: durations) }
         other = Route(method: "other", route: "unmatched", factory: factory, durations: durations)
     }
 
-    /// The handles for a request with `method` that `route` (a pattern, or nil: none) answered.
-    func route(method: HTTPMethod, route: String?) -> Route {
+    /// The handles for a request with `method` that `route` (nil: none) answered.
+    func route(method: HTTPMethod, route: MatchedRoute?) -> Route {
         guard let index = Self.position(of: method) else { return other }
         // A known path with a method it does not take (405) counts under its pattern too, when
         // that method has handles there; otherwise as unmatched.
-        guard let route, let handles = routes[index][route] else { return unmatched[index] }
+        // The pattern compared too (the same string, so at once): a route of another router
+        // with the same number never counts under this one's pattern.
+        guard let route, route.number < routes[index].count, let handles = routes[index][route.number],
+              handles.route == route.pattern else {
+            return unmatched[index]
+        }
         return handles
     }
 

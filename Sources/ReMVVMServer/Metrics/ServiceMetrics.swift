@@ -126,7 +126,7 @@ final class ServiceMetrics: Sendable {
 
     /// Handles for the routes of `router`.
     func httpMetrics(for router: Router) -> HTTPMetrics {
-        HTTPMetrics(routes: router.routes, factory: factory, durations: requestDurations)
+        HTTPMetrics(routes: router.numberedRoutes, factory: factory, durations: requestDurations)
     }
 
     /// Counts the actions of one request by outcome (no allocation: this runs for every `POST`).
