@@ -79,6 +79,13 @@ public struct BearerAuthorizer: Sendable, CustomStringConvertible {
         return granted.validUntil
     }
 
+    /// Whether `authorization`, granted earlier, still holds now: a static token's always does, a
+    /// JWT's until its `exp` plus the leeway, by the clock the JWT verifier reads.
+    public func stillHolds(_ authorization: Authorization) -> Bool {
+        guard let validUntil = authorization.validUntil else { return true }
+        return (jwt?.now ?? JWTVerifier.systemClock)() < validUntil
+    }
+
     /// The `WWW-Authenticate` value for `decision` in this authorizer's realm; nil when allowed.
     public func challenge(for decision: AccessDecision) -> String? {
         decision.challenge(realm: realm)

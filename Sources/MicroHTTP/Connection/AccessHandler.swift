@@ -137,7 +137,8 @@ private func respond(
         query: query.values,
         queryItems: query.items,
         headers: RequestReader.headers(of: connection),
-        body: body
+        body: body,
+        connectionMemo: server.usesConnectionMemos ? connectionRecord(of: connection)?.memo : nil
     )
     var response = server.responder.respond(to: request)
     if case .pending(let pending) = response.body {

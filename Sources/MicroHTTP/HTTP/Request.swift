@@ -13,18 +13,23 @@ public struct Request: Sendable {
     public let headers: HTTPHeaders
     /// The request body (empty when there is none).
     public let body: [UInt8]
+    /// What the responder remembers on the connection the request came on, from one request to
+    /// the next; nil for a request made without a connection (tests).
+    public let connectionMemo: ConnectionMemo?
 
     /// Creates a request; public so route logic can be tested without a socket.
     ///
     /// - Parameter queryItems: every query parameter in order, repeats included; when nil, the
     ///   pairs of `query` (sorted by name).
+    /// - Parameter connectionMemo: the memo of the connection it came on (``ConnectionMemo``).
     public init(
         method: HTTPMethod,
         path: String,
         query: [String: String] = [:],
         queryItems: [(name: String, value: String)]? = nil,
         headers: HTTPHeaders = HTTPHeaders(),
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        connectionMemo: ConnectionMemo? = nil
     ) {
         self.method = method
         self.path = path
@@ -32,6 +37,7 @@ public struct Request: Sendable {
         self.queryItems = queryItems ?? query.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         self.headers = headers
         self.body = body
+        self.connectionMemo = connectionMemo
     }
 }
 

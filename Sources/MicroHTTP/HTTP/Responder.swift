@@ -15,11 +15,18 @@ public protocol Responder: Sendable {
     /// ``respond(to:)``; a list of values in one field is not a repeat. Read once, when the
     /// server starts. Default: none (`Host` and `Content-Length` are always checked).
     var singleFieldNames: [String] { get }
+
+    /// Whether requests carry their connection's ``ConnectionMemo`` (``Request/connectionMemo``);
+    /// read once, when the server starts. Default: false, and looking it up costs nothing then.
+    var usesConnectionMemos: Bool { get }
 }
 
 extension Responder {
     /// No fields besides `Host` and `Content-Length` are checked for repeats.
     public var singleFieldNames: [String] { [] }
+
+    /// No connection memos.
+    public var usesConnectionMemos: Bool { false }
 
     /// The default refusal: the failure's status with its message as plain text.
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {

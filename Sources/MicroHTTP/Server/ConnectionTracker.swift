@@ -21,6 +21,8 @@ final class ConnectionRecord: Sendable {
     /// its C string would end at (``percentDecode``).
     private let lastDecoded = Atomic<UInt>(0)
     private let lastDecodedLength = Atomic<Int>(0)
+    /// What the responder remembers between the connection's requests (``Request/connectionMemo``).
+    let memo = ConnectionMemo()
 
     init(socket: Int32) {
         self.socket = socket

@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
     /// libmicrohttpd's messages, one line per kind and then a count (``daemonLog``).
     let daemonLogRepeats = RateLimitedLog()
     let maxBodyBytes: Int
+    /// Whether requests carry their connection's memo (the responder's ``Responder/usesConnectionMemos``).
+    let usesConnectionMemos: Bool
     /// The header fields a request may carry once (the responder's ``Responder/singleFieldNames``).
     let singleFields: SingleFields
     /// The largest query a request may carry (`414` past it).
@@ -58,6 +60,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         maxBodyBytes = max(0, configuration.maxBodyBytes)
         singleFields = SingleFields(responder.singleFieldNames)
+        usesConnectionMemos = responder.usesConnectionMemos
         queryLimit = QueryLimit(connectionMemoryLimit: configuration.connectionMemoryLimit)
         streamSendBufferBytes = max(0, configuration.streamSendBufferBytes)
         let verified = LibmicrohttpdVersion.allowsDirectWrites(libraryVersion)

@@ -27,8 +27,7 @@ extension AccessGate {
     /// list), so that a token without one pays nothing beyond the scope.
     static func needs(of request: Request, limited: Bool) -> StoreNeeds {
         let methodScope = scope(for: request.method)
-        let path = request.path.utf8
-        guard path.starts(with: "/stores".utf8) else {
+        guard request.path.hasBytePrefix("/stores") else {
             guard limited else { return StoreNeeds(scope: methodScope, store: nil) }
             let first = request.path.dropFirst().prefix { $0 != "/" }
             return StoreNeeds(scope: methodScope, store: defaultStoreSegments.contains(first) ? .default : nil)

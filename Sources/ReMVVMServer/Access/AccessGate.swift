@@ -23,6 +23,12 @@ struct AccessGate: Sendable {
     /// Whether tokens are configured; when not, the gate is not consulted at all (no work per
     /// request beyond reading this flag).
     let isEnabled: Bool
+    /// This gate, told apart from other services' in the credentials it leaves in connection
+    /// memos (``authorization(credential:on:)``).
+    let identity = Identity()
+
+    /// An object whose only use is its identity.
+    final class Identity: Sendable {}
 
     /// The cookie that carries a token for event streams.
     static let cookieName = "remvvmAuthorization"
@@ -78,7 +84,7 @@ struct AccessGate: Sendable {
             if request.path == Self.accessPath, request.method == .GET || request.method == .HEAD {
                 return .decided(Self.authenticated(authorizer.authenticate(credential: header)))
             }
-            return Self.verdict(authorizer.authorization(credential: header), for: request)
+            return Self.verdict(authorization(credential: header, on: request.connectionMemo), for: request)
         }
         return streamVerdict(header: header, request: request)
     }

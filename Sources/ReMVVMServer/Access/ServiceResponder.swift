@@ -15,6 +15,9 @@ public struct ServiceResponder: Responder {
     let hosts: AcceptedHosts
     let metrics: HTTPMetrics?
 
+    /// With tokens configured, the gate keeps each connection's verified credential in its memo.
+    public var usesConnectionMemos: Bool { access.isEnabled }
+
     /// The answer to `request`: the `Host` check, CORS preflights, access control, then the
     /// routes; counted and timed when metrics are on.
     public func respond(to request: Request) -> Response {

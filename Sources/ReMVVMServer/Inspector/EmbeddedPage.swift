@@ -30,6 +30,6 @@ extension EmbeddedPage {
     /// Whether `path` is the page or one of its files (open without a token, see
     /// ``AccessGate/isOpen(path:)``).
     static func isAsset(path: String) -> Bool {
-        path.hasPrefix(pagePath) && byPath[path] != nil
+        path.hasBytePrefix(pagePath) && byPath[path] != nil
     }
 }
