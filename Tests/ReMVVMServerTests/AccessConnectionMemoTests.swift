@@ -19,24 +19,25 @@ import Testing
         )
     }
 
-    @Test func aMemoHandsBackOnlyTheClassItHolds() {
-        final class First: Sendable {}
-        final class Second: Sendable {}
+    @Test func aMemoHandsBackTheCredentialOnlyWhenItHoldsOne() {
+        final class Other: Sendable {}
         let memo = ConnectionMemo()
-        #expect(memo.value(as: First.self) == nil)
-        let first = First()
-        memo.remember(first)
-        #expect(memo.value(as: First.self) === first)
-        #expect(memo.value(as: Second.self) == nil)
+        #expect(memo.verifiedCredential == nil)
+        let credential = VerifiedCredential(gate: ObjectIdentifier(memo), field: "Bearer x", authorization: Authorization(scopes: .all))
+        memo.remember(credential)
+        #expect(memo.verifiedCredential === credential)
+        memo.remember(Other())
+        #expect(memo.verifiedCredential == nil)
+        #expect(memo.remembered() is Other)
         memo.remember(nil)
-        #expect(memo.value(as: First.self) == nil)
+        #expect(memo.remembered() == nil)
     }
 
     @Test func aVerifiedTokenIsRememberedAndAnotherFieldIsVerifiedAgain() throws {
         let gate = AccessGate(authorizer: try AccessTokens.authorizer())
         let memo = ConnectionMemo()
         #expect(gate.verdict(for: request(authorization: "Bearer \(AccessTokens.reader)", memo: memo)) == .decided(.allowed))
-        #expect(memo.value(as: VerifiedCredential.self)?.field == "Bearer \(AccessTokens.reader)")
+        #expect(memo.verifiedCredential?.field == "Bearer \(AccessTokens.reader)")
         // The same connection, another token: its own verdict, never the remembered one.
         #expect(gate.verdict(for: request(.POST, authorization: "Bearer \(AccessTokens.reader)", memo: memo)) == .decided(.forbidden(needs: .dispatch)))
         guard case .decided(.unauthenticated) = gate.verdict(for: request(authorization: "Bearer \(AccessTokens.unknown)", memo: memo)) else {
@@ -48,7 +49,7 @@ import Testing
             return
         }
         #expect(gate.verdict(for: request(.POST, authorization: "Bearer \(AccessTokens.dispatcher)", memo: memo)) == .decided(.allowed))
-        #expect(memo.value(as: VerifiedCredential.self)?.field == "Bearer \(AccessTokens.dispatcher)")
+        #expect(memo.verifiedCredential?.field == "Bearer \(AccessTokens.dispatcher)")
     }
 
     @Test func anotherGatesMemoIsNotTrusted() throws {
@@ -73,7 +74,7 @@ import Testing
         let memo = ConnectionMemo()
         let token = "Bearer " + AccessTokens.jwt(scope: "read", expiresIn: 10)
         #expect(gate.verdict(for: request(authorization: token, memo: memo)) == .decided(.allowed))
-        #expect(memo.value(as: VerifiedCredential.self) != nil)
+        #expect(memo.verifiedCredential != nil)
         now.add(60 + 5, ordering: .relaxed)  // past exp, inside the one-minute leeway
         #expect(gate.verdict(for: request(authorization: token, memo: memo)) == .decided(.allowed))
         now.add(10, ordering: .relaxed)  // past exp plus the leeway

@@ -13,12 +13,11 @@ public final class ConnectionMemo: Sendable {
     /// An empty memo (one per connection; tests make their own).
     public init() {}
 
-    /// The object remembered, if it is a `Value` (told by its exact class, without a dynamic cast).
-    public func value<Value: AnyObject & Sendable>(as type: Value.Type) -> Value? {
-        stored.withLock { object -> Value? in
-            guard let object, ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type) else { return nil }
-            return unsafeDowncast(object, to: type)
-        }
+    /// The object remembered, if any. Not generic on purpose: a generic accessor called from
+    /// another module looks its type's metadata up at run time on every request; callers tell
+    /// the class by `ObjectIdentifier(type(of:))` and `unsafeDowncast`.
+    public func remembered() -> (any AnyObject & Sendable)? {
+        stored.withLock { $0 }
     }
 
     /// Remembers `value` instead of what was remembered (nil: forgets it).

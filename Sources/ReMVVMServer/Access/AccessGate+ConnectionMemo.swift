@@ -19,6 +19,16 @@ final class VerifiedCredential: Sendable {
     }
 }
 
+extension ConnectionMemo {
+    /// The credential remembered on the connection, if what is remembered is one.
+    var verifiedCredential: VerifiedCredential? {
+        guard let object = remembered(), ObjectIdentifier(type(of: object)) == ObjectIdentifier(VerifiedCredential.self) else {
+            return nil
+        }
+        return unsafeDowncast(object, to: VerifiedCredential.self)
+    }
+}
+
 extension AccessGate {
     /// What the `Authorization` field `header` grants: from the connection's memo when its
     /// previous request carried the same field and what it granted still holds (a JWT until it
@@ -26,7 +36,7 @@ extension AccessGate {
     func authorization(credential header: String?, on memo: ConnectionMemo?) -> Result<Authorization, TokenRejection> {
         guard let header, let memo else { return authorizer.authorization(credential: header) }
         let gate = ObjectIdentifier(identity)
-        if let remembered = memo.value(as: VerifiedCredential.self), remembered.gate == gate, remembered.field == header,
+        if let remembered = memo.verifiedCredential, remembered.gate == gate, remembered.field == header,
            authorizer.stillHolds(remembered.authorization) {
             return .success(remembered.authorization)
         }
