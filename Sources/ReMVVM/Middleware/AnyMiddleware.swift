@@ -21,9 +21,17 @@ public protocol AnyMiddleware {
     /// middleware for a few action types (navigation, login) does not add its step to every other
     /// action. Default: every action (a typed ``Middleware``: the actions of its `Action` type).
     func handles(_ action: any StoreAction) -> Bool
+
+    /// Which actions ``handles(_:)`` admits, when a store can tell without asking it each time
+    /// (read once, when the store is made). Default: ``MiddlewareActionFilter/asked``; a typed
+    /// ``Middleware`` of a struct or enum action type: that type exactly.
+    var actionFilter: MiddlewareActionFilter { get }
 }
 
 extension AnyMiddleware {
     /// Every action.
     public func handles(_ action: any StoreAction) -> Bool { true }
+
+    /// Asks ``handles(_:)``.
+    public var actionFilter: MiddlewareActionFilter { .asked }
 }

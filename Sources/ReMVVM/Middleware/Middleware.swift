@@ -28,6 +28,17 @@ extension Middleware {
         action is Action
     }
 
+    /// Every action for `any StoreAction`; for a struct or enum `Action` that type exactly (what
+    /// `is Action` answers for it, without the runtime's dynamic cast on every dispatch);
+    /// otherwise (a class, whose subclasses count, or a protocol) ``handles(_:)`` is asked.
+    public var actionFilter: MiddlewareActionFilter {
+        if Action.self == (any StoreAction).self { return .everyAction }
+        if !(Action.self is AnyObject.Type), Action.self is any StoreAction.Type {
+            return .exactType(ObjectIdentifier(Action.self))
+        }
+        return .asked
+    }
+
     /// Adapts the typed middleware to the untyped chain: filters the action type and maps the state.
     public func onNext<Root>(
         for state: Root,

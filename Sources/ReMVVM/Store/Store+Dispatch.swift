@@ -75,10 +75,11 @@ extension Store {
         terminal: Terminal<State>
     ) {
         let middleware = middlewareItems
+        let filters = middlewareFilters
         // A middleware that does not handle the action is passed over: the same as its calling
         // `next()` at once, without the interceptor and the nested step.
         var handling = index
-        while handling < middleware.count, !middleware[handling].handles(action) {
+        while handling < middleware.count, !filters[handling].admits(action, to: middleware[handling]) {
             handling += 1
         }
         let index = handling

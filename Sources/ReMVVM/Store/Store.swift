@@ -23,6 +23,13 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// Middleware are only called from inside the processor's exclusive work items.
     private struct MiddlewareStack: @unchecked Sendable {
         let items: [any AnyMiddleware]
+        /// Each item's ``AnyMiddleware/actionFilter``, read once.
+        let filters: [MiddlewareActionFilter]
+
+        init(items: [any AnyMiddleware]) {
+            self.items = items
+            filters = items.map(\.actionFilter)
+        }
     }
 
     let processor = SerialProcessor()
@@ -178,5 +185,10 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
 
     var middlewareItems: [any AnyMiddleware] {
         middleware.items
+    }
+
+    /// Each middleware's filter, in ``middlewareItems``' order.
+    var middlewareFilters: [MiddlewareActionFilter] {
+        middleware.filters
     }
 }
