@@ -42,8 +42,9 @@ enum RequestReader {
             // for each field (`MHD_KeyValueIteratorN`), with `cls` the array behind `pointer`.
             MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
+                let name = key.flatMap { KnownFieldNames.name($0, count: keySize) } ?? string(key, keySize)
                 cls.assumingMemoryBound(to: [HTTPHeaders.Field].self).pointee
-                    .append(HTTPHeaders.Field(name: string(key, keySize), value: string(value, valueSize)))
+                    .append(HTTPHeaders.Field(name: name, value: string(value, valueSize)))
                 return .YES
             }, pointer)
         }

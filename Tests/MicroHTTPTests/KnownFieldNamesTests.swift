@@ -1,0 +1,38 @@
+import HTTPTestSupport
+import Testing
+@testable import MicroHTTP
+
+/// Header names handed out as constants when spelled as clients spell them; the request reads
+/// the same whichever way a name came.
+@Suite struct KnownFieldNamesTests {
+    private func known(_ name: String) -> String? {
+        Array(name.utf8).withUnsafeBytes { bytes in
+            bytes.baseAddress.flatMap { KnownFieldNames.name($0, count: bytes.count) }
+        }
+    }
+
+    @Test func aKnownNameSpelledExactlyIsItsConstant() {
+        for name in ["Host", "Accept", "Origin", "Cookie", "If-Match", "User-Agent", "Connection", "Content-Type",
+                     "Authorization", "If-None-Match", "Last-Event-ID", "Content-Length", "Accept-Encoding", "Idempotency-Key"] {
+            #expect(known(name) == name)
+        }
+    }
+
+    @Test func anotherSpellingOrAnotherNameIsNotOne() {
+        for name in ["host", "HOST", "Hosts", "Content-type", "X-Trace", "", "Authorisation", "Idempotency-Kez"] {
+            #expect(known(name) == nil, "\(name)")
+        }
+    }
+
+    @Test func aRequestReadsTheSameWhicheverWayItsNamesCame() throws {
+        let requests = Mailbox<Request>()
+        let server = try TestServer(responder: ClosureResponder { request in
+            requests.post(request)
+            return .ok("ok")
+        })
+        _ = try server.client().send(path: "/", headers: [("content-type", "text/plain"), ("Content-Type", "application/json"), ("X-Trace", "1")])
+        let request = try #require(requests.next(timeout: .seconds(5)))
+        #expect(request.headers.values(for: "Content-Type") == ["text/plain", "application/json"])
+        #expect(request.headers.map(\.name) == ["Host", "content-type", "Content-Type", "X-Trace"])
+    }
+}
