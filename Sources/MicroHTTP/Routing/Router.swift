@@ -13,13 +13,21 @@ public struct Router: Responder {
     /// A route handler: the request and the parameters its pattern captured.
     public typealias Handler = @Sendable (Request, RouteParameters) -> Response
 
+    /// A method's handler, in a struct: a closure kept in a tuple inside an array is stored at
+    /// the most general abstraction and wrapped in a thunk, a new allocation, each time it is
+    /// taken out to be called.
+    private struct MethodHandler: Sendable {
+        let method: HTTPMethod
+        var handler: Handler
+    }
+
     private struct Route: Sendable {
         let pattern: RoutePattern
         /// Its position among the router's patterns, in the order they were first added.
         let number: Int
         /// By method, in the order added: a route has a handful, and comparing the request's
         /// method with each costs less than hashing it into a dictionary.
-        var handlers: [(method: HTTPMethod, handler: Handler)] = []
+        var handlers: [MethodHandler] = []
 
         var methods: [HTTPMethod] { handlers.map(\.method) }
 
@@ -27,7 +35,7 @@ public struct Router: Responder {
             if let index = handlers.firstIndex(where: { $0.method == method }) {
                 handlers[index].handler = handler
             } else {
-                handlers.append((method, handler))
+                handlers.append(MethodHandler(method: method, handler: handler))
             }
         }
 
