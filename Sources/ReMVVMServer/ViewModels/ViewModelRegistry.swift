@@ -17,8 +17,19 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
     /// Makes one view model from a state, kept for comparing; nil when the factory makes none.
     typealias Make = @Sendable (State, String?) -> ViewModelValue?
 
-    private var renderers: [String: Render] = [:]
-    private var makers: [String: Make] = [:]
+    /// Closures in structs of their own type (not generic): one kept as a dictionary's value is
+    /// stored at the most general abstraction and wrapped in a new thunk (an allocation) each
+    /// time it is taken out.
+    private struct StoredRender: Sendable {
+        let function: Render
+    }
+
+    private struct StoredMake: Sendable {
+        let function: Make
+    }
+
+    private var renderers: [String: StoredRender] = [:]
+    private var makers: [String: StoredMake] = [:]
     /// The commands of each view model that has any, by command name (`ViewModelRegistry+Commands.swift`).
     var commandSets: [String: [String: RegisteredCommand<State>]] = [:]
     /// The names of the tabs of the navigation registered with `registerNavigation(at:)` in a
@@ -51,28 +62,28 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
         commandSets[name] = nil
         // Straight from the factory, never subscribed: a view model that is a StateObserver
         // would otherwise be updated on the store's thread while this thread encodes it.
-        renderers[name] = { state, key in
+        renderers[name] = StoredRender(function: { state, key in
             guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
             return try JSONCoding.encode(viewModel)
-        }
-        makers[name] = { state, key in
+        })
+        makers[name] = StoredMake(function: { state, key in
             guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
             return value(viewModel)
-        }
+        })
     }
 
     /// Registers, under `name`, a view model the service renders itself from a state (and a
     /// key): nil when not available. Its stream compares successive ones by their JSON.
     mutating func register(named name: String, render: @escaping Render) {
         commandSets[name] = nil
-        renderers[name] = render
-        makers[name] = { state, key in
+        renderers[name] = StoredRender(function: render)
+        makers[name] = StoredMake(function: { state, key in
             do {
                 return try render(state, key).map(ViewModelValue.json)
             } catch {
                 return .failing(error)
             }
-        }
+        })
     }
 
     /// The registered names, sorted.
@@ -81,10 +92,10 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
     }
 
     func renderer(named name: String) -> Render? {
-        renderers[name]
+        renderers[name]?.function
     }
 
     func maker(named name: String) -> Make? {
-        makers[name]
+        makers[name]?.function
     }
 }
