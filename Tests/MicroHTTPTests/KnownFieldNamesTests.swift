@@ -24,6 +24,18 @@ import Testing
         }
     }
 
+    @Test func onlyJSONAsAContentTypeIsAKnownValue() {
+        func value(_ text: String, of name: String) -> String? {
+            Array(text.utf8).withUnsafeBytes { bytes in
+                bytes.baseAddress.flatMap { KnownFieldNames.value($0, count: bytes.count, of: name) }
+            }
+        }
+        #expect(value("application/json", of: "Content-Type") == "application/json")
+        #expect(value("application/json", of: "Accept") == nil)
+        #expect(value("application/jsox", of: "Content-Type") == nil)
+        #expect(value("Application/json", of: "Content-Type") == nil)
+    }
+
     @Test func aRequestReadsTheSameWhicheverWayItsNamesCame() throws {
         let requests = Mailbox<Request>()
         let server = try TestServer(responder: ClosureResponder { request in

@@ -36,6 +36,17 @@ enum KnownFieldNames {
             return nil
         }
     }
+
+    /// The constant for the value of `count` bytes at `bytes` of the field `name` (a constant of
+    /// ``name(_:count:)``), if it is the one value clients send so often: `application/json` as
+    /// a `Content-Type` (16 bytes: a literal, stored once, where a new one is allocated).
+    static func value(_ bytes: UnsafeRawPointer, count: Int, of name: String) -> String? {
+        guard count == 16, name == "Content-Type",
+              UnsafeRawBufferPointer(start: bytes, count: count).spells("application/json") else {
+            return nil
+        }
+        return "application/json"
+    }
 }
 
 private extension UnsafeRawBufferPointer {

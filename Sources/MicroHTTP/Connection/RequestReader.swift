@@ -43,8 +43,9 @@ enum RequestReader {
             MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
                 let name = key.flatMap { KnownFieldNames.name($0, count: keySize) } ?? string(key, keySize)
+                let text = value.flatMap { KnownFieldNames.value($0, count: valueSize, of: name) } ?? string(value, valueSize)
                 cls.assumingMemoryBound(to: [HTTPHeaders.Field].self).pointee
-                    .append(HTTPHeaders.Field(name: name, value: string(value, valueSize)))
+                    .append(HTTPHeaders.Field(name: name, value: text))
                 return .YES
             }, pointer)
         }
