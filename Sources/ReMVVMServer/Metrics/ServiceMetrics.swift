@@ -40,6 +40,18 @@ final class ServiceMetrics: Sendable {
     /// `remvvm_actions_total` by action type, then by ``ActionOutcome`` (in `allCases` order):
     /// found by the action's type without building its name on the dispatch path.
     private let actionCounters: [ObjectIdentifier: [CoreMetrics.Counter]]
+    /// The same as a list, searched instead of the dictionary when an app has a few action
+    /// types: comparing a handful of identifiers costs less than hashing one.
+    private let fewActionCounters: [ActionCounters]?
+
+    /// One action type's counters by outcome.
+    private struct ActionCounters {
+        let type: ObjectIdentifier
+        let byOutcome: [CoreMetrics.Counter]
+    }
+
+    /// Up to how many action types the list is searched.
+    private static let listedActionTypes = 16
     private let journalCommitDuration: CoreMetrics.Timer
     private let journalBatchActions: CoreMetrics.Recorder
     private let storeVersion: CoreMetrics.Gauge
@@ -100,6 +112,9 @@ final class ServiceMetrics: Sendable {
             }
         }
         self.actionCounters = actionCounters
+        fewActionCounters = actionCounters.count <= Self.listedActionTypes
+            ? actionCounters.map { ActionCounters(type: $0.key, byOutcome: $0.value) }
+            : nil
         journalCommitDuration = CoreMetrics.Timer(label: "remvvm_journal_commit_duration_seconds", factory: factory)
         journalBatchActions = CoreMetrics.Recorder(label: "remvvm_journal_batch_actions", aggregate: true, factory: factory)
         storeVersion = CoreMetrics.Gauge(label: "remvvm_store_version", factory: factory)
@@ -134,7 +149,7 @@ final class ServiceMetrics: Sendable {
         func count(_ range: Range<Int>, _ outcome: ActionOutcome) {
             let column = outcome.column
             for index in range where index < actions.count {
-                actionCounters[ObjectIdentifier(type(of: actions[index]))]?[column].increment()
+                counters(of: ObjectIdentifier(type(of: actions[index])))?[column].increment()
             }
         }
         switch outcome {
@@ -153,6 +168,15 @@ final class ServiceMetrics: Sendable {
             count(0..<index, .applied)
             count(index..<index + 1, .refused)
         }
+    }
+
+    /// The counters of the action type `type`, by outcome; nil for a type not registered.
+    private func counters(of type: ObjectIdentifier) -> [CoreMetrics.Counter]? {
+        guard let list = fewActionCounters else { return actionCounters[type] }
+        for entry in list where entry.type == type {
+            return entry.byOutcome
+        }
+        return nil
     }
 
     /// Records one journal commit.
