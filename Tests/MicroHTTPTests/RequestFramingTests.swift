@@ -1,5 +1,5 @@
 import HTTPTestSupport
-import MicroHTTP
+@testable import MicroHTTP
 import Synchronization
 import Testing
 
@@ -101,5 +101,37 @@ import Testing
         #expect(old.hasPrefix("HTTP/1.1 200 ") && old.hasSuffix("reached GET /d 0"))
         #expect(client.connectionsOpened == 1)
         #expect(server.reached == 5)
+    }
+}
+
+/// The `Content-Length` read in the framing pass (the body is made for it at the head's arrival).
+@Suite struct ContentLengthParsingTests {
+    private func parse(_ text: String) -> UInt64? {
+        Array(text.utf8).withUnsafeBytes { RequestReader.contentLength($0) }
+    }
+
+    @Test func digitsWithBlanksAroundAreTheLength() {
+        #expect(parse("19") == 19)
+        #expect(parse(" 0 ") == 0)
+        #expect(parse("\t1024") == 1024)
+        #expect(parse("99999999999999999999999") == UInt64.max)
+    }
+
+    @Test func anythingElseIsNoLength() {
+        #expect(parse("") == nil)
+        #expect(parse("  ") == nil)
+        #expect(parse("1a") == nil)
+        #expect(parse("-1") == nil)
+        #expect(parse("0x10") == nil)
+    }
+
+    @Test func aBodyArrivesWholeAfterItsLengthWasReadWithTheHead() throws {
+        let server = try TestServer(responder: ClosureResponder { request in .ok(String(decoding: request.body, as: UTF8.self)) })
+        let client = server.client()
+        for size in [1, 100, 70_000] {
+            let body = String(repeating: "x", count: size)
+            #expect(try client.send(method: "POST", path: "/", body: Array(body.utf8)).bodyString == body)
+        }
+        #expect(try client.send(method: "POST", path: "/", headers: [("Content-Length", "0")]).bodyString == "")
     }
 }

@@ -33,9 +33,8 @@ func accessHandler(
         if server.isOverConnectionLimit {
             return refuse(.overloaded(limit: server.connectionLimit.load(ordering: .relaxed)), connection, url, method, server)
         }
-        if let violation = RequestFraming.violation(
-            of: connection, isHTTP11: RequestReader.isHTTP11(version), singleFields: server.singleFields
-        ) {
+        let head = RequestFraming.check(of: connection, isHTTP11: RequestReader.isHTTP11(version), singleFields: server.singleFields)
+        if let violation = head.violation {
             // Answered now, before any body byte is read, and the connection closed: where the
             // next request would start is unknown.
             return refuse(violation, connection, url, method, server)
@@ -45,7 +44,7 @@ func accessHandler(
             let failure = RequestFailure.queryTooLarge(limit: server.queryLimit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter)
             return refuse(failure, connection, url, method, server)
         }
-        if let declared = RequestReader.contentLength(of: connection), declared > UInt64(limit) {
+        if let declared = head.contentLength, declared > UInt64(limit) {
             if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {
                 // The client waits for a go-ahead, or the body is too large to read through:
                 // answer now, before reading it.
@@ -57,6 +56,9 @@ func accessHandler(
             let body = RequestBody(expectedLength: nil, limit: limit)
             body.refuse()
             RequestSlot.store(body, in: slot)
+        } else if let declared = head.contentLength, declared > 0 {
+            // Made now, with the length the head declared: the first piece would make it anyway.
+            RequestSlot.store(RequestBody(expectedLength: declared, limit: limit), in: slot)
         }
         return .YES
 

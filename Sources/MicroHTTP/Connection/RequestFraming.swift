@@ -16,8 +16,9 @@ internal import CMicroHTTPD
 /// answered 400 and the connection is closed, before a byte of the body is read. (A
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 enum RequestFraming {
-    /// The reason `connection`'s request head is refused, or nil if it is sound.
-    static func violation(of connection: OpaquePointer, isHTTP11: Bool, singleFields: SingleFields) -> RequestFailure? {
+    /// The reason `connection`'s request head is refused (nil if it is sound), and its declared
+    /// `Content-Length` (read in the same pass: nil when it has none or it is not a number).
+    static func check(of connection: OpaquePointer, isHTTP11: Bool, singleFields: SingleFields) -> (violation: RequestFailure?, contentLength: UInt64?) {
         var fields = FramingFields(singleFields: singleFields)
         _ = withUnsafeMutablePointer(to: &fields) { pointer in
             // A closure that captures nothing converts to the C function libmicrohttpd calls for
@@ -34,7 +35,7 @@ enum RequestFraming {
                 return .YES
             }, pointer)
         }
-        return fields.violation(isHTTP11: isHTTP11)
+        return (fields.violation(isHTTP11: isHTTP11), fields.contentLength)
     }
 }
 
@@ -44,6 +45,8 @@ struct FramingFields {
     let singleFields: SingleFields
     var singleFieldCount = SingleFieldCount()
     var contentLengthCount = 0
+    /// The (first) `Content-Length`'s number.
+    var contentLength: UInt64?
     var transferEncodings: [String] = []
     var hostCount = 0
     /// A field name that is not a token (never shown: a folded `Authorization` line puts the
@@ -61,6 +64,9 @@ struct FramingFields {
         }
         if Self.equalsIgnoringCase(name, "content-length") {
             contentLengthCount += 1
+            if contentLengthCount == 1 {
+                contentLength = RequestReader.contentLength(value)
+            }
         } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
         } else if Self.equalsIgnoringCase(name, "host") {

@@ -87,13 +87,16 @@ enum RequestReader {
         guard let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
             return nil
         }
+        return contentLength(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+    }
+
+    /// A `Content-Length` value's number: digits, blanks around them ignored; nil when it holds
+    /// anything else or no digit, `UInt64.max` when it overflows.
+    static func contentLength(_ text: UnsafeRawBufferPointer) -> UInt64? {
         var value: UInt64 = 0
         var digits = 0
-        var cursor = text
-        while cursor.pointee != 0 {
-            let byte = UInt8(bitPattern: cursor.pointee)
+        for byte in text {
             if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                cursor += 1
                 continue
             }
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
@@ -101,7 +104,6 @@ enum RequestReader {
             let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
             value = overflow1 || overflow2 ? .max : sum
             digits += 1
-            cursor += 1
         }
         return digits > 0 ? value : nil
     }
