@@ -2,17 +2,30 @@ public import Journal
 
 /// The stores of the file: the `stores` table, kept in the same transactions as their records.
 extension SQLiteJournalStorage: StoreCatalog {
-    /// The columns of a `stores` row, in the order ``SQLiteStatement/storeDescription()`` reads
-    /// (select them `FROM stores`). A store's head is its newest record, or the row's `version` and
+    /// A query of `stores` rows, with the columns ``SQLiteStatement/storeDescription()`` reads,
+    /// where `condition` holds (`stores.`-qualified columns). A store's head is its newest record
+    /// (in `actions` or in the log of recent records), or the row's `version` and
     /// `last_action_at` when no record is newer: a commit writes no `stores` page (one page fewer
     /// per store in every transaction), and the row is brought up to date only where records go
     /// (``foldHead(of:_:)``, before retention removes them) or a repair sets it. Files written
-    /// when every commit updated the row read the same.
-    static let storeColumns = """
-        id, MAX(version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0)), created_at, \
-        COALESCE((SELECT a.time FROM actions a WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), \
-        last_action_at), incarnation, key
-        """
+    /// when every commit updated the row read the same. The log's heads are read in one pass over
+    /// it per query (it has no index), limited to the store `?1` names when `condition` is
+    /// ``oneStore``.
+    static func storeQuery(_ condition: String, then rest: String = "") -> String {
+        let logged = condition == oneStore ? "WHERE store = (SELECT key FROM stores WHERE id = ?1)" : ""
+        return """
+            WITH logged AS (SELECT store, MAX(version) AS version, time FROM commit_log \(logged) GROUP BY store)
+            SELECT stores.id, MAX(stores.version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0),
+                COALESCE(logged.version, 0)), stores.created_at,
+                CASE WHEN logged.version > stores.version THEN logged.time ELSE COALESCE((SELECT a.time FROM actions a
+                    WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), stores.last_action_at) END,
+                stores.incarnation, stores.key
+            FROM stores LEFT JOIN logged ON logged.store = stores.key WHERE \(condition) \(rest)
+            """
+    }
+
+    /// ``storeQuery(_:then:)``'s condition for the store whose id is `?1`.
+    static let oneStore = "stores.id = ?1"
 
     /// Writes the store's head (its newest record's version and time) into its row when a record
     /// is newer than what the row holds: before records are removed, so that the head outlives
@@ -72,10 +85,10 @@ extension SQLiteJournalStorage: StoreCatalog {
 
     public func list(prefix: String, after: StoreID?, limit: Int) throws(JournalError) -> [StoreDescription] {
         // Ids are ASCII below DEL: every id with the prefix sorts before prefix + DEL.
-        var conditions = ["id >= ?1"]
-        if !prefix.isEmpty { conditions.append("id < ?1 || char(127)") }
-        if after != nil { conditions.append("id > ?2") }
-        let sql = "SELECT \(Self.storeColumns) FROM stores WHERE \(conditions.joined(separator: " AND ")) ORDER BY id LIMIT ?3"
+        var conditions = ["stores.id >= ?1"]
+        if !prefix.isEmpty { conditions.append("stores.id < ?1 || char(127)") }
+        if after != nil { conditions.append("stores.id > ?2") }
+        let sql = Self.storeQuery(conditions.joined(separator: " AND "), then: "ORDER BY stores.id LIMIT ?3")
         return try withReader { reader throws(SQLiteError) -> [StoreDescription] in
             let select = try reader.database.prepare(sql)
             try select.bind(1, prefix)
@@ -117,7 +130,7 @@ extension SQLiteJournalStorage: StoreCatalog {
     /// Removes the store of `key`: its records, snapshots, kept answers and row (inside a
     /// transaction).
     static func removeStore(key: Int64, from database: SQLiteDatabase) throws(SQLiteError) {
-        for table in ["actions", "snapshots", "answers"] {
+        for table in ["actions", "commit_log", "snapshots", "answers"] {
             let remove = try database.prepare("DELETE FROM \(table) WHERE store = ?1")
             try remove.bind(1, key)
             try remove.run()
@@ -144,7 +157,7 @@ extension SQLiteJournalStorage: StoreCatalog {
 }
 
 extension SQLiteStatement {
-    /// The current row of `stores` (columns ``SQLiteJournalStorage/storeColumns``).
+    /// The current row of a ``SQLiteJournalStorage/storeQuery(_:then:)``.
     func storeDescription() throws(SQLiteError) -> (description: StoreDescription, key: Int64) {
         let text = text(0)
         guard let id = try? StoreID(text) else {

@@ -56,10 +56,13 @@ import Testing
         #expect(report.repairPlan?.snapshot.state == state(12))
     }
 
-    @Test func whenNoVersionCanBeRebuiltThereIsNoRepair() throws {
+    /// `folded`: the records moved from the log of recent records into `actions` first.
+    @Test(arguments: [false, true])
+    func whenNoVersionCanBeRebuiltThereIsNoRepair(folded: Bool) throws {
         let (directory, storage) = try journal(records: 3, snapshots: [])
         defer { withExtendedLifetime(directory) { storage.close() } }
-        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE actions SET time = 2 WHERE version = 1")
+        if folded { try storage.foldLog() }
+        try SQLiteDatabase(path: storage.path, create: false).execute(folded ? "UPDATE actions SET time = 2 WHERE version = 1" : "UPDATE commit_log SET time = 2 WHERE version = 1")
         let report = try verify(storage)
         #expect(report.repairPlan == nil)
         #expect(report.problems.last?.contains("no version can be rebuilt") == true, "\(report.problems)")
