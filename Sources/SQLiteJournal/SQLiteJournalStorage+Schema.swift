@@ -42,7 +42,7 @@ extension SQLiteJournalStorage {
     /// Format 4's log of recent records: every commit appends every store's records here in
     /// commit order (`seq`, the rowid: one to three pages per commit, whatever the stores), and
     /// ``foldLog(_:)`` moves them into `actions` in batches. No index: a read scans it, and it is
-    /// kept short (``LogState/foldThreshold``).
+    /// kept short (``foldThreshold``).
     static let logTable = """
         CREATE TABLE IF NOT EXISTS commit_log(
             seq INTEGER PRIMARY KEY, store INTEGER NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL,

@@ -82,6 +82,21 @@ import Testing
         #expect(try storage.records(after: 0, limit: 100) == (1...4).map(record))
     }
 
+    @Test func aVersionWrittenTwiceIsRefusedWhicheverTableHoldsIt() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-log")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        let room = try storage.newStore("room-1")
+        let second = try #require(try storage.storage(for: StoreID("room-1")), "two views of one store")
+        try room.append((1...3).map(record))
+        let error = try #require(throws: JournalError.self) { try second.append([record(3)]) }
+        #expect(error.message.contains("version 3 of store room-1 does not follow version 3"), "\(error.message)")
+        try storage.foldLog()
+        #expect(throws: JournalError.self) { try second.append([record(2), record(4)]) }
+        try second.append([record(4)])
+        #expect(try room.records(after: 0, limit: 10).map(\.version) == [1, 2, 3, 4])
+    }
+
     @Test func retentionRemovesFromBothTablesAndTheHeadOutlivesThem() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-log")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
