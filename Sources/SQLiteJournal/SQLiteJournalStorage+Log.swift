@@ -32,11 +32,13 @@ struct LogState {
 /// ``foldThreshold`` records the writer moves the whole log into `actions` in one transaction:
 /// sorted by store and version, a store's records of many commits then share its leaf page.
 extension SQLiteJournalStorage {
-    /// The default of ``foldThreshold``: records in the log that start a fold. A read of a store
-    /// with records in the log scans it (no index: an index keyed by store would be dirtied per
-    /// store again), about 30 ns a row here, so 0.25 ms at this size; a store without records in
-    /// it does not scan it (``LogState/stores``).
-    public static let defaultFoldThreshold = 8_192
+    /// The default of ``foldThreshold``: records in the log that start a fold. The more records a
+    /// fold moves, the more of each store's share one leaf page (`journal-bench stores`, 1,000
+    /// stores: 38,000 acknowledged/s at 2,048, 55,000 at 8,192, 74,000 at 32,768). A read of a
+    /// store with records in the log scans it (no index: an index keyed by store would be dirtied
+    /// per store again), about 40 ns a row here, so 1.3 ms at this size; a store without records
+    /// in it does not scan it (``LogState/stores``). `docs/benchmarks.md`, "2026-11-29".
+    public static let defaultFoldThreshold = 32_768
 
     /// Moves every record of the log into `actions` when the log has reached
     /// ``foldThreshold``. Called on the writer before a commit's transaction (the committer's
