@@ -8,24 +8,24 @@ extension SQLiteJournalStorage: StoreCatalog {
     /// `last_action_at` when no record is newer: a commit writes no `stores` page (one page fewer
     /// per store in every transaction), and the row is brought up to date only where records go
     /// (``foldHead(of:_:)``, before retention removes them) or a repair sets it. Files written
-    /// when every commit updated the row read the same. The log's heads are read in one pass over
-    /// it per query (it has no index), limited to the store `?1` names when `condition` is
-    /// ``oneStore``.
-    static func storeQuery(_ condition: String, then rest: String = "") -> String {
-        let logged = condition == oneStore ? "WHERE store = (SELECT key FROM stores WHERE id = ?1)" : ""
-        return """
-            WITH logged AS (SELECT store, MAX(version) AS version, time FROM commit_log \(logged) GROUP BY store)
-            SELECT stores.id, MAX(stores.version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0),
-                COALESCE(logged.version, 0)), stores.created_at,
-                CASE WHEN logged.version > stores.version THEN logged.time ELSE COALESCE((SELECT a.time FROM actions a
-                    WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), stores.last_action_at) END,
-                stores.incarnation, stores.key
-            FROM stores LEFT JOIN logged ON logged.store = stores.key WHERE \(condition) \(rest)
-            """
+    /// when every commit updated the row read the same. The log's heads come from `logged` (its
+    /// heads per store: one pass over the log per query, which has no index).
+    static func storeQuery(_ condition: String, logged: String = loggedHeads(""), then rest: String = "") -> String {
+        """
+        WITH logged AS (\(logged))
+        SELECT stores.id, MAX(stores.version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0),
+            COALESCE(logged.version, 0)), stores.created_at,
+            CASE WHEN logged.version > stores.version THEN logged.time ELSE COALESCE((SELECT a.time FROM actions a
+                WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), stores.last_action_at) END,
+            stores.incarnation, stores.key
+        FROM stores LEFT JOIN logged ON logged.store = stores.key WHERE \(condition) \(rest)
+        """
     }
 
-    /// ``storeQuery(_:then:)``'s condition for the store whose id is `?1`.
-    static let oneStore = "stores.id = ?1"
+    /// The newest record of each store in the log of recent records, `filter` (`WHERE …`) applied.
+    static func loggedHeads(_ filter: String) -> String {
+        "SELECT store, MAX(version) AS version, time FROM commit_log \(filter) GROUP BY store"
+    }
 
     /// Writes the store's head (its newest record's version and time) into its row when a record
     /// is newer than what the row holds: before records are removed, so that the head outlives
@@ -53,12 +53,8 @@ extension SQLiteJournalStorage: StoreCatalog {
             var outcome = StoreCreation.limitReached
             var before = 0
             try writer.database.transaction { () throws(SQLiteError) in
-                let existing = writer.selectStore
-                existing.reset()
-                defer { existing.reset() }
-                try existing.bind(1, id.rawValue)
-                if try existing.step() {
-                    outcome = .existed(try existing.storeDescription().description)
+                if let existing = try storeRow(id, writer.storeRow) {
+                    outcome = .existed(existing.description)
                     return
                 }
                 if let cached = storeCount.withLock({ $0 }) {
@@ -148,16 +144,54 @@ extension SQLiteJournalStorage: StoreCatalog {
 
     /// The store's row: its description and key.
     private func describeRow(_ id: StoreID) throws(JournalError) -> (description: StoreDescription, key: Int64)? {
-        try read(\.selectStore) { select throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
+        try withReader { reader throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
+            try storeRow(id, reader.storeRow)
+        }
+    }
+
+    /// The row of the store `id`, read without a pass over the log of recent records unless the
+    /// store may have records there: its key first (never reused), then whether the log may hold
+    /// its records (``mayHaveLoggedRecords(_:)``, checked before the row's read begins), then the
+    /// row by id and key (none: deleted, or deleted and created again, meanwhile: looked up again).
+    func storeRow(_ id: StoreID, _ statements: StoreRowStatements) throws(SQLiteError) -> (description: StoreDescription, key: Int64)? {
+        while true {
+            let lookup = statements.key
+            lookup.reset()
+            defer { lookup.reset() }
+            try lookup.bind(1, id.rawValue)
+            guard try lookup.step() else { return nil }
+            let key = lookup.int64(0)
+            lookup.reset()
+            let select = mayHaveLoggedRecords(StoreScope(id: id, key: key)) ? statements.rowAndLog : statements.row
+            select.reset()
+            defer { select.reset() }
             try select.bind(1, id.rawValue)
-            guard try select.step() else { return nil }
-            return try select.storeDescription()
+            try select.bind(2, key)
+            if try select.step() { return try select.storeDescription() }
         }
     }
 }
 
+/// The statements that read one store's row (``SQLiteJournalStorage/storeRow(_:_:)``), on one
+/// connection.
+struct StoreRowStatements {
+    /// The store's key by its id (`?1`).
+    let key: SQLiteStatement
+    /// The row of id `?1` and key `?2`, its head from `actions` only.
+    let row: SQLiteStatement
+    /// The same, its head from the log of recent records too (a pass over it).
+    let rowAndLog: SQLiteStatement
+
+    init(_ database: SQLiteDatabase) throws(SQLiteError) {
+        let condition = "stores.id = ?1 AND stores.key = ?2"
+        key = try database.prepare("SELECT key FROM stores WHERE id = ?1")
+        row = try database.prepare(SQLiteJournalStorage.storeQuery(condition, logged: "SELECT NULL AS store, NULL AS version, NULL AS time WHERE 0"))
+        rowAndLog = try database.prepare(SQLiteJournalStorage.storeQuery(condition, logged: SQLiteJournalStorage.loggedHeads("WHERE store = ?2")))
+    }
+}
+
 extension SQLiteStatement {
-    /// The current row of a ``SQLiteJournalStorage/storeQuery(_:then:)``.
+    /// The current row of a ``SQLiteJournalStorage/storeQuery(_:logged:then:)``.
     func storeDescription() throws(SQLiteError) -> (description: StoreDescription, key: Int64) {
         let text = text(0)
         guard let id = try? StoreID(text) else {

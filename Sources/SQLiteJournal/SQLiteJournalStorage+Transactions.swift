@@ -15,7 +15,7 @@ extension SQLiteJournalStorage: JournalTransactions {
     /// Writes the parts of stores of this file (the file itself for `default`, or views from
     /// ``storage(for:)``) in one transaction, appending their records to the log of recent records
     /// (`commit_log`, folded into `actions` in batches: ``foldLogIfDue(_:)``); the `stores` rows
-    /// are not written (a store's head is derived from its records, ``storeQuery(_:then:)``). A part of a storage that is not of this file,
+    /// are not written (a store's head is derived from its records, ``storeQuery(_:logged:then:)``). A part of a storage that is not of this file,
     /// of a closed view, or of a store deleted meanwhile is refused alone
     /// (``Journal/JournalErrorCode/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
@@ -117,7 +117,7 @@ extension SQLiteJournalStorage: JournalTransactions {
 
     /// Whether the store still exists (inside the transaction): the store `default` always does;
     /// another may have been deleted since its view was made. A lookup of the store's row, not a
-    /// write: the head (``storeQuery(_:then:)``) is derived from the records, so a commit writes no
+    /// write: the head (``storeQuery(_:logged:then:)``) is derived from the records, so a commit writes no
     /// `stores` page.
     private static func exists(_ scope: StoreScope, _ writer: Writer) throws(SQLiteError) -> Bool {
         guard scope.id != .default else { return true }

@@ -41,7 +41,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let removeLogged: SQLiteStatement
         let selectNewestAction: SQLiteStatement
         let selectStoreKey: SQLiteStatement
-        let selectStore: SQLiteStatement
+        let storeRow: StoreRowStatements
         let insertStore: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
@@ -56,7 +56,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let selectActionsAndLog: SQLiteStatement
         let selectSnapshot: SQLiteStatement
         let selectAnswer: SQLiteStatement
-        let selectStore: SQLiteStatement
+        let storeRow: StoreRowStatements
     }
 
     /// The data directory's path.
@@ -178,7 +178,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 removeLogged: try database.prepare("DELETE FROM commit_log WHERE store = ?1 AND version <= ?2"),
                 selectNewestAction: try database.prepare("SELECT MAX(version) FROM actions WHERE store = ?1"),
                 selectStoreKey: try database.prepare("SELECT key FROM stores WHERE key = ?1"),
-                selectStore: try database.prepare(Self.storeQuery(Self.oneStore)),
+                storeRow: try StoreRowStatements(database),
                 insertStore: try database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
                 pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
@@ -202,7 +202,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 selectActionsAndLog: try readDatabase.prepare("\(Self.recordsQuery(log: true, after: "?2")) LIMIT ?3"),
                 selectSnapshot: try readDatabase.prepare("SELECT \(Self.snapshotColumns) FROM snapshots WHERE store = ?1 AND version <= ?2 ORDER BY version DESC"),
                 selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE store = ?1 AND key = ?2"),
-                selectStore: try readDatabase.prepare(Self.storeQuery(Self.oneStore))
+                storeRow: try StoreRowStatements(readDatabase)
             ))
             let checkpointer = try WALCheckpointer(path: path)
             self.checkpointer = checkpointer.start() ? checkpointer : nil
