@@ -30,11 +30,20 @@ extension SQLiteJournalStorage: StoreCatalog {
     /// Writes the store's head (its newest record's version and time) into its row when a record
     /// is newer than what the row holds: before records are removed, so that the head outlives
     /// them (inside the caller's transaction).
-    static func foldHead(of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+    func foldHead(of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
         writer.foldHead.reset()
         defer { writer.foldHead.reset() }
         try writer.foldHead.bind(1, scope.key)
         try writer.foldHead.run()
+        // The log's newest record of the store, known without a pass over the log.
+        guard let newest = log.withLock({ $0.newest[scope.key] }) else { return }
+        let update = writer.foldLoggedHead
+        update.reset()
+        defer { update.reset() }
+        try update.bind(1, scope.key)
+        try update.bind(2, Int64(clamping: newest.version))
+        try update.bind(3, newest.time)
+        try update.run()
     }
 
     /// The journal of `store`, a view of this file; nil when the store does not exist (create it

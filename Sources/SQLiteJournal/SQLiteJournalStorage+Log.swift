@@ -13,7 +13,11 @@ struct LogState {
     /// The newest version written to the log, per store with records in it: what a commit's
     /// first version must follow (`actions` has a primary key that refuses a version twice; the
     /// log has none, and keeps none: an index keyed by store would be dirtied per store again).
-    var newest: [Int64: UInt64] = [:]
+    /// Its version and time: the store's head (``SQLiteJournalStorage/foldHead(of:_:)``).
+    var newest: [Int64: (version: UInt64, time: Int64)] = [:]
+    /// The oldest version in the log, per store with records in it: retention looks in the log
+    /// only when it removes that far.
+    var oldest: [Int64: UInt64] = [:]
     /// The log could not be read when the file was opened (a page SQLite cannot read): every
     /// read looks in it, and meets the damage there.
     var unreadable = false
@@ -108,11 +112,16 @@ extension SQLiteJournalStorage {
     static func logState(of database: SQLiteDatabase, foldThreshold: Int) -> LogState {
         var state = LogState(nextFold: foldThreshold)
         do throws(SQLiteError) {
-            let stores = try database.prepare("SELECT store, COUNT(*), MAX(version) FROM commit_log GROUP BY store")
+            let stores = try database.prepare("SELECT store, COUNT(*), MIN(version) FROM commit_log GROUP BY store")
             while try stores.step() {
                 state.stores.insert(stores.int64(0))
                 state.rows += Int(stores.int64(1))
-                state.newest[stores.int64(0)] = UInt64(clamping: stores.int64(2))
+                state.oldest[stores.int64(0)] = UInt64(clamping: stores.int64(2))
+            }
+            // One aggregate: `time` is then the newest record's (SQLite's bare column of `MAX`).
+            let heads = try database.prepare(SQLiteJournalStorage.loggedHeads(""))
+            while try heads.step() {
+                state.newest[heads.int64(0)] = (UInt64(clamping: heads.int64(1)), heads.int64(2))
             }
         } catch {
             state = LogState(unreadable: true, nextFold: foldThreshold)

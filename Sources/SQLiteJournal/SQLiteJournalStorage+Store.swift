@@ -192,15 +192,18 @@ extension SQLiteJournalStorage {
             let limit = min(version, UInt64(clamping: oldest.int64(0)))
             try writer.database.transaction { () throws(SQLiteError) in
                 // The head is read from the newest record: kept in the row before it may go.
-                try Self.foldHead(of: scope, writer)
-                try Self.removeRecords(through: limit, of: scope, writer)
+                try foldHead(of: scope, writer)
+                try removeRecords(through: limit, of: scope, writer)
             }
         } describing: { "removing journal records through \(version) from \(location(of: scope)) failed: \($0)" }
     }
 
-    /// Removes the store's records through `version` from both tables (inside a transaction).
-    static func removeRecords(through version: UInt64, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
-        for remove in [writer.removeActions, writer.removeLogged] {
+    /// Removes the store's records through `version` from both tables (inside a transaction); from
+    /// the log only when it holds some of them (``LogState/oldest``: its deletion is a pass over
+    /// the log).
+    func removeRecords(through version: UInt64, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        let inLog = log.withLock { state in state.unreadable || state.oldest[scope.key].map { $0 <= version } ?? false }
+        for remove in inLog ? [writer.removeActions, writer.removeLogged] : [writer.removeActions] {
             remove.reset()
             defer { remove.reset() }
             try remove.bind(1, scope.key)

@@ -77,7 +77,7 @@ extension SQLiteJournalStorage: JournalTransactions {
                 parts.map { scope, part -> UInt64? in
                     guard !part.records.isEmpty else { return nil }
                     state.stores.insert(scope.key)
-                    return state.newest[scope.key]
+                    return state.newest[scope.key]?.version
                 }
             }
             var stored = [Bool](repeating: false, count: parts.count)
@@ -100,7 +100,10 @@ extension SQLiteJournalStorage: JournalTransactions {
             log.withLock { state in
                 state.rows += records
                 for index in parts.indices where stored[index] {
-                    if let last = parts[index].part.records.last { state.newest[parts[index].scope.key] = last.version }
+                    let (scope, part) = parts[index]
+                    guard let first = part.records.first, let last = part.records.last else { continue }
+                    state.newest[scope.key] = (last.version, last.time)
+                    if state.oldest[scope.key] == nil { state.oldest[scope.key] = first.version }
                 }
             }
         } describing: { "journal commit of \(Self.describe(parts)) to \(path) failed: \($0)" }

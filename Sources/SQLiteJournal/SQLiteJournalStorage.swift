@@ -38,6 +38,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let database: SQLiteDatabase
         let insertAction: SQLiteStatement
         let foldHead: SQLiteStatement
+        let foldLoggedHead: SQLiteStatement
         let removeLogged: SQLiteStatement
         let selectNewestAction: SQLiteStatement
         let selectStoreKey: SQLiteStatement
@@ -170,11 +171,10 @@ public final class SQLiteJournalStorage: JournalStorage {
                 insertAction: try database.prepare("INSERT INTO commit_log(store, version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
                 foldHead: try database.prepare("""
                     UPDATE stores SET version = newest.version, last_action_at = newest.time
-                        FROM (SELECT version, time FROM (SELECT version, time FROM actions WHERE store = ?1 ORDER BY version DESC LIMIT 1)
-                            UNION ALL SELECT version, time FROM (SELECT version, time FROM commit_log WHERE store = ?1 ORDER BY version DESC LIMIT 1)
-                            ORDER BY version DESC LIMIT 1) AS newest
+                        FROM (SELECT version, time FROM actions WHERE store = ?1 ORDER BY version DESC LIMIT 1) AS newest
                         WHERE stores.key = ?1 AND newest.version > stores.version
                     """),
+                foldLoggedHead: try database.prepare("UPDATE stores SET version = ?2, last_action_at = ?3 WHERE key = ?1 AND version < ?2"),
                 removeLogged: try database.prepare("DELETE FROM commit_log WHERE store = ?1 AND version <= ?2"),
                 selectNewestAction: try database.prepare("SELECT MAX(version) FROM actions WHERE store = ?1"),
                 selectStoreKey: try database.prepare("SELECT key FROM stores WHERE key = ?1"),
