@@ -152,6 +152,12 @@ import Testing
         #expect(try room.records(after: 2, limit: 10).map(\.version) == [3, 4, 5, 6], "the reopened file knows the log holds room-1's records")
         #expect(try room.recover().lastVersion == 6)
         #expect(try storage.describe(StoreID("room-1"))?.version == 6)
+        // What the writer keeps of the log (the newest record, the oldest version) is rebuilt too.
+        try room.saveSnapshot(snapshot(6))
+        try room.removeRecords(through: 6)
+        #expect(try room.records(after: 0, limit: 10).isEmpty && rows("commit_log", at: storage.path) == 0)
+        let head = try #require(try storage.describe(StoreID("room-1")))
+        #expect(head.version == 6 && head.lastActionAt == record(6).time)
     }
 
     @Test func aDeletedStoreLeavesNoRecordInTheLog() throws {
