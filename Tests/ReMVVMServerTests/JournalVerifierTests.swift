@@ -56,6 +56,22 @@ import Testing
         #expect(report.repairPlan?.snapshot.state == state(12))
     }
 
+    /// Records whose index lost its order (the corruption test's flip of a version byte):
+    /// a seek past the last version read lands before it again, and returns the same page.
+    private struct OutOfOrderContents: JournalContents {
+        var location: String { "out-of-order" }
+        func storedSnapshots() throws(JournalError) -> [JournalSnapshot] { [] }
+        func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+            [642, 3, 4].map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 1) }
+        }
+    }
+
+    @Test func recordsOutOfVersionOrderEndTheScanWithAProblem() throws {
+        let report = try JournalVerifier(store: try ExampleApp.store(), actions: ExampleApp.actions).verify(OutOfOrderContents())
+        #expect(report.problems.contains { $0.contains("not in version order") }, "\(report.problems)")
+        #expect(!report.isSound)
+    }
+
     /// `folded`: the records moved from the log of recent records into `actions` first.
     @Test(arguments: [false, true])
     func whenNoVersionCanBeRebuiltThereIsNoRepair(folded: Bool) throws {
