@@ -12,6 +12,9 @@
 //   journal-bench disk <directory> <seconds>   # the file system's own floor under it: one 4 KiB
 //                                              # block of a preallocated file overwritten and
 //                                              # fdatasync'd, again and again (no SQLite)
+//
+// JOURNAL_FOLD_THRESHOLD=N: records in the journal's log of recent records before they are folded
+// into `actions` (SQLiteJournalStorage's foldThreshold; default 32,768).
 import ConcurrencyKit
 import Foundation
 #if canImport(Glibc)
@@ -24,7 +27,8 @@ import SQLiteJournal
 func emptyJournal(in directory: String, sync: JournalSync) throws -> SQLiteJournalStorage {
     try? FileManager.default.removeItem(atPath: directory)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return try SQLiteJournalStorage(directory: directory, sync: sync)
+    let threshold = ProcessInfo.processInfo.environment["JOURNAL_FOLD_THRESHOLD"].flatMap { Int($0) }
+    return try SQLiteJournalStorage(directory: directory, sync: sync, foldThreshold: threshold ?? SQLiteJournalStorage.defaultFoldThreshold)
 }
 
 let arguments = CommandLine.arguments

@@ -1,6 +1,6 @@
 import Journal
 
-/// One pass over every action row of one store of a journal file, in version order: how many, the first and
+/// One pass over every record of one store of a journal file (both of its tables), in version order: how many, the first and
 /// last version, the first gap, and the records that do not match their checksums. What a start
 /// checks (``SQLiteJournalStorage/recover()``) and `remvvm-server verify` reports.
 struct RecordScan {
@@ -23,11 +23,11 @@ struct RecordScan {
         let computed: UInt32
     }
 
-    /// Reads every row of `store` in `actions`; with `verify` false (a format-1 file) checksums
-    /// are not read.
-    init(_ database: SQLiteDatabase, store: StoreScope, verify: Bool) throws(SQLiteError) {
+    /// Reads every row of `store` in `actions`, and with `log` in the log of recent records too;
+    /// with `verify` false (a format-1 file) checksums are not read.
+    init(_ database: SQLiteDatabase, store: StoreScope, verify: Bool, log: Bool) throws(SQLiteError) {
         let columns = verify ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
-        let select = try database.prepare("SELECT \(columns) FROM actions WHERE store = ?1 ORDER BY version")
+        let select = try database.prepare(SQLiteJournalStorage.recordsQuery(columns: columns, log: log))
         try select.bind(1, store.key)
         while try select.step() {
             let record = try select.journalRecord(verify: verify, in: store.id)

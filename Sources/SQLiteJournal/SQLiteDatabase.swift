@@ -7,12 +7,20 @@ struct SQLiteError: Error, CustomStringConvertible {
     let sql: String?
 
     var description: String {
-        guard code != Self.damagedCode else { return message }
+        guard code != Self.damagedCode, code != Self.refusedCode else { return message }
         return "SQLite error \(code) (\(message))" + (sql.map { " in \"\($0)\"" } ?? "")
     }
 
     /// Not SQLite's: what the file holds breaks the journal's rules (SQLite read it fine).
     static let damagedCode: Int32 = -1
+
+    /// Not SQLite's: a write the journal's rules refuse (a version written twice).
+    static let refusedCode: Int32 = -2
+
+    /// A write that would break the journal's rules: `problem` says how.
+    static func refused(_ problem: String) -> SQLiteError {
+        SQLiteError(code: refusedCode, message: problem, sql: nil)
+    }
 
     /// The journal's content is damaged: `problem` says how, and the message what to do.
     static func damaged(_ problem: String) -> SQLiteError {

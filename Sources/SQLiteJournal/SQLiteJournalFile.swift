@@ -80,10 +80,14 @@ public final class SQLiteJournalFile: JournalContents {
     public func stores() throws(JournalError) -> [StoreID] {
         guard format >= 3 else { return [.default] }
         return try read { database, _ throws(SQLiteError) -> [StoreID] in
-            let select = try database.prepare("SELECT \(SQLiteJournalStorage.storeColumns) FROM stores ORDER BY id")
+            let select = try database.prepare("SELECT id FROM stores ORDER BY id")
             var stores: [StoreID] = []
             while try select.step() {
-                stores.append(try select.storeDescription().description.id)
+                let text = select.text(0)
+                guard let id = try? StoreID(text) else {
+                    throw SQLiteError.damaged("the table stores holds an id that is not a store id: \(text)")
+                }
+                stores.append(id)
             }
             return stores
         }
@@ -133,11 +137,16 @@ public final class SQLiteJournalFile: JournalContents {
     fileprivate func records(after version: UInt64, limit: Int, of scope: StoreScope?) throws(JournalError) -> [JournalRecord] {
         try read { database, format throws(SQLiteError) -> [JournalRecord] in
             let columns = format >= 2 ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
-            let store = scope == nil ? "" : " AND store = ?3"
-            let select = try database.prepare("SELECT \(columns) FROM actions WHERE version > ?1\(store) ORDER BY version LIMIT ?2")
-            try select.bind(1, Int64(clamping: version))
-            try select.bind(2, Int64(max(0, limit)))
-            if let scope { try select.bind(3, scope.key) }
+            // Format 4: the store's records in `actions` and in the log of recent records.
+            let sql = if scope == nil {
+                "SELECT \(columns) FROM actions WHERE version > ?2 ORDER BY version"
+            } else {
+                SQLiteJournalStorage.recordsQuery(columns: columns, log: format >= 4, after: "?2")
+            }
+            let select = try database.prepare(sql + " LIMIT ?3")
+            if let scope { try select.bind(1, scope.key) }
+            try select.bind(2, Int64(clamping: version))
+            try select.bind(3, Int64(max(0, limit)))
             var records: [JournalRecord] = []
             while try select.step() {
                 records.append(try select.journalRecord(verify: format >= 2, in: scope?.id ?? .default))

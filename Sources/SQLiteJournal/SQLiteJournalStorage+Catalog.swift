@@ -2,26 +2,48 @@ public import Journal
 
 /// The stores of the file: the `stores` table, kept in the same transactions as their records.
 extension SQLiteJournalStorage: StoreCatalog {
-    /// The columns of a `stores` row, in the order ``SQLiteStatement/storeDescription()`` reads
-    /// (select them `FROM stores`). A store's head is its newest record, or the row's `version` and
+    /// A query of `stores` rows, with the columns ``SQLiteStatement/storeDescription()`` reads,
+    /// where `condition` holds (`stores.`-qualified columns). A store's head is its newest record
+    /// (in `actions` or in the log of recent records), or the row's `version` and
     /// `last_action_at` when no record is newer: a commit writes no `stores` page (one page fewer
     /// per store in every transaction), and the row is brought up to date only where records go
     /// (``foldHead(of:_:)``, before retention removes them) or a repair sets it. Files written
-    /// when every commit updated the row read the same.
-    static let storeColumns = """
-        id, MAX(version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0)), created_at, \
-        COALESCE((SELECT a.time FROM actions a WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), \
-        last_action_at), incarnation, key
+    /// when every commit updated the row read the same. The log's heads come from `logged` (its
+    /// heads per store: one pass over the log per query, which has no index).
+    static func storeQuery(_ condition: String, logged: String = loggedHeads(""), then rest: String = "") -> String {
         """
+        WITH logged AS (\(logged))
+        SELECT stores.id, MAX(stores.version, COALESCE((SELECT MAX(a.version) FROM actions a WHERE a.store = stores.key), 0),
+            COALESCE(logged.version, 0)), stores.created_at,
+            CASE WHEN logged.version > stores.version THEN logged.time ELSE COALESCE((SELECT a.time FROM actions a
+                WHERE a.store = stores.key AND a.version > stores.version ORDER BY a.version DESC LIMIT 1), stores.last_action_at) END,
+            stores.incarnation, stores.key
+        FROM stores LEFT JOIN logged ON logged.store = stores.key WHERE \(condition) \(rest)
+        """
+    }
+
+    /// The newest record of each store in the log of recent records, `filter` (`WHERE …`) applied.
+    static func loggedHeads(_ filter: String) -> String {
+        "SELECT store, MAX(version) AS version, time FROM commit_log \(filter) GROUP BY store"
+    }
 
     /// Writes the store's head (its newest record's version and time) into its row when a record
     /// is newer than what the row holds: before records are removed, so that the head outlives
     /// them (inside the caller's transaction).
-    static func foldHead(of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+    func foldHead(of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
         writer.foldHead.reset()
         defer { writer.foldHead.reset() }
         try writer.foldHead.bind(1, scope.key)
         try writer.foldHead.run()
+        // The log's newest record of the store, known without a pass over the log.
+        guard let newest = log.withLock({ $0.newest[scope.key] }) else { return }
+        let update = writer.foldLoggedHead
+        update.reset()
+        defer { update.reset() }
+        try update.bind(1, scope.key)
+        try update.bind(2, Int64(clamping: newest.version))
+        try update.bind(3, newest.time)
+        try update.run()
     }
 
     /// The journal of `store`, a view of this file; nil when the store does not exist (create it
@@ -40,12 +62,8 @@ extension SQLiteJournalStorage: StoreCatalog {
             var outcome = StoreCreation.limitReached
             var before = 0
             try writer.database.transaction { () throws(SQLiteError) in
-                let existing = writer.selectStore
-                existing.reset()
-                defer { existing.reset() }
-                try existing.bind(1, id.rawValue)
-                if try existing.step() {
-                    outcome = .existed(try existing.storeDescription().description)
+                if let existing = try storeRow(id, writer.storeRow) {
+                    outcome = .existed(existing.description)
                     return
                 }
                 if let cached = storeCount.withLock({ $0 }) {
@@ -72,10 +90,10 @@ extension SQLiteJournalStorage: StoreCatalog {
 
     public func list(prefix: String, after: StoreID?, limit: Int) throws(JournalError) -> [StoreDescription] {
         // Ids are ASCII below DEL: every id with the prefix sorts before prefix + DEL.
-        var conditions = ["id >= ?1"]
-        if !prefix.isEmpty { conditions.append("id < ?1 || char(127)") }
-        if after != nil { conditions.append("id > ?2") }
-        let sql = "SELECT \(Self.storeColumns) FROM stores WHERE \(conditions.joined(separator: " AND ")) ORDER BY id LIMIT ?3"
+        var conditions = ["stores.id >= ?1"]
+        if !prefix.isEmpty { conditions.append("stores.id < ?1 || char(127)") }
+        if after != nil { conditions.append("stores.id > ?2") }
+        let sql = Self.storeQuery(conditions.joined(separator: " AND "), then: "ORDER BY stores.id LIMIT ?3")
         return try withReader { reader throws(SQLiteError) -> [StoreDescription] in
             let select = try reader.database.prepare(sql)
             try select.bind(1, prefix)
@@ -117,7 +135,7 @@ extension SQLiteJournalStorage: StoreCatalog {
     /// Removes the store of `key`: its records, snapshots, kept answers and row (inside a
     /// transaction).
     static func removeStore(key: Int64, from database: SQLiteDatabase) throws(SQLiteError) {
-        for table in ["actions", "snapshots", "answers"] {
+        for table in ["actions", "commit_log", "snapshots", "answers"] {
             let remove = try database.prepare("DELETE FROM \(table) WHERE store = ?1")
             try remove.bind(1, key)
             try remove.run()
@@ -135,16 +153,54 @@ extension SQLiteJournalStorage: StoreCatalog {
 
     /// The store's row: its description and key.
     private func describeRow(_ id: StoreID) throws(JournalError) -> (description: StoreDescription, key: Int64)? {
-        try read(\.selectStore) { select throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
+        try withReader { reader throws(SQLiteError) -> (description: StoreDescription, key: Int64)? in
+            try storeRow(id, reader.storeRow)
+        }
+    }
+
+    /// The row of the store `id`, read without a pass over the log of recent records unless the
+    /// store may have records there: its key first (never reused), then whether the log may hold
+    /// its records (``mayHaveLoggedRecords(_:)``, checked before the row's read begins), then the
+    /// row by id and key (none: deleted, or deleted and created again, meanwhile: looked up again).
+    func storeRow(_ id: StoreID, _ statements: StoreRowStatements) throws(SQLiteError) -> (description: StoreDescription, key: Int64)? {
+        while true {
+            let lookup = statements.key
+            lookup.reset()
+            defer { lookup.reset() }
+            try lookup.bind(1, id.rawValue)
+            guard try lookup.step() else { return nil }
+            let key = lookup.int64(0)
+            lookup.reset()
+            let select = mayHaveLoggedRecords(StoreScope(id: id, key: key)) ? statements.rowAndLog : statements.row
+            select.reset()
+            defer { select.reset() }
             try select.bind(1, id.rawValue)
-            guard try select.step() else { return nil }
-            return try select.storeDescription()
+            try select.bind(2, key)
+            if try select.step() { return try select.storeDescription() }
         }
     }
 }
 
+/// The statements that read one store's row (``SQLiteJournalStorage/storeRow(_:_:)``), on one
+/// connection.
+struct StoreRowStatements {
+    /// The store's key by its id (`?1`).
+    let key: SQLiteStatement
+    /// The row of id `?1` and key `?2`, its head from `actions` only.
+    let row: SQLiteStatement
+    /// The same, its head from the log of recent records too (a pass over it).
+    let rowAndLog: SQLiteStatement
+
+    init(_ database: SQLiteDatabase) throws(SQLiteError) {
+        let condition = "stores.id = ?1 AND stores.key = ?2"
+        key = try database.prepare("SELECT key FROM stores WHERE id = ?1")
+        row = try database.prepare(SQLiteJournalStorage.storeQuery(condition, logged: "SELECT NULL AS store, NULL AS version, NULL AS time WHERE 0"))
+        rowAndLog = try database.prepare(SQLiteJournalStorage.storeQuery(condition, logged: SQLiteJournalStorage.loggedHeads("WHERE store = ?2")))
+    }
+}
+
 extension SQLiteStatement {
-    /// The current row of `stores` (columns ``SQLiteJournalStorage/storeColumns``).
+    /// The current row of a ``SQLiteJournalStorage/storeQuery(_:logged:then:)``.
     func storeDescription() throws(SQLiteError) -> (description: StoreDescription, key: Int64) {
         let text = text(0)
         guard let id = try? StoreID(text) else {

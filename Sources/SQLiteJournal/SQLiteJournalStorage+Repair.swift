@@ -12,7 +12,8 @@ extension SQLiteJournalStorage: JournalContents {
         }
     }
 
-    /// Carries out `plan` for `store` in one transaction (`remvvm-server repair`): removes the
+    /// Carries out `plan` for `store` in one transaction (`remvvm-server repair`): moves the log of
+    /// recent records into `actions` (``foldLog(_:)``), removes the
     /// store's records after its last good version and those through
     /// ``Journal/JournalRepairPlan/removeRecordsThrough`` (with the snapshots before that version),
     /// every snapshot after the last good version or not matching its checksum, and the
@@ -26,8 +27,12 @@ extension SQLiteJournalStorage: JournalContents {
         let scope = view.scope
         try withWriter { writer throws(SQLiteError) in
             try writer.database.transaction { () throws(SQLiteError) in
+                // Every record in `actions` first (each store's, in the same transaction): what
+                // follows removes and reads records there only.
+                try Self.foldLog(in: writer.database)
                 try Self.repair(plan, of: scope, writer)
             }
+            log.withLock { $0 = LogState(nextFold: foldThreshold) }
         } describing: { "repairing \(location(of: scope)) failed, nothing was changed: \($0)" }
     }
 

@@ -8,11 +8,21 @@ import Musl
 extension SQLiteJournalStorage {
     /// The columns of an action row, in the order ``SQLiteStatement/journalRecord(verify:)`` reads.
     static let recordColumns = "version, type, payload, time, checksum"
+    /// A store's records (`?1`, its key) after the version `after` (an SQL expression; nil: all),
+    /// in version order: from `actions`, and with `log` from the log of recent records too (a
+    /// store's records are in one table or the other, never both).
+    static func recordsQuery(columns: String = recordColumns, log: Bool, after: String? = nil) -> String {
+        let condition = "store = ?1" + (after.map { " AND version > \($0)" } ?? "")
+        let tables = log ? ["actions", "commit_log"] : ["actions"]
+        return tables.map { "SELECT \(columns) FROM \($0) WHERE \(condition)" }.joined(separator: " UNION ALL ") + " ORDER BY version"
+    }
+
     /// The columns of a snapshot row, in the order ``SQLiteStatement/journalSnapshot(verify:)`` reads.
     static let snapshotColumns = "version, state, time, checksum"
 
     /// The tables of format 3: every store's rows keyed by the store's `key` (never reused:
     /// `AUTOINCREMENT`, so a deleted store's rows and views never meet a later store of its id).
+    /// Format 4 adds ``logTable``.
     static let format3Tables = """
         CREATE TABLE IF NOT EXISTS stores(
             key INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, incarnation TEXT NOT NULL,
@@ -27,6 +37,16 @@ extension SQLiteJournalStorage {
             store INTEGER NOT NULL, key TEXT NOT NULL, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
             body BLOB NOT NULL, time INTEGER NOT NULL, PRIMARY KEY(store, key));
         CREATE INDEX IF NOT EXISTS answers_by_time ON answers(store, time);
+        """
+
+    /// Format 4's log of recent records: every commit appends every store's records here in
+    /// commit order (`seq`, the rowid: one to three pages per commit, whatever the stores), and
+    /// ``foldLog(_:)`` moves them into `actions` in batches. No index: a read scans it, and it is
+    /// kept short (``foldThreshold``).
+    static let logTable = """
+        CREATE TABLE IF NOT EXISTS commit_log(
+            seq INTEGER PRIMARY KEY, store INTEGER NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL,
+            payload BLOB NOT NULL, time INTEGER NOT NULL, checksum INTEGER NOT NULL);
         """
 
     /// Creates the tables of a new file, upgrades a file of format 1 or 2 to this format (one
@@ -49,7 +69,10 @@ extension SQLiteJournalStorage {
         if found <= 2 {
             try upgradeFromFormat2(database)
         }
-        try database.execute(format3Tables)
+        if found <= 3 {
+            try upgradeFromFormat3(database)
+        }
+        try database.execute(format3Tables + logTable)
         let insert = try database.prepare("INSERT OR IGNORE INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)")
         try insert.bind(1, StoreID.default.rawValue)
         try insert.bind(2, newIncarnation())
@@ -90,6 +113,15 @@ extension SQLiteJournalStorage {
                 DROP TABLE answers_format2;
                 UPDATE meta SET value = '3' WHERE key = 'format';
                 """)
+        }
+    }
+
+    /// Adds the log of recent records (``logTable``) and sets format 4, in one transaction: every
+    /// record of a format-3 file stays in `actions`, where format 4 reads it too.
+    private static func upgradeFromFormat3(_ database: SQLiteDatabase) throws(SQLiteError) {
+        try database.transaction { () throws(SQLiteError) in
+            try database.execute(logTable)
+            try database.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
         }
     }
 

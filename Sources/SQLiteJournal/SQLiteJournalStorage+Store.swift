@@ -19,8 +19,9 @@ extension SQLiteJournalStorage {
         let directory = directory
         let isDefault = scope.id == .default
         let location = location(of: scope)
+        let logged = mayHaveLoggedRecords(scope)
         return try withReader(describing: { "cannot read the journal \(location): \($0)" }) { reader throws(SQLiteError) -> JournalRecovery in
-            let scan = try RecordScan(reader.database, store: scope, verify: true)
+            let scan = try RecordScan(reader.database, store: scope, verify: true, log: logged)
             if let gap = scan.firstGapAfter, let earliest = scan.earliest, let latest = scan.latest {
                 throw SQLiteError.damaged("versions are missing after \(gap) (records \(earliest)...\(latest), \(scan.count) of them)")
             }
@@ -74,20 +75,14 @@ extension SQLiteJournalStorage {
     /// (a stop with thousands loaded) then cost one sync, not one each.
     func saveSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope, synced: Bool = true) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
-            let relaxed = !synced && sync == .full
-            if relaxed {
-                try writer.database.execute("PRAGMA synchronous=NORMAL")
-                snapshotsWithoutOwnSync.withLock { $0 += 1 }
-            }
-            do throws(SQLiteError) {
+            let transaction = { () throws(SQLiteError) in
                 try writer.database.transaction { () throws(SQLiteError) in
                     try Self.insertSnapshot(snapshot, of: scope, writer)
                 }
-            } catch {
-                if relaxed { try? writer.database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))") }
-                throw error
             }
-            if relaxed { try writer.database.execute("PRAGMA synchronous=\(Self.pragma(for: sync))") }
+            guard !synced else { return try transaction() }
+            if sync == .full { snapshotsWithoutOwnSync.withLock { $0 += 1 } }
+            try withRelaxedSync(writer, transaction)
         } describing: { "snapshot of version \(snapshot.version) to \(location(of: scope)) failed: \($0)" }
     }
 
@@ -149,7 +144,8 @@ extension SQLiteJournalStorage {
     }
 
     func records(after version: UInt64, limit: Int, of scope: StoreScope) throws(JournalError) -> [JournalRecord] {
-        try read(\.selectActions) { select throws(SQLiteError) -> [JournalRecord] in
+        let statement: KeyPath<Reader, SQLiteStatement> = mayHaveLoggedRecords(scope) ? \.selectActionsAndLog : \.selectActions
+        return try read(statement) { select throws(SQLiteError) -> [JournalRecord] in
             try select.bind(1, scope.key)
             try select.bind(2, Int64(clamping: version))
             try select.bind(3, Int64(max(0, limit)))
@@ -162,15 +158,23 @@ extension SQLiteJournalStorage {
     }
 
     func newestVersion(recordedBefore time: Int64, of scope: StoreScope) throws(JournalError) -> UInt64? {
-        try withReader { reader throws(SQLiteError) -> UInt64? in
+        let tables = mayHaveLoggedRecords(scope) ? ["actions", "commit_log"] : ["actions"]
+        return try withReader { reader throws(SQLiteError) -> UInt64? in
             // Times follow versions (one clock, one writer): the records before `time` are the
             // ones before the first at or after it, found by a scan in version order that stops
-            // there (it reads only the records old enough to be removed).
-            let first = try reader.database.prepare("SELECT version FROM actions WHERE store = ?1 AND time >= ?2 ORDER BY version LIMIT 1")
-            try first.bind(1, scope.key)
-            try first.bind(2, time)
-            let bound: Int64 = try first.step() ? first.int64(0) : Int64.max
-            let newest = try reader.database.prepare("SELECT MAX(version) FROM actions WHERE store = ?1 AND version < ?2")
+            // there (it reads only the records old enough to be removed). A store's records in the
+            // log are newer than those in `actions`: the log is looked at only when none of
+            // `actions` is recent enough.
+            var bound = Int64.max
+            for table in tables where bound == Int64.max {
+                let first = try reader.database.prepare("SELECT version FROM \(table) WHERE store = ?1 AND time >= ?2 ORDER BY version LIMIT 1")
+                try first.bind(1, scope.key)
+                try first.bind(2, time)
+                if try first.step() { bound = first.int64(0) }
+            }
+            let newest = try reader.database.prepare(
+                "SELECT MAX(version) FROM (\(tables.map { "SELECT MAX(version) AS version FROM \($0) WHERE store = ?1 AND version < ?2" }.joined(separator: " UNION ALL ")))"
+            )
             try newest.bind(1, scope.key)
             try newest.bind(2, bound)
             guard try newest.step(), !newest.isNull(0) else { return nil }
@@ -188,12 +192,23 @@ extension SQLiteJournalStorage {
             let limit = min(version, UInt64(clamping: oldest.int64(0)))
             try writer.database.transaction { () throws(SQLiteError) in
                 // The head is read from the newest record: kept in the row before it may go.
-                try Self.foldHead(of: scope, writer)
-                writer.removeActions.reset()
-                try writer.removeActions.bind(1, scope.key)
-                try writer.removeActions.bind(2, Int64(limit))
-                try writer.removeActions.run()
+                try foldHead(of: scope, writer)
+                try removeRecords(through: limit, of: scope, writer)
             }
         } describing: { "removing journal records through \(version) from \(location(of: scope)) failed: \($0)" }
+    }
+
+    /// Removes the store's records through `version` from both tables (inside a transaction); from
+    /// the log only when it holds some of them (``LogState/oldest``: its deletion is a pass over
+    /// the log).
+    func removeRecords(through version: UInt64, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
+        let inLog = log.withLock { state in state.unreadable || state.oldest[scope.key].map { $0 <= version } ?? false }
+        for remove in inLog ? [writer.removeActions, writer.removeLogged] : [writer.removeActions] {
+            remove.reset()
+            defer { remove.reset() }
+            try remove.bind(1, scope.key)
+            try remove.bind(2, Int64(clamping: version))
+            try remove.run()
+        }
     }
 }

@@ -13,8 +13,9 @@ struct SQLiteStoreTransactions: JournalTransactions {
 
 extension SQLiteJournalStorage: JournalTransactions {
     /// Writes the parts of stores of this file (the file itself for `default`, or views from
-    /// ``storage(for:)``) in one transaction; the `stores` rows are not written (a store's head is
-    /// derived from its records, ``storeColumns``). A part of a storage that is not of this file,
+    /// ``storage(for:)``) in one transaction, appending their records to the log of recent records
+    /// (`commit_log`, folded into `actions` in batches: ``foldLogIfDue(_:)``); the `stores` rows
+    /// are not written (a store's head is derived from its records, ``storeQuery(_:logged:then:)``). A part of a storage that is not of this file,
     /// of a closed view, or of a store deleted meanwhile is refused alone
     /// (``Journal/JournalErrorCode/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
@@ -59,6 +60,7 @@ extension SQLiteJournalStorage: JournalTransactions {
     func write(_ parts: [(scope: StoreScope, part: JournalWrite)]) throws(JournalError) -> [JournalError?] {
         var refusals = [JournalError?](repeating: nil, count: parts.count)
         guard parts.contains(where: { !$0.part.records.isEmpty || !$0.part.answers.isEmpty }) else { return refusals }
+        let records = parts.reduce(0) { $0 + $1.part.records.count }
         try withWriter { writer throws(SQLiteError) in
             // A journal deleted or replaced under the server (its data directory removed, moved
             // or restored over) would take commits nobody reads again: acknowledged, then lost.
@@ -68,6 +70,17 @@ extension SQLiteJournalStorage: JournalTransactions {
             if let checkpointer, checkpointer.takeCatchUp() {
                 finishCheckpoint(writer.database, checkpointer)
             }
+            foldLogIfDue(writer)
+            // Before the commit: a reader that finds a store absent from the set then knows its
+            // committed records are all in `actions` (``LogState/stores``).
+            let newest = log.withLock { state in
+                parts.map { scope, part -> UInt64? in
+                    guard !part.records.isEmpty else { return nil }
+                    state.stores.insert(scope.key)
+                    return state.newest[scope.key]?.version
+                }
+            }
+            var stored = [Bool](repeating: false, count: parts.count)
             try writer.database.transaction { () throws(SQLiteError) in
                 for index in parts.indices {
                     let (scope, part) = parts[index]
@@ -79,11 +92,21 @@ extension SQLiteJournalStorage: JournalTransactions {
                         )
                         continue
                     }
+                    try Self.checkVersions(part.records, of: scope, newest: newest[index], writer)
                     try Self.insert(part, of: scope, writer)
+                    stored[index] = true
+                }
+            }
+            log.withLock { state in
+                state.rows += records
+                for index in parts.indices where stored[index] {
+                    let (scope, part) = parts[index]
+                    guard let first = part.records.first, let last = part.records.last else { continue }
+                    state.newest[scope.key] = (last.version, last.time)
+                    if state.oldest[scope.key] == nil { state.oldest[scope.key] = first.version }
                 }
             }
         } describing: { "journal commit of \(Self.describe(parts)) to \(path) failed: \($0)" }
-        let records = parts.reduce(0) { $0 + $1.part.records.count }
         let due = sinceCheckpoint.withLock { counts -> Bool in
             counts.commits += 1
             counts.records += records
@@ -97,7 +120,7 @@ extension SQLiteJournalStorage: JournalTransactions {
 
     /// Whether the store still exists (inside the transaction): the store `default` always does;
     /// another may have been deleted since its view was made. A lookup of the store's row, not a
-    /// write: the head (``storeColumns``) is derived from the records, so a commit writes no
+    /// write: the head (``storeQuery(_:logged:then:)``) is derived from the records, so a commit writes no
     /// `stores` page.
     private static func exists(_ scope: StoreScope, _ writer: Writer) throws(SQLiteError) -> Bool {
         guard scope.id != .default else { return true }

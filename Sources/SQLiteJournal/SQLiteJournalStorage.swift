@@ -9,13 +9,16 @@ import Musl
 /// The journal of every store of a server in one SQLite file (`journal.sqlite`, WAL mode) inside
 /// a data directory that one server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables (format 3): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
+/// Tables (format 4): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
 /// (each store's id, incarnation, creation time, and its head version and last action's time as of
-/// the last time records were removed: the head is derived from the newest record), `actions` (one row per store and version), `snapshots` (the
+/// the last time records were removed: the head is derived from the newest record), `commit_log`
+/// (the recent records of every store in commit order, where commits append them), `actions` (one
+/// row per store and version, where the log is folded in batches: ``foldLog(_:)``), `snapshots` (the
 /// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
 /// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
-/// formats 1 and 2 are upgraded when opened (`docs/journal.md`, "Checksums" and "Many stores").
+/// formats 1 to 3 are upgraded when opened (`docs/journal.md`, "Checksums", "Many stores" and
+/// "The log of recent records").
 /// A commit is one SQLite transaction, so a crash mid-commit leaves the previous commit whole:
 /// SQLite rolls the torn transaction back when the file is next opened.
 ///
@@ -25,7 +28,7 @@ import Musl
 /// ``Journal/GroupCommitJournal`` in one transaction (``Journal/JournalTransactions``).
 public final class SQLiteJournalStorage: JournalStorage {
     /// The format this code writes; a file with a higher one is refused.
-    public static let format = 3
+    public static let format = 4
     /// The journal file's name inside the data directory.
     public static let fileName = "journal.sqlite"
     /// The lock file's name inside the data directory.
@@ -35,8 +38,11 @@ public final class SQLiteJournalStorage: JournalStorage {
         let database: SQLiteDatabase
         let insertAction: SQLiteStatement
         let foldHead: SQLiteStatement
+        let foldLoggedHead: SQLiteStatement
+        let removeLogged: SQLiteStatement
+        let selectNewestAction: SQLiteStatement
         let selectStoreKey: SQLiteStatement
-        let selectStore: SQLiteStatement
+        let storeRow: StoreRowStatements
         let insertStore: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
@@ -48,9 +54,10 @@ public final class SQLiteJournalStorage: JournalStorage {
     struct Reader {
         let database: SQLiteDatabase
         let selectActions: SQLiteStatement
+        let selectActionsAndLog: SQLiteStatement
         let selectSnapshot: SQLiteStatement
         let selectAnswer: SQLiteStatement
-        let selectStore: SQLiteStatement
+        let storeRow: StoreRowStatements
     }
 
     /// The data directory's path.
@@ -80,6 +87,13 @@ public final class SQLiteJournalStorage: JournalStorage {
     /// How many stores the file holds, once counted (changed only under the writer's lock, by
     /// ``create(_:limit:at:)`` and ``delete(_:)``): a creation does not count 100,000 rows.
     let storeCount = Lock<Int?>(nil)
+    /// Records in the log (`commit_log`) that start a fold into `actions` (``foldLog(_:)``).
+    let foldThreshold: Int
+    /// The log's size and the stores with records in it (``LogState``).
+    let log: Lock<LogState>
+    /// Whether ``close()`` folds the log into `actions` (tests turn it off to leave records in the
+    /// log of a closed file).
+    let foldsLogOnClose = Lock(true)
     /// ``commits``, made on first use (it refers back to the file).
     private let committer = Lock<JournalCommitter?>(nil)
 
@@ -97,10 +111,14 @@ public final class SQLiteJournalStorage: JournalStorage {
 
     /// Opens the journal in `directory` (which must exist), creating the file if needed; throws if
     /// another process holds it, if it cannot be used, or if a newer server wrote it. `policy`
-    /// and `clock` are those of the shared group commit (``commits``).
+    /// and `clock` are those of the shared group commit (``commits``); `foldThreshold`, how many
+    /// records the log of recent records holds before they move into `actions` (tests use a few).
     public init(
-        directory: String, sync: JournalSync, policy: CommitPolicy = CommitPolicy(), clock: any JournalClock = SystemJournalClock()
+        directory: String, sync: JournalSync, policy: CommitPolicy = CommitPolicy(), clock: any JournalClock = SystemJournalClock(),
+        foldThreshold: Int = SQLiteJournalStorage.defaultFoldThreshold
     ) throws(JournalError) {
+        self.foldThreshold = max(1, foldThreshold)
+        log = Lock(LogState(nextFold: max(1, foldThreshold)))
         commitPolicy = policy
         commitClock = clock
         self.sync = sync
@@ -150,14 +168,17 @@ public final class SQLiteJournalStorage: JournalStorage {
             try Self.createOrCheckSchema(database, path: path)
             let writer = Writer(
                 database: database,
-                insertAction: try database.prepare("INSERT INTO actions(store, version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                insertAction: try database.prepare("INSERT INTO commit_log(store, version, type, payload, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
                 foldHead: try database.prepare("""
                     UPDATE stores SET version = newest.version, last_action_at = newest.time
                         FROM (SELECT version, time FROM actions WHERE store = ?1 ORDER BY version DESC LIMIT 1) AS newest
                         WHERE stores.key = ?1 AND newest.version > stores.version
                     """),
+                foldLoggedHead: try database.prepare("UPDATE stores SET version = ?2, last_action_at = ?3 WHERE key = ?1 AND version < ?2"),
+                removeLogged: try database.prepare("DELETE FROM commit_log WHERE store = ?1 AND version <= ?2"),
+                selectNewestAction: try database.prepare("SELECT MAX(version) FROM actions WHERE store = ?1"),
                 selectStoreKey: try database.prepare("SELECT key FROM stores WHERE key = ?1"),
-                selectStore: try database.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1"),
+                storeRow: try StoreRowStatements(database),
                 insertStore: try database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
                 pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
@@ -171,14 +192,17 @@ public final class SQLiteJournalStorage: JournalStorage {
                 throw SQLiteError.damaged("the store default has no row in the table stores")
             }
             defaultStore = StoreScope(id: .default, key: selectDefault.int64(0))
+            let found = Self.logState(of: database, foldThreshold: self.foldThreshold)
+            log.withLock { $0 = found }
             self.writer = Lock(writer)
             let readDatabase = try SQLiteDatabase(path: path, create: false, readOnly: true)
             reader = Lock(Reader(
                 database: readDatabase,
                 selectActions: try readDatabase.prepare("SELECT \(Self.recordColumns) FROM actions WHERE store = ?1 AND version > ?2 ORDER BY version LIMIT ?3"),
+                selectActionsAndLog: try readDatabase.prepare("\(Self.recordsQuery(log: true, after: "?2")) LIMIT ?3"),
                 selectSnapshot: try readDatabase.prepare("SELECT \(Self.snapshotColumns) FROM snapshots WHERE store = ?1 AND version <= ?2 ORDER BY version DESC"),
                 selectAnswer: try readDatabase.prepare("SELECT key, fingerprint, status, body, time FROM answers WHERE store = ?1 AND key = ?2"),
-                selectStore: try readDatabase.prepare("SELECT \(Self.storeColumns) FROM stores WHERE id = ?1")
+                storeRow: try StoreRowStatements(readDatabase)
             ))
             let checkpointer = try WALCheckpointer(path: path)
             self.checkpointer = checkpointer.start() ? checkpointer : nil
@@ -207,7 +231,7 @@ public final class SQLiteJournalStorage: JournalStorage {
             let select = try writer.database.prepare("SELECT value FROM meta WHERE key = 'role'")
             if try select.step() { return (select.text(0), false) }
             let contents = try writer.database.prepare(
-                "SELECT EXISTS(SELECT 1 FROM snapshots), EXISTS(SELECT 1 FROM actions)"
+                "SELECT EXISTS(SELECT 1 FROM snapshots), EXISTS(SELECT 1 FROM actions) OR EXISTS(SELECT 1 FROM commit_log)"
             )
             _ = try contents.step()
             let snapshotsOnly = contents.int64(0) != 0 && contents.int64(1) == 0
@@ -315,6 +339,11 @@ public final class SQLiteJournalStorage: JournalStorage {
         // checkpoints what is left and deletes the write-ahead log (a read-only connection
         // closing last cannot, and would leave it behind as if the server had crashed).
         checkpointer?.stop()
+        // At rest the records are in `actions`, the log empty (a crash leaves it as it was). A
+        // failure leaves them in the log, where the next start reads them.
+        if foldsLogOnClose.withLock({ $0 }), log.withLock({ $0.rows > 0 }) {
+            try? foldLog()
+        }
         reader.withLock { $0 = nil }
         let wasOpen = writer.withLock { writer in
             defer { writer = nil }

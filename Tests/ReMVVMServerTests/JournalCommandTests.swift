@@ -38,15 +38,20 @@ import Testing
     /// A stopped server's data directory holding versions 1...`versions` (increases), snapshots
     /// every 5; `killed`: stopped with `kill -9`, so that no snapshot follows the last versions.
     /// With `damagedRecord`, the time of that record is changed behind the journal's back after
-    /// the server stopped (as the sqlite3 shell would).
+    /// the server stopped (as the sqlite3 shell would): in `actions` after a clean stop, in the
+    /// log of recent records after `kill -9`.
     private func dataDirectory(versions: Int, killed: Bool = false, damagedRecord: Int? = nil) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "remvvm-command")
         let server = try ServerProcess(arguments: ["--snapshot-every", "5"], dataDirectory: directory.path)
         for _ in 1...versions { #expect(try post(#"{"type":"increase"}"#, port: server.port).status == 200) }
         #expect(server.stop(with: killed ? SIGKILL : SIGTERM, timeout: 10) != nil)
         if let damagedRecord {
-            try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
-                .execute("UPDATE actions SET time = time + 1 WHERE version = \(damagedRecord)")
+            // In the table that holds it: `actions` after a clean stop (the log of recent records
+            // is folded there), `commit_log` after `kill -9`.
+            try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false).execute("""
+                UPDATE actions SET time = time + 1 WHERE version = \(damagedRecord);
+                UPDATE commit_log SET time = time + 1 WHERE version = \(damagedRecord);
+                """)
         }
         return directory
     }

@@ -68,12 +68,17 @@ import Testing
     /// Defect 2: a record changed on disk under a running server (another connection's commit,
     /// as a repair tool or a bad sector remapped would leave it) was replayed to resuming streams
     /// and listed as it is.
-    @Test func aRecordChangedUnderARunningServerIsNeverReplayedAndIsListedAsDamaged() throws {
+    /// `folded`: the record is in `actions` (the log of recent records folded first), else still
+    /// in `commit_log`.
+    @Test(arguments: [false, true])
+    func aRecordChangedUnderARunningServerIsNeverReplayedAndIsListedAsDamaged(folded: Bool) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-damage")
-        let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .off), replayRingEvents: 5)
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        let live = try LiveServer(journal: storage, replayRingEvents: 5)
         for _ in 1...30 { #expect(try live.post(#"{"type":"increase"}"#).status == 200) }
+        if folded { try storage.foldLog() }
         try SQLiteDatabase(path: directory.path + "/" + SQLiteJournalStorage.fileName, create: false)
-            .execute("UPDATE actions SET payload = CAST('{\"by\":5}' AS BLOB) WHERE version = 12")
+            .execute("UPDATE \(folded ? "actions" : "commit_log") SET payload = CAST('{\"by\":5}' AS BLOB) WHERE version = 12")
 
         let client = try resume(live, after: 8)
         var events: [SSEEvent] = []

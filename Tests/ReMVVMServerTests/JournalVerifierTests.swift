@@ -56,10 +56,29 @@ import Testing
         #expect(report.repairPlan?.snapshot.state == state(12))
     }
 
-    @Test func whenNoVersionCanBeRebuiltThereIsNoRepair() throws {
+    /// Records whose index lost its order (the corruption test's flip of a version byte):
+    /// a seek past the last version read lands before it again, and returns the same page.
+    private struct OutOfOrderContents: JournalContents {
+        var location: String { "out-of-order" }
+        func storedSnapshots() throws(JournalError) -> [JournalSnapshot] { [] }
+        func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
+            [642, 3, 4].map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 1) }
+        }
+    }
+
+    @Test func recordsOutOfVersionOrderEndTheScanWithAProblem() throws {
+        let report = try JournalVerifier(store: try ExampleApp.store(), actions: ExampleApp.actions).verify(OutOfOrderContents())
+        #expect(report.problems.contains { $0.contains("not in version order") }, "\(report.problems)")
+        #expect(!report.isSound)
+    }
+
+    /// `folded`: the records moved from the log of recent records into `actions` first.
+    @Test(arguments: [false, true])
+    func whenNoVersionCanBeRebuiltThereIsNoRepair(folded: Bool) throws {
         let (directory, storage) = try journal(records: 3, snapshots: [])
         defer { withExtendedLifetime(directory) { storage.close() } }
-        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE actions SET time = 2 WHERE version = 1")
+        if folded { try storage.foldLog() }
+        try SQLiteDatabase(path: storage.path, create: false).execute(folded ? "UPDATE actions SET time = 2 WHERE version = 1" : "UPDATE commit_log SET time = 2 WHERE version = 1")
         let report = try verify(storage)
         #expect(report.repairPlan == nil)
         #expect(report.problems.last?.contains("no version can be rebuilt") == true, "\(report.problems)")

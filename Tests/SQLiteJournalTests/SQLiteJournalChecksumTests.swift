@@ -16,26 +16,28 @@ import Testing
     }
 
     /// A closed journal of records 1...`records` and snapshots of `snapshots`, changed behind its
-    /// back by `damage` (raw SQL: the bytes change, the checksums do not).
-    private func journal(records: UInt64, snapshots: [UInt64] = [], damage: String? = nil) throws -> TemporaryDirectory {
+    /// back by `damage` (raw SQL: the bytes change, the checksums do not; written against
+    /// `actions`, aimed at the table `table` that holds the records).
+    private func journal(records: UInt64, snapshots: [UInt64] = [], damage: String? = nil, in table: RecordTable = .actions) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "remvvm-checksum")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         try storage.append((1...records).map(record))
         for version in snapshots { try storage.saveSnapshot(snapshot(version)) }
-        storage.close()
+        table.close(storage)
         if let damage {
-            try SQLiteDatabase(path: storage.path, create: false).execute(damage)
+            try SQLiteDatabase(path: storage.path, create: false).execute(table.aim(damage))
         }
         return directory
     }
 
-    @Test func aRecordWithAChangedByteRefusesTheStartNamingTheStoreVersionFileAndRepair() throws {
+    @Test(arguments: RecordTable.allCases)
+    func aRecordWithAChangedByteRefusesTheStartNamingTheStoreVersionFileAndRepair(table: RecordTable) throws {
         for damage in [
             "UPDATE actions SET payload = CAST('{\"a\":1}' AS BLOB) WHERE version = 7",
             "UPDATE actions SET type = 'decrease' WHERE version = 7",
             "UPDATE actions SET time = time + 1 WHERE version = 7",
         ] {
-            let directory = try journal(records: 12, snapshots: [10], damage: damage)
+            let directory = try journal(records: 12, snapshots: [10], damage: damage, in: table)
             let error = try recoveryDamage(in: directory)
             let path = directory.path + "/" + SQLiteJournalStorage.fileName
             #expect(error.message.contains("version 7 of store default") && error.message.contains(path), "\(error.message)")
@@ -43,8 +45,9 @@ import Testing
         }
     }
 
-    @Test func aDamagedRecordReadsBackMarkedNotIntact() throws {
-        let directory = try journal(records: 12, snapshots: [12], damage: "UPDATE actions SET time = 0 WHERE version = 3")
+    @Test(arguments: RecordTable.allCases)
+    func aDamagedRecordReadsBackMarkedNotIntact(table: RecordTable) throws {
+        let directory = try journal(records: 12, snapshots: [12], damage: "UPDATE actions SET time = 0 WHERE version = 3", in: table)
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         defer { storage.close() }
         let records = try storage.records(after: 0, limit: 5)
@@ -62,19 +65,21 @@ import Testing
         #expect(try storage.snapshot(atOrBefore: 25) == snapshot(10), "a resume passes over it too")
     }
 
-    @Test func retentionKeepsTheRecordsAfterTheOlderSnapshotSoThatItCanStandIn() throws {
-        let directory = try journal(records: 30, snapshots: [10, 20])
+    @Test(arguments: RecordTable.allCases)
+    func retentionKeepsTheRecordsAfterTheOlderSnapshotSoThatItCanStandIn(table: RecordTable) throws {
+        let directory = try journal(records: 30, snapshots: [10, 20], in: table)
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         defer { storage.close() }
         try storage.removeRecords(through: 25)
         #expect(try storage.recover().earliestVersion == 11)
     }
 
-    @Test func withNoUsableBaseLeftTheStartIsRefusedNamingTheFile() throws {
+    @Test(arguments: RecordTable.allCases)
+    func withNoUsableBaseLeftTheStartIsRefusedNamingTheFile(table: RecordTable) throws {
         let directory = try journal(records: 30, snapshots: [10, 20], damage: """
             UPDATE snapshots SET time = 2;
             DELETE FROM actions WHERE version <= 15;
-            """)
+            """, in: table)
         let error = try recoveryDamage(in: directory)
         let path = directory.path + "/" + SQLiteJournalStorage.fileName
         #expect(error.message.contains(path) && error.message.contains("no usable snapshot"), "\(error.message)")
@@ -105,22 +110,25 @@ import Testing
         let upgraded = try SQLiteDatabase(path: path, create: false)
         let format = try upgraded.prepare("SELECT value FROM meta WHERE key = 'format'")
         _ = try format.step()
-        #expect(format.text(0) == "3", "through format 2, to the many stores' format")
+        #expect(format.text(0) == "4", "through formats 2 and 3, to the log of recent records")
         // A change after the upgrade is caught like any other.
         try upgraded.execute("UPDATE actions SET time = 5 WHERE version = 2")
         let error = try recoveryDamage(in: directory)
         #expect(error.message.contains("version 2 of store default"), "\(error.message)")
     }
 
-    @Test func aPageSQLiteCannotReadRefusesTheStart() throws {
+    @Test(arguments: RecordTable.allCases)
+    func aPageSQLiteCannotReadRefusesTheStart(table: RecordTable) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-page")
         let payload = Array(("{\"text\":\"" + String(repeating: "x", count: 400) + "\"}").utf8)
         do {
             let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
             try storage.append((1...400).map { JournalRecord(version: $0, type: "note", payload: payload, time: 1) })
-            storage.close()
+            table.close(storage)
+            // The fold into `actions` left the log's pages free, before them in the file.
+            if table == .actions { try SQLiteDatabase(path: storage.path, create: false).execute("VACUUM") }
         }
-        // Zero a leaf page of the actions table in the middle of the file: its header is gone.
+        // Zero a leaf page of the records' table in the middle of the file: its header is gone.
         let path = directory.path + "/" + SQLiteJournalStorage.fileName
         let handle = try #require(FileHandle(forUpdatingAtPath: path))
         let pages = try handle.seekToEnd() / 4_096
@@ -146,13 +154,16 @@ import Testing
         #expect(try restored.records(after: 0, limit: 100) == storage.records(after: 0, limit: 100))
     }
 
-    @Test func aRepairKeepsTheLastGoodVersionDropsTheRestAndWritesItsSnapshot() throws {
-        let directory = try journal(records: 30, snapshots: [10, 20], damage: "UPDATE actions SET time = 0 WHERE version = 26")
+    @Test(arguments: RecordTable.allCases)
+    func aRepairKeepsTheLastGoodVersionDropsTheRestAndWritesItsSnapshot(table: RecordTable) throws {
+        let directory = try journal(records: 30, snapshots: [10, 20], damage: "UPDATE actions SET time = 0 WHERE version = 26", in: table)
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
         defer { storage.close() }
         try storage.repair(JournalRepairPlan(lastGoodVersion: 25, snapshot: snapshot(25), removeRecordsThrough: nil))
         let recovery = try storage.recover()
         #expect(recovery.snapshot == snapshot(25) && recovery.lastVersion == 25 && recovery.earliestVersion == 1)
         #expect(try storage.storedSnapshots().map(\.version) == [20, 25])
+        #expect(try storage.records(after: 0, limit: 100).map(\.version) == Array(1...25))
+        #expect(try storage.logRowCount() == 0, "the repair moved the log into actions")
     }
 }

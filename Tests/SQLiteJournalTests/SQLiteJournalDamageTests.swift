@@ -18,13 +18,13 @@ import Testing
 
     /// A closed journal holding records 1...`records` (and a snapshot of `snapshotVersion`), then
     /// changed behind its back by `damage`: what a broken disk or a hand-made edit leaves.
-    private func damagedJournal(records: UInt64, snapshotVersion: UInt64? = nil, _ damage: String) throws -> TemporaryDirectory {
+    private func damagedJournal(records: UInt64, snapshotVersion: UInt64? = nil, in table: RecordTable = .actions, _ damage: String) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         try storage.append((1...records).map { record($0) })
         if let snapshotVersion { try storage.saveSnapshot(snapshot(snapshotVersion)) }
-        storage.close()
-        try SQLiteDatabase(path: storage.path, create: false).execute(damage)
+        table.close(storage)
+        try SQLiteDatabase(path: storage.path, create: false).execute(table.aim(damage))
         return directory
     }
 
@@ -89,8 +89,9 @@ import Testing
         #expect(error.message.contains("\"archive\""), "\(error.message)")
     }
 
-    @Test func aSnapshotPastTheLastRecordIsDamageNamingTheMissingVersions() throws {
-        let directory = try damagedJournal(records: 7, snapshotVersion: 7, "DELETE FROM actions WHERE version > 5")
+    @Test(arguments: RecordTable.allCases)
+    func aSnapshotPastTheLastRecordIsDamageNamingTheMissingVersions(table: RecordTable) throws {
+        let directory = try damagedJournal(records: 7, snapshotVersion: 7, in: table, "DELETE FROM actions WHERE version > 5")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         defer { storage.close() }
         let error = try #require(throws: JournalError.self) { try storage.recover() }
@@ -98,12 +99,13 @@ import Testing
         #expect(error.message.contains("journal.sqlite") && error.message.contains("versions 6...7 are missing"), "\(error.message)")
         #expect(error.message.contains("restore the data directory from a backup"))
         // What retention leaves is not damage: every record up to the snapshot removed.
-        try SQLiteDatabase(path: storage.path, create: false).execute("DELETE FROM actions")
+        try SQLiteDatabase(path: storage.path, create: false).execute(table.aim("DELETE FROM actions"))
         #expect(try storage.recover().lastVersion == 7)
     }
 
-    @Test func aVersionThatIsNotOneIsDamageNotACrash() throws {
-        let directory = try damagedJournal(records: 3, "UPDATE actions SET version = -3 WHERE version = 1")
+    @Test(arguments: RecordTable.allCases)
+    func aVersionThatIsNotOneIsDamageNotACrash(table: RecordTable) throws {
+        let directory = try damagedJournal(records: 3, in: table, "UPDATE actions SET version = -3 WHERE version = 1")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         defer { storage.close() }
         let error = try #require(throws: JournalError.self) { try storage.recover() }

@@ -57,13 +57,14 @@ import Testing
         #expect(error.message.contains("journal.sqlite") && error.message.contains("format 99"))
     }
 
-    @Test func aMissingRecordInTheMiddleIsCorruptionNamingTheVersion() throws {
+    @Test(arguments: RecordTable.allCases)
+    func aMissingRecordInTheMiddleIsCorruptionNamingTheVersion(table: RecordTable) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-journal")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
         try storage.append((1...10).map { record($0) })
-        storage.close()
+        table.close(storage)
         let database = try SQLiteDatabase(path: directory.path + "/journal.sqlite", create: false)
-        try database.execute("DELETE FROM actions WHERE version = 6")
+        try database.execute(table.aim("DELETE FROM actions WHERE version = 6"))
         let error = try recoveryDamage(in: directory, sync: .full)
         #expect(error.message.contains("missing after 5"), "\(error.message)")
     }

@@ -134,6 +134,12 @@ public struct JournalVerifier<State: StoreState & Codable>: Sendable {
                 break
             }
             guard let lastInPage = page.last else { break }
+            // A page that does not move past `after`: the table's index is out of version order
+            // (a damaged page), and the next read would return the same page for ever.
+            guard lastInPage.version > after else {
+                report.problems.append("the records after version \(after) are not in version order (a damaged index of the records' table): the rest is not read")
+                break
+            }
             for record in page {
                 if let last = scan.last, record.version != last + 1 {
                     report.problems.append("versions \(last + 1)...\(record.version - 1) are missing")

@@ -37,7 +37,7 @@ struct VerifyCommand: DomainCommand {
             let verification = try JournalVerifier(store: try domain.store(), actions: domain.actions).verify(try file.contents(of: store))
             verifications.append((store, verification))
         }
-        var lines = ["journal \(file.path) (format \(storage.format)\(storage.format < SQLiteJournalStorage.format ? ": no checksums yet, the next start of the server adds them" : ""))"]
+        var lines = ["journal \(file.path) (format \(storage.format)\(storage.format < 2 ? ": no checksums yet, the next start of the server adds them" : ""))"]
         if storage.integrityProblems.isEmpty {
             lines.append("ok: SQLite integrity_check")
         } else {
