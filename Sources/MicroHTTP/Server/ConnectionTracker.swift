@@ -145,9 +145,8 @@ final class ConnectionTracker: Sendable {
         headTimeoutNanoseconds == 0 ? 0 : Self.monotonicNow() + headTimeoutNanoseconds
     }
 
+    /// ``ConcurrencyKit/MonotonicClock``, as the deadlines' unsigned nanoseconds.
     private static func monotonicNow() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        UInt64(MonotonicClock.nanoseconds())
     }
 }
