@@ -9,9 +9,13 @@
 # BASE_BIN and TREE_BIN hold remvvm-server (release builds, e.g. .build-ab-baseline/release and
 # .build-ab/release as scripts/ab.sh makes them). ROW: post (default: POST /actions in memory),
 # state (GET /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to
-# one store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread).
+# one store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
+# or token (GET /state in memory, each build without tokens and with a static token configured and
+# sent: the token's cost, issue 33's "≤ 3 %").
 # ROUNDS (default 5) rounds of 5-second wrk -t2 -c64 runs, the builds alternating, a fresh server
-# per round and build. Needs wrk, perf, python3; 127.0.0.1 only; every server stopped by its PID.
+# per round and build. For post and state each round also measures the C libmicrohttpd hello server
+# (TREE_BIN/mhd-hello) answering the same request: its CPU per request is the ceiling the builds'
+# are compared with (the ratios printed at the end). Needs wrk, perf, python3; 127.0.0.1 only; every server stopped by its PID.
 set -euo pipefail
 BASE_BIN=${1:?usage: Benchmarks/cpu-per-request.sh BASE_BIN TREE_BIN [ROUNDS] [ROW]}
 TREE_BIN=${2:?usage: Benchmarks/cpu-per-request.sh BASE_BIN TREE_BIN [ROUNDS] [ROW]}
@@ -25,9 +29,11 @@ scripts/install-deps.sh wrk python3
 mkdir -p "$OUT"
 rm -rf "$OUT"/data-* "$OUT"/*.log "$OUT"/rounds.tsv
 source Benchmarks/lib/background-servers.sh
+TOKEN=bench-token-0123456789
 
 # measure LABEL URL [wrk args...]: a 1 s warm-up, then 5 s of wrk with perf stat on the server
-# beside it; appends "LABEL rps cpu_us cs" to $OUT/rounds.tsv and prints it.
+# beside it (and on wrk itself); appends "LABEL rps server_cpu_us cs wrk_cpu_us" to $OUT/rounds.tsv
+# and prints it.
 measure() {
     local label=$1 url=$2
     shift 2
@@ -35,13 +41,14 @@ measure() {
     perf stat -e task-clock,context-switches -x, -o "$OUT/perf.txt" -p "$SERVER_PID" -- sleep 4.5 &
     local perf_pid=$!
     local out
-    out=$(wrk -t2 -c64 -d5s "$@" "$url")
+    out=$(perf stat -e task-clock -x, -o "$OUT/wrk-perf.txt" -- wrk -t2 -c64 -d5s "$@" "$url")
     wait "$perf_pid"
     if grep -q "Non-2xx" <<<"$out"; then echo "$label: some answers were not 2xx" >&2; echo "$out" >&2; exit 1; fi
     awk -v label="$label" -v rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")" \
         -v ms="$(awk -F, '/task-clock/ {print $1}' "$OUT/perf.txt")" \
         -v cs="$(awk -F, '/context-switches/ {print $1}' "$OUT/perf.txt")" \
-        'BEGIN { printf "%s\t%.0f\t%.2f\t%.3f\n", label, rps, ms * 1000 / (rps * 4.5), cs / (rps * 4.5) }' \
+        -v wrk_ms="$(awk -F, '/task-clock/ {print $1}' "$OUT/wrk-perf.txt")" \
+        'BEGIN { printf "%s\t%.0f\t%.2f\t%.3f\t%.2f\n", label, rps, ms * 1000 / (rps * 4.5), cs / (rps * 4.5), wrk_ms * 1000 / (rps * 5) }' \
         | tee -a "$OUT/rounds.tsv"
 }
 
@@ -67,31 +74,61 @@ for n in range(1000):
 PYTHON
         STORES=1 measure "$side-one" "$url" -s Benchmarks/wrk/post-action-stores.lua
         STORES=1000 measure "$side-1000" "$url" -s Benchmarks/wrk/post-action-stores.lua ;;
+    token)
+        start "$side-open" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        measure "$side-open" "$url/state"
+        stop "$SERVER_PID"
+        start "$side-token" "$PORT" env REMVVM_AUTH_TOKENS="$TOKEN=read+dispatch" \
+            "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        measure "$side-token" "$url/state" -H "Authorization: Bearer $TOKEN" ;;
+    hello)
+        start hello "$PORT" "$bin/mhd-hello" "$PORT"
+        if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
+        else measure hello "$url/"; fi ;;
     *)
-        echo "unknown ROW $ROW (post, state or spread)" >&2; exit 2 ;;
+        echo "unknown ROW $ROW (post, state, spread or token)" >&2; exit 2 ;;
     esac
     stop "$SERVER_PID"
     rm -rf "$OUT/data-$side-$n"
 }
 
-printf "row %s, %s rounds, wrk -t2 -c64 -d5s\nlabel\trequests/s\tcpu µs/request\tcontext switches/request\n" "$ROW" "$ROUNDS"
+printf "row %s, %s rounds, wrk -t2 -c64 -d5s\nlabel\trequests/s\tserver cpu µs/request\tcontext switches/request\twrk cpu µs/request\n" "$ROW" "$ROUNDS"
 for n in $(seq 1 "$ROUNDS"); do
     if (( n % 2 )); then round base "$BASE_BIN" "$n"; round tree "$TREE_BIN" "$n"
     else round tree "$TREE_BIN" "$n"; round base "$BASE_BIN" "$n"; fi
+    if [ "$ROW" = post ] || [ "$ROW" = state ]; then ROW=hello round hello "$TREE_BIN" "$ROW"; fi
 done
 
 python3 - "$OUT/rounds.tsv" <<'PYTHON'
 import collections, statistics, sys
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    label, rps, cpu, cs = line.split("\t")
-    rows[label].append((float(rps), float(cpu), float(cs)))
+    label, rps, cpu, cs, wrk = line.split("\t")
+    rows[label].append((float(rps), float(cpu), float(cs), float(wrk)))
 print("\nmedians")
 for label, values in rows.items():
     print(f"  {label:<10} {statistics.median(v[0] for v in values):>9.0f}/s  "
           f"{statistics.median(v[1] for v in values):6.2f} µs/request  "
-          f"{statistics.median(v[2] for v in values):5.3f} context switches/request")
+          f"{statistics.median(v[2] for v in values):5.3f} context switches/request  "
+          f"wrk {statistics.median(v[3] for v in values):6.2f} µs/request")
+if "hello" in rows:
+    hello_rps = statistics.median(v[0] for v in rows["hello"])
+    hello_cpu = statistics.median(v[1] for v in rows["hello"])
+    hello_all = statistics.median(v[1] + v[3] for v in rows["hello"])
+    for side in ("base", "tree"):
+        rps = statistics.median(v[0] for v in rows[side])
+        cpu = statistics.median(v[1] for v in rows[side])
+        every = statistics.median(v[1] + v[3] for v in rows[side])
+        # On two cores that wrk and the server keep busy, requests/s go as 1 / (server + wrk CPU
+        # per request): the last ratio is what wrk's requests/s would show with nothing else running.
+        print(f"  {side}: of the C hello server, requests/s {rps / hello_rps:.2f}, "
+              f"its server CPU per request / ours {hello_cpu / cpu:.2f}, "
+              f"server + wrk CPU per request {hello_all / every:.2f}")
 for side in ("base", "tree"):
+    if f"{side}-token" in rows:
+        def med(label, i): return statistics.median(v[i] for v in rows[label])
+        print(f"  {side}: with the token / without, requests/s {med(side + '-token', 0) / med(side + '-open', 0):.3f}, "
+              f"CPU per request {med(side + '-token', 1) / med(side + '-open', 1):.3f}")
     if f"{side}-one" in rows:
         one = statistics.median(v[0] for v in rows[f"{side}-one"])
         many = statistics.median(v[0] for v in rows[f"{side}-1000"])

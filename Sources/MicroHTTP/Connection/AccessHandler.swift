@@ -133,14 +133,15 @@ private func respond(
     guard query.isUTF8, requestPathIsUTF8(url, of: connection) else {
         return refuse(.notUTF8, connection, url, method, server)
     }
+    let record = connectionRecord(of: connection)
     let request = Request(
         method: RequestReader.method(method),
         path: requestPath(url, of: connection),
         query: query.values,
         queryItems: query.items,
-        headers: RequestReader.headers(of: connection),
+        headers: RequestReader.headers(of: connection, repeated: record?.repeatedFieldValues),
         body: body,
-        connectionMemo: server.usesConnectionMemos ? connectionRecord(of: connection)?.memo : nil
+        connectionMemo: server.usesConnectionMemos ? record?.memo : nil
     )
     var response = server.responder.respond(to: request)
     if case .pending(let pending) = response.body {

@@ -33,23 +33,46 @@ enum RequestReader {
         return strcmp(version, "HTTP/1.1") == 0
     }
 
-    /// The request header fields in the order received.
-    static func headers(of connection: OpaquePointer) -> HTTPHeaders {
-        var fields: [HTTPHeaders.Field] = []
-        fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
-        _ = withUnsafeMutablePointer(to: &fields) { pointer in
+    /// The request header fields in the order received. With `repeated` (the connection's), a
+    /// long value the connection's recent requests carried too is that same string again.
+    static func headers(of connection: OpaquePointer, repeated: RepeatedFieldValues? = nil) -> HTTPHeaders {
+        headers(of: connection, values: repeated?.values)
+    }
+
+    /// What the field callback fills: the fields; it looks long values up in `values` if given.
+    private struct FieldCollection {
+        var fields: [HTTPHeaders.Field]
+        let values: UnsafeMutablePointer<RepeatedFieldValues.Values>?
+    }
+
+    private static func headers(
+        of connection: OpaquePointer,
+        values: UnsafeMutablePointer<RepeatedFieldValues.Values>?
+    ) -> HTTPHeaders {
+        var collection = FieldCollection(fields: [], values: values)
+        collection.fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
+        _ = withUnsafeMutablePointer(to: &collection) { pointer in
             // A closure that captures nothing: it converts to the C function libmicrohttpd calls
-            // for each field (`MHD_KeyValueIteratorN`), with `cls` the array behind `pointer`.
+            // for each field (`MHD_KeyValueIteratorN`), with `cls` the collection behind `pointer`.
             MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
+                let collection = cls.assumingMemoryBound(to: FieldCollection.self)
                 let name = key.flatMap { KnownFieldNames.name($0, count: keySize) } ?? string(key, keySize)
-                let text = value.flatMap { KnownFieldNames.value($0, count: valueSize, of: name) } ?? string(value, valueSize)
-                cls.assumingMemoryBound(to: [HTTPHeaders.Field].self).pointee
-                    .append(HTTPHeaders.Field(name: name, value: text))
+                let text: String
+                if let known = value.flatMap({ KnownFieldNames.value($0, count: valueSize, of: name) }) {
+                    text = known
+                } else if let values = collection.pointee.values, let value {
+                    text = values.pointee.value(UnsafeRawBufferPointer(start: value, count: valueSize)) {
+                        String(decoding: $0, as: UTF8.self)
+                    }
+                } else {
+                    text = string(value, valueSize)
+                }
+                collection.pointee.fields.append(HTTPHeaders.Field(name: name, value: text))
                 return .YES
             }, pointer)
         }
-        return HTTPHeaders(fields: fields)
+        return HTTPHeaders(fields: collection.fields)
     }
 
     /// The query parameters, already percent-decoded by libmicrohttpd, in the order received:

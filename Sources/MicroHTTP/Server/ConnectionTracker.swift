@@ -23,6 +23,8 @@ final class ConnectionRecord: Sendable {
     private let lastDecodedLength = Atomic<Int>(0)
     /// What the responder remembers between the connection's requests (``Request/connectionMemo``).
     let memo = ConnectionMemo()
+    /// The long header values of the connection's recent requests, for the next ones.
+    let repeatedFieldValues = RepeatedFieldValues()
 
     init(socket: Int32) {
         self.socket = socket

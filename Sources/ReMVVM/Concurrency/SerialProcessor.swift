@@ -1,5 +1,6 @@
 import DequeModule
 import ConcurrencyKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -38,6 +39,11 @@ final class SerialProcessor: Sendable {
     }
 
     private let queue = Lock(Queue())
+    /// The owner's thread (``threadWord(_:)``), also outside the lock, 0 when nobody owns the
+    /// processor: set by a thread when it takes ownership and cleared by it when it gives it up
+    /// (both under the lock), so a thread that reads its own word here is the owner, at any
+    /// ordering — it wrote that value itself. See ``isProcessingOnCurrentThread``.
+    private let ownerThread = Atomic<UInt>(0)
 
     /// Takes ownership if nobody has it; when another thread has it, queues `work` (if given).
     private func admit(_ me: pthread_t, queueing work: Work?) -> Admission {
@@ -51,8 +57,25 @@ final class SerialProcessor: Sendable {
                 return .busy
             }
             state.owner = me
+            ownerThread.store(Self.threadWord(me), ordering: .relaxed)
             return .owner
         }
+    }
+
+    /// Whether the calling thread is the one processing now: work it runs would run inline (a
+    /// nested dispatch). Lets a caller skip ``runAndWait(_:)``'s closure and lock when it is
+    /// already inside the processor's work.
+    func isProcessingOnCurrentThread() -> Bool {
+        ownerThread.load(ordering: .relaxed) == Self.threadWord(pthread_self())
+    }
+
+    /// A thread's handle as one word (never 0 for a running thread).
+    private static func threadWord(_ thread: pthread_t) -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: thread)
+        #else
+        UInt(thread)
+        #endif
     }
 
     /// Runs `work` now if the store is idle or this thread owns it; queues it otherwise.
@@ -113,6 +136,7 @@ final class SerialProcessor: Sendable {
             }
             state.queuedSinceEmpty = 0
             state.owner = nil
+            ownerThread.store(0, ordering: .relaxed)
             return nil
         }) {
             next()

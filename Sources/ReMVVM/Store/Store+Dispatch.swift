@@ -27,29 +27,40 @@ extension Store {
         _ actions: [any StoreAction],
         if condition: @escaping @Sendable (UInt64) -> Bool
     ) -> DispatchOutcome {
-        processor.runAndWait {
-            let versionBefore = self.version
-            guard condition(versionBefore) else {
-                return .preconditionFailed(currentVersion: versionBefore)
-            }
-            var everyActionLeftUnchanged = true
-            for (index, action) in actions.enumerated() {
-                let context = DispatchContext()
-                defer { everyActionLeftUnchanged = everyActionLeftUnchanged && context.leftUnchanged }
-                self.process(action, from: 0, context: context, completions: nil, terminal: .reduce)
-                if let reason = context.refusal {
-                    return .refused(reason: reason, index: index)
-                }
-                if let reason = context.rejection {
-                    return .rejected(reason: reason, index: index)
-                }
-            }
-            let versionAfter = self.version
-            if versionAfter > versionBefore {
-                return .reduced(version: versionAfter)
-            }
-            return everyActionLeftUnchanged && !actions.isEmpty ? .unchanged(version: versionAfter) : .accepted
+        // Inside ``exclusively(_:)`` (the server's dispatch of a request): run at once, with no
+        // closure to allocate for ``SerialProcessor/runAndWait(_:)`` and no second admission.
+        if processor.isProcessingOnCurrentThread() {
+            return dispatchExclusively(actions, if: condition)
         }
+        return processor.runAndWait { self.dispatchExclusively(actions, if: condition) }
+    }
+
+    /// ``dispatchAndWait(_:if:)``'s work, run with the store to itself.
+    private func dispatchExclusively(
+        _ actions: [any StoreAction],
+        if condition: @Sendable (UInt64) -> Bool
+    ) -> DispatchOutcome {
+        let versionBefore = version
+        guard condition(versionBefore) else {
+            return .preconditionFailed(currentVersion: versionBefore)
+        }
+        var everyActionLeftUnchanged = true
+        for (index, action) in actions.enumerated() {
+            let context = DispatchContext()
+            defer { everyActionLeftUnchanged = everyActionLeftUnchanged && context.leftUnchanged }
+            process(action, from: 0, context: context, completions: nil, terminal: .reduce)
+            if let reason = context.refusal {
+                return .refused(reason: reason, index: index)
+            }
+            if let reason = context.rejection {
+                return .rejected(reason: reason, index: index)
+            }
+        }
+        let versionAfter = version
+        if versionAfter > versionBefore {
+            return .reduced(version: versionAfter)
+        }
+        return everyActionLeftUnchanged && !actions.isEmpty ? .unchanged(version: versionAfter) : .accepted
     }
 
     /// Runs `body` with the store to itself: no other thread's action is processed until it
