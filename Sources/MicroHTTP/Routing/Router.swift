@@ -49,13 +49,11 @@ public struct Router: Responder {
         var matched: MatchedRoute { MatchedRoute(pattern: pattern.text, number: number) }
     }
 
-    /// Literal patterns, by path: one dictionary lookup, no allocation. Kept at most a quarter
-    /// full (``literalRoutesLoad``): a Swift dictionary compares the key with every occupied
-    /// bucket it probes, so at its default three quarters a lookup compared the path with up to
-    /// seven keys, depending on the process's hash seed.
-    private var literalRoutes: [String: Route] = [:]
-    /// Buckets per literal route (``literalRoutes``).
-    private static let literalRoutesLoad = 4
+    /// Literal patterns, in the order added.
+    private var literalRoutes: [Route] = []
+    /// The position in ``literalRoutes`` of each literal path: found by length and bytes, with
+    /// no hashing and no allocation (``LiteralPathIndex``).
+    private var literalPaths = LiteralPathIndex()
     /// Patterns with parameters, most specific first.
     private var parameterRoutes: [Route] = []
     /// How many patterns have been added (the next one's ``MatchedRoute/number``).
@@ -87,12 +85,16 @@ public struct Router: Responder {
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         let parsed = RoutePattern(pattern)
         if parsed.isLiteral {
-            if literalRoutes[parsed.text] == nil {
-                literalRoutes.reserveCapacity((literalRoutes.count + 1) * Self.literalRoutesLoad)
-                literalRoutes[parsed.text] = Route(pattern: parsed, number: patternCount)
+            let position: Int
+            if let known = literalPaths.value(for: parsed.text) {
+                position = known
+            } else {
+                position = literalRoutes.count
+                literalRoutes.append(Route(pattern: parsed, number: patternCount))
+                literalPaths.set(parsed.text, to: position)
                 patternCount += 1
             }
-            literalRoutes[parsed.text]?.set(handler, for: method)
+            literalRoutes[position].set(handler, for: method)
             return
         }
         if let index = parameterRoutes.firstIndex(where: { $0.pattern == parsed }) {
@@ -119,7 +121,7 @@ public struct Router: Responder {
     /// ``routes`` with each pattern's ``MatchedRoute`` (its number: tables by route index).
     public var numberedRoutes: [(method: HTTPMethod, route: MatchedRoute)] {
         var routes: [(method: HTTPMethod, route: MatchedRoute)] = []
-        for route in literalRoutes.values.sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
+        for route in literalRoutes.sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
             for method in route.methods.sorted(by: HTTPMethod.canonicalOrder) {
                 routes.append((method, route.matched))
             }
@@ -129,7 +131,7 @@ public struct Router: Responder {
 
     /// The route whose path matches `path` (any method), or nil.
     public func route(matching path: String) -> MatchedRoute? {
-        if let route = literalRoutes[path] { return route.matched }
+        if let position = literalPaths.value(for: path) { return literalRoutes[position].matched }
         return parameterRoutes.first { $0.pattern.match(path) != nil }?.matched
     }
 
@@ -138,7 +140,8 @@ public struct Router: Responder {
     public func respondRouted(to request: Request) -> (response: Response, route: MatchedRoute?) {
         var allowed: Set<HTTPMethod> = []
         var matched: MatchedRoute?
-        if let route = literalRoutes[request.path] {
+        if let position = literalPaths.value(for: request.path) {
+            let route = literalRoutes[position]
             if let handler = Self.handler(in: route, for: request.method) {
                 return (handler(request, RouteParameters()), route.matched)
             }

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The router's literal paths, found by their length and then their bytes: a router has a few
+/// dozen, and comparing a request's path with the two or three of its length costs a few dozen
+/// instructions, where a `[String: …]` lookup hashed the path (SipHash, about 400) and compared
+/// it with the key of every occupied bucket it probed.
+///
+/// Exact, as the router matches: byte for byte in UTF-8, no Unicode normalization.
+struct LiteralPathIndex: Sendable {
+    private struct Entry: Sendable {
+        let bytes: [UInt8]
+        let value: Int
+    }
+
+    /// Entries by path length in bytes; paths longer than any entry have no bucket.
+    private var byLength: [[Entry]] = []
+
+    /// Adds `path` with `value` (a later add of the same path replaces it).
+    mutating func set(_ path: String, to value: Int) {
+        let bytes = Array(path.utf8)
+        while byLength.count <= bytes.count {
+            byLength.append([])
+        }
+        if let index = byLength[bytes.count].firstIndex(where: { $0.bytes == bytes }) {
+            byLength[bytes.count][index] = Entry(bytes: bytes, value: value)
+        } else {
+            byLength[bytes.count].append(Entry(bytes: bytes, value: value))
+        }
+    }
+
+    /// The value added for exactly `path`, or nil.
+    func value(for path: String) -> Int? {
+        let count = path.utf8.count
+        guard count < byLength.count else { return nil }
+        let candidates = byLength[count]
+        guard !candidates.isEmpty else { return nil }
+        // Native and small strings lend their bytes in place; a bridged one is copied.
+        if let found = path.utf8.withContiguousStorageIfAvailable({ Self.value(for: $0, in: candidates) }) {
+            return found
+        }
+        return Array(path.utf8).withUnsafeBufferPointer { Self.value(for: $0, in: candidates) }
+    }
+
+    /// The value of the candidate (all of `bytes`' length) that holds exactly `bytes`.
+    private static func value(for bytes: UnsafeBufferPointer<UInt8>, in candidates: [Entry]) -> Int? {
+        guard let path = bytes.baseAddress else {
+            // The empty path: the one candidate of length 0 holds it.
+            return candidates.first?.value
+        }
+        for entry in candidates {
+            let equal = entry.bytes.withUnsafeBufferPointer { stored in
+                stored.baseAddress.map { memcmp($0, path, bytes.count) == 0 } ?? false
+            }
+            if equal { return entry.value }
+        }
+        return nil
+    }
+}
