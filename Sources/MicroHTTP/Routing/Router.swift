@@ -52,8 +52,8 @@ public struct Router: Responder {
     /// Literal patterns, in the order added.
     private var literalRoutes: [Route] = []
     /// The position in ``literalRoutes`` of each literal path: found by length and bytes, with
-    /// no hashing and no allocation (``LiteralPathIndex``).
-    private var literalPaths = LiteralPathIndex()
+    /// no hashing and no allocation (``ExactBytesIndex``).
+    private var literalPaths = ExactBytesIndex()
     /// Patterns with parameters, most specific first.
     private var parameterRoutes: [Route] = []
     /// How many patterns have been added (the next one's ``MatchedRoute/number``).

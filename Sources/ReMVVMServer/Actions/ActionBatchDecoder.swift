@@ -22,9 +22,8 @@ struct ActionBatchDecoder: Sendable {
             throw .malformedJSON("the body is not valid JSON: it is not valid UTF-8")
         }
         do {
-            if first == UInt8(ascii: "{"), let name = BareActionScanner.typeName(in: body) {
-                // An action without payload, decoded as the full path would: from an empty payload.
-                return [try registry.decodeAction(named: name) { try $0.decodeWithoutPayload() }]
+            if first == UInt8(ascii: "{"), let action = try decodeBareAction(body) {
+                return [action]
             }
             do {
                 try StrictJSONValidator.validate(body)
@@ -43,6 +42,27 @@ struct ActionBatchDecoder: Sendable {
             throw ActionDecodingError(error)
         } catch {
             throw .malformedJSON("\(error)")
+        }
+    }
+
+    /// The action of a body that is exactly `{"type":"<name>"}` (``BareActionScanner``), decoded
+    /// as the full path would, from an empty payload; nil for any other body. Its name is looked
+    /// up by its bytes: a string of it is made only for an error.
+    private func decodeBareAction(_ body: [UInt8]) throws -> (any StoreAction)? {
+        let found = body.withUnsafeBufferPointer { bytes -> (range: Range<Int>, entry: ActionRegistry.Entry?)? in
+            BareActionScanner.typeNameRange(in: bytes).map { ($0, registry.entry(nameBytes: UnsafeBufferPointer(rebasing: bytes[$0]))) }
+        }
+        guard let found else { return nil }
+        guard let entry = found.entry else {
+            // Unknown: the same error, through the lookup by name.
+            return try registry.decodeAction(named: String(decoding: body[found.range], as: UTF8.self)) { try $0.decodeWithoutPayload() }
+        }
+        do {
+            return try entry.decodeWithoutPayload()
+        } catch let error as DecodingError {
+            var failure = ActionDecodingError(error)
+            failure.actionType = entry.name
+            throw failure
         }
     }
 

@@ -1,3 +1,4 @@
+import MicroHTTP
 public import ReMVVM
 
 /// Maps wire names (`{"type": "login", …}`) to the `Codable` actions a client may dispatch.
@@ -33,7 +34,11 @@ public struct ActionRegistry: Sendable {
         }
     }
 
-    private var byName: [String: Entry] = [:]
+    /// Every registered action, in the order first registered.
+    private var entries: [Entry] = []
+    /// The position in ``entries`` of each wire name: found by length and bytes, without hashing
+    /// the name (a `POST` looks its action's name up, the journal and the event stream theirs).
+    private var positionByName = ExactBytesIndex()
     private var nameByType: [ObjectIdentifier: String] = [:]
 
     /// Creates an empty registry.
@@ -48,7 +53,7 @@ public struct ActionRegistry: Sendable {
         if MemoryLayout<Action>.size == 0, let sample = try? Action(from: EmptyPayloadDecoder(codingPath: [ActionEnvelopeKey.payload])) {
             constantPayload = try? JSONCoding.encode(PayloadBox(action: sample, encode: encodePayload))
         }
-        byName[name] = Entry(
+        let entry = Entry(
             name: name,
             decode: { container in
                 if try !container.contains(.payload) || container.decodeNil(forKey: .payload) {
@@ -71,22 +76,33 @@ public struct ActionRegistry: Sendable {
             payloadType: Action.self,
             constantPayload: constantPayload
         )
+        if let position = positionByName.value(for: name) {
+            entries[position] = entry
+        } else {
+            positionByName.set(name, to: entries.count)
+            entries.append(entry)
+        }
         nameByType[ObjectIdentifier(type)] = name
     }
 
     /// The registered wire names, sorted.
     public var names: [String] {
-        byName.keys.sorted()
+        entries.map(\.name).sorted()
     }
 
     /// The JSON Schema of `name`'s payload, inferred from its `Decodable` conformance; nil when
     /// unknown or when the inference cannot follow it.
     func payloadSchema(of name: String) -> JSONValue? {
-        byName[name].flatMap { SchemaInference.schema(of: $0.payloadType) }
+        entry(named: name).flatMap { SchemaInference.schema(of: $0.payloadType) }
     }
 
     func entry(named name: String) -> Entry? {
-        byName[name]
+        positionByName.value(for: name).map { entries[$0] }
+    }
+
+    /// The action registered under the name spelled by `bytes` (UTF-8), if any.
+    func entry(nameBytes bytes: UnsafeBufferPointer<UInt8>) -> Entry? {
+        positionByName.value(forBytes: bytes).map { entries[$0] }
     }
 
     /// The wire name of `action`'s type, if registered.

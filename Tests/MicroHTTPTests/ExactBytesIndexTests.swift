@@ -1,10 +1,11 @@
 import Testing
 @testable import MicroHTTP
 
-/// The router's literal paths are found exactly: byte for byte, whatever their length.
-@Suite struct LiteralPathIndexTests {
-    private func index(_ paths: [String]) -> LiteralPathIndex {
-        var index = LiteralPathIndex()
+/// Strings (the router's literal paths, action names) are found exactly: byte for byte, whatever
+/// their length, from a string or from bytes.
+@Suite struct ExactBytesIndexTests {
+    private func index(_ paths: [String]) -> ExactBytesIndex {
+        var index = ExactBytesIndex()
         for (position, path) in paths.enumerated() {
             index.set(path, to: position)
         }
@@ -16,6 +17,7 @@ import Testing
         let index = index(paths)
         for (position, path) in paths.enumerated() {
             #expect(index.value(for: path) == position, "\(path)")
+            #expect(Array(path.utf8).withUnsafeBufferPointer { index.value(forBytes: $0) } == position, "\(path) as bytes")
         }
     }
 
@@ -23,6 +25,7 @@ import Testing
         let index = index(["/state", "/caf\u{E9}"])
         for path in ["/stata", "/State", "/state/", "/stat", "/cafe\u{301}", "/states-and-more", "x"] {
             #expect(index.value(for: path) == nil, "\(path)")
+            #expect(Array(path.utf8).withUnsafeBufferPointer { index.value(forBytes: $0) } == nil, "\(path) as bytes")
         }
     }
 

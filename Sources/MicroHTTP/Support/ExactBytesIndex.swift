@@ -4,13 +4,14 @@ import Glibc
 import Musl
 #endif
 
-/// The router's literal paths, found by their length and then their bytes: a router has a few
-/// dozen, and comparing a request's path with the two or three of its length costs a few dozen
-/// instructions, where a `[String: …]` lookup hashed the path (SipHash, about 400) and compared
-/// it with the key of every occupied bucket it probed.
+/// A few dozen strings (the router's literal paths, the action registry's wire names), each with a
+/// number, found by their length and then their bytes: comparing a request's path or an action's
+/// name with the two or three of its length costs a few dozen instructions, where a
+/// `[String: …]` lookup hashed it (SipHash, about 400) and compared it with the key of every
+/// occupied bucket it probed.
 ///
-/// Exact, as the router matches: byte for byte in UTF-8, no Unicode normalization.
-struct LiteralPathIndex: Sendable {
+/// Exact: byte for byte in UTF-8, no Unicode normalization (as the router matches paths).
+package struct ExactBytesIndex: Sendable {
     private struct Entry: Sendable {
         let bytes: [UInt8]
         let value: Int
@@ -19,8 +20,11 @@ struct LiteralPathIndex: Sendable {
     /// Entries by path length in bytes; paths longer than any entry have no bucket.
     private var byLength: [[Entry]] = []
 
+    /// An empty index.
+    package init() {}
+
     /// Adds `path` with `value` (a later add of the same path replaces it).
-    mutating func set(_ path: String, to value: Int) {
+    package mutating func set(_ path: String, to value: Int) {
         let bytes = Array(path.utf8)
         while byLength.count <= bytes.count {
             byLength.append([])
@@ -32,8 +36,14 @@ struct LiteralPathIndex: Sendable {
         }
     }
 
+    /// The value added for exactly the string of `bytes`, or nil.
+    package func value(forBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count < byLength.count else { return nil }
+        return Self.value(for: bytes, in: byLength[bytes.count])
+    }
+
     /// The value added for exactly `path`, or nil.
-    func value(for path: String) -> Int? {
+    package func value(for path: String) -> Int? {
         let count = path.utf8.count
         guard count < byLength.count else { return nil }
         let candidates = byLength[count]
