@@ -1,40 +1,46 @@
-/// The header field names most requests carry, as the clients spell them, handed out as constant
-/// strings instead of a new string per field per request: making a `String` of a field's bytes
-/// validates and copies them (about 190 instructions; a `POST` from a client carries four or
-/// five fields). A name spelled otherwise (another case, an unknown field) is made as before;
-/// either way the request's fields read the same. Every name here is at most 15 bytes: a small
-/// string, a constant with no storage.
+/// The header field names most requests carry or the server looks up on every request.
+///
+/// - As clients spell them, they are handed out as constant strings instead of a new string per
+///   field per request: making a `String` of a field's bytes validates and copies them (about 190
+///   instructions; a `POST` from a client carries four or five fields). A name spelled otherwise
+///   (another case, an unknown field) is made as before; either way the request's fields read the
+///   same.
+/// - In any case, each has a bit (``HTTPHeaders/KnownName``): a request's headers note which of
+///   them it carries, so that looking one up that it does not carry costs a bit test instead of
+///   a comparison with every field's name (most lookups of a request are of fields it lacks:
+///   `Origin`, `Sec-Fetch-Site`, `Idempotency-Key`, `If-Match`…).
 enum KnownFieldNames {
+    /// What a field name is: its constant when spelled exactly so, and its bit (0: not known).
+    struct Match {
+        let constant: String?
+        let bit: UInt32
+    }
+
+    /// The constant and bit of the name of `count` bytes at `bytes`. Literal by literal, so that
+    /// each comparison is compiled for its literal (through a table of them it was not: about 200
+    /// instructions more a request).
+    static func match(_ bytes: UnsafeRawPointer, count: Int) -> Match {
+        let name = UnsafeRawBufferPointer(start: bytes, count: count)
+        let found: Match? = switch count {
+        case 4: name.match("Host", .host)
+        case 6: name.match("Accept", .accept) ?? name.match("Origin", .origin) ?? name.match("Cookie", .cookie)
+        case 8: name.match("If-Match", .ifMatch)
+        case 10: name.match("User-Agent", .userAgent) ?? name.match("Connection", .connection)
+        case 12: name.match("Content-Type", .contentType)
+        case 13: name.match("Authorization", .authorization) ?? name.match("If-None-Match", .ifNoneMatch)
+            ?? name.match("Last-Event-ID", .lastEventID)
+        case 14: name.match("Content-Length", .contentLength) ?? name.match("Sec-Fetch-Site", .secFetchSite)
+        case 15: name.match("Accept-Encoding", .acceptEncoding) ?? name.match("Idempotency-Key", .idempotencyKey)
+        case 29: name.match("Access-Control-Request-Method", .accessControlRequestMethod)
+        default: nil
+        }
+        return found ?? Match(constant: nil, bit: 0)
+    }
+
     /// The constant for the name of `count` bytes at `bytes`, if it is one of the known names
     /// spelled exactly so.
     static func name(_ bytes: UnsafeRawPointer, count: Int) -> String? {
-        let name = UnsafeRawBufferPointer(start: bytes, count: count)
-        switch count {
-        case 4:
-            return name.spells("Host") ? "Host" : nil
-        case 6:
-            if name.spells("Accept") { return "Accept" }
-            if name.spells("Origin") { return "Origin" }
-            return name.spells("Cookie") ? "Cookie" : nil
-        case 8:
-            return name.spells("If-Match") ? "If-Match" : nil
-        case 10:
-            if name.spells("User-Agent") { return "User-Agent" }
-            return name.spells("Connection") ? "Connection" : nil
-        case 12:
-            return name.spells("Content-Type") ? "Content-Type" : nil
-        case 13:
-            if name.spells("Authorization") { return "Authorization" }
-            if name.spells("If-None-Match") { return "If-None-Match" }
-            return name.spells("Last-Event-ID") ? "Last-Event-ID" : nil
-        case 14:
-            return name.spells("Content-Length") ? "Content-Length" : nil
-        case 15:
-            if name.spells("Accept-Encoding") { return "Accept-Encoding" }
-            return name.spells("Idempotency-Key") ? "Idempotency-Key" : nil
-        default:
-            return nil
-        }
+        match(bytes, count: count).constant
     }
 
     /// The constant for the value of `count` bytes at `bytes` of the field `name` (a constant of
@@ -50,10 +56,29 @@ enum KnownFieldNames {
 }
 
 private extension UnsafeRawBufferPointer {
-    /// Whether these bytes are exactly `literal`'s (of the same length: the caller's `switch`).
+    /// `known` when these bytes (of `literal`'s length) spell `literal`: with its text as the
+    /// constant when exactly, with no constant in another case; nil otherwise.
+    @inline(__always)
+    func match(_ literal: StaticString, _ known: HTTPHeaders.KnownName) -> KnownFieldNames.Match? {
+        if spells(literal) {
+            return KnownFieldNames.Match(constant: known.text, bit: known.bit)
+        }
+        return spellsIgnoringCase(literal) ? KnownFieldNames.Match(constant: nil, bit: known.bit) : nil
+    }
+
+    /// Whether these bytes are exactly `literal`'s (of the same length: the caller's lookup).
     func spells(_ literal: StaticString) -> Bool {
         let expected = literal.utf8Start
         for index in indices where self[index] != expected[index] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether these bytes are `literal`'s but for the case of ASCII letters.
+    func spellsIgnoringCase(_ literal: StaticString) -> Bool {
+        let expected = literal.utf8Start
+        for index in indices where self[index].asciiLowercased != expected[index].asciiLowercased {
             return false
         }
         return true

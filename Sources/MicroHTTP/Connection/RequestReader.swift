@@ -43,6 +43,8 @@ enum RequestReader {
     private struct FieldCollection {
         var fields: [HTTPHeaders.Field]
         let values: UnsafeMutablePointer<RepeatedFieldValues.Values>?
+        /// The bits of the known names seen (``KnownFieldNames``).
+        var knownNames: UInt32 = 0
     }
 
     private static func headers(
@@ -57,7 +59,9 @@ enum RequestReader {
             MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
                 let collection = cls.assumingMemoryBound(to: FieldCollection.self)
-                let name = key.flatMap { KnownFieldNames.name($0, count: keySize) } ?? string(key, keySize)
+                let known = key.map { KnownFieldNames.match($0, count: keySize) }
+                collection.pointee.knownNames |= known?.bit ?? 0
+                let name = known?.constant ?? string(key, keySize)
                 let text: String
                 if let known = value.flatMap({ KnownFieldNames.value($0, count: valueSize, of: name) }) {
                     text = known
@@ -72,7 +76,7 @@ enum RequestReader {
                 return .YES
             }, pointer)
         }
-        return HTTPHeaders(fields: collection.fields)
+        return HTTPHeaders(fields: collection.fields, knownNames: collection.knownNames)
     }
 
     /// The query parameters, already percent-decoded by libmicrohttpd, in the order received:

@@ -14,7 +14,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         var value: String
     }
 
-    private var fields: [Field]
+    private var fields: [Field] {
+        didSet { knownNames = Self.unknownNames }
+    }
+    /// The bits of the ``KnownName``s these fields hold: set for a request's head as it is read;
+    /// every bit (``unknownNames``: a lookup compares names) for headers made otherwise or
+    /// changed since. See ``mayHold(_:)``. Not optional: the optional's tag made every struct
+    /// that holds headers (a response) a word larger.
+    private(set) var knownNames = unknownNames
+    /// ``knownNames`` when they are not known.
+    static let unknownNames = UInt32.max
 
     /// Room for the fields an answer usually gets after it is made (content type, ETag, CORS,
     /// `Vary`…): growing the array one field at a time reallocates it on every request.
@@ -34,8 +43,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         self.init(elements)
     }
 
-    init(fields: [Field]) {
+    /// Fields read from a request's head, with the bits of the known names among them (any case).
+    init(fields: [Field], knownNames: UInt32) {
         self.fields = fields
+        self.knownNames = knownNames
+    }
+
+    /// Equal when they hold the same fields in the same order (names compared exactly).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields == rhs.fields
     }
 
     /// The first value for `name` (compared case-insensitively), or `nil` when absent.

@@ -12,7 +12,7 @@ extension AccessGate {
     /// The `Authorization` field. Two of them are ambiguous (it is not a list field), even when
     /// equal; walks the fields without building anything.
     static func authorizationField(of headers: HTTPHeaders) -> Found<String> {
-        guard let field = headers.firstValue(named: "Authorization") else { return .none }
+        guard let field = headers.firstValue(named: .authorization) else { return .none }
         return field.isRepeated ? .conflicting : .one(field.value)
     }
 

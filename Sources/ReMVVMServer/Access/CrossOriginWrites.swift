@@ -16,13 +16,13 @@ enum CrossOriginWrites {
     /// The `403` for `request`, or nil when it may go on.
     static func refusal(for request: Request, cors: CORSPolicy) -> Response? {
         guard request.method != .GET, request.method != .HEAD, request.method != .OPTIONS else { return nil }
-        let origin = request.headers["Origin"]
-        if let site = request.headers["Sec-Fetch-Site"]?.lowercased() {
+        let origin = request.headers[.origin]
+        if let site = request.headers[.secFetchSite]?.lowercased() {
             if site == "same-origin" || site == "none" || cors.allows(origin: origin) { return nil }
             return refusal(origin: origin, site: site)
         }
         guard let origin else { return nil }
-        if let host = request.headers["Host"], authority(ofOrigin: origin) == Self.authority(host: host, scheme: scheme(of: origin)) {
+        if let host = request.headers[.host], authority(ofOrigin: origin) == Self.authority(host: host, scheme: scheme(of: origin)) {
             return nil
         }
         return cors.allows(origin: origin) ? nil : refusal(origin: origin, site: nil)

@@ -20,7 +20,7 @@ extension ServiceResponder {
     ) -> Response? {
         guard failure.status == 503, let seconds = failure.retryAfterSeconds, method == .GET,
               EventStreamPaths.contains(path),
-              headers.list("Accept")?.lowercased().contains("text/event-stream") == true
+              headers.list(.accept)?.lowercased().contains("text/event-stream") == true
         else { return nil }
         var response = Response(
             status: 200,

@@ -50,11 +50,11 @@ public struct ServiceResponder: Responder {
 
     /// The answer and the pattern of the route that gave it.
     private func answer(_ request: Request) -> (response: Response, route: MatchedRoute?) {
-        if !hosts.acceptsAll, let host = request.headers["Host"], !hosts.accepts(host: host) {
+        if !hosts.acceptsAll, let host = request.headers[.host], !hosts.accepts(host: host) {
             return (hosts.check.refusal(host: host), router.route(matching: request.path))
         }
-        let origin = request.headers["Origin"]
-        if request.method == .OPTIONS, let origin, request.headers.contains("Access-Control-Request-Method"),
+        let origin = request.headers[.origin]
+        if request.method == .OPTIONS, let origin, request.headers.contains(.accessControlRequestMethod),
            let preflight = cors.preflight(origin: origin) {
             return (preflight, router.route(matching: request.path))
         }
@@ -95,13 +95,13 @@ public struct ServiceResponder: Responder {
         // limit or a 413 must show).
         var response = measured(method) {
             var response = router.respond(to: failure, method: method, path: path, headers: headers)
-            addCORSHeaders(to: &response, origin: headers["Origin"])
+            addCORSHeaders(to: &response, origin: headers[.origin])
             return (response, router.route(matching: path))
         }
         // Counted as the 503 it stands for; an EventSource gets what makes it come back.
         if let reconnect = Self.reconnectLater(for: failure, method: method, path: path, headers: headers) {
             response = reconnect
-            addCORSHeaders(to: &response, origin: headers["Origin"])
+            addCORSHeaders(to: &response, origin: headers[.origin])
         }
         return response
     }

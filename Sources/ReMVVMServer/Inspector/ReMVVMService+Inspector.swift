@@ -23,7 +23,7 @@ extension ReMVVMService {
             return Problem.notFound(path: request.path).response
         }
         var headers = HTTPHeaders([("ETag", asset.etag)] + InspectorAssets.securityHeaders)
-        if let condition = request.headers.list("If-None-Match"), matches(asset.etag, condition) {
+        if let condition = request.headers.list(.ifNoneMatch), matches(asset.etag, condition) {
             return Response(status: 304, headers: headers)
         }
         headers.add(name: "Content-Type", value: asset.contentType)

@@ -22,7 +22,7 @@ extension ReMVVMService {
     /// through here).
     func getAccess(_ request: Request) -> Response {
         let gate = AccessGate(authorizer: accessControl)
-        switch accessControl.authorization(credential: request.headers["Authorization"]) {
+        switch accessControl.authorization(credential: request.headers[.authorization]) {
         case .success(let granted):
             let answer = AccessAnswer(
                 accessControl: accessControl.isEnabled, scopes: granted.scopes.scopes.map(\.name), stores: AccessAnswer.stores(granted.stores)

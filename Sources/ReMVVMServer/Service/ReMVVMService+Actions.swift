@@ -6,8 +6,8 @@ extension ReMVVMService {
     /// `If-Match`, only at that version (else 412); with `Idempotency-Key`, at most once (a retry
     /// gets the kept answer with `Idempotent-Replayed: true`).
     func postActions(_ request: Request, in served: ServedStore<State>) -> Response {
-        guard Self.isJSON(request.headers["Content-Type"]) else {
-            return Problem.unsupportedMediaType(request.headers["Content-Type"]).response
+        guard Self.isJSON(request.headers[.contentType]) else {
+            return Problem.unsupportedMediaType(request.headers[.contentType]).response
         }
         let actions: [any StoreAction]
         do {

@@ -17,7 +17,7 @@ extension ReMVVMService {
             }
             return Problem.unknownCommand(commandName, of: name, known: known).response
         }
-        let contentType = request.headers["Content-Type"]
+        let contentType = request.headers[.contentType]
         // No body and no Content-Type reads as `{}`; anything sent must be JSON.
         if !(request.body.isEmpty && contentType == nil), !Self.isJSON(contentType) {
             return Problem.unsupportedMediaType(contentType).response

@@ -31,7 +31,7 @@ extension ReMVVMService {
     /// disagree (a broken client or proxy) give an id that names no version, so the stream
     /// starts with the reset instead of trusting whichever came first or last.
     static func lastEventId(of request: Request) -> String? {
-        var values = request.headers.values(for: "Last-Event-ID")
+        var values = request.headers.values(for: .lastEventID)
         if values.isEmpty {
             values = request.queryValues(named: "lastEventId")
         }

@@ -9,7 +9,7 @@ extension ReMVVMService {
         guard let answer = served.stateAnswers.answer(for: snapshot.version) ?? stateAnswer(snapshot, in: served) else {
             return Problem(title: "Internal Server Error", status: 500, detail: "the state cannot be encoded as JSON").response
         }
-        if let condition = request.headers.list("If-None-Match"), Self.matches(answer.etag, condition) {
+        if let condition = request.headers.list(.ifNoneMatch), Self.matches(answer.etag, condition) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", answer.etag)]))
         }
         return answer.response

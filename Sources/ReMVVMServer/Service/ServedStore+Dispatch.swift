@@ -49,13 +49,13 @@ extension ServedStore {
         _ request: Request, fingerprintPath: String, plan: @escaping @Sendable (State) -> DispatchPlan
     ) -> Response {
         var key: IdempotencyKey?
-        if let header = request.headers["Idempotency-Key"] {
+        if let header = request.headers[.idempotencyKey] {
             guard let valid = IdempotencyKey(header: header, method: "POST", path: fingerprintPath, body: request.body) else {
                 return Problem.invalidIdempotencyKey.response
             }
             key = valid
         }
-        return backend.dispatch(key: key, ifMatch: request.headers.list("If-Match"), plan: plan, in: self)
+        return backend.dispatch(key: key, ifMatch: request.headers.list(.ifMatch), plan: plan, in: self)
     }
 
     /// Dispatches in memory and answers at once, with nothing to wait for: `If-Match`, then the

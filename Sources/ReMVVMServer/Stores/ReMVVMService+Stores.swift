@@ -109,7 +109,7 @@ extension ReMVVMService {
     /// request through (`manage`, a token that authenticates), so a failure here does not happen
     /// behind it; without the gate in front, it shows nothing. Every store without tokens.
     private func storesInReach(of request: Request) -> (StoreID) -> Bool {
-        switch accessControl.authorization(credential: request.headers["Authorization"]) {
+        switch accessControl.authorization(credential: request.headers[.authorization]) {
         case .success(let granted): { granted.reaches(storeID: $0.rawValue) }
         case .failure: { _ in false }
         }

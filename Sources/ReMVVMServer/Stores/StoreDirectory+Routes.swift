@@ -102,7 +102,7 @@ extension StoreDirectory {
 
     /// Whether the request asks to create only (`If-None-Match: *`).
     private static func requiresAbsence(_ request: Request) -> Bool {
-        guard let condition = request.headers.list("If-None-Match") else { return false }
+        guard let condition = request.headers.list(.ifNoneMatch) else { return false }
         return condition.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" }
     }
 }
