@@ -3,7 +3,8 @@
 # synchronous_commit on, unix socket) and three release-built replicas on it (journal postgres), all
 # on this machine. Prints:
 # 1. throughput: 64 wrk connections spread over the three replicas (22 + 21 + 21) posting
-#    {"type":"increase"} — acknowledged actions/s in total (target >= 20,000), p99 per replica;
+#    {"type":"increase"} — acknowledged actions/s in total (target >= 20,000), p99 per replica,
+#    CPU per action of the replicas and of PostgreSQL, and the replicas' by kind of thread;
 # 2. replica lag under that load: a probe (sse-fanout, 10 subscribers on replica 1) posts 20
 #    actions/s to replica 0 while wrk runs; lag = from the POST's write on replica 0 to the event
 #    read on replica 1 (an upper bound of "answer on one → event on the other"; target p99 <= 50 ms);
@@ -115,6 +116,19 @@ cpu_seconds() {
     done
     awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
 }
+# thread_cpu PID…: "kind ticks" lines — each kind of thread (its name: log-follower, log-append,
+# MHD-worker, …) with its user + system CPU ticks so far, summed over these processes.
+thread_cpu() {
+    local pid task
+    for pid in "$@"; do
+        for task in /proc/"$pid"/task/*; do
+            # A thread that ended meanwhile is skipped (and must not fail the pipeline).
+            if [ -r "$task/stat" ]; then
+                echo "$(tr ' ' _ <"$task/comm" 2>/dev/null) $(awk '{ print $14 + $15 }' "$task/stat" 2>/dev/null)"
+            fi
+        done
+    done | awk '{ ticks[$1] += $2 } END { for (kind in ticks) print kind, ticks[kind] }' | sort
+}
 # This cluster's postmaster and its children only: other PostgreSQL servers on the machine (tests,
 # other benchmarks) are not this run's.
 postgres_pids() { echo "$PG_PID $(pgrep -P "$PG_PID" -d ' ' || true)"; }
@@ -157,12 +171,14 @@ post_load 2 warmup
 before_version=$(head_version)
 # shellcheck disable=SC2046
 servers_before=$(cpu_seconds "${PIDS[@]}"); postgres_before=$(cpu_seconds $(postgres_pids))
+threads_before=$(thread_cpu "${PIDS[@]}")
 psql_query -c "SELECT pg_stat_statements_reset()" >/dev/null
 commits_before=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 post_load "$DURATION" throughput
 commits_after=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 # shellcheck disable=SC2046
 servers_after=$(cpu_seconds "${PIDS[@]}"); postgres_after=$(cpu_seconds $(postgres_pids))
+threads_after=$(thread_cpu "${PIDS[@]}")
 after_version=$(head_version)
 rps=$(total_rps throughput)
 actions=$((after_version - before_version))
@@ -171,6 +187,10 @@ awk -v s="$(awk -v a="$servers_after" -v b="$servers_before" 'BEGIN { print a - 
     -v p="$(awk -v a="$postgres_after" -v b="$postgres_before" 'BEGIN { print a - b }')" -v n="$actions" -v d="$DURATION" \
     'BEGIN { printf "CPU during the run (2 cores = %.0f core-s): 3 replicas %.1f s (%.0f us/action), PostgreSQL %.1f s (%.0f us/action), the rest (wrk, kernel, idle) %.1f s\n", 2 * d, s, s * 1e6 / n, p, p * 1e6 / n, 2 * d - s - p }'
 
+# Where the replicas' CPU went, by kind of thread (each replica's follower applies every action).
+echo "the 3 replicas' CPU by kind of thread, per action:"
+join <(echo "$threads_before") <(echo "$threads_after") | awk -v n="$actions" -v hz="$(getconf CLK_TCK)" \
+    '{ d = ($3 - $2) / hz; if (d > 0) printf "  %-16s %6.2f s %7.2f us/action\n", $1, d, d * 1e6 / n }' | sort -k4 -n -r
 echo "PostgreSQL: $((commits_after - commits_before)) transactions committed ($(awk -v n="$actions" -v c="$((commits_after - commits_before))" 'BEGIN { printf "%.1f", n / c }') versions per transaction, reads included); statements by total time:"
 psql_query -c "SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round((total_exec_time / calls * 1000)::numeric, 0) AS us_per_call, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8"
 echo "== replica lag under that load: probe posts 20/s to r0, 10 subscribers on r1"

@@ -53,23 +53,30 @@ extension PostgresLog {
         "SELECT \(PostgresLogSchema.appendFunction)($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::int[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bigint[])"
 
     /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
-    /// nil as NULL), for an array parameter.
+    /// nil as NULL), for an array parameter. Escaped byte by byte: PostgreSQL reads bytes, and
+    /// walking the text by `Character` (grapheme clusters) was a fifth of the appender's time
+    /// and missed a `"` that a combining mark follows (one cluster, not equal to `"`), which
+    /// then ended the element early.
     static func arrayLiteral(_ elements: [String?]) -> String {
-        var literal = "{"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(elements.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
+        bytes.append(UInt8(ascii: "{"))
         for (index, element) in elements.enumerated() {
-            if index > 0 { literal.append(",") }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             guard let element else {
-                literal.append("NULL")
+                bytes.append(contentsOf: "NULL".utf8)
                 continue
             }
-            literal.append("\"")
-            for character in element {
-                if character == "\\" || character == "\"" { literal.append("\\") }
-                literal.append(character)
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                // Bytes of a multi-byte UTF-8 sequence are all >= 0x80: only these two are ASCII.
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
             }
-            literal.append("\"")
+            bytes.append(UInt8(ascii: "\""))
         }
-        return literal + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -31,23 +31,50 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
         }
     }
 
-    /// Adds what `payload` announces.
+    /// Adds what `payload` announces, in one pass over its bytes: every replica parses every
+    /// append's doorbell, a pair per store (per action when 1,000 stores are written), and
+    /// splitting it into substrings and parsing each head through `UInt64(_:)` was a tenth of
+    /// the follower's time (`docs/benchmarks.md`, 2026-11-29).
     private mutating func add(_ payload: String) {
-        guard !payload.isEmpty else {
+        let bytes = payload.utf8
+        guard !bytes.isEmpty else {
             everything = true
             return
         }
-        for pair in payload.split(separator: " ") {
-            guard let colon = pair.lastIndex(of: ":"), let store = try? StoreID(pair[..<colon]) else {
-                everything = true
-                continue
-            }
-            if let head = UInt64(pair[pair.index(after: colon)...]) {
-                heads[store] = max(heads[store] ?? 0, head)
-            } else {
-                changed.insert(store)
-            }
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
+            if start < end { addPair(payload, start..<end) }
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
         }
+    }
+
+    /// Adds the pair `store:head` (or `store:deleted`) at `range` of `payload`.
+    private mutating func addPair(_ payload: String, _ range: Range<String.Index>) {
+        let pair = payload.utf8[range]
+        guard let colon = pair.lastIndex(of: UInt8(ascii: ":")), let store = try? StoreID(payload[range.lowerBound..<colon]) else {
+            everything = true
+            return
+        }
+        if let head = Self.decimal(pair[pair.index(after: colon)...]) {
+            heads[store] = max(heads[store] ?? 0, head)
+        } else {
+            changed.insert(store)
+        }
+    }
+
+    /// The number `digits` spell in decimal (nil: empty, another character, or past `UInt64`).
+    private static func decimal(_ digits: Substring.UTF8View) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowA, !overflowB else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// The payload that announces the deletion of `store`.

@@ -49,7 +49,7 @@ extension PostgresLogFollower {
             var round: [RoundWork] = []
             round.reserveCapacity(state.mayBeBehind.count)
             for store in state.mayBeBehind {
-                guard let taken = state.stores[store]?.takeOffered(pageSize: pageSize), let followed = state.stores[store] else { continue }
+                guard let followed = state.stores[store], let taken = followed.takeOffered(pageSize: pageSize) else { continue }
                 round.append(RoundWork(
                     store: store, generation: followed.generation, applied: followed.applied, apply: followed.apply,
                     offered: taken.entries, nextOffered: taken.nextOffered,
@@ -109,8 +109,9 @@ extension PostgresLogFollower {
     func record(_ results: [RoundResult]) {
         guard !results.isEmpty else { return }
         state.withLock { state in
-            for result in results where state.stores[result.store]?.generation == result.generation {
-                state.stores[result.store]?.take(result)
+            for result in results {
+                guard let followed = state.stores[result.store], followed.generation == result.generation else { continue }
+                followed.take(result)
             }
         }
         state.notifyAll()
@@ -128,7 +129,7 @@ extension PostgresLogFollower {
 
 extension FollowedStore {
     /// Takes in what a round did to the store.
-    mutating func take(_ result: PostgresLogFollower.RoundResult) {
+    func take(_ result: PostgresLogFollower.RoundResult) {
         if let readUpTo = result.readUpTo { self.readUpTo = readUpTo }
         if result.dropOffered { offered.removeAll() }
         if let last = result.last {
@@ -140,7 +141,7 @@ extension FollowedStore {
     /// Takes the offered entries that follow `applied` directly (at most `pageSize`, dropping
     /// those already applied), and returns the first version offered beyond a gap, if any; nil
     /// when the store has nothing to read or apply.
-    mutating func takeOffered(pageSize: Int) -> (entries: [LogEntry], nextOffered: UInt64?)? {
+    func takeOffered(pageSize: Int) -> (entries: [LogEntry], nextOffered: UInt64?)? {
         guard isBehind else { return nil }
         while let first = offered.first, first.record.version <= applied {
             offered.removeFirst()

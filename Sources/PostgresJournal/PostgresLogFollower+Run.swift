@@ -108,26 +108,30 @@ extension PostgresLogFollower {
     /// than the one verified → it stops (deleted and created again); otherwise `verify` hears it
     /// (the first time since a connect) and the head is what to read up to.
     private func check(_ store: StoreID, _ found: (head: UInt64, incarnation: String)?) {
-        guard let followed = state.withLock({ $0.stores[store] }), followed.stopReason == nil else { return }
+        // What is needed of the store, read under the lock (the store is changed under it).
+        let seen = state.withLock { state -> (generation: UInt64, verified: String?, verify: @Sendable (String, UInt64) throws -> Void)? in
+            guard let followed = state.stores[store], followed.stopReason == nil else { return nil }
+            return (followed.generation, followed.verified, followed.verify)
+        }
+        guard let seen else { return }
         guard let found else {
-            return stop(store, generation: followed.generation, "the store \(store) was deleted from the shared log")
+            return stop(store, generation: seen.generation, "the store \(store) was deleted from the shared log")
         }
-        if let verified = followed.verified, verified != found.incarnation {
-            return stop(store, generation: followed.generation, "the store \(store) was deleted from the shared log and created again")
+        if let verified = seen.verified, verified != found.incarnation {
+            return stop(store, generation: seen.generation, "the store \(store) was deleted from the shared log and created again")
         }
-        if followed.verified == nil {
+        if seen.verified == nil {
             do {
-                try followed.verify(found.incarnation, found.head)
+                try seen.verify(found.incarnation, found.head)
             } catch {
-                return stop(store, generation: followed.generation, "\(error)")
+                return stop(store, generation: seen.generation, "\(error)")
             }
         }
         state.withLock { state in
-            guard var current = state.stores[store], current.generation == followed.generation else { return }
+            guard let current = state.stores[store], current.generation == seen.generation else { return }
             current.verified = found.incarnation
             current.knownHead = max(current.knownHead, found.head)
             if found.head > current.applied { current.readUpTo = max(current.readUpTo ?? 0, found.head) }
-            state.stores[store] = current
             state.mayBeBehind.insert(store)
         }
     }

@@ -1,8 +1,13 @@
 import Journal
 import DequeModule
 
-/// One store a ``PostgresLogFollower`` follows.
-struct FollowedStore {
+/// One store a ``PostgresLogFollower`` follows; read and changed only under the follower's lock.
+///
+/// A class: the follower looks a store up several times per round (offers, the round's work,
+/// the record of its pages, the doorbell), and with 1,000 stores a round touches a store per
+/// action; as a struct each lookup copied its three closures, its deque and its strings
+/// (`FollowedStoreVwcp`, `docs/benchmarks.md` 2026-11-29), where a reference is one retain.
+final class FollowedStore {
     /// The last version applied.
     var applied: UInt64
     /// The newest version known to be in the log.
@@ -49,7 +54,7 @@ struct FollowedStore {
 extension FollowedStore {
     /// Takes in a head a doorbell announced; true when it is past the applied version (there is
     /// something to read).
-    mutating func announce(_ head: UInt64) -> Bool {
+    func announce(_ head: UInt64) -> Bool {
         guard head > applied else { return false }
         knownHead = max(knownHead, head)
         readUpTo = max(readUpTo ?? 0, head)
@@ -58,7 +63,7 @@ extension FollowedStore {
 
     /// Keeps `entries` (this replica's, up to version `last`) to apply without reading them back,
     /// the newest `limit` at most.
-    mutating func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
+    func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
         knownHead = max(knownHead, last)
         offered.append(contentsOf: entries)
         if offered.count > limit {

@@ -90,7 +90,6 @@ public final class PostgresLogFollower: Sendable {
         let followed = FollowedStore(applied: applied, apply: apply, verify: verify, onStatus: onStatus)
         state.withLock { state in
             state.generation += 1
-            var followed = followed
             followed.generation = state.generation
             state.stores[store] = followed
             state.headsToRead.insert(store)
@@ -249,11 +248,10 @@ public final class PostgresLogFollower: Sendable {
         let changed = state.withLock { state -> [(@Sendable (Status) -> Void, Status)] in
             var changed: [(@Sendable (Status) -> Void, Status)] = []
             for store in stores ?? Array(state.stores.keys) {
-                guard var followed = state.stores[store] else { continue }
+                guard let followed = state.stores[store] else { continue }
                 let status = state.status(of: store)
                 guard followed.reported != status else { continue }
                 followed.reported = status
-                state.stores[store] = followed
                 changed.append((followed.onStatus, status))
             }
             return changed

@@ -40,6 +40,14 @@ import Testing
         #expect(PostgresLogDoorbell.payload(many) == "")
     }
 
+    @Test func aDoorbellsHeadIsDecimalDigitsOnlyAndAnythingElseMeansReadTheStoresHead() {
+        let rung = PostgresLogDoorbell(payloads: ["room-a:12  room-b:x default:18446744073709551616 room-a:9"])
+        #expect(rung == PostgresLogDoorbell(heads: [Self.a: 12], changed: [Self.b, .default]), "past UInt64, a letter: not a head")
+        #expect(PostgresLogDoorbell(payloads: ["room-a:"]) == PostgresLogDoorbell(changed: [Self.a]))
+        #expect(PostgresLogDoorbell(payloads: [":5", "room a:5"]).everything, "no store id, or not a store id")
+        #expect(PostgresLogDoorbell(payloads: ["room-a:18446744073709551615"]) == PostgresLogDoorbell(heads: [Self.a: .max]))
+    }
+
     @Test func eachStoreHasItsOwnVersionsHeadsKeysAndAnswers() throws {
         let server = try PostgresServer()
         let log = try logWithTwoStores(server)

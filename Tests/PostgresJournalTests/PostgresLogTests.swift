@@ -39,6 +39,29 @@ import Testing
         #expect(try log.answer(forKey: "other") == nil)
     }
 
+    @Test func quotesAndBackslashesReachTheLogAsWrittenEvenBeforeACombiningMark() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        // `"` then U+0301 is one Character, not equal to `"`: it must be escaped all the same.
+        // (Kept out of `#expect`, whose expansion cannot hold a literal of them.)
+        let accent = "\u{301}"
+        let quoteAccent = "\"" + accent
+        let text = "a\(quoteAccent) \\ \"b\" é"
+        let type = "rename " + quoteAccent
+        let literal = PostgresLog.arrayLiteral(["x" + quoteAccent, nil, "\\"])
+        let expected = "{\"x\\" + quoteAccent + "\",NULL,\"\\\\\"}"
+        #expect(literal == expected)
+        let payload = try JSONSerialization.data(withJSONObject: ["name": text])
+        let outcomes = try log.append([LogGroup(actions: [LoggedAction(type: type, payload: Array(payload), time: 1)])])
+        #expect(outcomes == [.appended(1...1)])
+        let entries = try log.entries(after: 0, limit: 1)
+        let readType = entries.first?.record.type
+        #expect(readType == type)
+        let decoded = try JSONSerialization.jsonObject(with: Data(entries.first?.record.payload ?? [])) as? [String: String]
+        #expect(decoded == ["name": text])
+    }
+
     @Test func ifMatchIsCheckedAgainstTheHeadInsideTheTransaction() throws {
         let server = try PostgresServer()
         let log = try PostgresLog(conninfo: server.conninfo)

@@ -76,6 +76,20 @@ import Testing
         #expect(published.withLock { $0 } == [4, 5, 6], "replayed reduces are published in order")
     }
 
+    @Test func rule20_replayingAPageAtOnceGivesTheSameStateAndPublishesEveryVersionInOrder() throws {
+        let (original, reduced) = try recordedHistory()
+        let middleware = SideEffectMiddleware()
+        let restored = try Store.example(middleware: [middleware])
+        let published = Lock<[UInt64]>([])
+        restored.addPublicationHandler { publication in published.withLock { $0.append(publication.version) } }
+        #expect(restored.replay(contentsOf: Array(reduced.prefix(2))) == 2)
+        #expect(restored.replay(contentsOf: []) == 2, "nothing to replay: the current version")
+        #expect(restored.replay(contentsOf: Array(reduced.dropFirst(2))) == original.version)
+        #expect(restored.state == original.state)
+        #expect(published.withLock { $0 } == Array(1...original.version), "every version published once, in order")
+        #expect(middleware.calls.withLock { $0 } == 0, "no middleware ran during the replay")
+    }
+
     @Test func rule20_reducedGivesTheStateAReplayWouldAndLeavesTheStoreAlone() throws {
         let (original, reduced) = try recordedHistory()
         let store = try Store.example()

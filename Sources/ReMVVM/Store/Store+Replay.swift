@@ -18,6 +18,24 @@ extension Store {
             return publication.version
         }
     }
+
+    /// ``replay(_:)`` of every action of `actions`, in order, in one turn of the store's
+    /// processing (a replica applies a page of its log at once: one hand-over of the store
+    /// instead of one per action). Each reduce is published on its own, in version order, as
+    /// ``replay(_:)`` publishes it. Returns the version after the last (the current one when
+    /// `actions` is empty).
+    @discardableResult
+    public func replay(contentsOf actions: [any StoreAction]) -> UInt64 {
+        processor.runAndWait { [self] in
+            var version = self.version
+            for action in actions {
+                let (publication, publish) = commit(reduce(state, with: action), action: action)
+                publish(publication)
+                version = publication.version
+            }
+            return version
+        }
+    }
 }
 
 extension Store {

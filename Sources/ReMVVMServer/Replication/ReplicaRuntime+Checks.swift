@@ -104,24 +104,31 @@ extension ReplicaRuntime {
         }
     }
 
-    /// Applies a page of the log's entries to `store` through its reducers; throws (stopping the
-    /// following) for an entry this build cannot decode, or one that does not land on its version.
+    /// Applies a page of the log's entries to `store` through its reducers, in one turn of the
+    /// store (``Store/replay(contentsOf:)``); throws (stopping the following) for an entry this
+    /// build cannot decode, or one that does not land on its version — after applying the entries
+    /// before it, as one by one would.
     static func apply(_ entries: [LogEntry], to store: Store<State>, codec: ActionJournalCodec) throws {
-        for entry in entries {
-            let action: any StoreAction
-            do {
-                action = try codec.action(from: entry.record)
-            } catch {
-                throw JournalError(
-                    code: .corrupt,
-                    message: "log version \(entry.record.version) \(codec.unreadable(entry.record, error))"
-                )
+        let first = store.version + 1
+        var actions: [any StoreAction] = []
+        actions.reserveCapacity(entries.count)
+        var failure: JournalError?
+        for (offset, entry) in zip(UInt64(0)..., entries) {
+            guard entry.record.version == first + offset else {
+                failure = JournalError(code: .corrupt, message: "log version \(entry.record.version) would be applied as local version \(first + offset): the replica's state does not follow the log")
+                break
             }
-            let version = store.replay(action)
-            guard version == entry.record.version else {
-                throw JournalError(code: .corrupt, message: "log version \(entry.record.version) was applied as local version \(version): the replica's state does not follow the log")
+            do {
+                actions.append(try codec.action(from: entry.record))
+            } catch {
+                failure = JournalError(code: .corrupt, message: "log version \(entry.record.version) \(codec.unreadable(entry.record, error))")
+                break
             }
         }
+        if !actions.isEmpty {
+            store.replay(contentsOf: actions)
+        }
+        if let failure { throw failure }
     }
 
     /// The error of a data directory whose snapshots belong to another shared log.
