@@ -1,7 +1,7 @@
 @testable import MicroHTTP
 import Testing
 
-/// The byte-level helpers of header handling: the `tchar` masks and case-insensitive names.
+/// The byte-level helpers of header handling: the `tchar` table and case-insensitive names.
 @Suite struct HeaderBytesTests {
     /// RFC 9110 §5.6.2: letters, digits and ``FramingFields/tokenPunctuation``; nothing else, no
     /// byte above 127.
@@ -14,6 +14,14 @@ import Testing
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             #expect(FramingFields.isTokenByte(byte) == (isLetterOrDigit || punctuation.contains(byte)), "byte \(byte)")
         }
+    }
+
+    @Test(arguments: [
+        ("Content-Type", true), ("x", true), ("!#$%&'*+-.^_`|~09azAZ", true),
+        ("", false), ("Content Type", false), ("Content-Type:", false), ("Caf\u{E9}", false), ("a\u{0}b", false),
+    ])
+    func aFieldNameIsATokenOnlyWhenEveryByteIsATokenByte(name: String, isToken: Bool) {
+        #expect(Array(name.utf8).withUnsafeBytes { FramingFields.isToken($0) } == isToken)
     }
 
     @Test(arguments: [
