@@ -482,37 +482,51 @@ public final class GroupCommitJournal: Sendable {
 
     private func finishCommit(of batch: Batch, transactionRecords: Int) {
         let last = batch.records.last?.version
-        let (released, listeners) = state.withLock { state -> ([Waiter], Listeners) in
+        let hasAnswers = !batch.answers.isEmpty
+        // Only the listeners this commit calls are copied out (each array copied is a retain and a
+        // release of its buffer, cold when the commit spans many stores); the waiters too, and
+        // without an array of their own in the common case of a part whose waiters all wait for
+        // versions it made durable.
+        let (released, durable, answers) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void], [AnswerListener]) in
             state.failure = nil
             state.commits += 1
             state.lastCommitRecords = transactionRecords
-            guard let last else { return ([], state.listeners) }
+            let answers = hasAnswers ? state.listeners.answers : []
+            guard let last else { return ([], [], answers) }
             state.durableVersion = last
             state.committedRecords += UInt64(batch.records.count)
             while let group = state.groups.first, group.last <= last {
                 state.groups.removeFirst()
             }
-            var released: [Waiter] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.version <= last else { return false }
-                released.append(waiter)
-                return true
-            }
-            return (released, state.listeners)
+            return (Self.releaseWaiters(through: last, from: &state.waiters), state.listeners.durable, answers)
         }
         if let last {
-            for listener in listeners.durable {
+            for listener in durable {
                 listener(last)
             }
         }
-        if !batch.answers.isEmpty {
-            for listener in listeners.answers {
-                listener(batch.answers, .success(()))
-            }
+        for listener in answers {
+            listener(batch.answers, .success(()))
         }
         for waiter in released {
             waiter.completion(.success(last ?? 0))
         }
+    }
+
+    /// Removes and returns the waiters of versions through `last`, in the order they came.
+    private static func releaseWaiters(through last: UInt64, from waiters: inout [Waiter]) -> [Waiter] {
+        guard !waiters.isEmpty else { return [] }
+        if waiters.allSatisfy({ $0.version <= last }) {
+            defer { waiters = [] }
+            return waiters
+        }
+        var released: [Waiter] = []
+        waiters.removeAll { waiter in
+            guard waiter.version <= last else { return false }
+            released.append(waiter)
+            return true
+        }
+        return released
     }
 
     private func failCommit(of batch: Batch, _ journalError: JournalError) {
