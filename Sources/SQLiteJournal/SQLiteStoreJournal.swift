@@ -1,5 +1,5 @@
-import ConcurrencyKit
 public import Journal
+import Synchronization
 
 /// One store's journal in a file shared by many (``SQLiteJournalStorage/storage(for:)``): its
 /// records, snapshots and kept answers, as a ``Journal/JournalStorage`` that knows nothing of the
@@ -18,7 +18,9 @@ public final class SQLiteStoreJournal: JournalStorage {
     /// For a replica's store (``SQLiteJournalStorage/replicaStorage(for:)``): the incarnation of
     /// the shared log's store these snapshots belong to; nil: the file's shared log, if any.
     let logIdentity: String?
-    private let closed = Lock(false)
+    /// Set once by ``close()``. An atomic, not a lock: every commit of the store asks
+    /// (``SQLiteJournalStorage/write(_:)``), and over many stores each ask touched a cold lock.
+    private let closed = Atomic<Bool>(false)
 
     init(database: SQLiteJournalStorage, scope: StoreScope, logIdentity: String? = nil) {
         self.database = database
@@ -38,7 +40,7 @@ public final class SQLiteStoreJournal: JournalStorage {
     public var location: String { database.location(of: scope) }
 
     /// Whether ``close()`` was called.
-    var isClosed: Bool { closed.withLock { $0 } }
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     public func recover() throws(JournalError) -> JournalRecovery {
         try openFile().recover(scope)
@@ -109,7 +111,7 @@ public final class SQLiteStoreJournal: JournalStorage {
 
     /// Closes this view; the file stays open.
     public func close() {
-        closed.withLock { $0 = true }
+        closed.store(true, ordering: .releasing)
     }
 
     fileprivate func checkOpen() throws(JournalError) {

@@ -119,4 +119,28 @@ import Testing
         #expect(try survivor.records(after: 0, limit: 100).map(\.version) == Array(1...10))
         #expect(confirmed.snapshot.isEmpty, "nothing of 11...15 was confirmed")
     }
+
+    /// A commit releases the waiters of the versions it made durable, whatever order they came
+    /// in, and no other: a waiter of a later version goes on waiting for its own commit.
+    @Test func aCommitReleasesOnlyTheWaitersOfVersionsItMadeDurable() throws {
+        let (_, journal) = try startedJournal()
+        defer { journal.stop() }
+        let released = Mailbox<(waiter: UInt64, durable: UInt64)>()
+        for version: UInt64 in [5, 2, 1] {
+            journal.whenDurable(version) { if case .success(let durable) = $0 { released.post((version, durable)) } }
+        }
+        journal.append(record(1))
+        journal.append(record(2))
+        let first = released.next(2, timeout: .seconds(5))
+        #expect(Set(first.map(\.waiter)) == [1, 2])
+        #expect(first.allSatisfy { $0.durable >= $0.waiter })
+        #expect(journal.durableVersion == 2)
+        #expect(released.snapshot.isEmpty, "the waiter of version 5 was released by a commit that ended at 2")
+        for version: UInt64 in 3...5 {
+            journal.append(record(version))
+        }
+        let last = released.next(1, timeout: .seconds(5))
+        #expect(last.map(\.waiter) == [5])
+        #expect(last.first?.durable == 5)
+    }
 }

@@ -77,4 +77,43 @@ import Testing
         #expect(committer.statistics.transactions == 2)
         #expect(heard.next(timeout: .milliseconds(1)) == nil && replaced.next(timeout: .milliseconds(1)) == nil)
     }
+
+    /// The waiters of a transaction of several stores are told after every store's listeners
+    /// (each store's durable state is released first, as with one store), never one store's
+    /// waiters between two stores' listeners.
+    @Test func aTransactionOfSeveralStoresTellsEveryListenerBeforeAnyWaiter() throws {
+        let first = MemoryJournalStorage()
+        let second = MemoryJournalStorage()
+        let committer = JournalCommitter(
+            transactions: SeparateJournalTransactions(), policy: CommitPolicy(claimPatience: .zero), name: "commit-order"
+        )
+        defer { committer.stop() }
+        let log = Lock<[String]>([])
+        let journals = [first, second].map { GroupCommitJournal(storage: $0, lastVersion: 0, committer: committer) }
+        for (index, journal) in journals.enumerated() {
+            journal.onDurable { version in log.withLock { $0.append("durable \(index) \(version)") } }
+            #expect(journal.start())
+        }
+        first.holdCommits()
+        journals[0].append(record(1))
+        #expect(first.waitUntilACommitIsHeld(timeout: .seconds(10)), "the first transaction is under way")
+        journals[0].append(record(2))
+        journals[1].append(record(1))
+        let told = Mailbox<String>()
+        journals[0].whenDurable(2) { _ in
+            log.withLock { $0.append("waiter 0") }
+            told.post("0")
+        }
+        journals[1].whenDurable(1) { _ in
+            log.withLock { $0.append("waiter 1") }
+            told.post("1")
+        }
+        log.withLock { $0.removeAll() }  // the held transaction's listener runs after the release
+        first.releaseCommits()
+        #expect(told.next(2, timeout: .seconds(10)).count == 2)
+        let entries = log.withLock { $0 }.filter { $0 != "durable 0 1" }
+        #expect(Set(entries.prefix(2)) == ["durable 0 2", "durable 1 1"], "both stores' listeners first: \(entries)")
+        #expect(Set(entries.suffix(2)) == ["waiter 0", "waiter 1"], "then both waiters: \(entries)")
+        #expect(entries.count == 4)
+    }
 }

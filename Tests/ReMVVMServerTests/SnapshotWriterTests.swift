@@ -35,3 +35,24 @@ import Testing
         #expect(try storage.snapshot(atOrBefore: 11)?.version == 10)
     }
 }
+
+/// `SnapshotWriter.writeIfDue`: a snapshot falls due `every` versions after the version the last
+/// one was taken at — not at multiples of `every` — whatever versions are reported in between.
+@Suite struct SnapshotDueTests {
+    @Test func aSnapshotFallsDueEveryIntervalAfterTheLastOneTaken() throws {
+        let storage = MemoryJournalStorage()
+        let writer = SnapshotWriter<AppState>(
+            storage: storage, every: 10, newest: 7, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let taken = Lock<[UInt64]>([])
+        for version: UInt64 in [9, 16, 17, 18, 26, 28, 37, 38, 100] {
+            writer.writeIfDue(at: version) {
+                taken.withLock { $0.append(version) }
+                return StoreSnapshot(version: version, state: AppState(counter: Int(version), user: nil))
+            }
+            writer.waitForWriting()
+        }
+        #expect(taken.withLock { $0 } == [17, 28, 38, 100], "due at newest + 10, then 10 after each one taken")
+        #expect(try storage.snapshot(atOrBefore: 100)?.version == 100)
+    }
+}

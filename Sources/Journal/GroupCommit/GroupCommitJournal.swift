@@ -27,7 +27,22 @@ public final class GroupCommitJournal: Sendable {
     public typealias Completion = @Sendable (Result<UInt64, JournalError>) -> Void
 
     /// Who waits for which version.
-    private typealias Waiter = (version: UInt64, completion: Completion)
+    fileprivate typealias Waiter = (version: UInt64, completion: Completion)
+
+    /// The waiters a successful commit released, and the durable version they are told: the
+    /// committer tells them after every store's part of the transaction is complete
+    /// (``completeCommit(of:error:transactionRecords:deferringWaiters:)``).
+    struct Release {
+        fileprivate let waiters: [Waiter]
+        fileprivate let version: UInt64
+
+        /// Tells each waiter its version is durable.
+        func run() {
+            for waiter in waiters {
+                waiter.completion(.success(version))
+            }
+        }
+    }
 
     /// An answer waiting for its commit, and the newest version queued when it was kept: it goes
     /// in the transaction that holds that version (or in any later one).
@@ -51,7 +66,7 @@ public final class GroupCommitJournal: Sendable {
 
     /// What the committer finds when it looks at the journal.
     enum Take {
-        /// A batch to commit; the journal counts as committing until ``completeCommit(of:error:transactionRecords:)``.
+        /// A batch to commit; the journal counts as committing until ``completeCommit(of:error:transactionRecords:deferringWaiters:)``.
         case batch(Batch)
         /// A record claimed by the thread that dispatched it, until then.
         case claimed(until: ContinuousClock.Instant)
@@ -401,11 +416,22 @@ public final class GroupCommitJournal: Sendable {
     /// batch again (for good, with ``JournalErrorCode/closed``: the storage refuses the store).
     /// A failure while stopping ends the journal. `transactionRecords` counts the records of every
     /// store in the transaction (nil: this batch's).
-    func completeCommit(of batch: Batch, error: JournalError?, transactionRecords: Int? = nil) {
+    ///
+    /// With `deferringWaiters`, the waiters a success released are returned instead of being told
+    /// here: the committer tells every store's waiters after every store's listeners, so that the
+    /// HTTP workers get their connections back together, as with one store, rather than one at a
+    /// time between the parts' publications.
+    @discardableResult
+    func completeCommit(of batch: Batch, error: JournalError?, transactionRecords: Int? = nil, deferringWaiters: Bool = false) -> Release? {
+        var release: Release?
         if let error {
             failCommit(of: batch, error)
         } else {
-            finishCommit(of: batch, transactionRecords: transactionRecords ?? batch.records.count)
+            release = finishCommit(of: batch, transactionRecords: transactionRecords ?? batch.records.count)
+            if !deferringWaiters {
+                release?.run()
+                release = nil
+            }
         }
         var orphans: [Waiter] = []
         let (more, ended) = state.withLock { state -> (Bool, Bool) in
@@ -419,6 +445,7 @@ public final class GroupCommitJournal: Sendable {
         if ended { finished(orphans) }
         // The committer looks again for what was queued meanwhile, or to finish a stop.
         if more { committer.wake(self) }
+        return release
     }
 
     /// Marks the journal finished (with what it leaves uncommitted); returns the waiters to fail.
@@ -480,39 +507,53 @@ public final class GroupCommitJournal: Sendable {
         return (records, answers)
     }
 
-    private func finishCommit(of batch: Batch, transactionRecords: Int) {
+    /// Records the commit of `batch` and tells the listeners; returns the waiters it released, for
+    /// the caller to tell.
+    private func finishCommit(of batch: Batch, transactionRecords: Int) -> Release {
         let last = batch.records.last?.version
-        let (released, listeners) = state.withLock { state -> ([Waiter], Listeners) in
+        let hasAnswers = !batch.answers.isEmpty
+        // Only the listeners this commit calls are copied out (each array copied is a retain and a
+        // release of its buffer, cold when the commit spans many stores); the waiters too, and
+        // without an array of their own in the common case of a part whose waiters all wait for
+        // versions it made durable.
+        let (released, durable, answers) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void], [AnswerListener]) in
             state.failure = nil
             state.commits += 1
             state.lastCommitRecords = transactionRecords
-            guard let last else { return ([], state.listeners) }
+            let answers = hasAnswers ? state.listeners.answers : []
+            guard let last else { return ([], [], answers) }
             state.durableVersion = last
             state.committedRecords += UInt64(batch.records.count)
             while let group = state.groups.first, group.last <= last {
                 state.groups.removeFirst()
             }
-            var released: [Waiter] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.version <= last else { return false }
-                released.append(waiter)
-                return true
-            }
-            return (released, state.listeners)
+            return (Self.releaseWaiters(through: last, from: &state.waiters), state.listeners.durable, answers)
         }
         if let last {
-            for listener in listeners.durable {
+            for listener in durable {
                 listener(last)
             }
         }
-        if !batch.answers.isEmpty {
-            for listener in listeners.answers {
-                listener(batch.answers, .success(()))
-            }
+        for listener in answers {
+            listener(batch.answers, .success(()))
         }
-        for waiter in released {
-            waiter.completion(.success(last ?? 0))
+        return Release(waiters: released, version: last ?? 0)
+    }
+
+    /// Removes and returns the waiters of versions through `last`, in the order they came.
+    private static func releaseWaiters(through last: UInt64, from waiters: inout [Waiter]) -> [Waiter] {
+        guard !waiters.isEmpty else { return [] }
+        if waiters.allSatisfy({ $0.version <= last }) {
+            defer { waiters = [] }
+            return waiters
         }
+        var released: [Waiter] = []
+        waiters.removeAll { waiter in
+            guard waiter.version <= last else { return false }
+            released.append(waiter)
+            return true
+        }
+        return released
     }
 
     private func failCommit(of batch: Batch, _ journalError: JournalError) {

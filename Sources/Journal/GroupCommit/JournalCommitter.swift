@@ -209,9 +209,19 @@ public final class JournalCommitter: Sendable {
             let results = outcomes(of: parts.map { JournalWrite(storage: $0.journal.storage, records: $0.batch.records, answers: $0.batch.answers) })
             let transactionRecords = parts.reduce(0) { $0 + $1.batch.records.count }
             var retryable = false
+            var releases: [GroupCommitJournal.Release] = []
+            releases.reserveCapacity(parts.count)
             for (part, error) in zip(parts, results) {
-                part.journal.completeCommit(of: part.batch, error: error, transactionRecords: transactionRecords)
+                let release = part.journal.completeCommit(
+                    of: part.batch, error: error, transactionRecords: transactionRecords, deferringWaiters: true
+                )
+                if let release { releases.append(release) }
                 if let error, error.code != .closed { retryable = true }
+            }
+            // Every store's listeners first (each store's publications in version order), then
+            // every waiter: the answers go out together.
+            for release in releases {
+                release.run()
             }
             if retryable {
                 // Retry after a pause that grows, unless a stop is asked for meanwhile.

@@ -6,7 +6,7 @@ import ReMVVM
 
 /// Holds each reduce back until the journal made it durable: queues the store's publications,
 /// appends their records to the journal, and passes them on (to the event hub, to `GET /state`)
-/// once a commit covers them. Nothing can see version N before N is durable.
+/// once a commit covers them (``release(through:)``). Nothing can see version N before N is durable.
 final class CommitGate<State: StoreState>: StatePublisher {
     /// What the store's thread and the journal's share. Not generic (the publications and the
     /// committed snapshot as objects, the handlers as one closure over objects): it is touched at
@@ -36,21 +36,6 @@ final class CommitGate<State: StoreState>: StatePublisher {
     ) {
         gate = Lock(Gate(committed: store.snapshot))
         self.history = history
-        journal.onDurable { [gate] version in
-            var released: [AnyObject] = []
-            let publish = gate.withLock { gate -> @Sendable (AnyObject) -> Void in
-                while let first = gate.awaiting.first, first.version <= version {
-                    released.append(gate.awaiting.removeFirst().object)
-                }
-                if let last = released.last {
-                    gate.committed = last
-                }
-                return gate.publish
-            }
-            for publication in released {
-                publish(publication)
-            }
-        }
         store.addPublicationHandler { [gate] publication in
             guard let record = codec.record(for: publication, time: ActionJournalCodec.now()) else {
                 // The store's reduce check refuses such actions; one that got through anyway
@@ -60,6 +45,31 @@ final class CommitGate<State: StoreState>: StatePublisher {
             }
             gate.withLock { $0.awaiting.append(ErasedPublication(publication)) }
             journal.append(record)
+        }
+    }
+
+    /// Passes on every publication through `version`, now durable, in version order: the journal's
+    /// durable listener calls it after each commit that held this store's records (``DurableRuntime``).
+    ///
+    /// Over many stores each commit holds about one record of a store: the common case takes one
+    /// publication, without an array to carry it.
+    func release(through version: UInt64) {
+        var first: AnyObject?
+        var more: [AnyObject] = []
+        let publish = gate.withLock { gate -> @Sendable (AnyObject) -> Void in
+            while let head = gate.awaiting.first, head.version <= version {
+                let object = gate.awaiting.removeFirst().object
+                if first == nil { first = object } else { more.append(object) }
+            }
+            if let last = more.last ?? first {
+                gate.committed = last
+            }
+            return gate.publish
+        }
+        guard let first else { return }
+        publish(first)
+        for publication in more {
+            publish(publication)
         }
     }
 

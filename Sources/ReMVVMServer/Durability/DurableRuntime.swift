@@ -96,7 +96,11 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             }
         }
         store.addReduceCheck { action in codec.refusal(of: action) }
+        // One listener for both, in this order (the snapshot is taken of what the gate released):
+        // the commit thread calls it for every store's part of a commit, and over many stores
+        // each listener's context is cold there.
         journal.onDurable { [snapshots, gate] version in
+            gate.release(through: version)
             snapshots.writeIfDue(at: version) { gate.snapshot }
         }
         guard journal.start() else {

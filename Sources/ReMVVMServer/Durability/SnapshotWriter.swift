@@ -2,6 +2,7 @@ import ConcurrencyKit
 import Journal
 import Logging
 import ReMVVM
+import Synchronization
 
 /// Writes a store's snapshots to local storage: every `every` versions, off the thread that
 /// reports versions (encoding a large state must not hold up acknowledgements), at most one at a
@@ -24,6 +25,10 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         var waiting: StoreSnapshot<State>?
     }
     private let pool: WorkerPool
+    /// The first version a snapshot is due at (``Progress/due`` + `every`), read without the lock:
+    /// the commit thread asks after every store's part of a commit, and a lock per part, cold when
+    /// the commit spans many stores, cost more than the answer (almost always "not yet").
+    private let nextDue: Atomic<UInt64>
 
     /// - Parameters:
     ///   - newest: the version of the newest snapshot already stored (0 for none).
@@ -41,6 +46,7 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         self.logger = logger
         self.afterWrite = afterWrite
         progress = Lock(Progress(newest: newest, due: newest))
+        nextDue = Atomic(newest &+ max(1, every))
     }
 
     /// Takes `current()` when `version` is `every` or more past the version the last snapshot was
@@ -48,9 +54,13 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
     /// snapshot that falls due meanwhile is taken then, not skipped: one waits at most, the
     /// newest).
     func writeIfDue(at version: UInt64, _ current: @escaping @Sendable () -> StoreSnapshot<State>) {
+        // Versions only grow, and `nextDue` only after `due` did (under the lock): a version
+        // below it is not due.
+        guard version >= nextDue.load(ordering: .relaxed) else { return }
         let due = progress.withLock { progress -> Bool in
             guard version >= progress.due + every else { return false }
             progress.due = version
+            nextDue.store(version &+ every, ordering: .relaxed)
             return true
         }
         guard due else { return }
