@@ -12,8 +12,8 @@ import Synchronization
 /// ``WorkerPool``: no thread of its own) takes a ``PublicationInbox`` in order — publications, new streams, departures
 /// — so a stream's first events and the changes after them have no gap and no repeat. Each group
 /// makes its view model once per version whatever the number of its streams, compares it with the
-/// previous one, and encodes it only when it changed; while no stream is open, publications are
-/// not even taken (``PublicationDemand``): the first stream starts from the source's newest state.
+/// previous one, and encodes it only when it changed; while no stream is open, publications only
+/// replace the newest one kept aside: no view model is made at all.
 ///
 /// A stream gets its events in version order (several view models of one version in the order
 /// the stream asked for them), gathered per batch of versions and sent as one write. Streams
@@ -36,8 +36,6 @@ final class ViewModelHub<State: StoreState>: Sendable {
     private let metrics: ServiceMetrics?
     let logger: Logger
     let inbox = Lock(PublicationInbox())
-    /// Whether the publication handler passes publications on: mirrors the inbox's `listening`.
-    let demand = PublicationDemand()
     /// ``start(source:)`` has begun; the lane has its publisher.
     private let phase = Lock((claimed: false, started: false))
     /// Where the hub's work runs; holds the ``ViewModelPublisher`` from ``start(source:)`` to the
@@ -100,13 +98,10 @@ final class ViewModelHub<State: StoreState>: Sendable {
             return true
         }
         guard claimed, !inbox.withLock({ $0.stopped }) else { return }
-        let latest = source.addPublicationHandler { [weak self, demand] publication in
-            // Nobody follows: the versions are skipped, and a stream that comes starts from the
-            // source's snapshot (taken after `demand` is set, so it is no older than a skipped one).
-            guard demand.isWanted else { return }
+        let latest = source.addPublicationHandler { [weak self] publication in
             self?.publish(publication)
         }
-        lane.submit { [self] publisher in publisher = ViewModelPublisher(hub: self, latest: latest, source: source) }
+        lane.submit { [self] publisher in publisher = ViewModelPublisher(hub: self, latest: latest) }
         phase.withLock { $0.started = true }
         // What was posted before the start (streams that came early, a stop) waits for this drain.
         _ = inbox.withLock { $0.needsWake() }
@@ -152,7 +147,6 @@ final class ViewModelHub<State: StoreState>: Sendable {
         let listens = if case .subscribe = item { true } else { false }
         let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
             guard inbox.post(item, listens: listens) else { return (false, false) }
-            if listens { demand.set(true) }
             return (true, inbox.needsWake())
         }
         if wake, phase.withLock({ $0.started }) { wakeLane() }

@@ -18,9 +18,6 @@ final class ViewModelPublisher<State: StoreState> {
     /// Unowned: every job of the lane holds the hub (it submitted it), and the hub holds the lane.
     private unowned let hub: ViewModelHub<State>
     private var latest: StoreSnapshot<State>?
-    /// Where the hub's publications come from: a stream that comes after versions nobody
-    /// followed (the hub skipped them) starts from its snapshot.
-    private let source: any StatePublisher<State>
     private var groups: [ViewModelSubject: ViewModelGroup<State>] = [:]
     private var followers: [ObjectIdentifier: Follower] = [:]
     /// Streams resuming after a version the hub has not reached yet: they join when it has.
@@ -33,10 +30,9 @@ final class ViewModelPublisher<State: StoreState> {
     private var logger: Logger { hub.logger }
     private var retryField: [UInt8] { hub.retryField }
 
-    init(hub: ViewModelHub<State>, latest: StoreSnapshot<State>, source: any StatePublisher<State>) {
+    init(hub: ViewModelHub<State>, latest: StoreSnapshot<State>) {
         self.hub = hub
         self.latest = latest
-        self.source = source
     }
 
     /// Takes what the inbox holds and does it; after the hub's stop, ends every stream and
@@ -54,10 +50,7 @@ final class ViewModelPublisher<State: StoreState> {
         entries.removeAll(keepingCapacity: true)
         publishCounts()
         if followers.isEmpty && waiting.isEmpty {
-            hub.inbox.withLock { inbox in
-                inbox.stopListeningIfIdle()
-                if !inbox.listening { hub.demand.set(false) }
-            }
+            hub.inbox.withLock { $0.stopListeningIfIdle() }
         }
         guard batch.stopping else { return false }
         endEveryStream(warning: false)
@@ -75,12 +68,6 @@ final class ViewModelPublisher<State: StoreState> {
             case .item(let item):
                 switch PublicationInbox.item(item, as: ViewModelHub<State>.Item.self) {
                 case .subscribe(let subscription):
-                    // Versions published while nobody followed were skipped (``PublicationDemand``):
-                    // the first stream catches up first. Not while streams follow: they get every
-                    // version's change, as queued.
-                    if followers.isEmpty && waiting.isEmpty {
-                        advance(to: source.snapshot)
-                    }
                     if case .after(let version, _) = subscription.start, version > (latest?.version ?? 0) {
                         waiting.append(subscription)
                     } else {
@@ -96,7 +83,7 @@ final class ViewModelPublisher<State: StoreState> {
 
     /// Takes `publication` as the newest state: every group makes its view model, and the
     /// followers of each that changed get its event.
-    private func advance(to publication: StoreSnapshot<State>) {
+    private func advance(to publication: StatePublication<State>) {
         guard publication.version > (latest?.version ?? 0) || latest == nil else { return }
         latest = StoreSnapshot(version: publication.version, state: publication.state)
         var changed: [ViewModelSubject: [UInt8]] = [:]
