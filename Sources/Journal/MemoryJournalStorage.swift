@@ -28,6 +28,7 @@ public final class MemoryJournalStorage: JournalStorage {
         var answers: [String: KeptAnswer] = [:]
         var appendFailure: JournalError?
         var readFailure: (error: JournalError, version: UInt64)?
+        var afterPageRead: (@Sendable () -> Void)?
         var closed = false
         var appendCalls = 0
         var holdingCommits = false
@@ -51,6 +52,13 @@ public final class MemoryJournalStorage: JournalStorage {
     /// throw `error` (nil: succeed again): a page the storage can no longer read, holding it.
     public func failReads(with error: JournalError?, atVersion version: UInt64) {
         state.withLock { $0.readFailure = error.map { ($0, version) } }
+    }
+
+    /// Runs `action` once, right after the next ``records(after:limit:)`` that returns more than one
+    /// record, outside the storage's lock: to change the storage between one reader's statements
+    /// (retention in the middle of a `GET /actions` page).
+    public func afterNextPageRead(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.afterPageRead = action }
     }
 
     /// Makes every later ``append(_:)`` wait until ``releaseCommits()``.
@@ -183,14 +191,21 @@ public final class MemoryJournalStorage: JournalStorage {
     }
 
     public func records(after version: UInt64, limit: Int) throws(JournalError) -> [JournalRecord] {
-        try state.withLock { state throws(JournalError) in
+        var hook: (@Sendable () -> Void)?
+        let records = try state.withLock { state throws(JournalError) in
             try Self.checkOpen(state)
             let records = Array(state.records.lazy.filter { $0.version > version }.prefix(max(0, limit)))
             if let failure = state.readFailure, records.contains(where: { $0.version == failure.version }) {
                 throw failure.error
             }
+            if records.count > 1 {
+                hook = state.afterPageRead
+                state.afterPageRead = nil
+            }
             return records
         }
+        hook?()
+        return records
     }
 
     public func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64? {

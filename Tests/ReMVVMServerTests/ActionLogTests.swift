@@ -89,6 +89,20 @@ private struct ActionLog: Decodable {
         #expect(try live.get("/actions?since=33&limit=2").decoded(ActionLog.self).actions.map(\.version) == [34, 35])
     }
 
+    /// Retention removing the oldest records between the page's read and its earliest version's
+    /// (a shared log reads them with separate statements): the answer still comes from one moment —
+    /// its first action is its `earliest`, never one the `earliest` says is gone.
+    @Test func aPageAndItsEarliestComeFromOneMomentWhenRetentionRunsBetweenTheirReads() throws {
+        let storage = MemoryJournalStorage()
+        try storage.append((1...50).map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 0) })
+        try storage.saveSnapshot(JournalSnapshot(version: 40, state: Array(#"{"counter":40,"user":null}"#.utf8), time: 0))
+        let live = try LiveServer(journal: storage)
+        storage.afterNextPageRead { try? storage.removeRecords(through: 36) }
+        let log = try live.get("/actions?since=0&limit=3").decoded(ActionLog.self)
+        #expect(log.earliest == 37)
+        #expect(log.actions.map(\.version) == [37, 38, 39])
+    }
+
     /// A record damaged in the journal (before the snapshot a start replays from, so the start
     /// did not meet it) is shown as damaged: spliced as it is, it made the whole answer invalid JSON.
     @Test func aDamagedRecordIsShownAsDamagedAndTheRestOfTheLogStaysReadable() throws {

@@ -132,7 +132,27 @@ struct BackendGauge: Sendable, Equatable {
 extension JournalStorage {
     /// Up to `limit` records after `version`, oldest first, and the oldest version it holds: a
     /// page of `GET /actions` read from a journal or a shared log.
+    ///
+    /// The page and its earliest version are separate reads (separate statements of a shared
+    /// log), and retention may remove the oldest records between them: a page could then start
+    /// before the earliest version it names. Retention only ever raises the earliest version, so
+    /// the earliest read before and after the page tells whether it ran in between; if so, both are
+    /// read again (retention runs once per snapshot: one more round is plenty; after
+    /// ``actionLogReads`` the last reads are answered).
     func actionLog(after version: UInt64, limit: Int) throws(JournalError) -> (records: [JournalRecord], earliest: UInt64?) {
-        (try records(after: version, limit: limit), try records(after: 0, limit: 1).first?.version)
+        var earliest = try records(after: 0, limit: 1).first?.version
+        var attempt = 1
+        while true {
+            let page = try records(after: version, limit: limit)
+            let earliestAfterPage = try records(after: 0, limit: 1).first?.version
+            if earliestAfterPage == earliest || attempt == actionLogReads {
+                return (page, earliestAfterPage)
+            }
+            earliest = earliestAfterPage
+            attempt += 1
+        }
     }
+
+    /// How many times ``actionLog(after:limit:)`` reads a page at most.
+    var actionLogReads: Int { 4 }
 }
