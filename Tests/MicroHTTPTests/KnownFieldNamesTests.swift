@@ -7,7 +7,7 @@ import Testing
 @Suite struct KnownFieldNamesTests {
     private func known(_ name: String) -> String? {
         Array(name.utf8).withUnsafeBytes { bytes in
-            bytes.baseAddress.flatMap { KnownFieldNames.name($0, count: bytes.count) }
+            bytes.baseAddress.flatMap { KnownFieldNames.match($0, count: bytes.count).constant }
         }
     }
 

@@ -37,12 +37,6 @@ enum KnownFieldNames {
         return found ?? Match(constant: nil, bit: 0)
     }
 
-    /// The constant for the name of `count` bytes at `bytes`, if it is one of the known names
-    /// spelled exactly so.
-    static func name(_ bytes: UnsafeRawPointer, count: Int) -> String? {
-        match(bytes, count: count).constant
-    }
-
     /// The constant for the value of `count` bytes at `bytes` of the field `name` (a constant of
     /// ``name(_:count:)``), if it is the one value clients send so often: `application/json` as
     /// a `Content-Type` (16 bytes: a literal, stored once, where a new one is allocated).
@@ -77,10 +71,8 @@ private extension UnsafeRawBufferPointer {
 
     /// Whether these bytes are `literal`'s but for the case of ASCII letters.
     func spellsIgnoringCase(_ literal: StaticString) -> Bool {
-        let expected = literal.utf8Start
-        for index in indices where self[index].asciiLowercased != expected[index].asciiLowercased {
-            return false
-        }
-        return true
+        assumingMemoryBound(to: UInt8.self).equalsCaseInsensitively(
+            UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        )
     }
 }

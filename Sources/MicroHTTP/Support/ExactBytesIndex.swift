@@ -44,15 +44,14 @@ package struct ExactBytesIndex: Sendable {
 
     /// The value added for exactly `path`, or nil.
     package func value(for path: String) -> Int? {
+        // No bucket of its length: nothing to compare (and no bytes to lend).
         let count = path.utf8.count
-        guard count < byLength.count else { return nil }
-        let candidates = byLength[count]
-        guard !candidates.isEmpty else { return nil }
+        guard count < byLength.count, !byLength[count].isEmpty else { return nil }
         // Native and small strings lend their bytes in place; a bridged one is copied.
-        if let found = path.utf8.withContiguousStorageIfAvailable({ Self.value(for: $0, in: candidates) }) {
+        if let found = path.utf8.withContiguousStorageIfAvailable({ value(forBytes: $0) }) {
             return found
         }
-        return Array(path.utf8).withUnsafeBufferPointer { Self.value(for: $0, in: candidates) }
+        return Array(path.utf8).withUnsafeBufferPointer { value(forBytes: $0) }
     }
 
     /// The value of the candidate (all of `bytes`' length) that holds exactly `bytes`.

@@ -57,13 +57,7 @@ struct ActionBatchDecoder: Sendable {
             // Unknown: the same error, through the lookup by name.
             return try registry.decodeAction(named: String(decoding: body[found.range], as: UTF8.self)) { try $0.decodeWithoutPayload() }
         }
-        do {
-            return try entry.decodeWithoutPayload()
-        } catch let error as DecodingError {
-            var failure = ActionDecodingError(error)
-            failure.actionType = entry.name
-            throw failure
-        }
+        return try ActionRegistry.decode(entry) { try $0.decodeWithoutPayload() }
     }
 
     /// Whether `body` is UTF-8; ASCII (most bodies) is checked without building a string.
@@ -85,11 +79,17 @@ extension ActionRegistry {
         guard let entry = entry(named: name) else {
             throw ActionDecodingError.unknownType(name, known: names)
         }
+        return try Self.decode(entry, decode)
+    }
+
+    /// The action of `entry`, decoded by `decode`; a payload that does not decode becomes an
+    /// ``ActionDecodingError`` naming the action.
+    static func decode(_ entry: Entry, _ decode: (Entry) throws -> any StoreAction) throws -> any StoreAction {
         do {
             return try decode(entry)
         } catch let error as DecodingError {
             var failure = ActionDecodingError(error)
-            failure.actionType = name
+            failure.actionType = entry.name
             throw failure
         }
     }
