@@ -38,8 +38,19 @@ struct StrictJSONValidator {
         StrictJSONReader.isWhitespace(byte)
     }
 
+    /// A decoder that reads a body once by these rules (and decodes Foundation's types as
+    /// `JSONDecoder` does); its ``StrictJSON/StrictJSONError``s become ``failure(_:)``s.
+    static func decoder(userInfo: [CodingUserInfoKey: any Sendable] = [:]) -> StrictJSONDecoder {
+        var decoder = StrictJSONDecoder()
+        decoder.maximumDepth = maximumDepth
+        decoder.names = .canonicalEquivalence
+        decoder.userInfo = userInfo
+        decoder.valueDecoding = FoundationValues.decode
+        return decoder
+    }
+
     /// The reader's error in the words of the body's problem (StrictJSON's one wording).
-    private static func failure(_ error: StrictJSONError) -> Failure {
+    static func failure(_ error: StrictJSONError) -> Failure {
         Failure(reason: error.reason, offset: error.reasonOffset)
     }
 }
