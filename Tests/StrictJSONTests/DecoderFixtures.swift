@@ -83,3 +83,10 @@ struct Walker: Decodable, CustomStringConvertible {
 
     var description: String { "Walker(\(values))" }
 }
+
+/// A key that a member named with another code point matches by canonical equivalence
+/// (U+212A KELVIN SIGN is "K").
+struct Kelvin: Codable, Equatable {
+    // swiftlint:disable:next identifier_name
+    let K: Int
+}

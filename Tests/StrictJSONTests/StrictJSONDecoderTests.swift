@@ -64,6 +64,11 @@ import Testing
         AgreementCase("non-ASCII as written", String.self, #""Zażółć gęślą jaźń 日本 😀""#),
         AgreementCase("an escaped key", Login.self, #"{"first\u004eame":"A","lastName":"L"}"#),
         AgreementCase("a key in another normalization form", [String: Int].self, #"{"e\u0301":1}"#),
+        AgreementCase("a key among many members (looked up by hashing)", Login.self,
+                      #"{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,"m10":10,"m11":11,"m12":12,"m13":13,"m14":14,"m15":15,"m16":16,"m17":17,"m18":18,"m19":19,"lastName":"L","firstName":"F"}"#),
+        AgreementCase("a key missing among many members", Login.self, #"{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,"m10":10,"m11":11,"m12":12,"m13":13,"m14":14,"m15":15,"m16":16,"m17":17,"m18":18,"m19":19,"lastName":"L"}"#),
+        AgreementCase("an ASCII key found under a canonically equal name", Kelvin.self, #"{"\u212A":5}"#),
+        AgreementCase("the same among many members", Kelvin.self, #"{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,"m10":10,"m11":11,"m12":12,"m13":13,"m14":14,"m15":15,"m16":16,"m17":17,"m18":18,"m19":19,"\u212A":5}"#),
         // Dictionaries.
         // (One member each where the value is printed: a dictionary's order is its own.)
         AgreementCase("a dictionary of strings to Ints", [String: Int].self, #"{"a":1}"#),
@@ -119,6 +124,35 @@ import Testing
         let (strict, foundation) = row.run()
         #expect(strict == .error("dataCorrupted", path: path), "\(row.name)")
         #expect(foundation == .error("dataCorrupted", path: []) || foundation == .error("dataCorrupted", path: path), "\(row.name): \(foundation)")
+    }
+
+    @Test(arguments: [
+        (#"{"a":1,"a":2}"#, StrictJSONError(.duplicateName("a", earlier: "a"), at: 7)),
+        (#"{"\u00e9":1,"e\u0301":2}"#, StrictJSONError(.duplicateName("e\u{301}", earlier: "\u{E9}"), at: 12)),
+        (#"{"firstName":"A",}"#, StrictJSONError(.expectedMemberName(afterComma: true), at: 17)),
+        (#"{"firstName":"A"} {"#, StrictJSONError(.unexpectedByteAfterValue(UInt8(ascii: "{")), at: 18)),
+    ])
+    func aTextTheReaderRefusesThrowsItsErrorBeforeAnythingDecodes(_ text: String, error: StrictJSONError) {
+        #expect(throws: error) { try StrictJSONDecoder().decode(Login.self, from: Array(text.utf8)) }
+    }
+
+    @Test func nestingDeeperThanTheLimitIsRefused() throws {
+        var decoder = StrictJSONDecoder()
+        decoder.maximumDepth = 3
+        #expect(throws: StrictJSONError(.tooDeep(limit: 3), at: 3)) { try decoder.decode([[[[Int]]]].self, from: Array("[[[[1]]]]".utf8)) }
+        #expect(try decoder.decode([[[Int]]].self, from: Array("[[[1]]]".utf8)) == [[[1]]])
+    }
+
+    @Test func userInfoReachesTheDecodableTypes() throws {
+        struct Reader: Decodable {
+            let seen: String?
+            init(from decoder: any Decoder) throws {
+                seen = decoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] as? String  // a non-empty literal key
+            }
+        }
+        var decoder = StrictJSONDecoder()
+        decoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] = "acme"  // a non-empty literal key
+        #expect(try decoder.decode(Reader.self, from: Array("{}".utf8)).seen == "acme")
     }
 
     @Test(arguments: agreeing)
