@@ -40,9 +40,10 @@ struct JSONTape {
         var reader = StrictJSONReader(bytes, maximumDepth: maximumDepth, names: names)
         var nodes: [Node] = []
         nodes.reserveCapacity(16)
-        var open: [Int] = []
+        // The innermost open container; while open, a container's `end` holds the one around it.
+        var open = -1
         func append(_ node: Node) {
-            if let parent = open.last { nodes[parent].start += 1 }
+            if open >= 0 { nodes[open].start += 1 }
             nodes.append(node)
         }
         while let token = try reader.next() {
@@ -50,10 +51,12 @@ struct JSONTape {
             case .objectStart, .arrayStart:
                 let kind: Kind
                 if case .objectStart = token { kind = .object } else { kind = .array }
-                append(Node(kind: kind, flags: 0, start: 0, end: 0))
-                open.append(nodes.count - 1)
+                append(Node(kind: kind, flags: 0, start: 0, end: open))
+                open = nodes.count - 1
             case .objectEnd, .arrayEnd:
-                if let container = open.popLast() { nodes[container].end = nodes.count }
+                let container = open
+                open = nodes[container].end
+                nodes[container].end = nodes.count
             case .name(let name):
                 nodes.append(Self.node(name))  // a name is not an element: its value is
             case .string(let string):
@@ -76,6 +79,17 @@ struct JSONTape {
         switch node.kind {
         case .object, .array: return node.end
         default: return index + 1
+        }
+    }
+
+    /// Calls `body` with the name node and the value node of each member of the object at
+    /// `object` in turn, while it returns true.
+    func forEachMember(of object: Int, _ body: (_ name: Int, _ value: Int) -> Bool) {
+        let end = nodes[object].end
+        var member = object + 1
+        while member < end {
+            guard body(member, member + 1) else { return }
+            member = after(member + 1)
         }
     }
 

@@ -17,6 +17,37 @@ extension TapeDecoder {
         return String(decoding: bytes[node.start..<node.end], as: UTF8.self)
     }
 
+    /// The value node of the member of the object at `object` whose name is `name` by Swift's
+    /// `==` (as a `Dictionary<String, _>` finds a key), compared by bytes while both are ASCII.
+    func member(named name: String, in object: Int) -> Int? {
+        var utf8 = name
+        return utf8.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { bytes in
+                var found: Int?
+                tape.forEachMember(of: object) { member, value in
+                    let node = tape.nodes[member]
+                    let plain = node.flags == JSONTape.Node.isASCII  // ASCII, no escapes
+                    if plain, node.end - node.start == wanted.count, Self.equal(bytes, from: node.start, wanted) {
+                        found = value
+                    } else if !plain || wanted.contains(where: { $0 >= 0x80 }) {
+                        // Only a name with other characters can be canonically equal to an ASCII one
+                        // (U+212A KELVIN SIGN is "K").
+                        if tape.string(at: member, in: bytes).text == name { found = value }
+                    }
+                    return found == nil
+                }
+                return found
+            }
+        }
+    }
+
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        for offset in 0..<other.count where bytes[start + offset] != other[offset] {
+            return false
+        }
+        return true
+    }
+
     func bool(at index: Int, path: CodingPath, key: (any CodingKey)?) throws -> Bool {
         switch kind(at: index) {
         case .true: true

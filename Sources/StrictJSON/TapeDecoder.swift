@@ -35,10 +35,16 @@ final class TapeDecoder {
     func unwrap<T: Decodable>(_ type: T.Type, at index: Int, path: CodingPath, key: (any CodingKey)?) throws -> T {
         let valuePath = path.appending(key)
         if let special = options.valueDecoding,
-           let value = try special(type, StrictJSONDecoder.Value(decoder: self, index: index, path: valuePath)) as? T {
-            return value
+           let value = try special(type, StrictJSONDecoder.Value(decoder: self, index: index, path: valuePath)) {
+            return try Self.typed(value) ?? with(index, valuePath) { try T(from: self) }
         }
         return try with(index, valuePath) { try T(from: self) }
+    }
+
+    /// `value` as a `T` (apart, so that the common path of ``unwrap(_:at:path:key:)`` needs no
+    /// `Optional<T>`).
+    private static func typed<T>(_ value: any Decodable) -> T? {
+        value as? T
     }
 
     /// A decoder of its own for the value at `index` (`superDecoder()`: it may outlive the call).

@@ -18,7 +18,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if decoder.tape.nodes[object].start > Self.hashingThreshold {
             var valueByName: [String: Int] = [:]
             valueByName.reserveCapacity(decoder.tape.nodes[object].start)
-            Self.forEachMember(of: object, in: decoder.tape) { name, value in
+            decoder.tape.forEachMember(of: object) { name, value in
                 let text = decoder.text(at: name)
                 if valueByName[text] == nil { valueByName[text] = value }
                 return true
@@ -33,7 +33,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         var keys: [Key] = []
-        Self.forEachMember(of: object, in: decoder.tape) { name, _ in
+        decoder.tape.forEachMember(of: object) { name, _ in
             if let key = Key(stringValue: decoder.text(at: name)) { keys.append(key) }
             return true
         }
@@ -104,36 +104,6 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func valueIndex(for key: some CodingKey) -> Int? {
         if let valueByName { return valueByName[key.stringValue] }
-        var name = key.stringValue
-        let tape = decoder.tape
-        return name.withUTF8 { wanted in
-            decoder.bytes.withUnsafeBufferPointer { bytes in
-                var found: Int?
-                Self.forEachMember(of: object, in: tape) { member, value in
-                    let string = tape.string(at: member, in: bytes)
-                    if !string.hasEscapes, string.isASCII {
-                        if string.raw.elementsEqual(wanted) { found = value }
-                        // Only a name with other characters can be canonically equal to an ASCII one
-                        // (U+212A KELVIN SIGN is "K").
-                        else if wanted.contains(where: { $0 >= 0x80 }), string.text == key.stringValue { found = value }
-                    } else if string.text == key.stringValue {
-                        found = value
-                    }
-                    return found == nil
-                }
-                return found
-            }
-        }
-    }
-
-    /// Calls `body` with the name node and the value node of each member of `object` in turn,
-    /// while it returns true.
-    private static func forEachMember(of object: Int, in tape: JSONTape, _ body: (_ name: Int, _ value: Int) -> Bool) {
-        let end = tape.nodes[object].end
-        var member = object + 1
-        while member < end {
-            guard body(member, member + 1) else { return }
-            member = tape.after(member + 1)
-        }
+        return decoder.member(named: key.stringValue, in: object)
     }
 }
