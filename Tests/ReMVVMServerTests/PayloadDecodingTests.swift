@@ -61,6 +61,15 @@ import Testing
             .first as? Transfer == Transfer(amount: 100, link: nil))
     }
 
+    @Test func aValueThatDoesNotFitTheWholeCommandBodyIs422AtTheRoot() throws {
+        let error = try #require(throws: ActionDecodingError.self) {
+            try CommandBodyDecoder.decode(Int8.self, from: Array("300".utf8), command: "count")
+        }
+        #expect(error.code == .invalidPayload)
+        #expect(error.field == "(root)")
+        #expect(error.message == "field (root) is invalid: Parsed JSON number <300> does not fit in Int8.")
+    }
+
     @Test(arguments: [
         #"{"type":"increase",}"#, #"{"type":"login","payload":{"a":1,"a":2}}"#, #"[{"type":"increase"},]"#,
         #"{"type":"login","payload":{"\u00e9":1,"e\u0301":2}}"#, #"{"type":"increase"} x"#, #"{"type":"in\x"}"#,

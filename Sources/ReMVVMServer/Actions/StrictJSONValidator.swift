@@ -1,6 +1,8 @@
 import StrictJSON
 
-/// Checks that a body is exactly one JSON text as RFC 8259 defines it, before it is decoded.
+/// The strict rules of a body: exactly one JSON text as RFC 8259 defines it. `POST /actions` and
+/// command bodies apply them in their one read (``decoder(userInfo:)``); the action log checks a
+/// payload with ``validate(_:)``.
 ///
 /// Foundation's parser is lenient where a client's mistake should be an error: it takes trailing
 /// commas, guesses UTF-16 and UTF-32, and keeps the first of two equal keys. The project's one
