@@ -1,15 +1,17 @@
-import Foundation
 import ReMVVM
+import StrictJSON
 
 /// Turns a `POST /actions` body into actions: one envelope or an array of them; all or nothing.
+///
+/// The body is read once: the strict reader checks it and indexes it, and the envelopes and their
+/// payloads decode from that index (``StrictJSON/StrictJSONDecoder``), not from the text again.
 struct ActionBatchDecoder: Sendable {
     private let registry: ActionRegistry
-    private let decoder: JSONDecoder
+    private let decoder: StrictJSONDecoder
 
     init(registry: ActionRegistry) {
         self.registry = registry
-        decoder = JSONDecoder()
-        decoder.userInfo[.actionRegistry] = registry
+        decoder = StrictJSONValidator.decoder(userInfo: [.actionRegistry: registry])
     }
 
     /// The actions in `body`, in order, or the reason none can be applied.
@@ -25,17 +27,14 @@ struct ActionBatchDecoder: Sendable {
             if first == UInt8(ascii: "{"), let action = try decodeBareAction(body) {
                 return [action]
             }
-            do {
-                try StrictJSONValidator.validate(body)
-            } catch {
-                throw ActionDecodingError.malformedJSON("the body is not valid JSON: \(error)")
-            }
             // Chosen by the first byte rather than by trying one container and catching the error:
             // a thrown DecodingError builds descriptions, on every single-action POST.
             if first == UInt8(ascii: "[") {
-                return try decoder.decode(WireBatch.self, from: Data(body)).actions
+                return try decoder.decode(WireBatch.self, from: body).actions
             }
-            return [try decoder.decode(WireAction.self, from: Data(body)).action]
+            return [try decoder.decode(WireAction.self, from: body).action]
+        } catch let error as StrictJSONError {
+            throw ActionDecodingError.malformedJSON("the body is not valid JSON: \(StrictJSONValidator.failure(error))")
         } catch let error as ActionDecodingError {
             throw error
         } catch let error as DecodingError {

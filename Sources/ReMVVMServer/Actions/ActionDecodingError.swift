@@ -67,12 +67,12 @@ struct ActionDecodingError: Error, Sendable {
 }
 
 extension ActionDecodingError {
-    /// Classifies a Foundation decoding error: invalid JSON → 400, anything else → a payload problem.
+    /// Names a decoding error's field: always a payload problem (422), since the body was read by
+    /// the strict reader before anything decoded (its errors are the 400s), so even an error at the
+    /// root (a number too large for a body that is one `Int8`) is about the value, not the JSON.
     /// `inBatch`: the coding path starts at a batch of actions, whose index is not part of the field.
     init(_ error: DecodingError, inBatch: Bool = true) {
         switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            self.init(code: .malformedJSON, message: "the body is not valid JSON: \(Self.describe(context))")
         case .keyNotFound(let key, let context):
             let path = Self.path(context.codingPath + [key], inBatch: inBatch)
             self.init(code: .invalidPayload, message: "missing field \(path)", field: path)

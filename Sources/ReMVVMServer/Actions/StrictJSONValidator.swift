@@ -1,6 +1,8 @@
 import StrictJSON
 
-/// Checks that a body is exactly one JSON text as RFC 8259 defines it, before it is decoded.
+/// The strict rules of a body: exactly one JSON text as RFC 8259 defines it. `POST /actions` and
+/// command bodies apply them in their one read (``decoder(userInfo:)``); the action log checks a
+/// payload with ``validate(_:)``.
 ///
 /// Foundation's parser is lenient where a client's mistake should be an error: it takes trailing
 /// commas, guesses UTF-16 and UTF-32, and keeps the first of two equal keys. The project's one
@@ -38,8 +40,19 @@ struct StrictJSONValidator {
         StrictJSONReader.isWhitespace(byte)
     }
 
+    /// A decoder that reads a body once by these rules (and decodes Foundation's types as
+    /// `JSONDecoder` does); its ``StrictJSON/StrictJSONError``s become ``failure(_:)``s.
+    static func decoder(userInfo: [CodingUserInfoKey: any Sendable] = [:]) -> StrictJSONDecoder {
+        var decoder = StrictJSONDecoder()
+        decoder.maximumDepth = maximumDepth
+        decoder.names = .canonicalEquivalence
+        decoder.userInfo = userInfo
+        decoder.valueDecoding = FoundationValues.decode
+        return decoder
+    }
+
     /// The reader's error in the words of the body's problem (StrictJSON's one wording).
-    private static func failure(_ error: StrictJSONError) -> Failure {
+    static func failure(_ error: StrictJSONError) -> Failure {
         Failure(reason: error.reason, offset: error.reasonOffset)
     }
 }

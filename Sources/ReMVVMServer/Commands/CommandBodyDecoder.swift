@@ -1,9 +1,11 @@
-import Foundation
+import StrictJSON
 
 /// Decodes the body of a view-model command as strictly as `POST /actions` decodes an action's
 /// payload: RFC 8259 exactly (400 otherwise), an empty body read as `{}`, and a field that does
-/// not decode named in a 422.
+/// not decode named in a 422. The body is read once (``StrictJSON/StrictJSONDecoder``).
 enum CommandBodyDecoder {
+    private static let decoder = StrictJSONValidator.decoder()
+
     /// `bytes` decoded into `Body`, or the reason it cannot be.
     static func decode<Body: Decodable>(_ type: Body.Type, from bytes: [UInt8], command: String) throws(ActionDecodingError) -> Body {
         do {
@@ -15,12 +17,11 @@ enum CommandBodyDecoder {
             guard ActionBatchDecoder.isValidUTF8(bytes) else {
                 throw ActionDecodingError.malformedJSON("the body is not valid JSON: it is not valid UTF-8")
             }
-            do {
-                try StrictJSONValidator.validate(bytes)
-            } catch {
-                throw ActionDecodingError.malformedJSON("the body is not valid JSON: \(error)")
-            }
-            return try JSONDecoder().decode(Body.self, from: Data(bytes))
+            return try decoder.decode(Body.self, from: bytes)
+        } catch let error as StrictJSONError {
+            var failure = ActionDecodingError.malformedJSON("the body is not valid JSON: \(StrictJSONValidator.failure(error))")
+            failure.command = command
+            throw failure
         } catch var error as ActionDecodingError {
             error.command = command
             throw error
