@@ -8,10 +8,14 @@
 #
 # BASE_BIN and TREE_BIN hold remvvm-server (release builds, e.g. .build-ab-baseline/release and
 # .build-ab/release as scripts/ab.sh makes them). ROW: post (default: POST /actions in memory),
-# state (GET /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to
-# one store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
+# payload (the same POST of a login with a payload, through the JSON decoder), durable (POST
+# /actions with the journal, journalSync full, a fresh data directory per server), state (GET
+# /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to one
+# store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
 # or token (GET /state in memory, each build without tokens and with a static token configured and
 # sent: the token's cost, issue 33's "≤ 3 %").
+# BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
+# for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
 # ROUNDS (default 5) rounds of 5-second wrk -t2 -c64 runs, the builds alternating, a fresh server
 # per round and build. For post and state each round also measures the C libmicrohttpd hello server
 # (TREE_BIN/mhd-hello) answering the same request: its CPU per request is the ceiling the builds'
@@ -58,19 +62,34 @@ measure() {
         | tee -a "$OUT/rounds.tsv"
 }
 
+LOGIN='{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}'
+
 # round SIDE BIN N: one fresh server of BIN, measured for ROW.
 round() {
     local side=$1 bin=$2 n=$3 url="http://127.0.0.1:$PORT"
+    # The side's environment (word-split on purpose: NAME=value pairs); `env` alone adds nothing.
+    local environment=()
+    case "$side" in
+    base) read -r -a environment <<<"${BASE_ENV:-}" ;;
+    tree) read -r -a environment <<<"${TREE_ENV:-}" ;;
+    esac
+    local server=(env "${environment[@]}" "$bin/remvvm-server" --port "$PORT" --log-level warning)
     case "$ROW" in
     post)
-        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        start "$side" "$PORT" "${server[@]}" --in-memory
+        measure "$side" "$url/actions" -s Benchmarks/wrk/post-action.lua ;;
+    payload)
+        start "$side" "$PORT" "${server[@]}" --in-memory
+        ACTION=$LOGIN measure "$side" "$url/actions" -s Benchmarks/wrk/post-action.lua ;;
+    durable)
+        start "$side" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" --journal-sync full
         measure "$side" "$url/actions" -s Benchmarks/wrk/post-action.lua ;;
     state)
-        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        start "$side" "$PORT" "${server[@]}" --in-memory
         measure "$side" "$url/state" ;;
     spread)
-        start "$side" "$PORT" "$bin/remvvm-server" --port "$PORT" --data-dir "$OUT/data-$side-$n" \
-            --log-level warning --max-stores 1100 --max-loaded-stores 1100
+        start "$side" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" \
+            --max-stores 1100 --max-loaded-stores 1100
         python3 - "$PORT" <<'PYTHON'
 import http.client, sys
 connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
@@ -81,18 +100,17 @@ PYTHON
         STORES=1 measure "$side-one" "$url" -s Benchmarks/wrk/post-action-stores.lua
         STORES=1000 measure "$side-1000" "$url" -s Benchmarks/wrk/post-action-stores.lua ;;
     token)
-        start "$side-open" "$PORT" "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        start "$side-open" "$PORT" "${server[@]}" --in-memory
         measure "$side-open" "$url/state"
         stop "$SERVER_PID"
-        start "$side-token" "$PORT" env REMVVM_AUTH_TOKENS="$TOKEN=read+dispatch" \
-            "$bin/remvvm-server" --port "$PORT" --in-memory --log-level warning
+        start "$side-token" "$PORT" env REMVVM_AUTH_TOKENS="$TOKEN=read+dispatch" "${server[@]}" --in-memory
         measure "$side-token" "$url/state" -H "Authorization: Bearer $TOKEN" ;;
     hello)
         start hello "$PORT" "$bin/mhd-hello" "$PORT"
         if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
         else measure hello "$url/"; fi ;;
     *)
-        echo "unknown ROW $ROW (post, state, spread or token)" >&2; exit 2 ;;
+        echo "unknown ROW $ROW (post, payload, durable, state, spread or token)" >&2; exit 2 ;;
     esac
     stop "$SERVER_PID"
     rm -rf "$OUT/data-$side-$n"
