@@ -8,7 +8,7 @@ enum JSONNumber {
         let negative = literal.first == UInt8(ascii: "-")
         if negative { index += 1 }
         let integerStart = index
-        while index < literal.count, isDigit(literal[index]) { index += 1 }
+        while index < literal.count, StrictJSONReader.isDigit(literal[index]) { index += 1 }
         // The common case: digits only.
         if index == literal.count { return accumulate(literal, integerStart..<index, zeros: 0, negative: negative) }
         let integerEnd = index
@@ -17,7 +17,7 @@ enum JSONNumber {
         if literal[index] == UInt8(ascii: ".") {
             fractionStart = index + 1
             index += 1
-            while index < literal.count, isDigit(literal[index]) { index += 1 }
+            while index < literal.count, StrictJSONReader.isDigit(literal[index]) { index += 1 }
             fractionEnd = index
         }
         var exponent = 0
@@ -79,9 +79,5 @@ enum JSONNumber {
             if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte) { return false }
         }
         return true
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 }

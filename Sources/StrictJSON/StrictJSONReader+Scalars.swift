@@ -106,7 +106,8 @@ extension StrictJSONReader {
         while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
+    /// Whether `byte` is an ASCII decimal digit (the grammar's `DIGIT`).
+    static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
