@@ -20,8 +20,7 @@ struct ActionBatchDecoder: Sendable {
             throw .malformedJSON("the body is empty; send an action like {\"type\": \"\(registry.names.first ?? "name")\"}")
         }
         guard Self.isValidUTF8(body) else {
-            // JSON text is UTF-8 (RFC 8259): a body that is not is malformed wherever the bad byte is.
-            throw .malformedJSON("the body is not valid JSON: it is not valid UTF-8")
+            throw .notUTF8
         }
         do {
             if first == UInt8(ascii: "{"), let action = try decodeBareAction(body) {
@@ -34,7 +33,7 @@ struct ActionBatchDecoder: Sendable {
             }
             return [try decoder.decode(WireAction.self, from: body).action]
         } catch let error as StrictJSONError {
-            throw ActionDecodingError.malformedJSON("the body is not valid JSON: \(StrictJSONValidator.failure(error))")
+            throw ActionDecodingError.notStrictJSON(error)
         } catch let error as ActionDecodingError {
             throw error
         } catch let error as DecodingError {

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// Why a `POST /actions` body (or a view-model command's body) cannot be applied; rendered as a
 /// problem detail.
 struct ActionDecodingError: Error, Sendable {
@@ -28,6 +30,14 @@ struct ActionDecodingError: Error, Sendable {
 
     static func malformedJSON(_ message: String) -> ActionDecodingError {
         ActionDecodingError(code: .malformedJSON, message: message)
+    }
+
+    /// A body that is not UTF-8 (RFC 8259: JSON text is), wherever the bad byte is.
+    static let notUTF8 = malformedJSON("the body is not valid JSON: it is not valid UTF-8")
+
+    /// A body the strict reader refused, in the validator's words (which rule, at which byte).
+    static func notStrictJSON(_ error: StrictJSONError) -> ActionDecodingError {
+        malformedJSON("the body is not valid JSON: \(StrictJSONValidator.failure(error))")
     }
 
     static func invalidShape(_ message: String) -> ActionDecodingError {

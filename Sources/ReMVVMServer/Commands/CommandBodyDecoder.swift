@@ -15,11 +15,11 @@ enum CommandBodyDecoder {
                 return try Body(from: EmptyPayloadDecoder(codingPath: []))
             }
             guard ActionBatchDecoder.isValidUTF8(bytes) else {
-                throw ActionDecodingError.malformedJSON("the body is not valid JSON: it is not valid UTF-8")
+                throw ActionDecodingError.notUTF8
             }
             return try decoder.decode(Body.self, from: bytes)
         } catch let error as StrictJSONError {
-            var failure = ActionDecodingError.malformedJSON("the body is not valid JSON: \(StrictJSONValidator.failure(error))")
+            var failure = ActionDecodingError.notStrictJSON(error)
             failure.command = command
             throw failure
         } catch var error as ActionDecodingError {
