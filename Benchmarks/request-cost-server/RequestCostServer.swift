@@ -10,7 +10,7 @@ import SQLiteJournal
 
 /// `request-cost-server PORT [--data-dir DIR] [--no-metrics]`: the example store served as
 /// `remvvm-server` serves it (every default feature on), in memory or with the SQLite journal at
-/// `journalSync` full (then with every store of the journal's file under `/stores/{id}/…`); a static token from `REMVVM_AUTH_TOKENS` when set; `--no-metrics` turns
+/// `journalSync` full, with its stores under `/stores/{id}/…` (those of the journal's file, or in memory); a static token from `REMVVM_AUTH_TOKENS` when set; `--no-metrics` turns
 /// metrics off (to see what they cost).
 ///
 /// It exists for `Benchmarks/request-cost.sh`, which counts the instructions of each request under
@@ -52,8 +52,9 @@ enum RequestCostServer {
             journal: journal,
             logger: logger
         )
-        // With the journal, every store of its file under /stores/{id}/… as remvvm-server serves
-        // them (request-cost.sh's post-durable-store and post-durable-1000).
+        // Every store under /stores/{id}/… as remvvm-server serves them: with the journal, those of
+        // its file (request-cost.sh's post-durable-store and post-durable-1000); without, in memory
+        // (post-store, state-store).
         if let file = journal {
             server.service.serveStores(StoreServing(catalog: file, storage: .journal({ id in
                 guard let view = try file.storage(for: id) else {
@@ -61,6 +62,8 @@ enum RequestCostServer {
                 }
                 return view
             }), makeStore: { try ExampleApp.store() }))
+        } else {
+            server.service.serveStores(StoreServing(catalog: MemoryStoreCatalog(), storage: .memory, makeStore: { try ExampleApp.store() }))
         }
         try server.start()
         waitForTerminationSignal()
