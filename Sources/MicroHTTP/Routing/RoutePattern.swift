@@ -1,9 +1,21 @@
 /// A parsed route pattern such as `/viewmodels/:name`: `/`-separated segments, each
 /// either literal or a `:name` parameter that matches exactly one non-empty segment.
-struct RoutePattern: Sendable, Hashable {
+///
+/// A class (immutable): the router copies a route out of its table for each request it answers,
+/// and a copy of a struct of five arrays and strings retained each of them.
+final class RoutePattern: Sendable, Hashable {
     enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
+    }
+
+    /// A segment as ``match(bytes:)`` reads it: a parameter, or the literal whose bytes are
+    /// `literalBytes[start..<start + count]`. Plain integers: reading one retains nothing (the
+    /// `Segment`s' strings were retained and released at each segment of each route tried).
+    private struct Matcher: Sendable {
+        let isParameter: Bool
+        let start: Int
+        let count: Int
     }
 
     let segments: [Segment]
@@ -11,8 +23,12 @@ struct RoutePattern: Sendable, Hashable {
     /// The pattern normalized back to text (used as the identity of a route).
     let text: String
 
-    /// The UTF-8 bytes of each literal segment (nil for a parameter), for ``match(_:)``.
-    private let literalBytes: [[UInt8]?]
+    /// The segments, for ``match(bytes:)``.
+    private let matchers: [Matcher]
+    /// The bytes of every literal segment, one after the other.
+    private let literalBytes: [UInt8]
+    /// The parameters' names, in order.
+    private let parameterNames: [String]
 
     init(_ pattern: String) {
         let parts = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst(pattern.hasPrefix("/") ? 1 : 0)
@@ -25,9 +41,20 @@ struct RoutePattern: Sendable, Hashable {
             case .parameter(let name): ":" + name
             }
         }.joined(separator: "/")
-        literalBytes = segments.map { segment in
-            if case .literal(let value) = segment { Array(value.utf8) } else { nil }
+        var bytes: [UInt8] = []
+        var names: [String] = []
+        matchers = segments.map { segment in
+            switch segment {
+            case .literal(let value):
+                defer { bytes += value.utf8 }
+                return Matcher(isParameter: false, start: bytes.count, count: value.utf8.count)
+            case .parameter(let name):
+                names.append(name)
+                return Matcher(isParameter: true, start: 0, count: 0)
+            }
         }
+        literalBytes = bytes
+        parameterNames = names
     }
 
     static func == (lhs: RoutePattern, rhs: RoutePattern) -> Bool {
@@ -48,14 +75,12 @@ struct RoutePattern: Sendable, Hashable {
         segments.prefix { if case .literal = $0 { true } else { false } }.count
     }
 
+    /// The first segment when it is literal (a path must start with it to match), else nil.
+    var firstLiteral: String? {
+        if case .literal(let value) = segments.first { value } else { nil }
+    }
+
     /// Matches `path` segment by segment; returns the captured parameters, or `nil` when it does not match.
-    ///
-    /// Works on the path's UTF-8 bytes: segments end at the byte `/` (a delimiter wherever it is,
-    /// RFC 3986), a literal segment matches when its bytes are the path segment's bytes (exact, as
-    /// the router documents: no Unicode normalization), and nothing is allocated until the whole
-    /// path matched — a router tries every parameter route in turn, and most do not match. (The
-    /// earlier segment-by-segment `Substring` comparison cost about 6,800 instructions per
-    /// `POST /stores/{id}/actions`, the fourth route tried.)
     func match(_ path: String) -> RouteParameters? {
         if let matched = path.utf8.withContiguousStorageIfAvailable({ match(bytes: $0) }) {
             return matched
@@ -63,39 +88,62 @@ struct RoutePattern: Sendable, Hashable {
         return Array(path.utf8).withUnsafeBufferPointer { match(bytes: $0) }
     }
 
-    private func match(bytes: UnsafeBufferPointer<UInt8>) -> RouteParameters? {
-        let slash = UInt8(ascii: "/")
-        var start = bytes.first == slash ? 1 : 0
-        var parameterCount = 0
-        // First pass: does it match? Nothing is allocated.
-        for (index, segment) in segments.enumerated() {
-            let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
-            let isLast = index == segments.count - 1
-            if isLast ? end != bytes.endIndex : end == bytes.endIndex {
-                return nil
+    /// Matches the path of `bytes` (its UTF-8) segment by segment; the captured parameters, or nil.
+    ///
+    /// Segments end at the byte `/` (a delimiter wherever it is, RFC 3986), a literal segment
+    /// matches when its bytes are the path segment's bytes (exact, as the router documents: no
+    /// Unicode normalization), and nothing is allocated or retained until the whole path matched —
+    /// a router tries several parameter routes in turn, and most do not match. (The earlier
+    /// segment-by-segment `Substring` comparison cost about 6,800 instructions per
+    /// `POST /stores/{id}/actions`, the fourth route tried.)
+    func match(bytes: UnsafeBufferPointer<UInt8>) -> RouteParameters? {
+        let matched = matchers.withUnsafeBufferPointer { matchers in
+            literalBytes.withUnsafeBufferPointer { literals in
+                Self.matches(bytes, matchers, literals)
             }
-            switch segment {
-            case .literal:
-                guard let literal = literalBytes[index], literal.elementsEqual(bytes[start..<end]) else { return nil }
-            case .parameter:
-                guard end > start else { return nil }
-                parameterCount += 1
-            }
-            start = isLast ? end : end + 1
         }
-        guard parameterCount > 0 else { return RouteParameters() }
+        guard matched else { return nil }
+        guard !parameterNames.isEmpty else { return RouteParameters() }
         // Second pass: capture the parameters (a `/` is one byte of its own: segment bounds are
         // character bounds, so the bytes decode to exactly the path's text).
+        let slash = UInt8(ascii: "/")
         var captured: [(name: String, value: String)] = []
-        captured.reserveCapacity(parameterCount)
-        start = bytes.first == slash ? 1 : 0
-        for segment in segments {
+        captured.reserveCapacity(parameterNames.count)
+        var start = bytes.first == slash ? 1 : 0
+        for matcher in matchers {
             let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
-            if case .parameter(let name) = segment {
-                captured.append((name, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+            if matcher.isParameter {
+                let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                captured.append((parameterNames[captured.count], value))
             }
             start = end + 1
         }
         return RouteParameters(named: captured)
+    }
+
+    /// Whether the path of `bytes` has the segments of `matchers` (literals in `literals`).
+    private static func matches(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ matchers: UnsafeBufferPointer<Matcher>, _ literals: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        let slash = UInt8(ascii: "/")
+        var start = bytes.first == slash ? 1 : 0
+        for index in matchers.indices {
+            let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
+            let isLast = index == matchers.count - 1
+            if isLast ? end != bytes.endIndex : end == bytes.endIndex {
+                return false
+            }
+            let matcher = matchers[index]
+            if matcher.isParameter {
+                guard end > start else { return false }
+            } else {
+                guard end - start == matcher.count,
+                      literals[matcher.start..<matcher.start + matcher.count].elementsEqual(bytes[start..<end]) else {
+                    return false
+                }
+            }
+            start = isLast ? end : end + 1
+        }
+        return true
     }
 }

@@ -56,6 +56,16 @@ public struct Router: Responder {
     private var literalPaths = ExactBytesIndex()
     /// Patterns with parameters, most specific first.
     private var parameterRoutes: [Route] = []
+    /// The parameter routes a path may match, by the path's first segment: the position in
+    /// ``candidateLists`` of the routes whose first segment is that literal, merged with those
+    /// whose first segment is a parameter (in the order of ``parameterRoutes``). Trying only
+    /// those skips the routes of other prefixes without looking at them.
+    private var firstSegments = ExactBytesIndex()
+    /// Lists of positions in ``parameterRoutes``.
+    private var candidateLists: [[Int]] = []
+    /// The positions of the parameter routes whose first segment is a parameter: the candidates
+    /// for a path whose first segment no route spells.
+    private var parameterFirstRoutes: [Int] = []
     /// How many patterns have been added (the next one's ``MatchedRoute/number``).
     public private(set) var patternCount = 0
 
@@ -106,6 +116,42 @@ public struct Router: Responder {
         route.set(handler, for: method)
         let position = parameterRoutes.firstIndex { $0.pattern.literalPrefixLength < parsed.literalPrefixLength }
         parameterRoutes.insert(route, at: position ?? parameterRoutes.endIndex)
+        indexFirstSegments()
+    }
+
+    /// Rebuilds ``firstSegments``, ``candidateLists`` and ``parameterFirstRoutes`` (routes are
+    /// added at start-up: a few dozen).
+    private mutating func indexFirstSegments() {
+        var lists: [String: [Int]] = [:]
+        var order: [String] = []
+        parameterFirstRoutes = []
+        for (position, route) in parameterRoutes.enumerated() {
+            if let first = route.pattern.firstLiteral {
+                if lists[first] == nil { order.append(first) }
+                lists[first, default: []].append(position)
+            } else {
+                parameterFirstRoutes.append(position)
+            }
+        }
+        firstSegments = ExactBytesIndex()
+        candidateLists = []
+        for first in order {
+            firstSegments.set(first, to: candidateLists.count)
+            // Merged in the routers' order: the rules (longest literal prefix, then the earliest
+            // added) decide among every route that matches, whatever its first segment.
+            candidateLists.append((lists[first, default: []] + parameterFirstRoutes).sorted())
+        }
+    }
+
+    /// The positions in ``parameterRoutes`` of the routes the path of `bytes` may match, in order.
+    private func candidates(forPath bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
+        let slash = UInt8(ascii: "/")
+        let start = bytes.first == slash ? 1 : 0
+        let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
+        guard let list = firstSegments.value(forBytes: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
+            return parameterFirstRoutes
+        }
+        return candidateLists[list]
     }
 
     /// Routes `request` to its handler, or answers 404 / 405.
@@ -148,14 +194,14 @@ public struct Router: Responder {
             allowed.formUnion(route.methods)
             matched = route.matched
         }
-        for route in parameterRoutes {
-            guard let parameters = route.pattern.match(request.path) else { continue }
-            if let handler = Self.handler(in: route, for: request.method) {
-                return (handler(request, parameters), route.matched)
-            }
-            allowed.formUnion(route.methods)
-            matched = matched ?? route.matched
+        let path = request.path
+        let found = path.utf8.withContiguousStorageIfAvailable { matchParameterRoute(bytes: $0, method: request.method) }
+            ?? Array(path.utf8).withUnsafeBufferPointer { matchParameterRoute(bytes: $0, method: request.method) }
+        if let handler = found.handler {
+            return (handler(request, found.parameters), found.route)
         }
+        allowed.formUnion(found.allowed)
+        matched = matched ?? found.route
         guard !allowed.isEmpty else {
             return (notFound(request), nil)
         }
@@ -171,6 +217,31 @@ public struct Router: Responder {
     /// The problem for a request refused before routing (413, 400, 501, 503).
     public func respond(to failure: RequestFailure, method: HTTPMethod, path: String, headers: HTTPHeaders) -> Response {
         self.failure(failure, method, path)
+    }
+
+    /// What the parameter routes make of a path: the handler of the first route that matches it
+    /// for `method` (with its parameters), else the methods of those that match it, and the first
+    /// of them.
+    private struct ParameterMatch {
+        var handler: Handler?
+        var parameters = RouteParameters()
+        var route: MatchedRoute?
+        var allowed: [HTTPMethod] = []
+    }
+
+    /// Tries the candidate parameter routes (``candidates(forPath:)``) on the path of `bytes`.
+    private func matchParameterRoute(bytes: UnsafeBufferPointer<UInt8>, method: HTTPMethod) -> ParameterMatch {
+        var found = ParameterMatch()
+        for position in candidates(forPath: bytes) {
+            guard let parameters = parameterRoutes[position].pattern.match(bytes: bytes) else { continue }
+            let route = parameterRoutes[position]
+            if let handler = Self.handler(in: route, for: method) {
+                return ParameterMatch(handler: handler, parameters: parameters, route: route.matched)
+            }
+            found.allowed += route.methods
+            found.route = found.route ?? route.matched
+        }
+        return found
     }
 
     private static func handler(in route: Route, for method: HTTPMethod) -> Handler? {
