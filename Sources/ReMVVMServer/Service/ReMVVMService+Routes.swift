@@ -76,7 +76,7 @@ extension ReMVVMService {
                 } catch {
                     return Problem.invalidStoreID(text, error).response
                 }
-                return storeResolver.serve(id, for: intent, request: request) { served in handle(request, parameters, served) }
+                return serveStore(id, for: intent, request: request) { served in handle(request, parameters, served) }
             }
         }
     }

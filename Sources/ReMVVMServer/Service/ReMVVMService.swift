@@ -131,6 +131,21 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         resolverSlot.load().map { unsafeDowncast($0, to: ResolverSlot<State>.self).resolver } ?? DefaultStoreOnly(root: root)
     }
 
+    /// `respond`'s answer with the store `id` names, from the resolver ``storeResolver`` returns
+    /// (``StoreResolver/serve(_:for:request:_:)``), for a `/stores/{id}/…` request. Calls the slot's
+    /// resolver where it is kept: making an `any StoreResolver<State>` of it, as ``storeResolver``
+    /// does, looks the existential's and its optional's runtime types up (about 850 instructions
+    /// a request).
+    func serveStore(
+        _ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response
+    ) -> Response {
+        guard let slot = resolverSlot.load() else {
+            return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, respond)
+        }
+        // Cannot be another class: only ``serveStores(with:)`` stores, a `ResolverSlot<State>`.
+        return unsafeDowncast(slot, to: ResolverSlot<State>.self).resolver.serve(id, for: intent, request: request, respond)
+    }
+
     /// The number of connected `GET /events` subscribers.
     public var subscriberCount: Int {
         root.hub.subscriberCount

@@ -100,7 +100,7 @@ extension StoreDirectory {
             return false
         }
         let entry: Entry? = state.withLock(waitingUntil: { state in !(state.entries[id]?.isBusy ?? false) }, timeout: waitLimit) { state, _ in
-            guard let entry = state.entries[id], entry.store === store else { return nil }
+            guard let entry = state.entries[id], entry.loadedStore === store else { return nil }
             entry.phase = .deleting
             state.loaded.remove(entry)
             return entry
@@ -117,7 +117,7 @@ extension StoreDirectory {
     /// Waits until the store `id` is not loaded (unloaded, or being unloaded or deleted); false
     /// after `timeout`. For tests.
     func waitUntilNotLoaded(_ id: StoreID, timeout: Duration) -> Bool {
-        state.wait(timeout: timeout) { $0.entries[id]?.store == nil }
+        state.wait(timeout: timeout) { $0.entries[id]?.loadedStore == nil }
     }
 
     /// Marks the entry of `id` deleting once no other request loads, unloads or deletes it (a
@@ -127,7 +127,7 @@ extension StoreDirectory {
             waitingUntil: { state in !(state.entries[id]?.isBusy ?? false) }, timeout: waitLimit
         ) { state, settled in
             guard settled else { return nil }
-            if let entry = state.entries[id], let store = entry.store {
+            if let entry = state.entries[id], let store = entry.store(as: Store.self) {
                 entry.phase = .deleting
                 state.loaded.remove(entry)
                 return (entry, store)

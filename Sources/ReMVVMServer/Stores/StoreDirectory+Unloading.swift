@@ -18,7 +18,7 @@ extension StoreDirectory {
             var candidate = state.loaded.oldest
             while let entry = candidate, entry.lastUsed + idle <= time {
                 candidate = entry.newer
-                guard entry.inUse == 0, let store = entry.store else { continue }
+                guard entry.inUse == 0, let store = entry.store(as: Store.self) else { continue }
                 if loader.hasOpenStreams(store) {
                     // Idle time counts from when its last stream ended (within one sweep).
                     entry.lastUsed = time
@@ -47,7 +47,7 @@ extension StoreDirectory {
     public func unloadAll() {
         let victims = state.withLock { state in
             var victims: [(Entry, Store)] = []
-            while let entry = state.loaded.oldest, let store = entry.store {
+            while let entry = state.loaded.oldest, let store = entry.store(as: Store.self) {
                 entry.phase = .unloading
                 state.loaded.remove(entry)
                 victims.append((entry, store))
@@ -69,7 +69,7 @@ extension StoreDirectory {
         var candidate = state.loaded.oldest
         while excess > 0, let entry = candidate {
             candidate = entry.newer
-            guard entry.inUse == 0, let store = entry.store, !loader.hasOpenStreams(store) else { continue }
+            guard entry.inUse == 0, let store = entry.store(as: Store.self), !loader.hasOpenStreams(store) else { continue }
             entry.phase = .unloading
             state.loaded.remove(entry)
             victims.append((entry, store))

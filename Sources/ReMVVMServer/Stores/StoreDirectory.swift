@@ -18,15 +18,8 @@ public import Journal
 public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     /// A loaded store.
     public typealias Store = Loader.Store
-    typealias Entry = StoreDirectoryEntry<Store>
-
-    struct State {
-        var entries: [StoreID: Entry] = [:]
-        /// The loaded stores but `default`, most recently used first.
-        var loaded = StoreUseList<Store>()
-        /// Requests waiting for another one's load, unload or delete now (for tests and tools).
-        var waiting = 0
-    }
+    typealias Entry = StoreDirectoryEntry
+    typealias State = StoreDirectoryState
 
     /// Which stores exist.
     public let catalog: any StoreCatalog
@@ -78,8 +71,9 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     public func lease(_ id: StoreID, creating: Bool) throws(StoreDirectoryError) -> StoreLease<Store> {
         while true {
             switch nextStep(for: id) {
-            case .ready(let lease):
-                return lease
+            case .ready(let entry, let store):
+                // Cannot be another class: only this directory's loads fill its entries.
+                return StoreLease(store: unsafeDowncast(store, to: Store.self), entry: entry)
             case .wait(let entry):
                 try waitUntilSettled(entry)
             case .load(let entry):
@@ -92,7 +86,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     public func release(_ lease: StoreLease<Store>) {
         let wakeWaiters = state.withLock { _ in
             lease.entry.inUse -= 1
-            return lease.entry.inUse == 0 && lease.entry.store == nil
+            return lease.entry.inUse == 0 && lease.entry.loadedStore == nil
         }
         if wakeWaiters { state.notifyAll() }
     }
@@ -122,10 +116,10 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         state.withLock { state in
             var stores: [Store] = []
             stores.reserveCapacity(state.loaded.count + 1)
-            if let root = state.entries[.default]?.store { stores.append(root) }
+            if let root = state.entries[.default]?.store(as: Store.self) { stores.append(root) }
             var entry = state.loaded.newest
             while let current = entry {
-                if let store = current.store { stores.append(store) }
+                if let store = current.store(as: Store.self) { stores.append(store) }
                 entry = current.older
             }
             return stores
@@ -134,18 +128,12 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
 
     /// Whether the store `id` is loaded now.
     public func isLoaded(_ id: StoreID) -> Bool {
-        state.withLock { $0.entries[id]?.store != nil }
-    }
-
-    private enum Step {
-        case ready(StoreLease<Store>)
-        case wait(Entry)
-        case load(Entry)
+        state.withLock { $0.entries[id]?.loadedStore != nil }
     }
 
     /// Under the lock: the loaded store (counted as used), the entry to wait for, or a new
     /// loading entry this request must fill.
-    private func nextStep(for id: StoreID) -> Step {
+    private func nextStep(for id: StoreID) -> StoreDirectoryStep {
         state.withLock { state in
             let time = now()
             if let entry = state.entries[id] {
@@ -154,7 +142,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
                     entry.inUse += 1
                     entry.lastUsed = time
                     if !entry.pinned { state.loaded.touch(entry) }
-                    return .ready(StoreLease(store: store, entry: entry))
+                    return .ready(entry, store)
                 case .loading, .unloading, .deleting:
                     return .wait(entry)
                 case .gone:
@@ -259,5 +247,5 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
 public struct StoreLease<Store: AnyObject & Sendable>: Sendable {
     /// The store.
     public let store: Store
-    let entry: StoreDirectoryEntry<Store>
+    let entry: StoreDirectoryEntry
 }
