@@ -12,7 +12,8 @@
 # /actions with the journal, journalSync full, a fresh data directory per server), state (GET
 # /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to one
 # store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
-# or token (GET /state in memory, each build without tokens and with a static token configured and
+# stores (in memory: GET /state, GET /stores/s1/state and POST /stores/s1/actions on one server:
+# what a store route costs beside the root's), or token (GET /state in memory, each build without tokens and with a static token configured and
 # sent: the token's cost, issue 33's "≤ 3 %").
 # BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
 # for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
@@ -99,6 +100,12 @@ for n in range(1000):
 PYTHON
         STORES=1 measure "$side-one" "$url" -s Benchmarks/wrk/post-action-stores.lua
         STORES=1000 measure "$side-1000" "$url" -s Benchmarks/wrk/post-action-stores.lua ;;
+    stores)
+        start "$side" "$PORT" "${server[@]}" --in-memory
+        curl -fsS -o /dev/null -X PUT "$url/stores/s1"
+        measure "$side-state" "$url/state"
+        measure "$side-store-state" "$url/stores/s1/state"
+        measure "$side-store-post" "$url/stores/s1/actions" -s Benchmarks/wrk/post-action.lua ;;
     token)
         start "$side-open" "$PORT" "${server[@]}" --in-memory
         measure "$side-open" "$url/state"
@@ -110,7 +117,7 @@ PYTHON
         if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
         else measure hello "$url/"; fi ;;
     *)
-        echo "unknown ROW $ROW (post, payload, durable, state, spread or token)" >&2; exit 2 ;;
+        echo "unknown ROW $ROW (post, payload, durable, state, spread, stores or token)" >&2; exit 2 ;;
     esac
     stop "$SERVER_PID"
     rm -rf "$OUT/data-$side-$n"
@@ -131,7 +138,7 @@ for line in open(sys.argv[1]):
     rows[label].append((float(rps), float(cpu), float(cs), float(wrk)))
 print("\nmedians")
 for label, values in rows.items():
-    print(f"  {label:<10} {statistics.median(v[0] for v in values):>9.0f}/s  "
+    print(f"  {label:<16} {statistics.median(v[0] for v in values):>9.0f}/s  "
           f"{statistics.median(v[1] for v in values):6.2f} µs/request  "
           f"{statistics.median(v[2] for v in values):5.3f} context switches/request  "
           f"wrk {statistics.median(v[3] for v in values):6.2f} µs/request")
@@ -145,7 +152,7 @@ for label, values in rows.items():
     calm = [v[1] for v in values if v[2] < 0.1]
     busy = [v[1] for v in values if v[2] >= 0.1]
     def summary(cpus): return f"{len(cpus)}, {statistics.median(cpus):6.2f}" if cpus else "0,      -"
-    print(f"  {label:<10} calm {summary(calm)}   switching {summary(busy)}")
+    print(f"  {label:<16} calm {summary(calm)}   switching {summary(busy)}")
 if "hello" in rows:
     hello_rps = statistics.median(v[0] for v in rows["hello"])
     hello_cpu = statistics.median(v[1] for v in rows["hello"])
@@ -164,6 +171,10 @@ for side in ("base", "tree"):
         def med(label, i): return statistics.median(v[i] for v in rows[label])
         print(f"  {side}: with the token / without, requests/s {med(side + '-token', 0) / med(side + '-open', 0):.3f}, "
               f"CPU per request {med(side + '-token', 1) / med(side + '-open', 1):.3f}")
+    if f"{side}-store-state" in rows:
+        def med(label, i): return statistics.median(v[i] for v in rows[label])
+        print(f"  {side}: GET /stores/s1/state / GET /state, requests/s {med(side + '-store-state', 0) / med(side + '-state', 0):.3f}, "
+              f"CPU per request {med(side + '-store-state', 1) / med(side + '-state', 1):.3f}")
     if f"{side}-one" in rows:
         one = statistics.median(v[0] for v in rows[f"{side}-one"])
         many = statistics.median(v[0] for v in rows[f"{side}-1000"])
