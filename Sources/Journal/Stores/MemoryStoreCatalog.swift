@@ -98,11 +98,13 @@ public final class MemoryStoreCatalog: StoreCatalog {
     /// keeps in the same transaction as the records. Ignored for a store that does not exist or
     /// is past `version` already.
     public func recordActions(of id: StoreID, version: UInt64, at time: Int64) {
+        // Found once and changed in place: every action of every store passes here, and a copy
+        // of the description written back under its key hashed the id twice and copied its strings.
         state.withLock { state in
-            guard var description = state.descriptions[id], description.version < version else { return }
-            description.version = version
-            description.lastActionAt = time
-            state.descriptions[id] = description
+            guard let index = state.descriptions.index(forKey: id),
+                  state.descriptions.values[index].version < version else { return }
+            state.descriptions.values[index].version = version
+            state.descriptions.values[index].lastActionAt = time
         }
     }
 
