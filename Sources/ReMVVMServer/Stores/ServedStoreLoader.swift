@@ -74,7 +74,12 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
         let served = ServedStore(
             id: description.id, backend: backend, versionTags: VersionTags(instance: description.incarnation), environment: environment
         )
-        loaded.withLock { $0.served = served }
+        // Only a replica's store has a callback that reads it: a weak reference gives an object a
+        // side table, and every retain and release of it then takes the slow path (four of each a
+        // request, ~350 instructions).
+        if case .replica = storage {
+            loaded.withLock { $0.served = served }
+        }
         try served.start()
         if let recordActions {
             let id = description.id
