@@ -6,8 +6,7 @@ import Testing
 /// if it tried them all.
 @Suite struct RouterCandidateTests {
     private func body(_ response: Response) -> String {
-        guard case .bytes(let bytes) = response.body else { return "<stream>" }
-        return String(decoding: bytes, as: UTF8.self)
+        response.bodyText
     }
 
     private func router() -> Router {

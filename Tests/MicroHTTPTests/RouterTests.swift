@@ -4,8 +4,7 @@ import Testing
 /// Route logic, without a socket.
 @Suite struct RouterTests {
     private func body(_ response: Response) -> String {
-        guard case .bytes(let bytes) = response.body else { return "<stream>" }
-        return String(decoding: bytes, as: UTF8.self)
+        response.bodyText
     }
 
     private func router() -> Router {

@@ -52,4 +52,10 @@ extension Response {
     static func ok(_ text: String) -> Response {
         .text(text)
     }
+
+    /// The body as text; `<stream>` for a streamed one.
+    var bodyText: String {
+        guard case .bytes(let bytes) = body else { return "<stream>" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
