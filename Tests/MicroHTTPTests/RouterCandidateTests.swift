@@ -47,6 +47,15 @@ import Testing
         #expect(refused.route?.pattern == "/stores/:id/items")
     }
 
+    /// `route(matching:)` (the label of a refused or preflighted request) reads the same routes.
+    @Test func theRouteMatchingAPathIsTheOneThatWouldAnswerIt() {
+        let router = router()
+        #expect(router.route(matching: "/stores/s1/items")?.pattern == "/stores/:id/items")
+        #expect(router.route(matching: "/acme/items")?.pattern == "/:tenant/items")
+        #expect(router.route(matching: "/stores/other")?.pattern == "/:a/:b")
+        #expect(router.route(matching: "/a/b/c/d") == nil)
+    }
+
     @Test func aPathThatNoRouteStartsWithIsNotFound() {
         var router = Router()
         router.add(.GET, "/stores/:id") { _, _ in .ok("store") }

@@ -137,7 +137,7 @@ public struct Router: Responder {
         candidateLists = []
         for first in order {
             firstSegments.set(first, to: candidateLists.count)
-            // Merged in the routers' order: the rules (longest literal prefix, then the earliest
+            // Merged in the router's order: the rules (longest literal prefix, then the earliest
             // added) decide among every route that matches, whatever its first segment.
             candidateLists.append((lists[first, default: []] + parameterFirstRoutes).sorted())
         }
@@ -178,7 +178,15 @@ public struct Router: Responder {
     /// The route whose path matches `path` (any method), or nil.
     public func route(matching path: String) -> MatchedRoute? {
         if let position = literalPaths.value(for: path) { return literalRoutes[position].matched }
-        return parameterRoutes.first { $0.pattern.match(path) != nil }?.matched
+        return Self.withBytes(of: path) { bytes in
+            candidates(forPath: bytes).first { parameterRoutes[$0].pattern.match(bytes: bytes) != nil }
+                .map { parameterRoutes[$0].matched }
+        }
+    }
+
+    /// `body` with `path`'s UTF-8 bytes: in place for a native string, else a copy.
+    private static func withBytes<Result>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        path.utf8.withContiguousStorageIfAvailable(body) ?? Array(path.utf8).withUnsafeBufferPointer(body)
     }
 
     /// The response, and the route that gave it (its pattern, `/viewmodels/:name`, and number), or
@@ -194,9 +202,7 @@ public struct Router: Responder {
             allowed.formUnion(route.methods)
             matched = route.matched
         }
-        let path = request.path
-        let found = path.utf8.withContiguousStorageIfAvailable { matchParameterRoute(bytes: $0, method: request.method) }
-            ?? Array(path.utf8).withUnsafeBufferPointer { matchParameterRoute(bytes: $0, method: request.method) }
+        let found = Self.withBytes(of: request.path) { matchParameterRoute(bytes: $0, method: request.method) }
         if let handler = found.handler {
             return (handler(request, found.parameters), found.route)
         }
