@@ -50,7 +50,7 @@ measure() {
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
     start "$name" "$PORT" env ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} \
-        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/$name.out" "$@"
+        valgrind --tool=callgrind ${CALLGRIND_OPTIONS:-} --instr-atstart=no --callgrind-out-file="$WORK/$name.out" "$@"
     CREATE_STORES=1 client "$WARMUP" "${args[@]}"
     callgrind_control -i on "$SERVER_PID" >/dev/null
     client "$COUNT" "${args[@]}"

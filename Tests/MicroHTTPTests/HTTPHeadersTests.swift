@@ -32,4 +32,19 @@ import Testing
         #expect(HTTPMethod(rawValue: "get") != .GET)
         #expect(HTTPMethod.PATCH.description == "PATCH")
     }
+
+    /// Named methods compare by their code, others by text: every pair of tokens compares as its
+    /// text does, and equal methods hash alike (a `Set` of them holds each token once).
+    @Test func namedAndOtherMethodsCompareAsTheirTokens() {
+        let tokens = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "get", "PROPFIND", "GETX", ""]
+        let named: [HTTPMethod] = [.GET, .HEAD, .POST, .PUT, .DELETE, .PATCH, .OPTIONS]
+        let methods = tokens.map(HTTPMethod.init(rawValue:)) + named
+        for lhs in methods {
+            for rhs in methods {
+                #expect((lhs == rhs) == (lhs.rawValue == rhs.rawValue), "\(lhs) == \(rhs)")
+            }
+        }
+        #expect(Set(methods).count == tokens.count)
+        #expect(named.map(\.rawValue) == Array(tokens.prefix(7)))
+    }
 }

@@ -64,4 +64,24 @@ import Testing
         headers.add(name: "authorization", value: "Bearer x")
         #expect(headers[.authorization] == "Bearer x", "the note of known names is dropped with the change")
     }
+
+    /// A request's fields carry their known name's bit: found by it whatever the case they came
+    /// in, repeats told apart, names known as fields but absent answered by the note alone.
+    @Test func aRequestsFieldsAreFoundByTheirBitInAnyCase() throws {
+        let requests = Mailbox<Request>()
+        let server = try TestServer(responder: ClosureResponder { request in
+            requests.post(request)
+            return .ok("ok")
+        })
+        _ = try server.client().send(path: "/", headers: [
+            ("AUTHORIZATION", "Bearer a"), ("x-other", "1"), ("authorization", "Bearer b"), ("Last-Event-id", "7"),
+        ])
+        let headers = try #require(requests.next(timeout: .seconds(5))).headers
+        #expect(headers.fieldsKnowTheirNames)
+        #expect(headers[.authorization] == "Bearer a")
+        #expect(headers.firstValue(named: .authorization).map { [$0.value, "\($0.isRepeated)"] } == ["Bearer a", "true"])
+        #expect(headers.firstValue(named: .lastEventID).map { [$0.value, "\($0.isRepeated)"] } == ["7", "false"])
+        #expect(headers.contains(.lastEventID) && !headers.contains(.cookie))
+        #expect(headers.values(for: .authorization) == ["Bearer a", "Bearer b"])
+    }
 }

@@ -53,4 +53,41 @@ import Testing
             .send(path: "/x", headers: [("Idempotency-Key", "first"), ("Idempotency-Key", "second")])
         #expect(response.status == 200)
     }
+
+    /// A single field whose name is none of ``KnownFieldNames`` is checked by its name, beside
+    /// the known ones checked by their bits; the answer names the first field seen twice.
+    struct OtherNames: Responder {
+        var singleFieldNames: [String] { ["X-Once", "Idempotency-Key"] }
+
+        func respond(to request: Request) -> Response {
+            .ok(request.headers["X-Once"] ?? "-")
+        }
+    }
+
+    private static func sendToOtherNames(_ headers: [(String, String)]) throws -> TestHTTPResponse {
+        let server = try TestServer(responder: OtherNames())
+        return try TestHTTPClient(port: server.port, timeout: .seconds(5)).send(path: "/x", headers: headers)
+    }
+
+    @Test func aSingleFieldOfAnotherNameIsRefusedWhenRepeatedInAnyCase() throws {
+        let once = try Self.sendToOtherNames([("X-Once", "1"), ("Idempotency-Key", "k")])
+        #expect(once.status == 200)
+        #expect(once.bodyString == "1")
+        let twice = try Self.sendToOtherNames([("x-once", "1"), ("X-ONCE", "2")])
+        #expect(twice.status == 400)
+        #expect(twice.bodyString.contains("more than one X-Once header field"), "\(twice.bodyString)")
+    }
+
+    @Test func theAnswerNamesTheFirstFieldSeenTwice() throws {
+        let knownFirst = try Self.sendToOtherNames([
+            ("X-Once", "1"), ("Idempotency-Key", "a"), ("Idempotency-Key", "b"), ("X-Once", "2"),
+        ])
+        #expect(knownFirst.status == 400)
+        #expect(knownFirst.bodyString.contains("more than one Idempotency-Key header field"), "\(knownFirst.bodyString)")
+        let otherFirst = try Self.sendToOtherNames([
+            ("Idempotency-Key", "a"), ("X-Once", "1"), ("X-Once", "2"), ("Idempotency-Key", "b"),
+        ])
+        #expect(otherFirst.status == 400)
+        #expect(otherFirst.bodyString.contains("more than one X-Once header field"), "\(otherFirst.bodyString)")
+    }
 }

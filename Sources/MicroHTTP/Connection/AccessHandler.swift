@@ -27,28 +27,35 @@ func accessHandler(
     case .fresh, .queryRefused:
         server.requestStarted()
         RequestSlot.markHeadersSeen(slot)
-        if let record = connectionRecord(of: connection) {
+        let record = connectionRecord(of: connection)
+        if let record {
             server.connections.headReceived(record)
         }
+        let head = RequestHead.read(
+            of: connection,
+            isHTTP11: RequestReader.isHTTP11(version),
+            singleFields: server.singleFields,
+            repeated: record?.repeatedFieldValues
+        )
         if server.isOverConnectionLimit {
-            return refuse(.overloaded(limit: server.connectionLimit.load(ordering: .relaxed)), connection, url, method, server)
+            return refuse(.overloaded(limit: server.connectionLimit.load(ordering: .relaxed)), connection, url, method, head.headers, server)
         }
-        let head = RequestFraming.check(of: connection, isHTTP11: RequestReader.isHTTP11(version), singleFields: server.singleFields)
         if let violation = head.violation {
             // Answered now, before any body byte is read, and the connection closed: where the
             // next request would start is unknown.
-            return refuse(violation, connection, url, method, server)
+            return refuse(violation, connection, url, method, head.headers, server)
         }
         if case .queryRefused = state {
             // libmicrohttpd parsed none of it (requestTargetReceived): answered now, and closed.
             let failure = RequestFailure.queryTooLarge(limit: server.queryLimit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter)
-            return refuse(failure, connection, url, method, server)
+            return refuse(failure, connection, url, method, head.headers, server)
         }
+        record?.keepHeaders(head.headers)
         if let declared = head.contentLength, declared > UInt64(limit) {
             if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {
                 // The client waits for a go-ahead, or the body is too large to read through:
                 // answer now, before reading it.
-                return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+                return refuse(.bodyTooLarge(limit: limit), connection, url, method, head.headers, server)
             }
             // Read the body and drop it, then answer (RFC 9112 §9.6): closing on a client that
             // is still sending resets the connection, and clients that send everything before
@@ -87,7 +94,7 @@ func accessHandler(
 
     case .body(let body):
         if body.isTooLarge {
-            return refuse(.bodyTooLarge(limit: limit), connection, url, method, server)
+            return refuse(.bodyTooLarge(limit: limit), connection, url, method, requestHeaders(of: connection, server), server)
         }
         return respond(connection, url, method, version, body: body.takeBytes(), slot: slot, server)
     }
@@ -125,21 +132,22 @@ private func respond(
     slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
     _ server: ServerCore
 ) -> MHD_Result {
+    let record = connectionRecord(of: connection)
+    let headers = requestHeaders(of: connection, record: record, server)
     guard server.enterResponder() else {
-        return refuse(.shuttingDown, connection, url, method, server)
+        return refuse(.shuttingDown, connection, url, method, headers, server)
     }
     defer { server.leaveResponder() }
     let query = RequestReader.query(of: connection)
     guard query.isUTF8, requestPathIsUTF8(url, of: connection) else {
-        return refuse(.notUTF8, connection, url, method, server)
+        return refuse(.notUTF8, connection, url, method, headers, server)
     }
-    let record = connectionRecord(of: connection)
     let request = Request(
         method: RequestReader.method(method),
         path: requestPath(url, of: connection),
         query: query.values,
         queryItems: query.items,
-        headers: RequestReader.headers(of: connection, repeated: record?.repeatedFieldValues),
+        headers: headers,
         body: body,
         connectionMemo: server.usesConnectionMemos ? record?.memo : nil
     )
@@ -171,16 +179,26 @@ private func respond(
     )
 }
 
+/// The header fields of the request being answered: those its head's reading kept on the
+/// connection (``RequestHead``), else (a connection without a record) read again.
+private func requestHeaders(of connection: OpaquePointer, record: ConnectionRecord? = nil, _ server: ServerCore) -> HTTPHeaders {
+    if let kept = (record ?? connectionRecord(of: connection))?.takeHeaders() {
+        return kept
+    }
+    return RequestHead.read(of: connection, isHTTP11: false, singleFields: server.singleFields).headers
+}
+
 private func refuse(
     _ failure: RequestFailure,
     _ connection: OpaquePointer,
     _ url: UnsafePointer<CChar>,
     _ method: UnsafePointer<CChar>,
+    _ headers: HTTPHeaders,
     _ server: ServerCore
 ) -> MHD_Result {
     let method = RequestReader.method(method)
     var response = server.responder.respond(
-        to: failure, method: method, path: requestPath(url, of: connection), headers: RequestReader.headers(of: connection)
+        to: failure, method: method, path: requestPath(url, of: connection), headers: headers
     )
     if let seconds = failure.retryAfterSeconds, response.headers["Retry-After"] == nil {
         response.headers.add(name: "Retry-After", value: String(seconds))
@@ -210,6 +228,8 @@ func requestCompleted(
     }
     RequestSlot.release(slot)
     if let connection, let record = connectionRecord(of: connection) {
+        // Kept if the request ended before its answer (aborted, timed out).
+        _ = record.takeHeaders()
         server.connections.requestFinished(record)
     }
     server.requestCompleted()

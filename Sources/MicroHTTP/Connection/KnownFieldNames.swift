@@ -61,12 +61,25 @@ private extension UnsafeRawBufferPointer {
     }
 
     /// Whether these bytes are exactly `literal`'s (of the same length: the caller's lookup).
+    /// Eight bytes at a time, the last eight overlapping the ones before (every field name of a
+    /// request is compared, most with one literal or two): byte by byte a 13-byte name cost
+    /// about 60 instructions.
     func spells(_ literal: StaticString) -> Bool {
-        let expected = literal.utf8Start
-        for index in indices where self[index] != expected[index] {
-            return false
+        let expected = UnsafeRawPointer(literal.utf8Start)
+        guard let bytes = baseAddress, count >= 8 else {
+            for index in indices where self[index] != expected.load(fromByteOffset: index, as: UInt8.self) {
+                return false
+            }
+            return true
         }
-        return true
+        var offset = 0
+        while offset + 8 < count {
+            guard bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                == expected.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Whether these bytes are `literal`'s but for the case of ASCII letters.

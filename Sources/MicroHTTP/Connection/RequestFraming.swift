@@ -15,34 +15,20 @@ internal import CMicroHTTPD
 /// folded, whatever its name. Any of them is
 /// answered 400 and the connection is closed, before a byte of the body is read. (A
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
-enum RequestFraming {
-    /// The reason `connection`'s request head is refused (nil if it is sound), and its declared
-    /// `Content-Length` (read in the same pass: nil when it has none or it is not a number).
-    static func check(of connection: OpaquePointer, isHTTP11: Bool, singleFields: SingleFields) -> (violation: RequestFailure?, contentLength: UInt64?) {
-        var fields = FramingFields(singleFields: singleFields)
-        _ = withUnsafeMutablePointer(to: &fields) { pointer in
-            // A closure that captures nothing converts to the C function libmicrohttpd calls for
-            // each field (`MHD_KeyValueIteratorN`), with `cls` the ``FramingFields`` behind
-            // `pointer`: no visitor closure with a capture (a possible allocation each request).
-            MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-                guard let cls else { return .NO }
-                let name = UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize)
-                cls.assumingMemoryBound(to: FramingFields.self).pointee.add(
-                    name: name,
-                    value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize),
-                    isOneLine: FramingFields.isOneLine(name: name, value: value.map(UnsafeRawPointer.init))
-                )
-                return .YES
-            }, pointer)
-        }
-        return (fields.violation(isHTTP11: isHTTP11), fields.contentLength)
-    }
-}
+///
+/// The check is made from the fields as ``RequestHead`` reads them, in the same pass.
+enum RequestFraming {}
 
-/// What ``RequestFraming`` looks at, gathered in one pass over the header fields.
+/// What ``RequestFraming`` looks at, gathered in the pass over the header fields (``RequestHead``).
 struct FramingFields {
     /// The fields that may appear once (the responder's ``SingleFields``).
     let singleFields: SingleFields
+    /// Its known names' bits and whether it has other names, copied: a field is checked
+    /// against them without retaining ``singleFields``.
+    private let singleKnownNames: UInt32
+    private let singleHasOtherNames: Bool
+    /// The known single fields seen.
+    private var singleKnownSeen: UInt32 = 0
     var singleFieldCount = SingleFieldCount()
     var contentLengthCount = 0
     /// The (first) `Content-Length`'s number.
@@ -55,23 +41,40 @@ struct FramingFields {
     /// A field whose name a line folded onto it changed.
     var hasFoldedField = false
 
-    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, isOneLine: Bool) {
-        if !Self.isToken(name) {
+    init(singleFields: SingleFields) {
+        self.singleFields = singleFields
+        singleKnownNames = singleFields.knownNames
+        singleHasOtherNames = singleFields.hasOtherNames
+    }
+
+    /// Takes one field; `knownBit` is its name's ``KnownFieldNames`` bit (0 for another name):
+    /// the known names are told apart by it, without comparing their bytes again.
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, knownBit: UInt32, isOneLine: Bool) {
+        // A known name (matched in any case of its letters) is a token already.
+        if knownBit == 0, !Self.isToken(name) {
             hasBadFieldName = true
         }
         if !isOneLine {
             hasFoldedField = true
         }
-        if Self.equalsIgnoringCase(name, "content-length") {
-            contentLengthCount += 1
-            if contentLengthCount == 1 {
-                contentLength = RequestReader.contentLength(value)
+        if knownBit != 0 {
+            if knownBit == HTTPHeaders.KnownName.contentLength.bit {
+                contentLengthCount += 1
+                if contentLengthCount == 1 {
+                    contentLength = RequestReader.contentLength(value)
+                }
+            } else if knownBit == HTTPHeaders.KnownName.host.bit {
+                hostCount += 1
+            } else if knownBit & singleKnownNames != 0 {
+                if singleKnownSeen & knownBit == 0 {
+                    singleKnownSeen |= knownBit
+                } else if let single = singleFields.index(ofKnown: knownBit) {
+                    singleFieldCount.add(single, isRepeat: true)
+                }
             }
         } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
             transferEncodings.append(String(decoding: value, as: UTF8.self))
-        } else if Self.equalsIgnoringCase(name, "host") {
-            hostCount += 1
-        } else if let single = singleFields.index(of: name) {
+        } else if singleHasOtherNames, let single = singleFields.index(of: name) {
             singleFieldCount.add(single)
         }
     }

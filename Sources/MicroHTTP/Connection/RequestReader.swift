@@ -33,52 +33,6 @@ enum RequestReader {
         return strcmp(version, "HTTP/1.1") == 0
     }
 
-    /// The request header fields in the order received. With `repeated` (the connection's), a
-    /// long value the connection's recent requests carried too is that same string again.
-    static func headers(of connection: OpaquePointer, repeated: RepeatedFieldValues? = nil) -> HTTPHeaders {
-        headers(of: connection, values: repeated?.values)
-    }
-
-    /// What the field callback fills: the fields; it looks long values up in `values` if given.
-    private struct FieldCollection {
-        var fields: [HTTPHeaders.Field]
-        let values: UnsafeMutablePointer<RepeatedFieldValues.Values>?
-        /// The bits of the known names seen (``KnownFieldNames``).
-        var knownNames: UInt32 = 0
-    }
-
-    private static func headers(
-        of connection: OpaquePointer,
-        values: UnsafeMutablePointer<RepeatedFieldValues.Values>?
-    ) -> HTTPHeaders {
-        var collection = FieldCollection(fields: [], values: values)
-        collection.fields.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
-        _ = withUnsafeMutablePointer(to: &collection) { pointer in
-            // A closure that captures nothing: it converts to the C function libmicrohttpd calls
-            // for each field (`MHD_KeyValueIteratorN`), with `cls` the collection behind `pointer`.
-            MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-                guard let cls else { return .NO }
-                let collection = cls.assumingMemoryBound(to: FieldCollection.self)
-                let known = key.map { KnownFieldNames.match($0, count: keySize) }
-                collection.pointee.knownNames |= known?.bit ?? 0
-                let name = known?.constant ?? string(key, keySize)
-                let text: String
-                if let known = value.flatMap({ KnownFieldNames.value($0, count: valueSize, of: name) }) {
-                    text = known
-                } else if let values = collection.pointee.values, let value {
-                    text = values.pointee.value(UnsafeRawBufferPointer(start: value, count: valueSize)) {
-                        String(decoding: $0, as: UTF8.self)
-                    }
-                } else {
-                    text = string(value, valueSize)
-                }
-                collection.pointee.fields.append(HTTPHeaders.Field(name: name, value: text))
-                return .YES
-            }, pointer)
-        }
-        return HTTPHeaders(fields: collection.fields, knownNames: collection.knownNames)
-    }
-
     /// The query parameters, already percent-decoded by libmicrohttpd, in the order received:
     /// as pairs (repeats included) and as a dictionary (the last repeat wins); and whether every
     /// name and value is UTF-8 (if not, invalid bytes are shown as U+FFFD, and `%FF` and `%FE`
@@ -136,11 +90,6 @@ enum RequestReader {
     }
 }
 
-private func string(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
-    guard let pointer else { return "" }
-    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
-}
-
 /// The text of `count` bytes at `pointer` if they are UTF-8, else nil.
 private func validatedString(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String? {
     guard let pointer else { return "" }
@@ -167,7 +116,7 @@ private struct QueryCollection {
         if name == nil || text == nil {
             isUTF8 = false
         }
-        items.append((name: name ?? string(key, keySize), value: text ?? string(value, valueSize)))
+        items.append((name: name ?? decodedText(key, keySize), value: text ?? decodedText(value, valueSize)))
     }
 }
 

@@ -6,11 +6,20 @@
 /// into a list; for a field that must be single (an `Idempotency-Key`, a token, a precondition)
 /// either reading can make a server act on a value the client, or a proxy in between, did not
 /// mean.
-struct SingleFields: Sendable {
+///
+/// A class: the field pass (``FramingFields``) holds it for every request, a struct of arrays
+/// would be retained and released once per array.
+final class SingleFields: Sendable {
     /// The names, lowercased, as bytes.
     private let names: [[UInt8]]
     /// The names as the responder spelled them, for answers.
     private let spelled: [String]
+    /// Each name's ``KnownFieldNames`` bit (0 for another name).
+    private let knownBits: [UInt32]
+    /// The bits of the known names among them.
+    let knownNames: UInt32
+    /// Whether some name is not a known name (``index(of:)`` must then be asked of other fields).
+    let hasOtherNames: Bool
 
     /// At most 64 names: which ones were seen is kept in one word.
     init(_ names: [String]) {
@@ -25,6 +34,19 @@ struct SingleFields: Sendable {
         }
         self.names = unique
         self.spelled = spelled
+        knownBits = unique.map { name in
+            name.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { KnownFieldNames.match($0, count: bytes.count).bit } ?? 0
+            }
+        }
+        knownNames = knownBits.reduce(0, |)
+        hasOtherNames = knownBits.contains(0)
+    }
+
+    /// The position of the known name whose bit is `bit` among the single fields, if it is one.
+    func index(ofKnown bit: UInt32) -> Int? {
+        guard knownNames & bit != 0 else { return nil }
+        return knownBits.firstIndex(of: bit)
     }
 
     /// The position of the field `name` among the single fields, if it is one.
@@ -62,10 +84,11 @@ struct SingleFieldCount {
     /// The index (in ``SingleFields``) of the first field seen twice.
     private(set) var repeated: Int?
 
-    /// Counts one field whose index is `index`.
-    mutating func add(_ index: Int) {
+    /// Counts one field whose index is `index`; `isRepeat` when the caller knows it was seen
+    /// before (a known name, whose first sight it noted itself).
+    mutating func add(_ index: Int, isRepeat: Bool = false) {
         let bit: UInt64 = 1 << UInt64(index)
-        if seen & bit != 0 {
+        if isRepeat || seen & bit != 0 {
             if repeated == nil {
                 repeated = index
             }

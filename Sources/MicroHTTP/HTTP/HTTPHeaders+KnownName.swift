@@ -57,12 +57,16 @@ extension HTTPHeaders {
 
     /// The first value of the field `name` (any case), or nil when absent.
     public subscript(_ name: KnownName) -> String? {
-        mayHold(name) ? self[name.text] : nil
+        guard mayHold(name) else { return nil }
+        guard fieldsKnowTheirNames else { return self[name.text] }
+        return firstIndex(ofKnown: name.bit).map(value(at:))
     }
 
     /// ``firstValue(named:)`` for a known name.
     public func firstValue(named name: KnownName) -> (value: String, isRepeated: Bool)? {
-        mayHold(name) ? firstValue(named: name.text) : nil
+        guard mayHold(name) else { return nil }
+        guard fieldsKnowTheirNames else { return firstValue(named: name.text) }
+        return firstIndexAndRepeat(ofKnown: name.bit).map { (value(at: $0.index), $0.isRepeated) }
     }
 
     /// ``values(for:)`` for a known name.
@@ -75,8 +79,8 @@ extension HTTPHeaders {
         mayHold(name) ? list(name.text) : nil
     }
 
-    /// ``contains(_:)`` for a known name.
+    /// ``contains(_:)`` for a known name: for a request's head the bit alone tells.
     public func contains(_ name: KnownName) -> Bool {
-        mayHold(name) && contains(name.text)
+        mayHold(name) && (fieldsKnowTheirNames || contains(name.text))
     }
 }

@@ -12,15 +12,24 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     struct Field: Equatable {
         var name: String
         var value: String
+        /// The bit of the ``KnownName`` the name is (in any case), 0 for another name; set only
+        /// for fields read from a request's head (see ``knownNames``).
+        var knownBit: UInt32 = 0
+
+        /// Equal when name and value are (the known bit follows from the name).
+        static func == (lhs: Field, rhs: Field) -> Bool {
+            lhs.name == rhs.name && lhs.value == rhs.value
+        }
     }
 
     private var fields: [Field] {
         didSet { knownNames = Self.unknownNames }
     }
-    /// The bits of the ``KnownName``s these fields hold: set for a request's head as it is read;
-    /// every bit (``unknownNames``: a lookup compares names) for headers made otherwise or
-    /// changed since. See ``mayHold(_:)``. Not optional: the optional's tag made every struct
-    /// that holds headers (a response) a word larger.
+    /// The bits of the ``KnownName``s these fields hold: set for a request's head as it is read,
+    /// each field then carrying its own (``Field/knownBit``); every bit (``unknownNames``: a
+    /// lookup compares names) for headers made otherwise or changed since. See ``mayHold(_:)``.
+    /// Not optional: the optional's tag made every struct that holds headers (a response) a word
+    /// larger.
     private(set) var knownNames = unknownNames
     /// ``knownNames`` when they are not known.
     static let unknownNames = UInt32.max
@@ -52,6 +61,34 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Equal when they hold the same fields in the same order (names compared exactly).
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields == rhs.fields
+    }
+
+    /// Whether each field carries its ``Field/knownBit`` (a request's head, unchanged).
+    var fieldsKnowTheirNames: Bool {
+        knownNames != Self.unknownNames
+    }
+
+    /// The position of the first field whose name is the known name of `bit`, compared by bit
+    /// (only when ``fieldsKnowTheirNames``): a word compared where a name was.
+    func firstIndex(ofKnown bit: UInt32) -> Int? {
+        fields.indices.first { fields[$0].knownBit == bit }
+    }
+
+    /// ``firstIndex(ofKnown:)``, and whether another field of that name follows it.
+    func firstIndexAndRepeat(ofKnown bit: UInt32) -> (index: Int, isRepeated: Bool)? {
+        var first: Int?
+        for index in fields.indices where fields[index].knownBit == bit {
+            if let first {
+                return (first, true)
+            }
+            first = index
+        }
+        return first.map { ($0, false) }
+    }
+
+    /// The value of the field at `index`.
+    func value(at index: Int) -> String {
+        fields[index].value
     }
 
     /// The first value for `name` (compared case-insensitively), or `nil` when absent.

@@ -25,9 +25,24 @@ final class ConnectionRecord: Sendable {
     let memo = ConnectionMemo()
     /// The long header values of the connection's recent requests, for the next ones.
     let repeatedFieldValues = RepeatedFieldValues()
+    /// The header fields of the request being received: read with its head on the access
+    /// handler's first call (``RequestHead``), taken by its answer on a later one. Touched only
+    /// by the connection's worker thread, as ``RepeatedFieldValues`` is (libmicrohttpd serves a
+    /// connection on one thread, suspended or not): a lock here would cost more than it guards.
+    nonisolated(unsafe) private var pendingHeaders: HTTPHeaders?
 
     init(socket: Int32) {
         self.socket = socket
+    }
+
+    /// Keeps the fields of the request whose head was just read, until ``takeHeaders()``.
+    func keepHeaders(_ headers: HTTPHeaders) {
+        pendingHeaders = headers
+    }
+
+    /// The fields kept for the request being answered (nil if none are), no longer kept.
+    func takeHeaders() -> HTTPHeaders? {
+        pendingHeaders.take()
     }
 
     /// Notes that `text` was decoded to `length` bytes (on the connection's worker thread).
