@@ -24,10 +24,11 @@ extension AccessGate {
     static let defaultStoreSegments: Set<Substring> = ["actions", "state", "viewmodels", "events", "stats"]
 
     /// What `request` needs; the store is looked at only when `limited` (a token with a store
-    /// list), so that a token without one pays nothing beyond the scope.
-    static func needs(of request: Request, limited: Bool) -> StoreNeeds {
+    /// list), so that a token without one pays nothing beyond the scope. `underStores`: whether
+    /// the path starts with `/stores` (``GatedPath/isUnderStores``).
+    static func needs(of request: Request, limited: Bool, underStores: Bool) -> StoreNeeds {
         let methodScope = scope(for: request.method)
-        guard request.path.hasBytePrefix("/stores") else {
+        guard underStores else {
             guard limited else { return StoreNeeds(scope: methodScope, store: nil) }
             let first = request.path.dropFirst().prefix { $0 != "/" }
             return StoreNeeds(scope: methodScope, store: defaultStoreSegments.contains(first) ? .default : nil)
@@ -51,12 +52,12 @@ extension AccessGate {
     /// The decision for a credential's `authorization` on `request`: `401` when it does not
     /// authenticate, `403` without the scope the route needs, ``Verdict/outOfReach(_:)`` for a
     /// store its list does not reach, else allowed.
-    static func verdict(_ authorization: Result<Authorization, TokenRejection>, for request: Request) -> Verdict {
+    static func verdict(_ authorization: Result<Authorization, TokenRejection>, for request: Request, underStores: Bool) -> Verdict {
         switch authorization {
         case .failure(let rejection):
             return .decided(.unauthenticated(rejection))
         case .success(let granted):
-            let needs = needs(of: request, limited: !granted.stores.isUnlimited)
+            let needs = needs(of: request, limited: !granted.stores.isUnlimited, underStores: underStores)
             guard granted.may(needs.scope) else { return .decided(.forbidden(needs: needs.scope)) }
             if let store = needs.store, !granted.reaches(storeID: store.rawValue) { return .outOfReach(store) }
             return .decided(.allowed)

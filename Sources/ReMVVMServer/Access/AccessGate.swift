@@ -11,7 +11,7 @@ import MicroHTTP
 /// (`POST /actions`; other methods then get their `405`); `GET /access` takes any valid token.
 /// Listing stores and `PUT`/`DELETE /stores/{id}` need `manage`; a token limited to stores gets
 /// `404 store-not-found` for a store outside its list, on `/stores/{id}…` and, for `default`, on
-/// the root routes of the store (``needs(of:limited:)``).
+/// the root routes of the store (``needs(of:limited:underStores:)``).
 /// The token comes from the `Authorization: Bearer` field; on event streams (`GET /events`, whose browser
 /// client `EventSource` cannot set headers) also from the `remvvmAuthorization` cookie or
 /// `?access_token=`. Credentials sent in several of those places must be the same token
@@ -54,39 +54,47 @@ struct AccessGate: Sendable {
     /// (``InspectorAssets``, ``AppAssets``): a browser navigating to `/inspector` cannot send a
     /// header, the files hold no data, and every data request the pages make carries the token.
     static func isOpen(path: String) -> Bool {
-        path == "/healthz" || InspectorAssets.isAsset(path: path) || AppAssets.isAsset(path: path)
+        GatedPath(path).isOpen
     }
 
     /// `GET /access`: any token that authenticates may ask what it allows, whatever its scopes.
-    static let accessPath = "/access"
+    static var accessPath: String { "\(accessLiteral)" }
+    /// ``accessPath`` as a literal, for ``GatedPath``.
+    static let accessLiteral: StaticString = "/access"
 
     /// Whether a request may also carry its token in the cookie or the query: a `GET` (or `HEAD`)
     /// of an event stream: `/events`, `/viewmodels/events` or `/viewmodels/<name>/events`.
     static func acceptsCookieAndQuery(_ request: Request) -> Bool {
-        guard request.method == .GET || request.method == .HEAD else { return false }
-        return EventStreamPaths.contains(request.path)
+        acceptsCookieAndQuery(request, GatedPath(request.path))
+    }
+
+    /// ``acceptsCookieAndQuery(_:)`` for a request whose path is looked at already.
+    static func acceptsCookieAndQuery(_ request: Request, _ path: GatedPath) -> Bool {
+        path.isEventStream && (request.method == .GET || request.method == .HEAD)
     }
 
     /// What `request` may do: its credential authenticated once, then the scope its route needs
-    /// and the store it reaches into checked (``needs(of:limited:)``).
+    /// and the store it reaches into checked (``needs(of:limited:underStores:)``).
     func verdict(for request: Request) -> Verdict {
-        guard isEnabled, !Self.isOpen(path: request.path) else { return .decided(.allowed) }
+        guard isEnabled else { return .decided(.allowed) }
+        let path = GatedPath(request.path)
+        guard !path.isOpen else { return .decided(.allowed) }
         let header: String?
         switch Self.authorizationField(of: request.headers) {
         case .none: header = nil
         case .one(let value): header = value
         case .conflicting: return .decided(.unauthenticated(Self.repeatedAuthorization))
         }
-        guard Self.acceptsCookieAndQuery(request) else {
+        guard Self.acceptsCookieAndQuery(request, path) else {
             if header == nil, Self.cookieToken(in: request.headers) != .none || request.query[Self.queryName] != nil {
                 return .decided(.unauthenticated(Self.headerOnly))
             }
-            if request.path == Self.accessPath, request.method == .GET || request.method == .HEAD {
+            if path.isAccess, request.method == .GET || request.method == .HEAD {
                 return .decided(Self.authenticated(authorizer.authenticate(credential: header)))
             }
-            return Self.verdict(authorization(credential: header, on: request.connectionMemo), for: request)
+            return Self.verdict(authorization(credential: header, on: request.connectionMemo), for: request, underStores: path.isUnderStores)
         }
-        return streamVerdict(header: header, request: request)
+        return streamVerdict(header: header, request: request, underStores: path.isUnderStores)
     }
 
     /// The answer instead of serving `request`, or nil when it may be served.
@@ -122,9 +130,10 @@ struct AccessGate: Sendable {
 
     /// The verdict for an event stream, whose token may come from the header, the cookie or
     /// the query; all of those present must carry the same token.
-    private func streamVerdict(header: String?, request: Request) -> Verdict {
+    private func streamVerdict(header: String?, request: Request, underStores: Bool) -> Verdict {
         switch Self.streamToken(header: header, request: request) {
-        case .success(let token): Self.verdict(authorizer.authorization(token: token.map(String.init)), for: request)
+        case .success(let token):
+            Self.verdict(authorizer.authorization(token: token.map(String.init)), for: request, underStores: underStores)
         case .failure(let rejection): .decided(.unauthenticated(rejection))
         }
     }

@@ -3,7 +3,7 @@
 /// served with the same headers (``InspectorAssets/securityHeaders``), open without a token.
 enum AppAssets: EmbeddedPage {
     /// The page's path.
-    static let pagePath = "/app"
+    static let pageLiteral: StaticString = "/app"
 
     /// Every file by its path.
     static let byPath = files(page: PackageResources.app_html, styleSheet: ("app.css", PackageResources.app_css), scripts: [

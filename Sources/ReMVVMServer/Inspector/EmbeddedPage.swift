@@ -1,13 +1,17 @@
 /// A page served from the binary with its files under its path (the inspector's, the thin
 /// client's): `pagePath` is the HTML, `pagePath/<file>` its scripts and style sheet.
 protocol EmbeddedPage {
-    /// The page's path.
-    static var pagePath: String { get }
+    /// The page's path, as a literal: the access gate compares every path starting with its
+    /// first letter with it (``isAsset(path:bytes:)``).
+    static var pageLiteral: StaticString { get }
     /// The page and every file, by path.
     static var byPath: [String: InspectorAsset] { get }
 }
 
 extension EmbeddedPage {
+    /// The page's path.
+    static var pagePath: String { "\(pageLiteral)" }
+
     /// The path template of the page's files in the OpenAPI document, e.g. `/inspector/{file}`.
     static var filePathTemplate: String { pagePath + "/{file}" }
 
@@ -30,6 +34,13 @@ extension EmbeddedPage {
     /// Whether `path` is the page or one of its files (open without a token, see
     /// ``AccessGate/isOpen(path:)``).
     static func isAsset(path: String) -> Bool {
-        path.hasBytePrefix(pagePath) && byPath[path] != nil
+        var text = path
+        return text.withUTF8 { isAsset(path: path, bytes: $0) }
+    }
+
+    /// ``isAsset(path:)`` for a path whose UTF-8 bytes the caller holds: most paths differ from
+    /// the page's in their first bytes, found without a lookup.
+    static func isAsset(path: String, bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes[...].starts(with: pageLiteral) && byPath[path] != nil
     }
 }

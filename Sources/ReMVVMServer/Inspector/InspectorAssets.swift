@@ -29,7 +29,7 @@ struct InspectorAsset: Sendable {
 /// (`GET /inspector/<file>`): `docs/http-api.md`, "Inspector".
 enum InspectorAssets: EmbeddedPage {
     /// The page's path.
-    static let pagePath = "/inspector"
+    static let pageLiteral: StaticString = "/inspector"
 
     /// Every file by its path.
     static let byPath = files(page: PackageResources.inspector_html, styleSheet: ("inspector.css", PackageResources.inspector_css), scripts: [
