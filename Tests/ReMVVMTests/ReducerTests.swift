@@ -18,6 +18,20 @@ import Testing
         #expect(IncreaseReducer.reduce(state: 5, withAny: Decrease()) == 5)
     }
 
+    /// A value is told by the type the existential holds it as; an instance of a class by its
+    /// own class, also when it is held as its superclass.
+    @Test func rule11_aClassInstanceIsItsOwnClassWhateverItIsHeldAs() {
+        enum LoudCounter: Reducer {
+            static func reduce(state: Int, with action: LoudGreeting) -> Int { state + 10 }
+        }
+        let held: Greeting = LoudGreeting()
+        #expect(LoudCounter.reduce(state: 0, withAny: held) == 10, "held as Greeting, it is a LoudGreeting")
+        #expect(GreetingCounter.reduce(state: 0, withAny: held) == 0, "and not a Greeting")
+        #expect(LoudCounter.reduce(state: 0, withAny: Greeting()) == 0)
+        #expect(IncreaseReducer.reduce(state: 5, withAny: Greeting()) == 5, "a value reducer and a class action")
+        #expect(IncreaseReducer.reduce(state: 5, withAny: Increase()) == 6)
+    }
+
     @Test func composedReducersRunFirstThenSecondEachForItsOwnAction() {
         enum Double: Reducer {
             static func reduce(state: Int, with action: Increase) -> Int { state * 2 }

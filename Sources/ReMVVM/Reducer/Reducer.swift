@@ -25,17 +25,35 @@ extension Reducer {
             // Cannot fail: `Action` is `any StoreAction` itself.
             return reduce(state: state, with: action as! Action)
         }
-        guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) else { return state }
+        // A value's type is the type the existential holds it as: its opened type, compared as
+        // metadata. An instance of a class may be held as its superclass, so only the dynamic
+        // type tells (a runtime call, about 50 instructions); which of the two applies is known
+        // where the reducer is specialized (`Action` a class or not).
+        if Action.self is AnyObject.Type {
+            guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) else { return state }
+        } else {
+            guard isExactlyAction(action) else { return state }
+        }
         // The existential opened and its value taken as `Action`, which it is exactly: `as!`
         // went through the runtime's dynamic cast (about 700 instructions a reduced action).
         return reduce(state: state, with: exactAction(action))
     }
 
-    /// `action` as `Action`, which its type must be exactly (checked by the caller).
+    /// Whether the existential holds `action` as `Action` itself (for `Action` not a class: then
+    /// exactly when the value is one).
+    @inlinable
+    static func isExactlyAction<Opened: StoreAction>(_ action: Opened) -> Bool {
+        Opened.self == Action.self
+    }
+
+    /// `action` as `Action`, which its dynamic type must be exactly (checked by the caller).
     @inlinable
     static func exactAction<Opened: StoreAction>(_ action: Opened) -> Action {
-        precondition(Opened.self == Action.self, "exactAction: the action is not exactly of the reducer's type")
-        return unsafeBitCast(action, to: Action.self)
+        if Opened.self == Action.self {
+            return unsafeBitCast(action, to: Action.self)
+        }
+        // An instance of the class `Action` held as its superclass: the runtime's cast.
+        return action as! Action
     }
 
     /// A reducer that runs this reducer, then `other`, on the same state type.
