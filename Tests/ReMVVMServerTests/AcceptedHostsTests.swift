@@ -27,4 +27,32 @@ import Testing
         #expect(AcceptedHosts(.any).acceptsAll)
         #expect(!AcceptedHosts(.addressesAndLocalhost).acceptsAll)
     }
+
+    @Test func aFieldAcceptedAgainKeepsItsOneSlot() {
+        let hosts = AcceptedHosts(.addressesAndLocalhost)
+        for _ in 0..<5 {
+            #expect(hosts.accepts(host: "127.0.0.1:8080"))
+        }
+        #expect(hosts.rememberedCount == 1)
+        #expect(hosts.accepts(host: "localhost:8080"))
+        #expect(hosts.rememberedCount == 2)
+    }
+
+    /// Threads accepting fields at once: every verdict the check's, never more kept than the
+    /// capacity, and a field kept twice only when two threads kept it at once.
+    @Test func threadsAcceptingAtOnceGetTheChecksVerdicts() async {
+        let hosts = AcceptedHosts(.addressesAndLocalhost)
+        let fields = (0..<(AcceptedHosts.capacity * 2)).map { "127.0.0.1:\($0)" }
+        let verdicts = await withTaskGroup(of: [Bool].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    fields.map { hosts.accepts(host: $0) } + [hosts.accepts(host: "evil.example")]
+                }
+            }
+            return await group.reduce(into: []) { $0.append(contentsOf: $1) }
+        }
+        #expect(verdicts.count == 8 * (fields.count + 1))
+        #expect(verdicts.filter { !$0 }.count == 8, "only evil.example is refused, by every thread")
+        #expect(hosts.rememberedCount == AcceptedHosts.capacity)
+    }
 }

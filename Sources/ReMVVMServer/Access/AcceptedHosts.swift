@@ -10,16 +10,31 @@ import ConcurrencyKit
 /// equality), at most ``capacity`` of them; later ones are checked every time. A client sending
 /// ever new names thus pays the parse for each and cannot grow the memory, and a refused name is
 /// never remembered.
+///
+/// Each field is kept in a slot set once (``SetOnceReference``): the usual request reads the first
+/// slot with one atomic load, where a lock around the kept fields cost it about 145 instructions.
+/// Two requests that accept one new field at once may keep it twice; it then takes two slots.
 final class AcceptedHosts: Sendable {
     /// The most fields remembered.
     static let capacity = 8
 
     /// The check itself.
     let check: HostCheck
-    private let accepted = Lock<[String]>([])
+    /// The remembered fields, filled in order (a slot is set only after the ones before it).
+    private let slots: [SetOnceReference]
+
+    /// A remembered field.
+    private final class Kept: Sendable {
+        let field: String
+
+        init(_ field: String) {
+            self.field = field
+        }
+    }
 
     init(_ check: HostCheck) {
         self.check = check
+        slots = (0..<Self.capacity).map { _ in SetOnceReference() }
     }
 
     /// Whether the check is off (``HostCheck/any``): nothing to look at.
@@ -27,26 +42,36 @@ final class AcceptedHosts: Sendable {
         check == .any
     }
 
-    /// How many accepted fields are remembered (at most ``capacity``).
+    /// How many slots hold a field (at most ``capacity``).
     var rememberedCount: Int {
-        accepted.withLock { $0.count }
+        slots.count(where: { $0.load() != nil })
     }
 
     /// Whether a request with this `Host` field is answered; see ``HostCheck/accepts(host:)``.
     func accepts(host field: String) -> Bool {
-        if accepted.withLock({ $0.contains(field) }) {
-            return true
+        for slot in slots {
+            guard let kept = slot.load() else { break }
+            if unsafeDowncast(kept, to: Kept.self).field == field {
+                return true
+            }
         }
         guard check.accepts(host: field) else {
             return false
         }
         if field.utf8.allSatisfy({ $0 < 0x80 }) {
-            accepted.withLock { accepted in
-                if accepted.count < Self.capacity, !accepted.contains(field) {
-                    accepted.append(field)
-                }
-            }
+            remember(field)
         }
         return true
+    }
+
+    /// Keeps `field` in the first free slot, unless a slot before it holds it already.
+    private func remember(_ field: String) {
+        let kept = Kept(field)
+        for slot in slots {
+            let held = unsafeDowncast(slot.storeIfNil(kept), to: Kept.self)
+            if held === kept || held.field == field {
+                return
+            }
+        }
     }
 }

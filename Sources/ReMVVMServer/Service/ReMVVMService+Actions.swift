@@ -22,9 +22,21 @@ extension ReMVVMService {
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any
     /// parameters. Compares bytes with static strings: this runs on every POST (Foundation's
     /// string helpers bridge, and arrays made from literals were three allocations per call).
+    ///
+    /// `application/json` exactly, as almost every client sends it, is told first by its two
+    /// halves' words (the byte-wise parse of it cost about 265 instructions).
     static func isJSON(_ contentType: String?) -> Bool {
         guard var contentType else { return false }
         return contentType.withUTF8 { bytes in
+            if bytes.count == 16, let start = bytes.baseAddress {
+                let json: StaticString = "application/json"
+                let raw = UnsafeRawPointer(start)
+                let expected = UnsafeRawPointer(json.utf8Start)
+                if raw.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self),
+                   raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 8, as: UInt64.self) {
+                    return true
+                }
+            }
             var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
             while end > bytes.startIndex, isBlank(bytes[end - 1]) { end -= 1 }
             var start = bytes.startIndex
