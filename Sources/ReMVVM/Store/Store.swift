@@ -103,7 +103,12 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
 
     /// The current state and its version, read together.
     public var snapshot: StoreSnapshot<State> {
-        current.withLock { $0.snapshot }
+        // Out of the lock as a plain object and back through `Unmanaged` (a reinterpretation):
+        // unspecialized (a store served for a domain's state), returning the snapshot's own type
+        // from the lock, or casting to it, looked that generic type up at run time on every read
+        // (about 330 instructions of every `GET /state`).
+        let object = current.withLock { current -> AnyObject in current.snapshot }
+        return Unmanaged<StoreSnapshot<State>>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue()
     }
 
     /// Receives every reduce, in version order, with no gap and no repeat, starting after the returned
