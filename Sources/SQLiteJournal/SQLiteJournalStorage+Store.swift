@@ -6,6 +6,15 @@ struct StoreScope: Sendable, Hashable {
     let key: Int64
 }
 
+/// A part of a commit and the store of this file it writes to. A struct, not a pair: an array
+/// of pairs is copied element by element through the runtime's generic tuple witnesses, and an
+/// array of unlabelled pairs converted to labelled ones through dynamic casts (`_arrayForceCast`,
+/// ~750 instructions a commit).
+struct ScopedWrite {
+    let scope: StoreScope
+    let part: JournalWrite
+}
+
 /// What one store's rows of the file are read and written through: every operation of
 /// ``Journal/JournalStorage``, for the store `scope` (the file's own conformance is the store
 /// `default`'s; ``SQLiteStoreJournal`` is any store's).
@@ -61,7 +70,7 @@ extension SQLiteJournalStorage {
     }
 
     func append(_ records: [JournalRecord], answers: [KeptAnswer], to scope: StoreScope) throws(JournalError) {
-        if let refusal = try write([(scope, JournalWrite(storage: self, records: records, answers: answers))]).first ?? nil {
+        if let refusal = try write([ScopedWrite(scope: scope, part: JournalWrite(storage: self, records: records, answers: answers))]).first ?? nil {
             throw refusal
         }
     }

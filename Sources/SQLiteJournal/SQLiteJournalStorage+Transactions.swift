@@ -20,15 +20,13 @@ extension SQLiteJournalStorage: JournalTransactions {
     /// (``Journal/JournalErrorCode/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
         var refusals: [JournalError?] = []
-        // Labelled as `write(_:)` below takes them: an array of unlabelled pairs was converted
-        // element by element through dynamic casts (`_arrayForceCast`, ~750 instructions a commit).
-        var scoped: [(scope: StoreScope, part: JournalWrite)] = []
+        var scoped: [ScopedWrite] = []
         var positions: [Int] = []
         for (index, part) in parts.enumerated() {
             switch scope(of: part.storage) {
             case .success(let scope):
                 refusals.append(nil)
-                scoped.append((scope: scope, part: part))
+                scoped.append(ScopedWrite(scope: scope, part: part))
                 positions.append(index)
             case .failure(let error):
                 refusals.append(error)
@@ -66,8 +64,15 @@ extension SQLiteJournalStorage: JournalTransactions {
 
     /// Writes `parts` in one transaction; the refusal of each part, in order (nil: stored, or
     /// nothing to store).
-    func write(_ parts: [(scope: StoreScope, part: JournalWrite)]) throws(JournalError) -> [JournalError?] {
-        var refusals = [JournalError?](repeating: nil, count: parts.count)
+    func write(_ parts: [ScopedWrite]) throws(JournalError) -> [JournalError?] {
+        // Filled by appending (`reserveCapacity` and `append` are specialized here): through
+        // `init(repeating:count:)` or `map`, the standard library made each array in unspecialized
+        // code that looked up its storage class's metadata at run time (~500 instructions each).
+        var refusals: [JournalError?] = []
+        refusals.reserveCapacity(parts.count)
+        for _ in parts.indices {
+            refusals.append(nil)
+        }
         guard parts.contains(where: { !$0.part.records.isEmpty || !$0.part.answers.isEmpty }) else { return refusals }
         let records = parts.reduce(0) { $0 + $1.part.records.count }
         try withWriter { writer throws(SQLiteError) in
@@ -83,16 +88,23 @@ extension SQLiteJournalStorage: JournalTransactions {
             // Before the commit: a reader that finds a store absent from the set then knows its
             // committed records are all in `actions` (``LogState/stores``).
             let newest = log.withLock { state in
-                parts.map { scope, part -> UInt64? in
-                    guard !part.records.isEmpty else { return nil }
-                    state.stores.insert(scope.key)
-                    return state.newest[scope.key]?.version
+                var newest: [UInt64?] = []
+                newest.reserveCapacity(parts.count)
+                for scoped in parts {
+                    guard !scoped.part.records.isEmpty else {
+                        newest.append(nil)
+                        continue
+                    }
+                    let key = scoped.scope.key
+                    state.stores.insert(key)
+                    newest.append(state.newest[key]?.version)
                 }
+                return newest
             }
             var stored = [Bool](repeating: false, count: parts.count)
             try writer.database.transaction { () throws(SQLiteError) in
                 for index in parts.indices {
-                    let (scope, part) = parts[index]
+                    let scope = parts[index].scope, part = parts[index].part
                     guard !part.records.isEmpty || !part.answers.isEmpty else { continue }
                     guard try Self.exists(scope, writer) else {
                         refusals[index] = JournalError(
@@ -109,7 +121,7 @@ extension SQLiteJournalStorage: JournalTransactions {
             log.withLock { state in
                 state.rows += records
                 for index in parts.indices where stored[index] {
-                    let (scope, part) = parts[index]
+                    let scope = parts[index].scope, part = parts[index].part
                     guard let first = part.records.first, let last = part.records.last else { continue }
                     state.newest[scope.key] = (last.version, last.time)
                     if state.oldest[scope.key] == nil { state.oldest[scope.key] = first.version }
@@ -164,7 +176,7 @@ extension SQLiteJournalStorage: JournalTransactions {
     }
 
     /// `versions 3...5`, `versions 3...5 of store room-1 and 2 more stores' records`.
-    private static func describe(_ parts: [(scope: StoreScope, part: JournalWrite)]) -> String {
+    private static func describe(_ parts: [ScopedWrite]) -> String {
         guard let first = parts.first else { return "nothing" }
         let store = first.scope.id == .default ? "" : " of store \(first.scope.id)"
         let more = parts.count > 1 ? " and \(parts.count - 1) more store(s)' records" : ""
