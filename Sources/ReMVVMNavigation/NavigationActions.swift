@@ -93,6 +93,6 @@ enum NavigationActionTypes {
 
     /// Whether `action` is exactly one of the navigation actions (rule 11: no subclass matches).
     static func contains(_ action: any StoreAction) -> Bool {
-        all.contains(ObjectIdentifier(type(of: action)))
+        all.contains(actionTypeIdentifier(of: action))
     }
 }

@@ -32,6 +32,17 @@ import Testing
         #expect(IncreaseReducer.reduce(state: 5, withAny: Increase()) == 6)
     }
 
+    /// The identity rule 11 compares: a value's own type, a class instance's own class whatever
+    /// it is held as.
+    @Test func anActionsTypeIdentifierIsItsOwnType() {
+        let held: Greeting = LoudGreeting()
+        #expect(actionTypeIdentifier(of: held) == ObjectIdentifier(LoudGreeting.self))
+        #expect(actionTypeIdentifier(of: Greeting()) == ObjectIdentifier(Greeting.self))
+        #expect(actionTypeIdentifier(of: Increase()) == ObjectIdentifier(Increase.self))
+        let actions: [any StoreAction] = [Increase(), held, Decrease()]
+        #expect(actions.map { actionTypeIdentifier(of: $0) } == actions.map { ObjectIdentifier(type(of: $0)) })
+    }
+
     @Test func composedReducersRunFirstThenSecondEachForItsOwnAction() {
         enum Double: Reducer {
             static func reduce(state: Int, with action: Increase) -> Int { state * 2 }

@@ -13,7 +13,7 @@ public enum MiddlewareActionFilter: Sendable, Equatable {
     public func admits(_ action: any StoreAction, to middleware: any AnyMiddleware) -> Bool {
         switch self {
         case .everyAction: true
-        case .exactType(let type): ObjectIdentifier(Swift.type(of: action)) == type
+        case .exactType(let type): actionTypeIdentifier(of: action) == type
         case .asked: middleware.handles(action)
         }
     }

@@ -112,7 +112,7 @@ public struct ActionRegistry: Sendable {
     }
 
     func name(of action: any StoreAction) -> String? {
-        nameByType[ObjectIdentifier(type(of: action))]
+        nameByType[actionTypeIdentifier(of: action)]
     }
 }
 

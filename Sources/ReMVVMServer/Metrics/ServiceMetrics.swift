@@ -149,7 +149,7 @@ final class ServiceMetrics: Sendable {
         func count(_ range: Range<Int>, _ outcome: ActionOutcome) {
             let column = outcome.column
             for index in range where index < actions.count {
-                counters(of: ObjectIdentifier(type(of: actions[index])))?[column].increment()
+                counters(of: actionTypeIdentifier(of: actions[index]))?[column].increment()
             }
         }
         switch outcome {
