@@ -1,5 +1,3 @@
-internal import CMicroHTTPD
-
 /// Checks a request head for the framing ambiguities that let one request hide another
 /// ("request smuggling", RFC 9112 §6.3 and §11.2), for a missing or repeated `Host`, and for a
 /// repeat of a field the responder reads once (``SingleFields``).
@@ -16,10 +14,8 @@ internal import CMicroHTTPD
 /// answered 400 and the connection is closed, before a byte of the body is read. (A
 /// `Content-Length` that is not a number never gets here: libmicrohttpd answers it itself.)
 ///
-/// The check is made from the fields as ``RequestHead`` reads them, in the same pass.
-enum RequestFraming {}
-
-/// What ``RequestFraming`` looks at, gathered in the pass over the header fields (``RequestHead``).
+/// The fields are gathered in ``RequestHead``'s one pass over the head, and judged by
+/// ``violation(isHTTP11:)``.
 struct FramingFields {
     /// The fields that may appear once (the responder's ``SingleFields``).
     let singleFields: SingleFields
