@@ -28,7 +28,8 @@ struct PublicationInbox {
 
     /// What the lane takes at once.
     struct Batch {
-        /// Set aside while nobody listened: older than every entry. A `StatePublication`.
+        /// Set aside while nobody listened: older than every entry. A `StatePublication` (or, in a
+        /// view-model hub, the source's `StoreSnapshot`).
         var setAside: AnyObject?
         /// The lane fell too far behind: end every listener first.
         var dropListeners: Bool
@@ -41,6 +42,14 @@ struct PublicationInbox {
         // Cannot be another class: a hub's inbox only receives its own store's publications
         // (checked in debug builds).
         unsafeDowncast(object, to: StatePublication<State>.self)
+    }
+
+    /// `object`, a publication or a snapshot a hub of `State` set aside, typed again as the
+    /// snapshot both are.
+    static func snapshot<State: StoreState>(_ object: AnyObject, as _: State.Type) -> StoreSnapshot<State> {
+        // Cannot be another class: see ``publication(_:as:)``; a `StatePublication` is a
+        // `StoreSnapshot`.
+        unsafeDowncast(object, to: StoreSnapshot<State>.self)
     }
 
     /// `value`, an item a hub posted to its inbox, typed again.
@@ -89,6 +98,17 @@ struct PublicationInbox {
         entries.append(.publication(publication))
         pendingPublications += 1
         return true
+    }
+
+    /// The publication set aside while nobody listened, if any (a hub of `State`'s
+    /// `StoreSnapshot`).
+    var setAside: AnyObject? { aside }
+
+    /// Sets `snapshot` aside in place of what was: a hub that skipped publications while nobody
+    /// followed (``ViewModelHub``) puts its source's newest state here as its first listener comes,
+    /// so that the lane starts from it. The caller keeps the newer of the two.
+    mutating func replaceSetAside(with snapshot: AnyObject) {
+        aside = snapshot
     }
 
     /// Queues `item` (a new listener when `listens`); false, nothing queued, when stopped.

@@ -12,8 +12,8 @@ import Synchronization
 /// ``WorkerPool``: no thread of its own) takes a ``PublicationInbox`` in order — publications, new streams, departures
 /// — so a stream's first events and the changes after them have no gap and no repeat. Each group
 /// makes its view model once per version whatever the number of its streams, compares it with the
-/// previous one, and encodes it only when it changed; while no stream is open, publications only
-/// replace the newest one kept aside: no view model is made at all.
+/// previous one, and encodes it only when it changed; while no stream is open, publications are
+/// not even taken (``PublicationDemand``): the first stream starts from the source's newest state.
 ///
 /// A stream gets its events in version order (several view models of one version in the order
 /// the stream asked for them), gathered per batch of versions and sent as one write. Streams
@@ -26,6 +26,14 @@ final class ViewModelHub<State: StoreState>: Sendable {
         case unsubscribe(ObjectIdentifier)
     }
 
+    /// How far ``start(source:)`` got.
+    private struct Phase {
+        var claimed = false
+        var started = false
+        /// Where the publications come from, once started.
+        var source: (any StatePublisher<State>)?
+    }
+
     /// The most versions that may wait for the lane before every stream is ended.
     let maxPendingPublications: Int
     let registry: ViewModelRegistry<State>
@@ -36,8 +44,11 @@ final class ViewModelHub<State: StoreState>: Sendable {
     private let metrics: ServiceMetrics?
     let logger: Logger
     let inbox = Lock(PublicationInbox())
-    /// ``start(source:)`` has begun; the lane has its publisher.
-    private let phase = Lock((claimed: false, started: false))
+    /// Whether the publication handler passes publications on: set with the inbox's `listening`
+    /// (under the inbox's lock).
+    let demand = PublicationDemand()
+    /// ``start(source:)`` has begun (and its source); the lane has its publisher.
+    private let phase = Lock(Phase())
     /// Where the hub's work runs; holds the ``ViewModelPublisher`` from ``start(source:)`` to the
     /// end of ``stop()``.
     private let lane: SerialLane<ViewModelPublisher<State>?>
@@ -98,7 +109,11 @@ final class ViewModelHub<State: StoreState>: Sendable {
             return true
         }
         guard claimed, !inbox.withLock({ $0.stopped }) else { return }
-        let latest = source.addPublicationHandler { [weak self] publication in
+        phase.withLock { $0.source = source }
+        let latest = source.addPublicationHandler { [weak self, demand] publication in
+            // Nobody follows: the version is skipped. A stream that comes starts from the
+            // source's snapshot, read after `demand` was set (``post(_:)``).
+            guard demand.isWanted else { return }
             self?.publish(publication)
         }
         lane.submit { [self] publisher in publisher = ViewModelPublisher(hub: self, latest: latest) }
@@ -146,11 +161,35 @@ final class ViewModelHub<State: StoreState>: Sendable {
     private func post(_ item: Item) -> Bool {
         let listens = if case .subscribe = item { true } else { false }
         let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            let first = listens && !inbox.listening
             guard inbox.post(item, listens: listens) else { return (false, false) }
+            if first {
+                catchUp(&inbox)
+            }
             return (true, inbox.needsWake())
         }
         if wake, phase.withLock({ $0.started }) { wakeLane() }
         return accepted
+    }
+
+    /// Under the inbox's lock, as a stream is queued while nobody followed: publications are
+    /// wanted again, and the source's newest state is set aside for the lane to start from, since
+    /// the versions before were skipped.
+    ///
+    /// None is missed: the source sets its snapshot to a version (under its lock) before its
+    /// handler asks `demand`; the snapshot is read here (under that lock) after `demand` was set.
+    /// So a handler that found `demand` unset published a version no newer than this snapshot,
+    /// and a version published after goes into the inbox after the stream's entry. Before
+    /// ``start(source:)`` there is nothing to catch up: the publisher starts from the snapshot
+    /// the handler was added at.
+    private func catchUp(_ inbox: inout PublicationInbox) {
+        demand.set(true)
+        guard let source = phase.withLock({ $0.source }) else { return }
+        let newest = source.snapshot
+        if let aside = inbox.setAside, PublicationInbox.snapshot(aside, as: State.self).version >= newest.version {
+            return
+        }
+        inbox.replaceSetAside(with: newest)
     }
 
     /// Queues a drain of the inbox on the lane (once per batch: ``PublicationInbox/needsWake()``).

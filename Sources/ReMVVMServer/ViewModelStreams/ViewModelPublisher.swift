@@ -43,14 +43,18 @@ final class ViewModelPublisher<State: StoreState> {
             endEveryStream(warning: true)
         }
         if let setAside = batch.setAside {
-            // Set aside while nobody listened: older than every entry.
-            advance(to: PublicationInbox.publication(setAside, as: State.self))
+            // Set aside while nobody listened, or the source's snapshot a first stream caught up
+            // to: no newer entry is older (an older one is passed over).
+            advance(to: PublicationInbox.snapshot(setAside, as: State.self))
         }
         process(entries)
         entries.removeAll(keepingCapacity: true)
         publishCounts()
         if followers.isEmpty && waiting.isEmpty {
-            hub.inbox.withLock { $0.stopListeningIfIdle() }
+            hub.inbox.withLock { inbox in
+                inbox.stopListeningIfIdle()
+                if !inbox.listening { hub.demand.set(false) }
+            }
         }
         guard batch.stopping else { return false }
         endEveryStream(warning: false)
@@ -83,7 +87,7 @@ final class ViewModelPublisher<State: StoreState> {
 
     /// Takes `publication` as the newest state: every group makes its view model, and the
     /// followers of each that changed get its event.
-    private func advance(to publication: StatePublication<State>) {
+    private func advance(to publication: StoreSnapshot<State>) {
         guard publication.version > (latest?.version ?? 0) || latest == nil else { return }
         latest = StoreSnapshot(version: publication.version, state: publication.state)
         var changed: [ViewModelSubject: [UInt8]] = [:]
