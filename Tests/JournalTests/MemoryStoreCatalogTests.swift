@@ -77,6 +77,25 @@ import Testing
         #expect(catalog.describe(try id("absent")) == nil)
     }
 
+    @Test func aStoresActivityIsLookedUpOnceAndDiesWithTheStore() throws {
+        let catalog = MemoryStoreCatalog(createdAt: 0)
+        let room = try id("room")
+        #expect(catalog.activity(of: room) == nil, "no store, no activity")
+        _ = catalog.create(room, limit: 10, at: 1)
+        let first = try #require(catalog.activity(of: room))
+        first.record(version: 2, at: 5)
+        first.record(version: 1, at: 6)
+        #expect(catalog.describe(room).map { ($0.version, $0.lastActionAt) } ?? (0, nil) == (2, 5))
+        #expect(catalog.list(prefix: "room", after: nil, limit: 1).first?.version == 2, "listings read it too")
+        // What the deleted store's handler still records never reaches the store made again.
+        #expect(catalog.delete(room))
+        _ = catalog.create(room, limit: 10, at: 7)
+        first.record(version: 3, at: 8)
+        let again = try #require(catalog.describe(room))
+        #expect(again.version == 0 && again.lastActionAt == nil)
+        #expect(catalog.activity(of: room) !== first)
+    }
+
     @Test func incarnationsAreEightHexDigits() {
         let incarnation = MemoryStoreCatalog.newIncarnation()
         #expect(incarnation.utf8.count == 8)

@@ -15,9 +15,23 @@ import Darwin
 /// search and the page, not a sort of every store; a creation or deletion moves the ids after it
 /// (a memory move of 16 bytes per store behind it: about a millisecond at a million stores).
 public final class MemoryStoreCatalog: StoreCatalog {
+    /// A store: what does not change after its creation, and its activity.
+    private struct Entry {
+        /// Its version and `lastActionAt` are the activity's.
+        let description: StoreDescription
+        let activity: StoreActivity
+
+        init(_ description: StoreDescription) {
+            self.description = description
+            activity = StoreActivity(version: description.version, lastActionAt: description.lastActionAt)
+        }
+
+        var current: StoreDescription { activity.complete(description) }
+    }
+
     private struct State {
-        var descriptions: [StoreID: StoreDescription] = [:]
-        /// Every id of `descriptions`, ascending.
+        var entries: [StoreID: Entry] = [:]
+        /// Every id of `entries`, ascending.
         var sortedIDs: [StoreID] = []
     }
 
@@ -30,25 +44,31 @@ public final class MemoryStoreCatalog: StoreCatalog {
         let description = StoreDescription(
             id: .default, version: 0, createdAt: time, lastActionAt: nil, incarnation: Self.newIncarnation()
         )
-        initial.descriptions[.default] = description
+        initial.entries[.default] = Entry(description)
         initial.sortedIDs = [.default]
         state = Lock(initial)
     }
 
     /// The store's description; nil when it does not exist.
     public func describe(_ id: StoreID) -> StoreDescription? {
-        state.withLock { $0.descriptions[id] }
+        state.withLock { $0.entries[id] }?.current
+    }
+
+    /// Where the store's actions are recorded (``StoreActivity/record(version:at:)``), once
+    /// looked up: nil when it does not exist. A store deleted and created again has a new one.
+    public func activity(of id: StoreID) -> StoreActivity? {
+        state.withLock { $0.entries[id]?.activity }
     }
 
     /// Creates the store with a new incarnation unless it exists or `limit` stores exist.
     public func create(_ id: StoreID, limit: Int, at time: Int64) -> StoreCreation {
         state.withLock { state in
-            if let existing = state.descriptions[id] { return .existed(existing) }
-            guard state.descriptions.count < limit else { return .limitReached }
+            if let existing = state.entries[id] { return .existed(existing.current) }
+            guard state.entries.count < limit else { return .limitReached }
             let description = StoreDescription(
                 id: id, version: 0, createdAt: time, lastActionAt: nil, incarnation: Self.newIncarnation()
             )
-            state.descriptions[id] = description
+            state.entries[id] = Entry(description)
             state.sortedIDs.insert(id, at: Self.firstIndex(in: state.sortedIDs, notBefore: id.rawValue.utf8))
             return .created(description)
         }
@@ -68,7 +88,7 @@ public final class MemoryStoreCatalog: StoreCatalog {
                 let id = state.sortedIDs[index]
                 // Ids with the prefix are contiguous in byte order: the first without it ends them.
                 guard id.rawValue.utf8.starts(with: prefix.utf8) else { break }
-                if let description = state.descriptions[id] { page.append(description) }
+                if let entry = state.entries[id] { page.append(entry.current) }
                 index += 1
             }
             return page
@@ -79,7 +99,7 @@ public final class MemoryStoreCatalog: StoreCatalog {
     public func delete(_ id: StoreID) -> Bool {
         guard id != .default else { return false }
         return state.withLock { state in
-            guard state.descriptions.removeValue(forKey: id) != nil else { return false }
+            guard state.entries.removeValue(forKey: id) != nil else { return false }
             let index = Self.firstIndex(in: state.sortedIDs, notBefore: id.rawValue.utf8)
             if index < state.sortedIDs.count, state.sortedIDs[index] == id {
                 state.sortedIDs.remove(at: index)
@@ -90,22 +110,16 @@ public final class MemoryStoreCatalog: StoreCatalog {
 
     /// How many stores exist (``StoreID/default`` included).
     public func count() -> Int {
-        state.withLock { $0.descriptions.count }
+        state.withLock { $0.entries.count }
     }
 
     /// Records that the store reached `version` at `time` (milliseconds since 1970), for the
     /// `version` and `lastActionAt` of its description: the memory counterpart of what a journal
     /// keeps in the same transaction as the records. Ignored for a store that does not exist or
-    /// is past `version` already.
+    /// is past `version` already. The server records through the store's ``activity(of:)``,
+    /// looked up once.
     public func recordActions(of id: StoreID, version: UInt64, at time: Int64) {
-        // Found once and changed in place: every action of every store passes here, and a copy
-        // of the description written back under its key hashed the id twice and copied its strings.
-        state.withLock { state in
-            guard let index = state.descriptions.index(forKey: id),
-                  state.descriptions.values[index].version < version else { return }
-            state.descriptions.values[index].version = version
-            state.descriptions.values[index].lastActionAt = time
-        }
+        activity(of: id)?.record(version: version, at: time)
     }
 
     /// The wall clock in milliseconds since 1970.

@@ -52,14 +52,10 @@ extension ReMVVMService {
     @discardableResult
     public func serveStores(_ serving: StoreServing<State>) -> Bool {
         let catalog = serving.catalog
-        var recordActions: (@Sendable (StoreID, UInt64) -> Void)?
-        if let memory = catalog as? MemoryStoreCatalog {
-            let now = serving.now
-            recordActions = { id, version in memory.recordActions(of: id, version: version, at: now()) }
-        }
+        let activities = (catalog as? MemoryStoreCatalog).map { ActivityRecording(catalog: $0, now: serving.now) }
         let watch = DeletionWatch<State>()
         let loader = ServedStoreLoader(
-            environment: environment, storage: serving.storage, makeStore: serving.makeStore, recordActions: recordActions,
+            environment: environment, storage: serving.storage, makeStore: serving.makeStore, activities: activities,
             replication: (root.backend as? ReplicaBackend<State>)?.replication, followingStopped: watch
         )
         let directory = StoreDirectory(
@@ -72,9 +68,7 @@ extension ReMVVMService {
         )
         guard serveStores(with: DirectoryResolver(directory: directory)) else { return false }
         watch.watch(directory)
-        if let recordActions {
-            root.publisher.addPublicationHandler { publication in recordActions(.default, publication.version) }
-        }
+        activities?.record(root.publisher, of: .default)
         return true
     }
 

@@ -16,9 +16,9 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
     let storage: StoreStorage
     /// A store of the domain at its initial state.
     let makeStore: @Sendable () throws -> ReMVVM.Store<State>
-    /// Told of every version a store in memory publishes (its catalog's `version` and
+    /// Where a store in memory records every version it publishes (its catalog's `version` and
     /// `lastActionAt`); nil with a journal, which keeps them itself.
-    let recordActions: (@Sendable (StoreID, UInt64) -> Void)?
+    let activities: ActivityRecording?
     /// The service's own replica configuration (its name, expiry and renewal), when it is one.
     let replication: ReplicaConfiguration?
     /// Told when the log stopped following a replica's store for good, with the store's
@@ -81,10 +81,7 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
             loaded.withLock { $0.served = served }
         }
         try served.start()
-        if let recordActions {
-            let id = description.id
-            served.publisher.addPublicationHandler { publication in recordActions(id, publication.version) }
-        }
+        activities?.record(served.publisher, of: description.id)
         return served
     }
 
