@@ -25,35 +25,30 @@ extension Reducer {
             // Cannot fail: `Action` is `any StoreAction` itself.
             return reduce(state: state, with: action as! Action)
         }
-        // A value's type is the type the existential holds it as: its opened type, compared as
-        // metadata. An instance of a class may be held as its superclass, so only the dynamic
-        // type tells (a runtime call, about 50 instructions); which of the two applies is known
-        // where the reducer is specialized (`Action` a class or not).
-        if Action.self is AnyObject.Type {
-            guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) else { return state }
-        } else {
-            guard isExactlyAction(action) else { return state }
-        }
-        // The existential opened and its value taken as `Action`, which it is exactly: `as!`
-        // went through the runtime's dynamic cast (about 700 instructions a reduced action).
-        return reduce(state: state, with: exactAction(action))
+        return reduce(state: state, ifExactly: action)
     }
 
-    /// Whether the existential holds `action` as `Action` itself (for `Action` not a class: then
-    /// exactly when the value is one).
+    /// `state` reduced with `action` when `action` is exactly an `Action`, unchanged otherwise.
+    /// Takes the existential opened, always inlined where the reducer is specialized: `Opened`
+    /// is then compared with `Action` as metadata, and the value taken as `Action` in place.
     @inlinable
-    static func isExactlyAction<Opened: StoreAction>(_ action: Opened) -> Bool {
-        Opened.self == Action.self
-    }
-
-    /// `action` as `Action`, which its dynamic type must be exactly (checked by the caller).
-    @inlinable
-    static func exactAction<Opened: StoreAction>(_ action: Opened) -> Action {
-        if Opened.self == Action.self {
-            return unsafeBitCast(action, to: Action.self)
+    @inline(__always)
+    static func reduce<Opened: StoreAction>(state: State, ifExactly action: Opened) -> State {
+        guard Opened.self == Action.self else {
+            // An instance of the class `Action` held as its superclass: only its dynamic type
+            // tells (a value's type is the type the existential holds it as).
+            if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) {
+                return reduce(state: state, with: action as! Action)
+            }
+            return state
         }
-        // An instance of the class `Action` held as its superclass: the runtime's cast.
-        return action as! Action
+        // A subclass instance held as `Action` is not one: a reducer fires for its exact type.
+        if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) != ObjectIdentifier(Action.self) {
+            return state
+        }
+        // Exactly `Action`: `as!` would go through the runtime's dynamic cast (about 700
+        // instructions a reduced action).
+        return reduce(state: state, with: unsafeBitCast(action, to: Action.self))
     }
 
     /// A reducer that runs this reducer, then `other`, on the same state type.
