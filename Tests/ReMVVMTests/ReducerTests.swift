@@ -53,6 +53,27 @@ import Testing
         #expect(CounterReducer.reduce(state: 3, with: Decrease()) == 2)
     }
 
+    /// A composition applies its reducers to one state in place: the same rules as each reducer
+    /// on its own, for values and for class instances whatever they are held as.
+    @Test func aCompositionFollowsRule11ForEveryKindOfAction() {
+        enum LoudCounter: Reducer {
+            static func reduce(state: Int, with action: LoudGreeting) -> Int { state + 10 }
+        }
+        enum AnyCounter: Reducer {
+            static func reduce(state: Int, with action: any StoreAction) -> Int { state + 100 }
+        }
+        let composed = GreetingCounter.compose(with: LoudCounter.self).compose(with: IncreaseReducer.self)
+        let held: Greeting = LoudGreeting()
+        #expect(composed.reduce(state: 0, with: held) == 10, "held as Greeting, only the LoudGreeting reducer")
+        #expect(composed.reduce(state: 0, with: Greeting()) == 1)
+        #expect(composed.reduce(state: 0, with: LoudGreeting()) == 10, "a subclass is not its superclass")
+        #expect(composed.reduce(state: 0, with: Increase()) == 1)
+        #expect(composed.reduce(state: 0, with: Decrease()) == 0)
+        let everything = IncreaseReducer.compose(with: AnyCounter.self)
+        #expect(everything.reduce(state: 0, with: Increase()) == 101, "any StoreAction takes every action")
+        #expect(everything.reduce(state: 0, with: held) == 100)
+    }
+
     @Test func rule12_actionNoReducerHandlesLeavesStateUnchangedButObserversAreNotified() throws {
         struct Unhandled: StoreAction {}
         let recorded = try RecordedStore(state: AppState(counter: 7), observers: ["o"])

@@ -14,7 +14,11 @@ public enum ComposedReducer<First: Reducer, Second: Reducer>: Reducer where Firs
     /// Inlinable: specialized for the concrete reducers where the composition is used.
     @inlinable
     public static func reduce(state: First.State, with action: any StoreAction) -> First.State {
-        let intermediate = First.reduce(state: state, withAny: action)
-        return Second.reduce(state: intermediate, withAny: action)
+        // One copy of the state, changed in place by the reducer the action is for: a reducer
+        // that passes returned its unchanged state as another copy (retains of its references).
+        var state = state
+        First.reduce(into: &state, withAny: action)
+        Second.reduce(into: &state, withAny: action)
+        return state
     }
 }

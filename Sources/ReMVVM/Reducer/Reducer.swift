@@ -28,6 +28,36 @@ extension Reducer {
         return reduce(state: state, ifExactly: action)
     }
 
+    /// Applies `action` to `state` in place if it is exactly of type `Action` (or `Action` is
+    /// `any StoreAction`); leaves it as it is otherwise — without the copy that returning an
+    /// unchanged state makes (``ComposedReducer`` runs its reducers on one state this way).
+    @inlinable
+    @inline(__always)
+    static func reduce(into state: inout State, withAny action: any StoreAction) {
+        if Action.self == (any StoreAction).self {
+            // Cannot fail: `Action` is `any StoreAction` itself.
+            state = reduce(state: state, with: action as! Action)
+            return
+        }
+        reduce(into: &state, ifExactly: action)
+    }
+
+    /// ``reduce(into:withAny:)`` with the existential opened, as ``reduce(state:ifExactly:)``.
+    @inlinable
+    @inline(__always)
+    static func reduce<Opened: StoreAction>(into state: inout State, ifExactly action: Opened) {
+        guard Opened.self == Action.self else {
+            if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) {
+                state = reduce(state: state, with: action as! Action)
+            }
+            return
+        }
+        if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) != ObjectIdentifier(Action.self) {
+            return
+        }
+        state = reduce(state: state, with: unsafeBitCast(action, to: Action.self))
+    }
+
     /// `state` reduced with `action` when `action` is exactly an `Action`, unchanged otherwise.
     /// Takes the existential opened, always inlined where the reducer is specialized: `Opened`
     /// is then compared with `Action` as metadata, and the value taken as `Action` in place.
