@@ -19,13 +19,15 @@ extension Reducer {
     /// metadata at run time.
     @inlinable
     public static func reduce(state: State, withAny action: any StoreAction) -> State {
-        // `as!`, not `as?`: each is checked to succeed just before, and a conditional cast would
-        // look up the metadata of `Optional<Action>` at run time on every call, matching or not.
+        // A reducer of every action (a domain's top reducer, a composition) returns its new
+        // state directly; the copy made for the in-place path would be one more per action.
         if Action.self == (any StoreAction).self {
             // Cannot fail: `Action` is `any StoreAction` itself.
             return reduce(state: state, with: action as! Action)
         }
-        return reduce(state: state, ifExactly: action)
+        var state = state
+        reduce(into: &state, ifExactly: action)
+        return state
     }
 
     /// Applies `action` to `state` in place if it is exactly of type `Action` (or `Action` is
@@ -34,6 +36,8 @@ extension Reducer {
     @inlinable
     @inline(__always)
     static func reduce(into state: inout State, withAny action: any StoreAction) {
+        // `as!`, not `as?`: each is checked to succeed just before, and a conditional cast would
+        // look up the metadata of `Optional<Action>` at run time on every call, matching or not.
         if Action.self == (any StoreAction).self {
             // Cannot fail: `Action` is `any StoreAction` itself.
             state = reduce(state: state, with: action as! Action)
@@ -42,43 +46,27 @@ extension Reducer {
         reduce(into: &state, ifExactly: action)
     }
 
-    /// ``reduce(into:withAny:)`` with the existential opened, as ``reduce(state:ifExactly:)``.
+    /// ``reduce(into:withAny:)`` with the existential opened, always inlined where the reducer
+    /// is specialized: `Opened` is then compared with `Action` as metadata, and the value taken
+    /// as `Action` in place.
     @inlinable
     @inline(__always)
     static func reduce<Opened: StoreAction>(into state: inout State, ifExactly action: Opened) {
         guard Opened.self == Action.self else {
+            // An instance of the class `Action` held as its superclass: only its dynamic type
+            // tells (a value's type is the type the existential holds it as).
             if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) {
                 state = reduce(state: state, with: action as! Action)
             }
             return
         }
+        // A subclass instance held as `Action` is not one: a reducer fires for its exact type.
         if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) != ObjectIdentifier(Action.self) {
             return
         }
-        state = reduce(state: state, with: unsafeBitCast(action, to: Action.self))
-    }
-
-    /// `state` reduced with `action` when `action` is exactly an `Action`, unchanged otherwise.
-    /// Takes the existential opened, always inlined where the reducer is specialized: `Opened`
-    /// is then compared with `Action` as metadata, and the value taken as `Action` in place.
-    @inlinable
-    @inline(__always)
-    static func reduce<Opened: StoreAction>(state: State, ifExactly action: Opened) -> State {
-        guard Opened.self == Action.self else {
-            // An instance of the class `Action` held as its superclass: only its dynamic type
-            // tells (a value's type is the type the existential holds it as).
-            if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) == ObjectIdentifier(Action.self) {
-                return reduce(state: state, with: action as! Action)
-            }
-            return state
-        }
-        // A subclass instance held as `Action` is not one: a reducer fires for its exact type.
-        if Action.self is AnyObject.Type, ObjectIdentifier(type(of: action)) != ObjectIdentifier(Action.self) {
-            return state
-        }
         // Exactly `Action`: `as!` would go through the runtime's dynamic cast (about 700
         // instructions a reduced action).
-        return reduce(state: state, with: unsafeBitCast(action, to: Action.self))
+        state = reduce(state: state, with: unsafeBitCast(action, to: Action.self))
     }
 
     /// A reducer that runs this reducer, then `other`, on the same state type.
