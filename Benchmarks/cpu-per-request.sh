@@ -10,7 +10,7 @@
 # .build-ab/release as scripts/ab.sh makes them). ROW: post (default: POST /actions in memory),
 # payload (the same POST of a login with a payload, through the JSON decoder), durable (POST
 # /actions with the journal, journalSync full, a fresh data directory per server), state (GET
-# /state in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to one
+# /state in memory), viewmodel (GET /viewmodels/counter in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to one
 # store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
 # stores (in memory: GET /state, GET /stores/s1/state and POST /stores/s1/actions on one server:
 # what a store route costs beside the root's), or token (GET /state in memory, each build without tokens and with a static token configured and
@@ -18,7 +18,7 @@
 # BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
 # for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
 # ROUNDS (default 5) rounds of 5-second wrk -t2 -c64 runs, the builds alternating, a fresh server
-# per round and build. For post and state each round also measures the C libmicrohttpd hello server
+# per round and build. For post, state and viewmodel each round also measures the C libmicrohttpd hello server
 # (TREE_BIN/mhd-hello) answering the same request: its CPU per request is the ceiling the builds'
 # are compared with (the ratios printed at the end). Needs wrk, perf, python3; 127.0.0.1 only; every server stopped by its PID.
 set -euo pipefail
@@ -88,6 +88,9 @@ round() {
     state)
         start "$side" "$PORT" "${server[@]}" --in-memory
         measure "$side" "$url/state" ;;
+    viewmodel)
+        start "$side" "$PORT" "${server[@]}" --in-memory
+        measure "$side" "$url/viewmodels/counter" ;;
     spread)
         start "$side" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" \
             --max-stores 1100 --max-loaded-stores 1100
@@ -117,7 +120,7 @@ PYTHON
         if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
         else measure hello "$url/"; fi ;;
     *)
-        echo "unknown ROW $ROW (post, payload, durable, state, spread, stores or token)" >&2; exit 2 ;;
+        echo "unknown ROW $ROW (post, payload, durable, state, viewmodel, spread, stores or token)" >&2; exit 2 ;;
     esac
     stop "$SERVER_PID"
     rm -rf "$OUT/data-$side-$n"
@@ -127,7 +130,7 @@ printf "row %s, %s rounds, wrk -t2 -c64 -d5s\nlabel\trequests/s\tserver cpu µs/
 for n in $(seq 1 "$ROUNDS"); do
     if (( n % 2 )); then round base "$BASE_BIN" "$n"; round tree "$TREE_BIN" "$n"
     else round tree "$TREE_BIN" "$n"; round base "$BASE_BIN" "$n"; fi
-    if [ "$ROW" = post ] || [ "$ROW" = state ]; then ROW=hello round hello "$TREE_BIN" "$ROW"; fi
+    if [ "$ROW" = post ] || [ "$ROW" = state ] || [ "$ROW" = viewmodel ]; then ROW=hello round hello "$TREE_BIN" "$ROW"; fi
 done
 
 python3 - "$OUT/rounds.tsv" <<'PYTHON'

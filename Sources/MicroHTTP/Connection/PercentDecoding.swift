@@ -36,9 +36,20 @@ func requestPathIsUTF8(_ url: UnsafePointer<CChar>, of connection: OpaquePointer
     }
 }
 
-/// Whether `bytes` are UTF-8, checked without making a string (this runs for every request).
+/// Whether `bytes` are UTF-8, checked without making a string (this runs for every request):
+/// the ASCII prefix (usually all of a path) 8 bytes at a time, the rest scalar by scalar.
 func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    var iterator = bytes.makeIterator()
+    guard let base = bytes.baseAddress else { return true }
+    var ascii = 0
+    while ascii + 8 <= bytes.count,
+          UnsafeRawPointer(base + ascii).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+        ascii += 8
+    }
+    while ascii < bytes.count, base[ascii] < 0x80 {
+        ascii += 1
+    }
+    // A scalar starts at the first byte that is not ASCII: every byte before it is one.
+    var iterator = UnsafeBufferPointer(rebasing: bytes[ascii...]).makeIterator()
     var parser = Unicode.UTF8.ForwardParser()
     while true {
         switch parser.parseScalar(from: &iterator) {

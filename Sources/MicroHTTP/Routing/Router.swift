@@ -28,6 +28,9 @@ public struct Router: Responder {
         /// By method, in the order added: a route has a handful, and comparing the request's
         /// method with each costs less than hashing it into a dictionary.
         var handlers: [MethodHandler] = []
+        /// For a path added as an instance of a parameter route (``Router/add(_:_:instanceOf:_:)``):
+        /// that route, which it answers as (metrics, logs), and what its pattern captures from the path.
+        var instance: (of: MatchedRoute, parameters: RouteParameters)?
 
         var methods: [HTTPMethod] { handlers.map(\.method) }
 
@@ -46,7 +49,9 @@ public struct Router: Responder {
             return nil
         }
 
-        var matched: MatchedRoute { MatchedRoute(pattern: pattern.text, number: number) }
+        var matched: MatchedRoute { instance?.of ?? MatchedRoute(pattern: pattern.text, number: number) }
+
+        var parameters: RouteParameters { instance?.parameters ?? RouteParameters() }
     }
 
     /// Literal patterns, in the order added.
@@ -96,8 +101,13 @@ public struct Router: Responder {
         let parsed = RoutePattern(pattern)
         if parsed.isLiteral {
             let position: Int
-            if let known = literalPaths.value(for: parsed.text) {
+            if let known = literalPaths.value(for: parsed.text), literalRoutes[known].instance == nil {
                 position = known
+            } else if let instance = literalPaths.value(for: parsed.text) {
+                // A literal route takes the path over from an instance of a parameter route.
+                position = instance
+                literalRoutes[position] = Route(pattern: parsed, number: patternCount)
+                patternCount += 1
             } else {
                 position = literalRoutes.count
                 literalRoutes.append(Route(pattern: parsed, number: patternCount))
@@ -117,6 +127,35 @@ public struct Router: Responder {
         let position = parameterRoutes.firstIndex { $0.pattern.literalPrefixLength < parsed.literalPrefixLength }
         parameterRoutes.insert(route, at: position ?? parameterRoutes.endIndex)
         indexFirstSegments()
+    }
+
+    /// Registers `handler` for `method` on `path`, a path that the parameter route `pattern` already
+    /// added matches (`/viewmodels/counter` of `/viewmodels/:name`), as a literal route of its own:
+    /// found by its bytes like every literal path (no parameter matching), given the parameters
+    /// `pattern` captures from it, and reported as `pattern` (``respondRouted(to:)``'s route, the
+    /// same label and number); ``routes`` does not list it. For paths a service knows when it
+    /// builds its router, whose handler it can prepare.
+    ///
+    /// Returns false, adding nothing, when `path` is not an instance of `pattern` for `method`:
+    /// not matched by it, or matched first by another parameter route, or a literal route already.
+    /// Add it after the parameter routes: one added later is not weighed against it.
+    @discardableResult
+    public mutating func add(_ method: HTTPMethod, _ path: String, instanceOf pattern: String, _ handler: @escaping Handler) -> Bool {
+        let literal = RoutePattern(path)
+        guard literal.isLiteral else { return false }
+        if let position = literalPaths.value(for: literal.text) {
+            guard literalRoutes[position].instance != nil else { return false }
+            literalRoutes[position].set(handler, for: method)
+            return true
+        }
+        let found = Self.withBytes(of: literal.text) { matchParameterRoute(bytes: $0, method: method) }
+        guard found.handler != nil, let route = found.route, route.pattern == RoutePattern(pattern).text else { return false }
+        var instance = Route(pattern: literal, number: route.number)
+        instance.instance = (route, found.parameters)
+        instance.set(handler, for: method)
+        literalPaths.set(literal.text, to: literalRoutes.count)
+        literalRoutes.append(instance)
+        return true
     }
 
     /// Rebuilds ``firstSegments``, ``candidateLists`` and ``parameterFirstRoutes`` (routes are
@@ -167,7 +206,7 @@ public struct Router: Responder {
     /// ``routes`` with each pattern's ``MatchedRoute`` (its number: tables by route index).
     public var numberedRoutes: [(method: HTTPMethod, route: MatchedRoute)] {
         var routes: [(method: HTTPMethod, route: MatchedRoute)] = []
-        for route in literalRoutes.sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
+        for route in literalRoutes.filter({ $0.instance == nil }).sorted(by: { $0.pattern.text < $1.pattern.text }) + parameterRoutes {
             for method in route.methods.sorted(by: HTTPMethod.canonicalOrder) {
                 routes.append((method, route.matched))
             }
@@ -197,7 +236,7 @@ public struct Router: Responder {
         if let position = literalPaths.value(for: request.path) {
             let route = literalRoutes[position]
             if let handler = Self.handler(in: route, for: request.method) {
-                return (handler(request, RouteParameters()), route.matched)
+                return (handler(request, route.parameters), route.matched)
             }
             allowed.formUnion(route.methods)
             matched = route.matched

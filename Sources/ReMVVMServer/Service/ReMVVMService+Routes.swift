@@ -79,6 +79,20 @@ extension ReMVVMService {
                 return serveStore(id, for: intent, request: request) { served in handle(request, parameters, served) }
             }
         }
+        addViewModelPaths(to: &router)
+    }
+
+    /// Each registered view model's path at the root (`/viewmodels/counter`), added as an instance
+    /// of `/viewmodels/:name` (the same answers, label and metrics) whose handler holds the view
+    /// model's renderer: found by the path's bytes, with no parameter matching and no lookup by
+    /// name. A name the pattern does not match as one segment (with a `/`, or `events`) is not added.
+    private func addViewModelPaths(to router: inout Router) {
+        for name in viewModels.names {
+            guard let render = viewModels.renderer(named: name), let slot = viewModelSlots[name] else { continue }
+            router.add(.GET, "/viewmodels/" + name, instanceOf: "/viewmodels/:name") { [self, root] request, _ in
+                getViewModel(named: name, slot: slot, render: render, key: request.query["key"], in: root)
+            }
+        }
     }
 
     /// The routes every store has, relative to the store: method, path, what they do to the

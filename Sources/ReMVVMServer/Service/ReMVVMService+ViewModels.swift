@@ -10,18 +10,26 @@ extension ReMVVMService {
 
     /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
     func getViewModel(named name: String, key: String?, in served: ServedStore<State>) -> Response {
-        guard let render = viewModels.renderer(named: name) else {
+        guard let render = viewModels.renderer(named: name), let slot = viewModelSlots[name] else {
             return Problem.unknownViewModel(name, known: viewModels.names).response
         }
+        return getViewModel(named: name, slot: slot, render: render, key: key, in: served)
+    }
+
+    /// ``getViewModel(named:key:in:)`` with the view model's renderer and cache slot looked up
+    /// already (the root's route of each view model holds its own: ``addViewModelPaths(to:)``).
+    func getViewModel(
+        named name: String, slot: Int, render: ViewModelRegistry<State>.Render, key: String?, in served: ServedStore<State>
+    ) -> Response {
         let snapshot = served.publisher.snapshot
-        if let cached = served.viewModelCache.entry(name: name, key: key, version: snapshot.version) {
+        if let cached = served.viewModelCache.entry(slot: slot, name: name, key: key, version: snapshot.version) {
             return response(for: cached, name: name, key: key)
         }
         do {
             let entry: ViewModelCache.Entry = try render(snapshot.state, key).map { json in
                 .answer(JSONCoding.response(json, headers: [("Cache-Control", "no-cache")]).preparedForReuse())
             } ?? .unavailable
-            served.viewModelCache.store(entry, name: name, key: key, version: snapshot.version)
+            served.viewModelCache.store(entry, slot: slot, name: name, key: key, version: snapshot.version)
             return response(for: entry, name: name, key: key)
         } catch {
             logger.error("view model \(name) cannot be encoded: \(error)")
