@@ -68,13 +68,35 @@ final class ConnectionRecord: Sendable {
 /// thread because libmicrohttpd reports a connection closed (``closed(_:)``, under the same
 /// lock) before it closes the socket, so a descriptor number is never touched after reuse.
 final class ConnectionTracker: Sendable {
-    private struct Table: Sendable {
-        var records: [ObjectIdentifier: ConnectionRecord] = [:]
+    /// The open connections' records, and how many were cut off: apart from the tracker so that
+    /// the deadline thread holds them, not the tracker. A `[weak self]` there gave the tracker a
+    /// side table, and every retain and release of it on the request path took the slow way.
+    private final class OpenRecords: Sendable {
+        let table = Lock([ObjectIdentifier: ConnectionRecord]())
+        let cutCount = Atomic<Int>(0)
+
+        /// Shuts down every connection whose head is overdue at `now`.
+        func cutOffOverdueHeads(now: UInt64) {
+            table.withLock { records in
+                for record in records.values {
+                    let deadline = record.headDeadline.load(ordering: .relaxed)
+                    if deadline != 0, deadline <= now {
+                        record.headDeadline.store(0, ordering: .relaxed)
+                        // Counted first: whoever sees the connection close sees the count too.
+                        cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                        do {
+                            try Posix.shutdownBoth(record.socket)
+                        } catch {
+                            // ENOTCONN: the client left already; libmicrohttpd closes the connection.
+                        }
+                    }
+                }
+            }
+        }
     }
 
-    private let table = Lock(Table())
+    private let records = OpenRecords()
     private let openCount = Atomic<Int>(0)
-    private let cutCount = Atomic<Int>(0)
     /// 0 turns the head deadline off.
     private let headTimeoutNanoseconds: UInt64
     /// Checks the deadlines four times per timeout, at most once a second: a slow head lives at
@@ -96,14 +118,14 @@ final class ConnectionTracker: Sendable {
 
     /// Connections cut off so far because their request head took too long.
     var cutOffCount: Int {
-        cutCount.load(ordering: .relaxed)
+        records.cutCount.load(ordering: .relaxed)
     }
 
     /// A connection opened; returns its record (to be kept in libmicrohttpd's socket context).
     func opened(socket: Int32) -> ConnectionRecord {
         let record = ConnectionRecord(socket: socket)
         record.headDeadline.store(deadline(), ordering: .relaxed)
-        table.withLock { $0.records[ObjectIdentifier(record)] = record }
+        records.table.withLock { $0[ObjectIdentifier(record)] = record }
         openCount.wrappingAdd(1, ordering: .relaxed)
         changes.changed()
         return record
@@ -111,7 +133,7 @@ final class ConnectionTracker: Sendable {
 
     /// A connection closed (called before libmicrohttpd closes its socket).
     func closed(_ record: ConnectionRecord) {
-        _ = table.withLock { $0.records.removeValue(forKey: ObjectIdentifier(record)) }
+        _ = records.table.withLock { $0.removeValue(forKey: ObjectIdentifier(record)) }
         openCount.wrappingSubtract(1, ordering: .relaxed)
         changes.changed()
     }
@@ -130,32 +152,13 @@ final class ConnectionTracker: Sendable {
     func start() throws(WorkerError) {
         guard headTimeoutNanoseconds > 0 else { return }
         let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
-        try checker.startRepeating(every: interval) { [weak self] in self?.cutOffOverdueHeads() }
+        let records = self.records
+        try checker.startRepeating(every: interval) { records.cutOffOverdueHeads(now: Self.monotonicNow()) }
     }
 
     /// Stops the deadline thread and waits for it; throws when it has not stopped within `timeout`.
     func stop(timeout: Duration = .seconds(10)) throws(WorkerError) {
         try checker.stop(timeout: timeout)
-    }
-
-    /// Shuts down every connection whose head is overdue.
-    private func cutOffOverdueHeads() {
-        let now = Self.monotonicNow()
-        table.withLock { table in
-            for record in table.records.values {
-                let deadline = record.headDeadline.load(ordering: .relaxed)
-                if deadline != 0, deadline <= now {
-                    record.headDeadline.store(0, ordering: .relaxed)
-                    // Counted first: whoever sees the connection close sees the count too.
-                    cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
-                    do {
-                        try Posix.shutdownBoth(record.socket)
-                    } catch {
-                        // ENOTCONN: the client left already; libmicrohttpd closes the connection.
-                    }
-                }
-            }
-        }
     }
 
     private func deadline() -> UInt64 {
