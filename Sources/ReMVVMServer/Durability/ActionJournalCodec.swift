@@ -55,7 +55,7 @@ struct ActionJournalCodec: Sendable {
 
     /// Milliseconds since 1970 now.
     static func now() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        MemoryStoreCatalog.now()
     }
 }
 
