@@ -37,6 +37,9 @@ import Testing
         var router = router()
         router.add(.GET, "/viewmodels/counter", instanceOf: "/viewmodels/:name") { _, _ in .ok("instance") }
         #expect(router.respond(to: Request(method: .POST, path: "/viewmodels/counter")).bodyText == "posted")
+        // A method the pattern lacks is no instance's either, once the path is one.
+        let deleteAdded = router.add(.DELETE, "/viewmodels/counter", instanceOf: "/viewmodels/:name") { _, _ in .ok("deleted") }
+        #expect(!deleteAdded)
         let refused = router.respondRouted(to: Request(method: .DELETE, path: "/viewmodels/counter"))
         #expect(refused.response.status == 405)
         #expect(refused.response.headers["Allow"] == "GET, HEAD, POST")
@@ -60,6 +63,17 @@ import Testing
         #expect(router.respond(to: Request(method: .GET, path: "/viewmodels/counter")).bodyText == "pattern:counter")
         let other = router.add(.GET, "/other/tags/a", instanceOf: "/:any/tags/:tag", handler)
         #expect(other)
+    }
+
+    @Test func anInstanceTakesAnotherMethodOfItsPattern() {
+        var router = router()
+        router.add(.GET, "/viewmodels/counter", instanceOf: "/viewmodels/:name") { _, _ in .ok("instance") }
+        let postAdded = router.add(.POST, "/viewmodels/counter", instanceOf: "/viewmodels/:name") { _, parameters in
+            .ok("instance posted:" + (parameters["name"] ?? "?"))
+        }
+        #expect(postAdded)
+        #expect(router.respond(to: Request(method: .POST, path: "/viewmodels/counter")).bodyText == "instance posted:counter")
+        #expect(router.respond(to: Request(method: .GET, path: "/viewmodels/counter")).bodyText == "instance")
     }
 
     @Test func aLiteralRouteAddedLaterTakesThePathOver() {

@@ -143,13 +143,14 @@ public struct Router: Responder {
     public mutating func add(_ method: HTTPMethod, _ path: String, instanceOf pattern: String, _ handler: @escaping Handler) -> Bool {
         let literal = RoutePattern(path)
         guard literal.isLiteral else { return false }
+        let found = Self.withBytes(of: literal.text) { matchParameterRoute(bytes: $0, method: method) }
+        guard found.handler != nil, let route = found.route, route.pattern == RoutePattern(pattern).text else { return false }
         if let position = literalPaths.value(for: literal.text) {
-            guard literalRoutes[position].instance != nil else { return false }
+            // Another method of the same instance; never a literal route's path.
+            guard literalRoutes[position].instance?.of == route else { return false }
             literalRoutes[position].set(handler, for: method)
             return true
         }
-        let found = Self.withBytes(of: literal.text) { matchParameterRoute(bytes: $0, method: method) }
-        guard found.handler != nil, let route = found.route, route.pattern == RoutePattern(pattern).text else { return false }
         var instance = Route(pattern: literal, number: route.number)
         instance.instance = (route, found.parameters)
         instance.set(handler, for: method)

@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import DequeModule
 import Journal
 import ReMVVM
 
