@@ -18,8 +18,9 @@
 # post-durable-store and post-durable-1000: the durable POST to /stores/s<n>/actions of one store,
 # and spread over 1,000 stores in turn (each made and loaded in the warm-up): what a store touched
 # per request costs in instructions (one client: every commit holds one record either way).
-# post-store and state-store: POST /stores/s1/actions and GET /stores/s1/state in memory, beside
-# post and state: what a store route costs over the root's. KEEP=DIR keeps the callgrind files in DIR.
+# post-store, state-store and viewmodel-store: POST /stores/s1/actions, GET /stores/s1/state and
+# GET /stores/s1/viewmodels/counter in memory, beside post, state and viewmodel: what a store route
+# costs over the root's. KEEP=DIR keeps the callgrind files in DIR.
 # Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
@@ -92,6 +93,7 @@ for scenario in "${SCENARIOS[@]}"; do
         measure post-token POST /actions '{"type":"increase"}' "Authorization: Bearer $TOKEN" -- "${server[@]}" ;;
     post-store) STORES=1 measure post-store POST '/stores/s{n}/actions' '{"type":"increase"}' -- "${server[@]}" ;;
     state-store) STORES=1 measure state-store GET '/stores/s{n}/state' -- "${server[@]}" ;;
+    viewmodel-store) STORES=1 measure viewmodel-store GET '/stores/s{n}/viewmodels/counter' -- "${server[@]}" ;;
     post-durable)
         rm -rf "$WORK/data"
         measure post-durable POST /actions '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;

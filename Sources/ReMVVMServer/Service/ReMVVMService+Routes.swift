@@ -60,7 +60,8 @@ extension ReMVVMService {
     /// nothing is looked up on their path), and under `/stores/{id}` for the store the resolver
     /// finds (a malformed id is `400`, an unknown one `404`).
     private func addStoreRoutes(to router: inout Router) {
-        let routes = storeRoutes()
+        let answers = viewModelAnswers()
+        let routes = storeRoutes(viewModelAnswers: answers)
         for (method, path, _, handle) in routes {
             router.add(method, path) { [root] request, parameters in handle(request, parameters, root) }
         }
@@ -79,25 +80,24 @@ extension ReMVVMService {
                 return serveStore(id, for: intent, request: request) { served in handle(request, parameters, served) }
             }
         }
-        addViewModelPaths(to: &router)
+        addViewModelPaths(answers, to: &router)
     }
 
     /// Each registered view model's path at the root (`/viewmodels/counter`), added as an instance
     /// of `/viewmodels/:name` (the same answers, label and metrics) whose handler holds the view
-    /// model's renderer: found by the path's bytes, with no parameter matching and no lookup by
+    /// model's answer: found by the path's bytes, with no parameter matching and no lookup by
     /// name. A name the pattern does not match as one segment (with a `/`, or `events`) is not added.
-    private func addViewModelPaths(to router: inout Router) {
-        for name in viewModels.names {
-            guard let render = viewModels.renderer(named: name), let slot = viewModelSlots[name] else { continue }
-            router.add(.GET, "/viewmodels/" + name, instanceOf: "/viewmodels/:name") { [self, root] request, _ in
-                getViewModel(named: name, slot: slot, render: render, key: request.query["key"], in: root)
+    private func addViewModelPaths(_ answers: [String: ViewModelAnswer], to router: inout Router) {
+        for (name, answer) in answers {
+            router.add(.GET, "/viewmodels/" + name, instanceOf: "/viewmodels/:name") { [root] request, _ in
+                answer.respond(request.query["key"], root)
             }
         }
     }
 
     /// The routes every store has, relative to the store: method, path, what they do to the
     /// store, and their handler.
-    private func storeRoutes() -> [(HTTPMethod, String, StoreIntent, StoreRouteHandler<State>)] {
+    private func storeRoutes(viewModelAnswers: [String: ViewModelAnswer]) -> [(HTTPMethod, String, StoreIntent, StoreRouteHandler<State>)] {
         [
             (.POST, "/actions", .write, { [self] request, _, served in postActions(request, in: served) }),
             (.GET, "/actions", .read, { [self] request, _, served in getActions(request, in: served) }),
@@ -107,7 +107,11 @@ extension ReMVVMService {
             // segment, so the router tries them in this order (at the root the literal path wins anyway).
             (.GET, "/viewmodels/events", .read, { [self] request, _, served in getViewModelEvents(request, in: served) }),
             (.GET, "/viewmodels/:name", .read, { [self] request, parameters, served in
-                getViewModel(named: parameters["name"] ?? "", key: request.query["key"], in: served)
+                let name = parameters["name"] ?? ""
+                guard let answer = viewModelAnswers[name] else {
+                    return Problem.unknownViewModel(name, known: viewModels.names).response
+                }
+                return answer.respond(request.query["key"], served)
             }),
             (.GET, "/viewmodels/:name/events", .read, { [self] request, parameters, served in
                 getViewModelEvents(named: parameters["name"] ?? "", request, in: served)

@@ -8,17 +8,25 @@ extension ReMVVMService {
         return JSONCoding.response((try? JSONCoding.encode(list)) ?? Array("{}".utf8))
     }
 
-    /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
-    func getViewModel(named name: String, key: String?, in served: ServedStore<State>) -> Response {
-        guard let render = viewModels.renderer(named: name), let slot = viewModelSlots[name] else {
-            return Problem.unknownViewModel(name, known: viewModels.names).response
+    /// `GET /viewmodels/<name>[?key=K]` of every registered view model, by name: each answer
+    /// holds its renderer and its slot in a store's ``ViewModelCache``, so that a request finds
+    /// them with one lookup in a table that is not generic (the registry's own lookup is generic
+    /// over the app's state: two runtime type lookups a request, here unspecialized). Made once,
+    /// with the router.
+    func viewModelAnswers() -> [String: ViewModelAnswer] {
+        var answers: [String: ViewModelAnswer] = [:]
+        for (slot, name) in viewModels.names.enumerated() {
+            guard let render = viewModels.renderer(named: name) else { continue }
+            answers[name] = ViewModelAnswer { [self] key, store in
+                // `store` is the `ServedStore<State>` the route serves (see ``ViewModelAnswer``).
+                getViewModel(named: name, slot: slot, render: render, key: key, in: unsafeDowncast(store, to: ServedStore<State>.self))
+            }
         }
-        return getViewModel(named: name, slot: slot, render: render, key: key, in: served)
+        return answers
     }
 
-    /// ``getViewModel(named:key:in:)`` with the view model's renderer and cache slot looked up
-    /// already (the root's route of each view model holds its own: ``addViewModelPaths(to:)``).
-    func getViewModel(
+    /// `GET /viewmodels/<name>[?key=K]`: the view model the current state's factory makes.
+    private func getViewModel(
         named name: String, slot: Int, render: ViewModelRegistry<State>.Render, key: String?, in served: ServedStore<State>
     ) -> Response {
         let snapshot = served.publisher.snapshot
@@ -51,4 +59,13 @@ extension ReMVVMService {
 private struct ViewModelList: Encodable {
     let viewModels: [String]
     let commands: [String: [String]]
+}
+
+/// How one registered view model answers `GET /viewmodels/<name>` for a store
+/// (``ReMVVMService/viewModelAnswers()``). Not generic, so that a table of them is looked up
+/// without runtime type lookups; the store is passed as the `ServedStore` of the service's state
+/// that the route serves, typed `AnyObject` for that reason.
+struct ViewModelAnswer: Sendable {
+    /// The answer for `key` (`?key=`, nil without one) in the store.
+    let respond: @Sendable (_ key: String?, _ store: AnyObject) -> Response
 }

@@ -20,9 +20,6 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     let environment: StoreEnvironment<State>
     let actionDecoder: ActionBatchDecoder
     let viewModels: ViewModelRegistry<State>
-    /// Each registered view model's position among ``ViewModelRegistry/names``: its slot in a
-    /// store's ``ViewModelCache``.
-    let viewModelSlots: [String: Int]
     let configuration: ServiceConfiguration
     let logger: Logger
     let codec: ActionJournalCodec
@@ -97,7 +94,6 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
         self.accessControl = accessControl
         actionDecoder = ActionBatchDecoder(registry: actions)
         self.viewModels = viewModels
-        viewModelSlots = Dictionary(uniqueKeysWithValues: viewModels.names.enumerated().map { ($1, $0) })
         self.configuration = configuration
         self.logger = logger
         root = ServedStore(id: .default, backend: backend, versionTags: configuration.versionTags, environment: environment)
