@@ -29,6 +29,8 @@ final class RoutePattern: Sendable, Hashable {
     private let literalBytes: [UInt8]
     /// The parameters' names, in order.
     private let parameterNames: [String]
+    /// How many segments a path it matches has (``segmentCount(of:)``).
+    let segmentCount: Int
 
     init(_ pattern: String) {
         let parts = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst(pattern.hasPrefix("/") ? 1 : 0)
@@ -55,6 +57,18 @@ final class RoutePattern: Sendable, Hashable {
         }
         literalBytes = bytes
         parameterNames = names
+        segmentCount = segments.count
+    }
+
+    /// How many `/`-separated segments the path of `bytes` has, as ``match(bytes:)`` cuts them
+    /// (a leading `/` starts the first): a pattern of another count cannot match it, which the
+    /// router tells without trying the pattern.
+    static func segmentCount(of bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var slashes = 0
+        for byte in bytes where byte == UInt8(ascii: "/") {
+            slashes += 1
+        }
+        return bytes.first == UInt8(ascii: "/") ? slashes : slashes + 1
     }
 
     static func == (lhs: RoutePattern, rhs: RoutePattern) -> Bool {

@@ -278,7 +278,11 @@ public struct Router: Responder {
     /// Tries the candidate parameter routes (``candidates(forPath:)``) on the path of `bytes`.
     private func matchParameterRoute(bytes: UnsafeBufferPointer<UInt8>, method: HTTPMethod) -> ParameterMatch {
         var found = ParameterMatch()
-        for position in candidates(forPath: bytes) {
+        // A candidate of another count of segments is passed over without being tried: a path
+        // under `/stores/{id}` has a dozen candidates (about 100 instructions to count, 1,000
+        // fewer for `GET /stores/{id}/viewmodels/{name}`).
+        let segmentCount = RoutePattern.segmentCount(of: bytes)
+        for position in candidates(forPath: bytes) where parameterRoutes[position].pattern.segmentCount == segmentCount {
             guard let parameters = parameterRoutes[position].pattern.match(bytes: bytes) else { continue }
             let route = parameterRoutes[position]
             if let handler = Self.handler(in: route, for: method) {
