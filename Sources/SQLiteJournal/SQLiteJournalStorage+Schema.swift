@@ -135,9 +135,7 @@ extension SQLiteJournalStorage {
 
     /// Milliseconds since 1970.
     static func nowMilliseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+        MemoryStoreCatalog.now()
     }
 
     /// The format recorded in `meta`; throws when there is none.

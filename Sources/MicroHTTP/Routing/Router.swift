@@ -101,13 +101,13 @@ public struct Router: Responder {
         let parsed = RoutePattern(pattern)
         if parsed.isLiteral {
             let position: Int
-            if let known = literalPaths.value(for: parsed.text), literalRoutes[known].instance == nil {
+            if let known = literalPaths.value(for: parsed.text) {
                 position = known
-            } else if let instance = literalPaths.value(for: parsed.text) {
-                // A literal route takes the path over from an instance of a parameter route.
-                position = instance
-                literalRoutes[position] = Route(pattern: parsed, number: patternCount)
-                patternCount += 1
+                if literalRoutes[known].instance != nil {
+                    // A literal route takes the path over from an instance of a parameter route.
+                    literalRoutes[known] = Route(pattern: parsed, number: patternCount)
+                    patternCount += 1
+                }
             } else {
                 position = literalRoutes.count
                 literalRoutes.append(Route(pattern: parsed, number: patternCount))
