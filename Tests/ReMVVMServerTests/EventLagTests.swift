@@ -103,6 +103,58 @@ import Testing
         static func reduce(state: Counted, with action: Bump) -> Counted { Counted(count: state.count + 1) }
     }
 
+    /// Holds version 1 at `first`, takes 3 ms of work to encode version 2, holds version 3 at `third`.
+    struct Paced: StoreState, Codable {
+        static let first = Gate()
+        static let third = Gate()
+        var count = 0
+
+        func encode(to encoder: any Encoder) throws {
+            switch count {
+            case 1: Self.first.pass()
+            case 2:
+                let started = MonotonicClock.nanoseconds()
+                while MonotonicClock.nanoseconds() - started < 3_000_000 {}  // a slow encoding, not a wait
+            case 3: Self.third.pass()
+            default: break
+            }
+            var container = encoder.singleValueContainer()
+            try container.encode(count)
+        }
+    }
+
+    enum PacedReducer: Reducer {
+        static func reduce(state: Paced, with action: Bump) -> Paced { Paced(count: state.count + 1) }
+    }
+
+    /// Versions taken in one batch go out together unless encoding them takes long: then each goes
+    /// out when it is ready (a very large state's events are not held back by the ones after them).
+    @Test func aVersionSlowToEncodeIsSentBeforeTheNextOneIsEncoded() throws {
+        let store = try Store(state: Paced(), reducer: PacedReducer.self)
+        let server = try Self.bumpServer(store)
+        defer { server.shutdown() }
+        let subscriber = try SSEClient(port: server.port, path: "/events")
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 0)
+
+        Paced.first.close()
+        Paced.third.close()
+        defer {
+            Paced.first.open()
+            Paced.third.open()
+        }
+        store.dispatch(action: Bump())
+        #expect(Paced.first.waitForEntry(), "the publisher is encoding version 1")
+        store.dispatch(action: Bump())
+        store.dispatch(action: Bump())  // versions 2 and 3 wait, and are taken as one batch
+        Paced.first.open()
+
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 1)
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 2, "version 2 is sent while version 3 is being encoded")
+        #expect(Paced.third.waitForEntry(), "the publisher is encoding version 3")
+        Paced.third.open()
+        #expect(try subscriber.nextEvent(timeout: .seconds(5))?.version == 3)
+    }
+
     /// `store` served on a free port with the action `bump`, no view models; started.
     static func bumpServer<State: StoreState & Codable>(
         _ store: Store<State>,

@@ -28,6 +28,13 @@ final class EventPublisher<State: StoreState & Encodable> {
     var statistics = EventStatistics()
     /// The inbox's entries, taken in turns with the inbox's own array.
     private var entries: [PublicationInbox.Entry] = []
+    /// When the pending events were last sent (``MonotonicClock``), or when the batch under way
+    /// started if later.
+    private var lastBroadcast: Int64 = 0
+    /// How long an encoded version may wait for the versions after it, to go out in one write:
+    /// versions that take longer to encode (very large states) go out one by one as each is
+    /// ready, instead of all at the end of the batch.
+    private static var longestHoldNanoseconds: Int64 { 2_000_000 }
 
     private var frames: StateFrameEncoder { hub.frames }
     private var versionTags: VersionTags { hub.versionTags }
@@ -68,6 +75,7 @@ final class EventPublisher<State: StoreState & Encodable> {
     }
 
     private func process(_ entries: [PublicationInbox.Entry]) {
+        lastBroadcast = MonotonicClock.nanoseconds()
         for entry in entries {
             switch entry {
             case .publication(let object):
@@ -87,7 +95,9 @@ final class EventPublisher<State: StoreState & Encodable> {
                     } else {
                         patchFrames.forget()
                     }
-                    if states.pending.count >= broadcastLimitBytes || patches.pending.count >= broadcastLimitBytes {
+                    if states.pending.count >= broadcastLimitBytes || patches.pending.count >= broadcastLimitBytes
+                        || MonotonicClock.nanoseconds() - lastBroadcast >= Self.longestHoldNanoseconds
+                    {
                         broadcast()
                     }
                 }
@@ -251,6 +261,7 @@ final class EventPublisher<State: StoreState & Encodable> {
     /// that has an event reads counts that include its version, and again after the sends.
     private func broadcast() {
         guard !states.pending.isEmpty || !patches.pending.isEmpty else { return }
+        lastBroadcast = MonotonicClock.nanoseconds()
         hub.sharedStatistics.withLock { $0 = statistics }
         for deliveries in [
             states.broadcast(through: hub.fanOut, retryField: retryField),
