@@ -177,6 +177,7 @@ struct SortedJSONWriterTests {
         try expectLeftToFoundation(Derived(), structural: true)
         try expectLeftToFoundation(Interleaved(), structural: true)
         try expectLeftToFoundation(["needs \"escaping\"": 1], structural: true)
+        try expectLeftToFoundation(["b": 2, "needs \"escaping\"": 1, "a": 3, "\n": 4], structural: true)
         // Nothing encoded at the top: JSONEncoder refuses it, with its own error.
         #expect(throws: SortedJSONWriter.Unsupported.self) { try SortedJSONWriter.encode(Nothing()) }
         #expect(throws: EncodingError.self) { try JSONCoding.encode(Nothing()) }

@@ -85,6 +85,7 @@ extension SortedJSONWriter {
     func putMembersInOrder(of frame: Frame) {
         let base = frame.memberBase
         let count = members.count - base
+        guard count > 1 else { return }
         let inOrder = bytes.withUnsafeBufferPointer { buffer in
             (1..<count).allSatisfy { Self.key(members[base + $0 - 1], precedes: members[base + $0], in: buffer) }
         }
