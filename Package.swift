@@ -168,7 +168,7 @@ if ProcessInfo.processInfo.environment["REMVVM_BENCHMARKS"] != nil {
         // Baseline: a plain libmicrohttpd hello server in C, same threading mode as MicroHTTP.
         .executableTarget(name: "mhd-hello", path: "Benchmarks/mhd-hello", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The service with a large state (10,000 todo items), for the cost of a big state.
-        executable("large-state-server", ["ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit", .logging], path: "Benchmarks/large-state-server"),
+        executable("large-state-server", ["ReMVVM", "ReMVVMServer", "MicroHTTP", "ConcurrencyKit", "JSONPatch", .logging], path: "Benchmarks/large-state-server"),
         // remvvm-server's example service with a synchronous main, which valgrind can run:
         // instructions per request (Benchmarks/request-cost.sh).
         executable(

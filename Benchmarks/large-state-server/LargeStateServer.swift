@@ -1,5 +1,6 @@
 import ConcurrencyKit
 import Foundation
+import JSONPatch
 import Logging
 import MicroHTTP
 import ReMVVM
@@ -7,7 +8,9 @@ import ReMVVMServer
 
 /// `large-state-server [port] [items]`: serves a todo list of `items` (default 10,000) on 127.0.0.1.
 /// `large-state-server encode [items] [rounds]`: the time to encode that state as JSON, with
-/// Foundation's `JSONEncoder` and with the server's encoder (`JSONCoding.encode`), in turns.
+/// Foundation's `JSONEncoder` and with the server's encoder (`JSONCoding.encode`), in turns; then
+/// the time to find the patch of one toggled item as patch streams did (parse the new JSON, diff
+/// the trees) and as they do (``JSONPatch/diff(canonical:_:maxOperations:)``).
 @main
 enum LargeStateServer {
     static func main() throws {
@@ -73,5 +76,27 @@ extension LargeStateServer {
         let median = { (times: [Double]) in times.sorted()[times.count / 2] }
         print(String(format: "%d items, %d bytes: JSONEncoder %.2f ms, JSONCoding.encode %.2f ms (median of %d), %.1fx",
                      items, serverBytes.count, median(foundation), median(server), rounds, median(foundation) / median(server)))
+
+        var toggled = state
+        toggled.items[items / 2].done.toggle()
+        let next = try JSONCoding.encode(toggled)
+        let previousTree = try JSON(parsing: serverBytes)
+        let expected = diff(previousTree, try JSON(parsing: next))
+        guard try diff(canonical: serverBytes, next, maxOperations: .max) == expected, expected.count == 1 else {
+            print("the diffs disagree")
+            exit(1)
+        }
+        var trees: [Double] = []
+        var texts: [Double] = []
+        for _ in 0..<rounds {
+            var started = MonotonicClock.nanoseconds()
+            _ = diff(previousTree, try JSON(parsing: next), maxOperations: next.count / 25)
+            trees.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
+            started = MonotonicClock.nanoseconds()
+            _ = try diff(canonical: serverBytes, next, maxOperations: next.count / 25)
+            texts.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
+        }
+        print(String(format: "one item toggled: parse + tree diff %.2f ms, canonical diff %.2f ms (median of %d), %.1fx",
+                     median(trees), median(texts), rounds, median(trees) / median(texts)))
     }
 }

@@ -187,7 +187,7 @@ import Testing
         #expect(statistics.statesEncoded == 10)
     }
 
-    @Test func theTreeIsDroppedWhenTheLastPatchStreamLeavesAndParsedAgainForTheNext() throws {
+    @Test func theKeptStateIsDroppedWhenTheLastPatchStreamLeavesAndKeptAgainForTheNext() throws {
         let live = try LiveServer()
         #expect(try live.post(Self.longLogin).status == 200)
         let plain = try live.subscribe()

@@ -22,7 +22,7 @@ final class EventPublisher<State: StoreState & Encodable> {
     var states = EventChannel()
     /// The `patch` streams (`GET /events?delta=json-patch`).
     var patches = EventChannel()
-    /// The previous version's tree, and the patch of each version, for `patches`.
+    /// The previous version's state JSON, and the patch of each version, for `patches`.
     var patchFrames = PatchFrameEncoder()
     var latest: Latest
     var statistics = EventStatistics()
@@ -135,13 +135,14 @@ final class EventPublisher<State: StoreState & Encodable> {
 
     /// A stream resumed at the newest version: a comment line alone (like the heartbeat), so that
     /// the response head goes out now (libmicrohttpd sends it with the first body bytes); it joins
-    /// its channel at the next broadcast. A patch stream needs the newest tree for that one.
+    /// its channel at the next broadcast. A patch stream needs the newest state JSON for that one.
     private func startResumedAtNewest(_ stream: EventStream, format: EventFormat) {
         if format == .jsonPatch {
-            guard let encoded = latestEncoded(), preparePatches(from: encoded) else {
+            guard let encoded = latestEncoded() else {
                 stream.close()
                 return
             }
+            patchFrames.prepare(encoded)
         }
         guard stream.send(Self.resumedComment) else { return }
         switch format {
@@ -151,29 +152,19 @@ final class EventPublisher<State: StoreState & Encodable> {
     }
 
     /// Sends a new patch stream the full newest state (marked as a reset for ``Resume/reset``) and
-    /// takes it in, with the newest tree kept for the next version's patch.
+    /// takes it in, with the newest state JSON kept for the next version's patch.
     private func startPatchStream(_ stream: EventStream, _ resume: Resume) {
-        guard let encoded = latestEncoded(), preparePatches(from: encoded) else {
-            stream.close()  // the newest state cannot be encoded or parsed (logged)
+        guard let encoded = latestEncoded() else {
+            stream.close()  // the newest state cannot be encoded (logged)
             return
         }
+        patchFrames.prepare(encoded)
         var frame = encoded.frame
         if case .reset = resume {
             frame = EventFrame.markedAsReset(frame, version: encoded.version, id: versionTags.tag(encoded.version))
         }
         if stream.send(retryField, frame) {
             patches.insert(stream)
-        }
-    }
-
-    /// Keeps the tree of `encoded` for the next patch; false (logged) if its JSON does not parse.
-    private func preparePatches(from encoded: EncodedVersion) -> Bool {
-        do {
-            try patchFrames.prepare(encoded, statistics: &statistics)
-            return true
-        } catch {
-            hub.logger.error("state version \(encoded.version) cannot be parsed for a patch stream: \(error)")
-            return false
         }
     }
 

@@ -18,7 +18,8 @@ public struct EventStatistics: Sendable, Equatable, CustomStringConvertible {
     public internal(set) var deliveries = 0
     /// Versions sent again to streams that resumed with `Last-Event-ID`.
     public internal(set) var replayedVersions = 0
-    /// Encoded states parsed for patch streams (`delta=json-patch`): once per version while one listens.
+    /// Encoded states read for patch streams (`delta=json-patch`), compared with the version
+    /// before's text: once per version while one listens.
     public internal(set) var statesParsed = 0
     /// JSON Patches computed for patch streams: once per version while one listens.
     public internal(set) var patchesComputed = 0
