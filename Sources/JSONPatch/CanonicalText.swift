@@ -43,10 +43,10 @@ struct CanonicalText {
         return JSONObject.compare(try left.name(leftName), try right.name(rightName))
     }
 
-    /// The ranges of the name (its string literal) and the value of each member of the object at
-    /// `range`, in the text's order.
-    func members(of range: Range<Int>) throws(JSONPatchError) -> [(key: Range<Int>, value: Range<Int>)] {
-        var members: [(key: Range<Int>, value: Range<Int>)] = []
+    /// The name (its string literal) and the value of each member of the object at `range`, in
+    /// the text's order.
+    func members(of range: Range<Int>) throws(JSONPatchError) -> [(name: CanonicalValue, value: CanonicalValue)] {
+        var members: [(name: CanonicalValue, value: CanonicalValue)] = []
         var index = skipWhitespace(from: range.lowerBound + 1)
         guard index < range.upperBound else { throw Self.malformed }
         if bytes[index] == UInt8(ascii: "}") { return members }
@@ -57,7 +57,7 @@ struct CanonicalText {
             guard valueStart < range.upperBound, bytes[valueStart] == UInt8(ascii: ":") else { throw Self.malformed }
             valueStart = skipWhitespace(from: valueStart + 1)
             let valueEnd = try valueEnd(from: valueStart)
-            members.append((index..<nameEnd, valueStart..<valueEnd))
+            members.append((CanonicalValue(text: self, range: index..<nameEnd), CanonicalValue(text: self, range: valueStart..<valueEnd)))
             index = skipWhitespace(from: valueEnd)
             guard index < range.upperBound else { throw Self.malformed }
             switch bytes[index] {
@@ -68,15 +68,15 @@ struct CanonicalText {
         }
     }
 
-    /// The range of each element of the array at `range`.
-    func elements(of range: Range<Int>) throws(JSONPatchError) -> [Range<Int>] {
-        var elements: [Range<Int>] = []
+    /// Each element of the array at `range`.
+    func elements(of range: Range<Int>) throws(JSONPatchError) -> [CanonicalValue] {
+        var elements: [CanonicalValue] = []
         var index = skipWhitespace(from: range.lowerBound + 1)
         guard index < range.upperBound else { throw Self.malformed }
         if bytes[index] == UInt8(ascii: "]") { return elements }
         while true {
             let end = try valueEnd(from: index)
-            elements.append(index..<end)
+            elements.append(CanonicalValue(text: self, range: index..<end))
             index = skipWhitespace(from: end)
             guard index < range.upperBound else { throw Self.malformed }
             switch bytes[index] {
