@@ -75,14 +75,15 @@ final class SortedJSONWriter {
     /// Writes `value` where a value is due: Foundation's own types as `JSONEncoder` writes them,
     /// anything else through its `encode(to:)`, with whatever containers it opened finished after.
     func encodeValue<Value: Encodable>(_ value: Value) throws {
-        if Value.self == Data.self {
-            writeString((value as! Data).base64EncodedString())
+        // The type compared first: a cast is tried only for the three types it can succeed for.
+        if Value.self == Data.self, let data = value as? Data {
+            writeString(data.base64EncodedString())
             return
-        } else if Value.self == URL.self {
-            writeString((value as! URL).absoluteString)
+        } else if Value.self == URL.self, let url = value as? URL {
+            writeString(url.absoluteString)
             return
-        } else if Value.self == Decimal.self {
-            bytes.append(contentsOf: (value as! Decimal).description.utf8)
+        } else if Value.self == Decimal.self, let decimal = value as? Decimal {
+            bytes.append(contentsOf: decimal.description.utf8)
             return
         }
         let (outerBoundary, outerStart) = (boundary, valueStart)
