@@ -1,15 +1,20 @@
 /// The bytes of JSON's scalars, as `JSONEncoder` writes them, and the key order of objects.
 extension SortedJSONWriter {
-    /// `text` as a JSON string: `"`, `\` and the control characters escaped as `JSONEncoder`
-    /// escapes them (`\b \f \n \r \t`, others `\u00xx`), everything else (`/`, DEL, non-ASCII) as is.
+    /// `text` as a JSON string (``appendString(_:to:)``).
     func writeString(_ text: String) {
+        Self.appendString(text, to: &bytes)
+    }
+
+    /// Appends `text` as a JSON string: `"`, `\` and the control characters escaped as
+    /// `JSONEncoder` escapes them (`\b \f \n \r \t`, others `\u00xx`), everything else (`/`, DEL,
+    /// non-ASCII) as is.
+    static func appendString(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         bytes.append(UInt8(ascii: "\""))
         text.withUTF8 { utf8 in
             var mark = 0
-            for index in utf8.indices {
+            for index in utf8.indices where needsEscape(utf8[index]) {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index]))
                 mark = index + 1
                 bytes.append(UInt8(ascii: "\\"))
@@ -22,8 +27,8 @@ extension SortedJSONWriter {
                 case 0x09: bytes.append(UInt8(ascii: "t"))
                 default:
                     bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    bytes.append(Self.hexDigit(byte >> 4))
-                    bytes.append(Self.hexDigit(byte & 0x0F))
+                    bytes.append(hexDigit(byte >> 4))
+                    bytes.append(hexDigit(byte & 0x0F))
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...]))
@@ -36,14 +41,17 @@ extension SortedJSONWriter {
     func writePlainString(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { utf8 in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return true
         }
+    }
+
+    /// Whether `byte` is written escaped in a JSON string: `"`, `\` and the control characters.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {

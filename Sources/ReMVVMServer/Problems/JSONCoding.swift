@@ -32,21 +32,12 @@ package enum JSONCoding {
     /// Types whose values ``SortedJSONWriter`` could not encode for the way they use containers.
     private static let typesLeftToFoundation = Lock(Set<ObjectIdentifier>())
 
-    /// `text` as a JSON string literal, byte for byte what ``encode(_:)`` gives. Text that needs
-    /// no escape (no `"`, `\\` or control character; wire names and most values) is copied as
-    /// is, without the encoder's cost (it ran for every event and every journal entry); any
-    /// other text goes through the encoder.
+    /// `text` as a JSON string literal, byte for byte what ``encode(_:)`` gives (wire names and
+    /// values of every event and journal entry), without an encoder.
     static func string(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 2)
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            guard byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte != 0x7F else {
-                return (try? encode(text)) ?? Array("\"\"".utf8)
-            }
-            bytes.append(byte)
-        }
-        bytes.append(UInt8(ascii: "\""))
+        SortedJSONWriter.appendString(text, to: &bytes)
         return bytes
     }
 
