@@ -63,19 +63,9 @@ extension LargeStateServer {
             print("the encoders disagree")
             exit(1)
         }
-        var foundation: [Double] = []
-        var server: [Double] = []
-        for _ in 0..<rounds {
-            var started = MonotonicClock.nanoseconds()
-            _ = try encoder.encode(state)
-            foundation.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
-            started = MonotonicClock.nanoseconds()
-            _ = try JSONCoding.encode(state)
-            server.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
-        }
-        let median = { (times: [Double]) in times.sorted()[times.count / 2] }
+        let (foundation, server) = try medianMilliseconds(rounds: rounds, { _ = try encoder.encode(state) }, { _ = try JSONCoding.encode(state) })
         print(String(format: "%d items, %d bytes: JSONEncoder %.2f ms, JSONCoding.encode %.2f ms (median of %d), %.1fx",
-                     items, serverBytes.count, median(foundation), median(server), rounds, median(foundation) / median(server)))
+                     items, serverBytes.count, foundation, server, rounds, foundation / server))
 
         var toggled = state
         toggled.items[items / 2].done.toggle()
@@ -86,17 +76,27 @@ extension LargeStateServer {
             print("the diffs disagree")
             exit(1)
         }
-        var trees: [Double] = []
-        var texts: [Double] = []
+        let (trees, texts) = try medianMilliseconds(
+            rounds: rounds,
+            { _ = diff(previousTree, try JSON(parsing: next), maxOperations: next.count / 25) },
+            { _ = try diff(canonical: serverBytes, next, maxOperations: next.count / 25) }
+        )
+        print(String(format: "one item toggled: parse + tree diff %.2f ms, canonical diff %.2f ms (median of %d), %.1fx",
+                     trees, texts, rounds, trees / texts))
+    }
+
+    /// The median milliseconds of `first` and of `second`, each run `rounds` times, in turns.
+    static func medianMilliseconds(rounds: Int, _ first: () throws -> Void, _ second: () throws -> Void) rethrows -> (Double, Double) {
+        var times: ([Double], [Double]) = ([], [])
         for _ in 0..<rounds {
             var started = MonotonicClock.nanoseconds()
-            _ = diff(previousTree, try JSON(parsing: next), maxOperations: next.count / 25)
-            trees.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
+            try first()
+            times.0.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
             started = MonotonicClock.nanoseconds()
-            _ = try diff(canonical: serverBytes, next, maxOperations: next.count / 25)
-            texts.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
+            try second()
+            times.1.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
         }
-        print(String(format: "one item toggled: parse + tree diff %.2f ms, canonical diff %.2f ms (median of %d), %.1fx",
-                     median(trees), median(texts), rounds, median(trees) / median(texts)))
+        let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+        return (median(times.0), median(times.1))
     }
 }

@@ -47,41 +47,48 @@ struct CanonicalText {
     /// the text's order.
     func members(of range: Range<Int>) throws(JSONPatchError) -> [(name: CanonicalValue, value: CanonicalValue)] {
         var members: [(name: CanonicalValue, value: CanonicalValue)] = []
-        var index = skipWhitespace(from: range.lowerBound + 1)
-        guard index < range.upperBound else { throw Self.malformed }
-        if bytes[index] == UInt8(ascii: "}") { return members }
-        while true {
-            guard index < range.upperBound, bytes[index] == UInt8(ascii: "\"") else { throw Self.malformed }
-            let nameEnd = try stringEnd(from: index)
+        try readItems(of: range, closedBy: UInt8(ascii: "}")) { (start) throws(JSONPatchError) in
+            guard bytes[start] == UInt8(ascii: "\"") else { throw Self.malformed }
+            let nameEnd = try stringEnd(from: start)
             var valueStart = skipWhitespace(from: nameEnd)
             guard valueStart < range.upperBound, bytes[valueStart] == UInt8(ascii: ":") else { throw Self.malformed }
             valueStart = skipWhitespace(from: valueStart + 1)
             let valueEnd = try valueEnd(from: valueStart)
-            members.append((CanonicalValue(text: self, range: index..<nameEnd), CanonicalValue(text: self, range: valueStart..<valueEnd)))
-            index = skipWhitespace(from: valueEnd)
-            guard index < range.upperBound else { throw Self.malformed }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index = skipWhitespace(from: index + 1)
-            case UInt8(ascii: "}"): return members
-            default: throw Self.malformed
-            }
+            members.append((CanonicalValue(text: self, range: start..<nameEnd), CanonicalValue(text: self, range: valueStart..<valueEnd)))
+            return valueEnd
         }
+        return members
     }
 
     /// Each element of the array at `range`.
     func elements(of range: Range<Int>) throws(JSONPatchError) -> [CanonicalValue] {
         var elements: [CanonicalValue] = []
+        try readItems(of: range, closedBy: UInt8(ascii: "]")) { (start) throws(JSONPatchError) in
+            let end = try valueEnd(from: start)
+            elements.append(CanonicalValue(text: self, range: start..<end))
+            return end
+        }
+        return elements
+    }
+
+    /// Calls `readItem` with where each item (member or element) of the object or array at
+    /// `range` starts; it returns where the item ends. The commas between them and the closing
+    /// bracket `close` are checked.
+    private func readItems(
+        of range: Range<Int>,
+        closedBy close: UInt8,
+        _ readItem: (Int) throws(JSONPatchError) -> Int
+    ) throws(JSONPatchError) {
         var index = skipWhitespace(from: range.lowerBound + 1)
         guard index < range.upperBound else { throw Self.malformed }
-        if bytes[index] == UInt8(ascii: "]") { return elements }
+        if bytes[index] == close { return }
         while true {
-            let end = try valueEnd(from: index)
-            elements.append(CanonicalValue(text: self, range: index..<end))
-            index = skipWhitespace(from: end)
+            guard index < range.upperBound else { throw Self.malformed }
+            index = skipWhitespace(from: try readItem(index))
             guard index < range.upperBound else { throw Self.malformed }
             switch bytes[index] {
             case UInt8(ascii: ","): index = skipWhitespace(from: index + 1)
-            case UInt8(ascii: "]"): return elements
+            case close: return
             default: throw Self.malformed
             }
         }
