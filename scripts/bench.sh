@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh            # everything (about 5-6 minutes on 2 cores, build included)
 #   QUICK=1 scripts/bench.sh    # 3-second runs, for checking the script itself
+#   BUILD=.build-ab scripts/bench.sh  # reuses that release build directory instead of .build-bench
 #   BASELINE=<rev> scripts/bench.sh   # also measures remvvm-server built at <rev> (a commit, tag or
 #                                     # branch) in the same HTTP rounds, for before/after ratios
 #
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh wrk python3 curl linux-perf
 
 OUT=bench-results
-BUILD=.build-bench
+BUILD=${BUILD:-.build-bench}  # BUILD=<dir>: reuse another release build directory (REMVVM_BENCHMARKS=1)
 DURATION=${QUICK:+3}
 DURATION=${DURATION:-10}
 mkdir -p "$OUT"

@@ -1,6 +1,7 @@
 import ConcurrencyKit
 import Foundation
 import MicroHTTP
+import Synchronization
 
 /// The JSON settings of the service: compact (one line), keys sorted so equal values give equal bytes
 /// (Linux's encoder otherwise orders keys arbitrarily), `/` unescaped.
@@ -17,11 +18,14 @@ package enum JSONCoding {
     /// on for every value of a type whose containers it could not follow.
     package static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         let type = ObjectIdentifier(Value.self)
-        if !typesLeftToFoundation.withLock({ $0.contains(type) }) {
+        if !isLeftToFoundation(type) {
             do {
                 return try SortedJSONWriter.encode(value)
             } catch let unsupported as SortedJSONWriter.Unsupported where unsupported.isStructural {
-                typesLeftToFoundation.withLock { _ = $0.insert(type) }
+                typesLeftToFoundation.withLock { types in
+                    types.insert(type)
+                    anyTypeLeftToFoundation.store(true, ordering: .releasing)
+                }
             } catch {
                 // A non-finite number, or the value threw: `JSONEncoder` gives the error its form.
             }
@@ -31,6 +35,15 @@ package enum JSONCoding {
 
     /// Types whose values ``SortedJSONWriter`` could not encode for the way they use containers.
     private static let typesLeftToFoundation = Lock(Set<ObjectIdentifier>())
+
+    /// Whether ``typesLeftToFoundation`` has any type: while it has none (the usual case: the
+    /// service's own types all encode by the writer), an encode reads this flag, not the lock.
+    private static let anyTypeLeftToFoundation = Atomic<Bool>(false)
+
+    /// Whether values of `type` go to ``encoder`` (a type recorded in ``typesLeftToFoundation``).
+    private static func isLeftToFoundation(_ type: ObjectIdentifier) -> Bool {
+        anyTypeLeftToFoundation.load(ordering: .acquiring) && typesLeftToFoundation.withLock { $0.contains(type) }
+    }
 
     /// `text` as a JSON string literal, byte for byte what ``encode(_:)`` gives (wire names and
     /// values of every event and journal entry), without an encoder.
