@@ -2,7 +2,7 @@
 # The benchmark suite: builds in release mode, starts the servers it needs on 127.0.0.1, and
 # prints a table of every figure; the same figures go to bench-results/results.json.
 #
-#   scripts/bench.sh            # everything (about 5-6 minutes on 2 cores, build included)
+#   scripts/bench.sh            # everything (about 13 minutes on 2 cores after the build)
 #   QUICK=1 scripts/bench.sh    # 3-second runs, for checking the script itself
 #   BUILD=.build-ab scripts/bench.sh  # reuses that release build directory instead of .build-bench
 #   BASELINE=<rev> scripts/bench.sh   # also measures remvvm-server built at <rev> (a commit, tag or
