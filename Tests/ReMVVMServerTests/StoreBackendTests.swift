@@ -21,7 +21,8 @@ import Testing
         configuration: ServiceConfiguration(),
         metrics: nil,
         requestConnections: RequestConnections(),
-        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        replayRingBudget: ReplayRingBudget(totalBytes: ServiceConfiguration().replayRingBytes)
     )
 
     @Test func aStoreInMemoryAnswersThroughTheProtocol() throws {

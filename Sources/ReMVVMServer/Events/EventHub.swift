@@ -59,10 +59,11 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     let logger: Logger
     /// Counts subscribers that end, by reason (nil: metrics off).
     let metrics: ServiceMetrics?
-    /// The most versions kept for resuming streams, and the bytes they may take (estimated from
-    /// the size of recent frames).
+    /// The most versions kept for resuming streams.
     let replayEvents: Int
-    let replayBytes: Int
+    /// The bytes those versions may take, shared with every other store's ring (estimated from
+    /// the size of recent frames).
+    let ringBudget: ReplayRingBudget
 
     let inbox = Lock(EventHubInbox())
     /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
@@ -85,14 +86,14 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         reconnectDelay: Duration,
         versionTags: VersionTags,
         replayEvents: Int,
-        replayBytes: Int,
+        ringBudget: ReplayRingBudget,
         metrics: ServiceMetrics? = nil,
         pool: WorkerPool = .shared,
         logger: Logger
     ) {
         self.metrics = metrics
         self.replayEvents = max(0, replayEvents)
-        self.replayBytes = max(0, replayBytes)
+        self.ringBudget = ringBudget
         frames = StateFrameEncoder(actions: ActionWireEncoder(registry: actions), versionTags: versionTags)
         self.stateCache = stateCache
         self.backlogBytes = backlogBytes
@@ -199,6 +200,11 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         guard wasStarted else { return }
         if wake { wakeLane() }
         inbox.withLock(waitingUntil: \.publications.finished) { _ in }
+        ringBudget.leave(ObjectIdentifier(self))
+    }
+
+    deinit {
+        ringBudget.leave(ObjectIdentifier(self))
     }
 
     /// Queues a drain of the inbox on the lane (once per batch: ``PublicationInbox/needsWake()``).
@@ -213,24 +219,49 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// The publication hook: on the store's processing thread, so it only touches the inbox.
     func publish(_ publication: StatePublication<State>) {
         let limit = maxPendingPublications
-        let historyLimit = self.historyLimit
-        let wake = inbox.withLock { inbox -> Bool in
-            guard !inbox.publications.stopped else { return false }
+        let (wake, joinsBudget) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.publications.stopped else { return (false, false) }
             inbox.newestVersion = publication.version
+            let historyLimit = self.historyLimit(joining: !inbox.keepsVersions)
+            var joinsBudget = false
             if historyLimit > 0 {
                 inbox.history.append(ErasedPublication(publication))
-                while inbox.history.count > historyLimit { inbox.history.removeFirst() }
+                joinsBudget = !inbox.keepsVersions
+                inbox.keepsVersions = true
             }
-            return inbox.publications.publish(publication, limit: limit) && inbox.started
+            if inbox.history.count > historyLimit {
+                inbox.history.removeFirst(inbox.history.count - historyLimit)
+            }
+            let wake = inbox.publications.publish(publication, limit: limit) && inbox.started
                 && inbox.publications.needsWake()
+            return (wake, joinsBudget)
         }
+        if joinsBudget { joinRingBudget() }
         if wake { wakeLane() }
     }
 
-    /// How many versions are kept for resuming streams: the count limit, and the byte budget over
-    /// the size of a recent frame.
-    var historyLimit: Int {
-        min(replayEvents, replayBytes / max(256, lastFrameBytes.load(ordering: .relaxed)))
+    /// Counts this hub's ring in the shared budget (its first version kept), which may trim
+    /// every ring, this one among them: outside the inbox lock.
+    private func joinRingBudget() {
+        ringBudget.join(ObjectIdentifier(self)) { [weak self] in
+            self?.trimHistory()
+        }
+    }
+
+    /// Cuts the ring to its share of the budget now (others joined since its last version).
+    func trimHistory() {
+        inbox.withLock { inbox in
+            let limit = historyLimit(joining: !inbox.keepsVersions)
+            if inbox.history.count > limit {
+                inbox.history.removeFirst(inbox.history.count - limit)
+            }
+        }
+    }
+
+    /// How many versions are kept for resuming streams: the count limit, and this ring's share of
+    /// the byte budget over the size of a recent frame (`joining` while it keeps none yet).
+    func historyLimit(joining: Bool) -> Int {
+        min(replayEvents, ringBudget.shareBytes(joining: joining) / max(256, lastFrameBytes.load(ordering: .relaxed)))
     }
 
     /// How many versions may wait: the lag budget over the size of a recent frame.

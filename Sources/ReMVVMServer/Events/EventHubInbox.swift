@@ -12,8 +12,10 @@ import ReMVVM
 struct EventHubInbox {
     var publications = PublicationInbox()
     /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
-    /// bounded by ``EventHub/historyLimit``.
+    /// bounded by ``EventHub/historyLimit(joining:)``.
     var history: Deque<ErasedPublication> = []
+    /// The ring has kept a version: it counts in the ``ReplayRingBudget`` it shares.
+    var keepsVersions = false
     /// The newest version published (or the start version).
     var newestVersion: UInt64 = 0
     /// Rebuilds versions older than `history` from the journal (a `JournalReplay` of the hub's

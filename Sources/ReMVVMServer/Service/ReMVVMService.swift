@@ -70,7 +70,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             configuration: configuration,
             metrics: metrics,
             requestConnections: requestConnections,
-            logger: logger
+            logger: logger,
+            replayRingBudget: ReplayRingBudget(totalBytes: configuration.replayRingBytes)
         )
         let backend: any StoreBackend<State>
         if let replication {

@@ -67,7 +67,7 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
             reconnectDelay: configuration.reconnectDelay,
             versionTags: versionTags,
             replayEvents: configuration.replayRingEvents,
-            replayBytes: configuration.replayRingBytes,
+            ringBudget: environment.replayRingBudget,
             metrics: environment.metrics,
             logger: environment.logger
         )

@@ -17,6 +17,8 @@ struct StoreEnvironment<State: StoreState & Codable>: Sendable {
     let requestConnections: RequestConnections
     /// Where stores log.
     let logger: Logger
+    /// The memory every store's resume ring shares (`replayRingBytes`).
+    let replayRingBudget: ReplayRingBudget
 
     /// The actions clients may send.
     var actions: ActionRegistry { codec.registry }

@@ -20,6 +20,7 @@ final class StoresServer: Sendable {
 
     init(
         transport: Transport = .router, autoCreate: Bool = false, maxStores: Int = 1_000,
+        replayRingBytes: Int = ServiceConfiguration().replayRingBytes,
         accessControl: BearerAuthorizer = BearerAuthorizer()
     ) throws {
         var http = HTTPServerConfiguration()
@@ -28,6 +29,7 @@ final class StoresServer: Sendable {
         var service = ServiceConfiguration()
         service.autoCreateStores = autoCreate
         service.maxStores = maxStores
+        service.replayRingBytes = replayRingBytes
         catalog = MemoryStoreCatalog()
         server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))
