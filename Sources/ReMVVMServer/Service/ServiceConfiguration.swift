@@ -27,11 +27,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// snapshot. Default 1,000,000 versions.
     public var journalRetention: JournalRetention = .versions(1_000_000)
 
-    /// The most recent versions kept in memory for event streams that resume with
+    /// The most recent versions each store keeps in memory for event streams that resume with
     /// `Last-Event-ID` (with a journal, older versions are rebuilt from it). Default 10,000.
     public var replayRingEvents: Int = 10_000
-    /// The bytes those versions may take, estimated from the size of recent events (fewer are
-    /// kept of a large state). Default 64 MiB.
+    /// The bytes those versions may take, all stores together, estimated from the size of recent
+    /// events (fewer are kept of a large state): each store that changed keeps its share, this
+    /// over the stores keeping versions. Default 64 MiB.
     public var replayRingBytes: Int = 64 << 20
 
     /// How long the answer to a request with an `Idempotency-Key` is kept: a retry within it gets

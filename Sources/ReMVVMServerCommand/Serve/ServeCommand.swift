@@ -94,10 +94,10 @@ struct ServeCommand: DomainCommand {
     @Option(help: .setting("How much of the journal before the newest snapshot stays (GET /actions; a stream resumes from the journal only where a kept snapshot and the records after it reach its version): a number of versions, or an age such as 30d or 12h; older records are removed after each snapshot (on replicas: before the oldest snapshot of those registered in the shared log).", .journalRetention))
     var journalRetention: String?
 
-    @Option(help: .setting("The most recent versions kept in memory for event streams that resume with Last-Event-ID (older ones come from the journal).", .replayRingEvents))
+    @Option(help: .setting("The most recent versions each store keeps in memory for event streams that resume with Last-Event-ID (older ones come from the journal).", .replayRingEvents))
     var replayRingEvents: Int?
 
-    @Option(help: .setting("The bytes those versions may take, estimated from recent events; fewer are kept of a large state.", .replayRingBytes))
+    @Option(help: .setting("The bytes those versions may take, all stores together (each store that changed keeps its share), estimated from recent events; fewer are kept of a large state.", .replayRingBytes))
     var replayRingBytes: Int?
 
     @Option(help: .setting("How long the answer to a request with an Idempotency-Key is kept and replayed to retries: a number with s, m, h or d (e.g. 24h), or a number of seconds.", .idempotencyRetention))
