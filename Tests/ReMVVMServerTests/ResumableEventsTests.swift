@@ -90,6 +90,23 @@ import Testing
         #expect(try old.nextEvent(timeout: .seconds(5))?.version == 40)
     }
 
+    /// When a version's events outgrow the ring's bytes (a limit of none), the ring keeps nothing:
+    /// versions kept from before would be replayed and the ones since missed (a gap).
+    @Test func aRingThatCanKeepNoVersionKeepsNoneFromBefore() throws {
+        let live = try LiveServer(replayRingBytes: 4_096)
+        try increase(live, times: 10)
+        let watcher = try resume(live, header: live.versionTags.tag(10))
+        let name = String(repeating: "A", count: 5_000)
+        #expect(try live.post(#"{"type":"login","payload":{"firstName":"\#(name)","lastName":"L"}}"#).status == 200)
+        #expect(try watcher.nextEvent(timeout: .seconds(5))?.version == 11, "encoded: its size is known")
+        try increase(live, times: 1)
+        #expect(try watcher.nextEvent(timeout: .seconds(5))?.version == 12)
+        let resumed = try resume(live, header: live.versionTags.tag(5))
+        #expect(resumed.headers["ReMVVM-Replay"] == "reset", "versions 6...10 are no longer kept")
+        let event = try #require(try resumed.nextEvent(timeout: .seconds(5)))
+        #expect(event.version == 12 && event.data.contains(#""reset":true"#))
+    }
+
     @Test func theHeaderWinsOverTheQueryParameter() throws {
         let live = try LiveServer()
         try increase(live, times: 4)
