@@ -94,13 +94,7 @@ round() {
     spread)
         start "$side" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" \
             --max-stores 1100 --max-loaded-stores 1100
-        python3 - "$PORT" <<'PYTHON'
-import http.client, sys
-connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for n in range(1000):
-    connection.request("PUT", f"/stores/s{n}")
-    connection.getresponse().read()
-PYTHON
+        python3 Benchmarks/lib/put-stores.py "$PORT" 1000
         STORES=1 measure "$side-one" "$url" -s Benchmarks/wrk/post-action-stores.lua
         STORES=1000 measure "$side-1000" "$url" -s Benchmarks/wrk/post-action-stores.lua ;;
     stores)

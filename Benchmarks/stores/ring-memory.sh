@@ -26,17 +26,7 @@ source Benchmarks/lib/background-servers.sh
 start ring-memory "$PORT" "$BIN/remvvm-server" --port "$PORT" --data-dir "$DATA" --log-level warning \
     --max-stores $((STORES + 10)) --max-loaded-stores $((STORES + 10)) ${SERVER_ARGS:-}
 SERVER=$SERVER_PID
-python3 - "$PORT" "$STORES" <<'PY'
-import http.client, sys
-port, stores = int(sys.argv[1]), int(sys.argv[2])
-connection = http.client.HTTPConnection("127.0.0.1", port)
-for n in range(stores):
-    connection.request("PUT", f"/stores/s{n}")
-    answer = connection.getresponse()
-    answer.read()
-    if answer.status not in (200, 201):
-        sys.exit(f"PUT /stores/s{n} answered {answer.status}")
-PY
+python3 Benchmarks/lib/put-stores.py "$PORT" "$STORES"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$SERVER/status"; }
 before=$(rss)
 out=$(STORES=$STORES wrk -t2 -c64 -d"${SECONDS_}s" -s Benchmarks/wrk/post-action-stores.lua "http://127.0.0.1:$PORT")

@@ -26,17 +26,7 @@ source Benchmarks/lib/background-servers.sh
 start spread-durable "$PORT" "$BIN/remvvm-server" --port "$PORT" --data-dir "$DATA" --log-level warning \
     --max-stores $((STORES + 10)) --max-loaded-stores $((STORES + 10))
 SERVER=$SERVER_PID
-python3 - "$PORT" "$STORES" <<'PY'
-import http.client, sys
-port, stores = int(sys.argv[1]), int(sys.argv[2])
-connection = http.client.HTTPConnection("127.0.0.1", port)
-for n in range(stores):
-    connection.request("PUT", f"/stores/s{n}")
-    answer = connection.getresponse()
-    answer.read()
-    if answer.status not in (200, 201):
-        sys.exit(f"PUT /stores/s{n} answered {answer.status}")
-PY
+python3 Benchmarks/lib/put-stores.py "$PORT" "$STORES"
 # run N: one wrk run over N stores; prints requests/s, fails on any non-2xx answer.
 run() {
     local out

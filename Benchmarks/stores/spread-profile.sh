@@ -30,13 +30,7 @@ profile() {
     rm -rf "$data"
     start "$label" "$PORT" "$BIN/remvvm-server" --port "$PORT" --data-dir "$data" --log-level warning \
         --max-stores $((STORES + 100)) --max-loaded-stores $((STORES + 100))
-    python3 - "$PORT" "$STORES" <<'PYTHON'
-import http.client, sys
-connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for n in range(int(sys.argv[2])):
-    connection.request("PUT", f"/stores/s{n}")
-    connection.getresponse().read()
-PYTHON
+    python3 Benchmarks/lib/put-stores.py "$PORT" "$STORES"
     STORES=$spread wrk -t2 -c64 -d2s -s Benchmarks/wrk/post-action-stores.lua "http://127.0.0.1:$PORT" >/dev/null
     perf record -g -o "$OUT/$label.perf" -p "$SERVER_PID" -- sleep "$SECONDS_" >/dev/null 2>&1 &
     local perf_pid=$!
