@@ -229,9 +229,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
                 joinsBudget = !inbox.keepsVersions
                 inbox.keepsVersions = true
             }
-            if inbox.history.count > historyLimit {
-                inbox.history.removeFirst(inbox.history.count - historyLimit)
-            }
+            inbox.trimHistory(to: historyLimit)
             let wake = inbox.publications.publish(publication, limit: limit) && inbox.started
                 && inbox.publications.needsWake()
             return (wake, joinsBudget)
@@ -251,10 +249,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// Cuts the ring to its share of the budget now (others joined since its last version).
     func trimHistory() {
         inbox.withLock { inbox in
-            let limit = historyLimit(joining: !inbox.keepsVersions)
-            if inbox.history.count > limit {
-                inbox.history.removeFirst(inbox.history.count - limit)
-            }
+            inbox.trimHistory(to: historyLimit(joining: !inbox.keepsVersions))
         }
     }
 

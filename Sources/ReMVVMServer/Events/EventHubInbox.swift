@@ -31,6 +31,15 @@ struct EventHubInbox {
     var started = false
 }
 
+extension EventHubInbox {
+    /// Drops the oldest kept versions beyond `limit` (all of them at 0).
+    mutating func trimHistory(to limit: Int) {
+        if history.count > limit {
+            history.removeFirst(history.count - limit)
+        }
+    }
+}
+
 extension EventHub {
     /// The publications of `inbox`'s history at `positions`, typed.
     func publications(in inbox: EventHubInbox, _ positions: Range<Int>) -> [StatePublication<State>] {
