@@ -2,7 +2,8 @@ import Journal
 
 /// One pass over every record of one store of a journal file (both of its tables), in version order: how many, the first and
 /// last version, the first gap, and the records that do not match their checksums. What a start
-/// checks (``SQLiteJournalStorage/recover()``) and `remvvm-server verify` reports.
+/// or a store's load checks (``SQLiteJournalStorage/recover(_:)``: for a store other than
+/// `default`, only its records after its snapshot).
 struct RecordScan {
     /// Damaged versions listed at most; ``damagedCount`` counts them all.
     static let damagedListLimit = 100
@@ -23,12 +24,14 @@ struct RecordScan {
         let computed: UInt32
     }
 
-    /// Reads every row of `store` in `actions`, and with `log` in the log of recent records too;
-    /// with `verify` false (a format-1 file) checksums are not read.
-    init(_ database: SQLiteDatabase, store: StoreScope, verify: Bool, log: Bool) throws(SQLiteError) {
+    /// Reads every row of `store` in `actions`, and with `log` in the log of recent records too —
+    /// only those after the version `after` when it is given; with `verify` false (a format-1
+    /// file) checksums are not read.
+    init(_ database: SQLiteDatabase, store: StoreScope, verify: Bool, log: Bool, after: UInt64? = nil) throws(SQLiteError) {
         let columns = verify ? SQLiteJournalStorage.recordColumns : "version, type, payload, time, NULL"
-        let select = try database.prepare(SQLiteJournalStorage.recordsQuery(columns: columns, log: log))
+        let select = try database.prepare(SQLiteJournalStorage.recordsQuery(columns: columns, log: log, after: after.map { _ in "?2" }))
         try select.bind(1, store.key)
+        if let after { try select.bind(2, Int64(clamping: after)) }
         while try select.step() {
             let record = try select.journalRecord(verify: verify, in: store.id)
             if let latest, record.version != latest + 1, firstGapAfter == nil {

@@ -24,51 +24,6 @@ extension SQLiteJournalStorage {
         scope.id == .default ? path : "\(path) (store \(scope.id))"
     }
 
-    func recover(_ scope: StoreScope) throws(JournalError) -> JournalRecovery {
-        let directory = directory
-        let isDefault = scope.id == .default
-        let location = location(of: scope)
-        let logged = mayHaveLoggedRecords(scope)
-        return try withReader(describing: { "cannot read the journal \(location): \($0)" }) { reader throws(SQLiteError) -> JournalRecovery in
-            let scan = try RecordScan(reader.database, store: scope, verify: true, log: logged)
-            if let gap = scan.firstGapAfter, let earliest = scan.earliest, let latest = scan.latest {
-                throw SQLiteError.damaged("versions are missing after \(gap) (records \(earliest)...\(latest), \(scan.count) of them)")
-            }
-            if let damaged = scan.damaged.first {
-                throw SQLiteError.damagedRecord(damaged, store: scope.id, directory: directory)
-            }
-            let snapshots = try Self.snapshots(of: scope, in: reader.database)
-            let snapshot = snapshots.first(where: \.isIntact)
-            let damagedSnapshots = snapshots.prefix { !$0.isIntact }.map(\.version)
-            let earliest = scan.earliest
-            let latest = scan.latest
-            // A snapshot is written once its version is durable, and retention removes records up
-            // to the older kept snapshot at most: records, when there are any, reach it.
-            if let snapshot, let latest, latest < snapshot.version {
-                throw SQLiteError.damaged(
-                    "the newest snapshot is of version \(snapshot.version) but the records end at \(latest): versions \(latest + 1)...\(snapshot.version) are missing"
-                )
-            }
-            let skipped = damagedSnapshots.isEmpty ? "" : " (snapshot(s) of version \(Self.list(damagedSnapshots)) do not match their checksums and were passed over)"
-            if let snapshot, let earliest, earliest > snapshot.version + 1 {
-                throw SQLiteError.damaged("records start at \(earliest) but the newest usable snapshot is of version \(snapshot.version)\(skipped): versions in between are missing")
-            }
-            if snapshot == nil, let earliest, earliest != 1 {
-                throw SQLiteError.damaged("records start at \(earliest) and there is no usable snapshot to start from\(skipped)")
-            }
-            if snapshot == nil, earliest == nil, !damagedSnapshots.isEmpty {
-                throw SQLiteError.damaged("there are no records and no usable snapshot to start from\(skipped)")
-            }
-            let lastVersion = max(latest ?? 0, snapshot?.version ?? 0)
-            // What the file's opening found is told once, with the store the server starts with.
-            return JournalRecovery(
-                snapshot: snapshot, lastVersion: lastVersion, earliestVersion: earliest,
-                previousStopWasUnclean: isDefault && foundUncleanStop,
-                journalWasMissing: isDefault && foundJournalMissing, damagedSnapshots: damagedSnapshots
-            )
-        }
-    }
-
     func append(_ records: [JournalRecord], answers: [KeptAnswer], to scope: StoreScope) throws(JournalError) {
         if let refusal = try write([ScopedWrite(scope: scope, part: JournalWrite(storage: self, records: records, answers: answers))]).first ?? nil {
             throw refusal

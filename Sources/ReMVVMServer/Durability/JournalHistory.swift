@@ -33,8 +33,12 @@ extension VersionHistory {
         var reached = base.version
         while reached < version {
             let records = try records(after: reached, limit: Int(min(1_024, version - reached)))
-            guard let first = records.first, first.version == reached + 1 else { return nil }
-            for record in records where record.version <= version {
+            guard !records.isEmpty else { return nil }
+            for record in records {
+                // Every version in turn (a page holds at most the versions up to `version`): a
+                // record missing — damage in history older than a store's load checks — ends the
+                // rebuild instead of being skipped over.
+                guard record.version == reached + 1, record.version <= version else { return nil }
                 state = try reduce(state, with: record)
                 reached = record.version
             }

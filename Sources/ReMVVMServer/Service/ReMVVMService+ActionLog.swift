@@ -38,6 +38,14 @@ extension ReMVVMService {
             logger.warning("the action log cannot be read now: \(error)")
             return Problem.actionLogUnavailable.response
         }
+        if let gap = Self.firstGap(in: records, after: since, earliest: earliest) {
+            // Versions run without a gap in a journal: one here is damage (a store's load checks
+            // only the records it replays, docs/journal.md, "Checksums"). Said, never skipped over.
+            logger.error("the action log of the journal misses versions after \(since): \(gap)")
+            var problem = Problem.actionLogUnavailable
+            problem.detail = "the action log cannot be read after version \(since): \(gap), the journal is damaged there (remvvm-server verify reports it)"
+            return problem.response
+        }
         var body = Array("{\"earliest\":".utf8) + Array((earliest.map(String.init) ?? "null").utf8)
         body += Array(",\"latest\":\(latest),\"actions\":[".utf8)
         for (index, record) in records.enumerated() {
@@ -57,6 +65,22 @@ extension ReMVVMService {
         }
         body += Array("]}".utf8)
         return JSONCoding.response(body, headers: [("Cache-Control", "no-cache")])
+    }
+
+    /// Where the versions of `records`, a page after `since`, do not follow each other from the
+    /// first one expected (after `since`, or `earliest` when retention removed those before it),
+    /// said as a sentence; nil when they do.
+    static func firstGap(in records: [JournalRecord], after since: UInt64, earliest: UInt64?) -> String? {
+        var expected = max(since &+ 1, earliest ?? 0)
+        for record in records {
+            guard record.version == expected else {
+                return record.version > expected
+                    ? "versions \(expected)...\(record.version - 1) are missing"
+                    : "version \(record.version) is out of order after version \(expected - 1)"
+            }
+            expected &+= 1
+        }
+        return nil
     }
 
     /// Why a journaled payload is not a JSON object (a record damaged on disk, or written by

@@ -51,9 +51,13 @@ import Testing
             server.shutdown()
         }
 
-        func send(_ method: String, _ path: String, body: String = "") -> (status: Int, body: String) {
+        /// `target`: a path, with a query of `name=value` pairs if any.
+        func send(_ method: String, _ target: String, body: String = "") -> (status: Int, body: String) {
             let headers: HTTPHeaders = body.isEmpty ? [:] : ["Content-Type": "application/json"]
-            var response = responder.respond(to: Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8)))
+            let (path, query) = splitTarget(target)
+            var response = responder.respond(to: Request(
+                method: HTTPMethod(rawValue: method), path: path, query: query, headers: headers, body: Array(body.utf8)
+            ))
             if case .pending(let pending) = response.body {
                 // Answered once the commit is durable (when the committer took it, not this thread).
                 let done = Mailbox<Response>()

@@ -53,14 +53,9 @@ final class StoresServer: Sendable {
         case .live:
             return try TestHTTPClient(port: port).send(method: method, path: target, headers: headers, body: Array(body.utf8))
         case .router:
-            let parts = target.split(separator: "?", maxSplits: 1)
-            var query: [String: String] = [:]
-            for pair in parts.count > 1 ? parts[1].split(separator: "&") : [] {
-                let nameAndValue = pair.split(separator: "=", maxSplits: 1)
-                query[String(nameAndValue[0])] = nameAndValue.count > 1 ? String(nameAndValue[1]) : ""
-            }
+            let (path, query) = splitTarget(target)
             let response = responder.respond(to: Request(
-                method: HTTPMethod(rawValue: method), path: String(parts.first ?? ""), query: query,
+                method: HTTPMethod(rawValue: method), path: path, query: query,
                 headers: HTTPHeaders(headers), body: Array(body.utf8)
             ))
             var bytes: [UInt8] = []
@@ -86,4 +81,16 @@ struct StoreDescriptionBody: Decodable, Equatable {
     var createdAt: String
     var lastActionAt: String?
     var loaded: Bool
+}
+
+/// A request target's path and its query of `name=value` pairs (not percent-decoded), for
+/// requests handed to a responder in process.
+func splitTarget(_ target: String) -> (path: String, query: [String: String]) {
+    let parts = target.split(separator: "?", maxSplits: 1)
+    var query: [String: String] = [:]
+    for pair in parts.count > 1 ? parts[1].split(separator: "&") : [] {
+        let nameAndValue = pair.split(separator: "=", maxSplits: 1)
+        query[String(nameAndValue[0])] = nameAndValue.count > 1 ? String(nameAndValue[1]) : ""
+    }
+    return (String(parts.first ?? ""), query)
 }
