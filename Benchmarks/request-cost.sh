@@ -20,7 +20,8 @@
 # per request costs in instructions (one client: every commit holds one record either way).
 # post-store, state-store and viewmodel-store: POST /stores/s1/actions, GET /stores/s1/state and
 # GET /stores/s1/viewmodels/counter in memory, beside post, state and viewmodel: what a store route
-# costs over the root's. KEEP=DIR keeps the callgrind files in DIR.
+# costs over the root's. post-keyed: the in-memory POST with an Idempotency-Key of its own each
+# time (the claim, and the answer kept). KEEP=DIR keeps the callgrind files in DIR.
 # Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
@@ -82,6 +83,7 @@ for scenario in "${SCENARIOS[@]}"; do
     state) measure state GET /state -- "${server[@]}" ;;
     viewmodel) measure viewmodel GET /viewmodels/counter -- "${server[@]}" ;;
     post) measure post POST /actions '{"type":"increase"}' -- "${server[@]}" ;;
+    post-keyed) measure post-keyed POST /actions '{"type":"increase"}' 'Idempotency-Key:key-{i}' -- "${server[@]}" ;;
     post-payload) measure post-payload POST /actions '{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}' -- "${server[@]}" ;;
     post-no-metrics) measure post-no-metrics POST /actions '{"type":"increase"}' -- "${server[@]}" --no-metrics ;;
     state-no-metrics) measure state-no-metrics GET /state -- "${server[@]}" --no-metrics ;;

@@ -10,6 +10,9 @@ A PATH with `{n}` spreads the requests over STORES stores (environment, default 
 goes to the path with `{n}` replaced by i mod STORES. With CREATE_STORES=1 each of those stores is
 first made (PUT /stores/s<n>) and sent one request, so that the COUNT requests that follow find
 every store loaded (request-cost.sh sets it for the warm-up only).
+
+A HEADER value with `{i}` gets a value of its own for every request: `{i}` is replaced by this
+client's process id and the request's number (e.g. an `Idempotency-Key` the server has not seen).
 """
 import http.client
 import os
@@ -26,8 +29,14 @@ if body is not None:
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
 
+sent = 0
+
+
 def send(method, path, body):
-    connection.request(method, path, body=body, headers=headers)
+    global sent
+    sent += 1
+    fields = {name: value.replace("{i}", f"{os.getpid()}-{sent}") for name, value in headers.items()}
+    connection.request(method, path, body=body, headers=fields)
     response = connection.getresponse()
     response.read()
     if not 200 <= response.status < 300:

@@ -4,7 +4,9 @@
 # (Benchmarks/wrk/post-action-stores.lua). Prints the requests, the versions each store got on
 # average and the server's RSS before and after the load. Most of the growth is the stores' resume
 # rings (`replayRingBytes`, shared by all stores: docs/event-delivery.md, "One budget for every
-# store's ring"); SERVER_ARGS adds settings (e.g. "--replay-ring-events 0" for none).
+# store's ring"); SERVER_ARGS adds settings (e.g. "--replay-ring-events 0" for none, or
+# "--in-memory"), and KEYED=1 gives every request an Idempotency-Key of its own (the answers kept
+# in memory without a journal: at most idempotencyMemoryLimit for all stores together).
 #
 #   Benchmarks/stores/ring-memory.sh BIN DATA_DIR [STORES] [SECONDS] [PORT]
 #

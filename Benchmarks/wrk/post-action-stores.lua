@@ -2,7 +2,8 @@
 -- to /stores/<PREFIX><n>/actions, n = (thread's offset + i) mod STORES, so every store gets its
 -- share and consecutive requests of a connection touch different stores. STORES (default 1000)
 -- and PREFIX (default "s") come from the environment; the stores must exist (PUT them first, or
--- run the server with autoCreateStores). The same script with STORES=1 is the one-store figure,
+-- run the server with autoCreateStores); with KEYED set, every request carries an Idempotency-Key
+-- of its own. The same script with STORES=1 is the one-store figure,
 -- so both sides pay the same Lua per request.
 local stores = tonumber(os.getenv("STORES") or "1000")
 local prefix = os.getenv("PREFIX") or "s"
@@ -20,7 +21,17 @@ function setup(thread)
 end
 
 local i = 0
-function request()
-    i = i + 1
-    return wrk.format("POST", paths[(offset + i) % stores], headers, body)
+if os.getenv("KEYED") then
+    -- Each request with an Idempotency-Key of its own (the thread's offset and a counter): every
+    -- request is a new one that the server keeps an answer for.
+    function request()
+        i = i + 1
+        headers["Idempotency-Key"] = "key-" .. offset .. "-" .. i
+        return wrk.format("POST", paths[(offset + i) % stores], headers, body)
+    end
+else
+    function request()
+        i = i + 1
+        return wrk.format("POST", paths[(offset + i) % stores], headers, body)
+    end
 end

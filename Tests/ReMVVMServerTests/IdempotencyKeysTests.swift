@@ -11,6 +11,12 @@ import Testing
         IdempotencyKey(header: value, method: "POST", path: "/actions", body: Array(body.utf8))!
     }
 
+    /// Answers in memory, of one store's scope.
+    private func memory(limit: Int) -> IdempotencyKeys.Backing {
+        let answers = InMemoryAnswers(limit: limit)
+        return .memory(answers, scope: answers.makeScope())
+    }
+
     private func keep(_ keys: IdempotencyKeys, _ key: IdempotencyKey, at time: Int64) {
         keys.keep(KeptAnswer(key: key.value, fingerprint: key.fingerprint, status: 200, body: [], time: time)) { _ in }
     }
@@ -18,7 +24,7 @@ import Testing
     @Test(arguments: [true, false])
     func anAnswerIsReplayedWithinTheRetentionAndForgottenAfter(journaled: Bool) {
         let storage = MemoryJournalStorage()
-        let keys = IdempotencyKeys(backing: journaled ? .journal(storage) : .memory(limit: 10), retention: .seconds(60), logger: logger)
+        let keys = IdempotencyKeys(backing: journaled ? .journal(storage) : memory(limit: 10), retention: .seconds(60), logger: logger)
         let order = key("order")
         guard case .fresh = keys.claim(order, now: 1_000) else { Issue.record("a new key is fresh"); return }
         if journaled {
@@ -36,7 +42,7 @@ import Testing
     }
 
     @Test func aClaimedKeyIsInFlightUntilReleasedOrKept() {
-        let keys = IdempotencyKeys(backing: .memory(limit: 10), retention: .seconds(60), logger: logger)
+        let keys = IdempotencyKeys(backing: memory(limit: 10), retention: .seconds(60), logger: logger)
         let order = key("order")
         guard case .fresh = keys.claim(order, now: 0) else { Issue.record("fresh"); return }
         guard case .inFlight = keys.claim(order, now: 0) else { Issue.record("in flight"); return }
@@ -45,13 +51,36 @@ import Testing
     }
 
     @Test func theMemoryLimitForgetsTheOldestAnswersFirst() {
-        let keys = IdempotencyKeys(backing: .memory(limit: 2), retention: .seconds(60), logger: logger)
+        let keys = IdempotencyKeys(backing: memory(limit: 2), retention: .seconds(60), logger: logger)
         for name in ["a", "b", "c"] {
             _ = keys.claim(key(name), now: 0)
             keep(keys, key(name), at: 0)
         }
         guard case .fresh = keys.claim(key("a"), now: 0) else { Issue.record("a was forgotten"); return }
         guard case .replay = keys.claim(key("c"), now: 0) else { Issue.record("c is kept"); return }
+    }
+
+    @Test func storesInMemoryShareTheLimitTheOldestAnswerOfAnyGoingFirst() {
+        let answers = InMemoryAnswers(limit: 3)
+        let room = IdempotencyKeys(backing: .memory(answers, scope: answers.makeScope()), retention: .seconds(60), logger: logger)
+        let hall = IdempotencyKeys(backing: .memory(answers, scope: answers.makeScope()), retention: .seconds(60), logger: logger)
+        for (keys, name, time) in [(room, "a", 1), (hall, "a", 2), (hall, "b", 3), (room, "c", 4)] as [(IdempotencyKeys, String, Int64)] {
+            guard case .fresh = keys.claim(key(name), now: time) else { Issue.record("\(name) fresh"); return }
+            keep(keys, key(name), at: time)
+        }
+        #expect(answers.count == 3, "four kept, the limit is for all stores together")
+        guard case .fresh = room.claim(key("a"), now: 5) else { Issue.record("room's a, the oldest, went first"); return }
+        guard case .replay = hall.claim(key("a"), now: 5) else { Issue.record("hall's a is its own and kept"); return }
+        guard case .replay = room.claim(key("c"), now: 5) else { Issue.record("room's c is kept"); return }
+    }
+
+    @Test func aStoreMadeAgainNeverMeetsTheAnswersOfTheOneBefore() {
+        let answers = InMemoryAnswers(limit: 10)
+        let before = IdempotencyKeys(backing: .memory(answers, scope: answers.makeScope()), retention: .seconds(60), logger: logger)
+        _ = before.claim(key("order"), now: 0)
+        keep(before, key("order"), at: 0)
+        let again = IdempotencyKeys(backing: .memory(answers, scope: answers.makeScope()), retention: .seconds(60), logger: logger)
+        guard case .fresh = again.claim(key("order"), now: 1) else { Issue.record("a new scope starts empty"); return }
     }
 
     @Test func expiredAnswersAreRemovedFromTheJournal() throws {

@@ -22,7 +22,8 @@ import Testing
         metrics: nil,
         requestConnections: RequestConnections(),
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-        replayRingBudget: ReplayRingBudget(totalBytes: ServiceConfiguration().replayRingBytes)
+        replayRingBudget: ReplayRingBudget(totalBytes: ServiceConfiguration().replayRingBytes),
+        inMemoryAnswers: InMemoryAnswers(limit: ServiceConfiguration().idempotencyMemoryLimit)
     )
 
     @Test func aStoreInMemoryAnswersThroughTheProtocol() throws {

@@ -1,5 +1,4 @@
 import ConcurrencyKit
-import DequeModule
 import Journal
 import Logging
 
@@ -31,14 +30,13 @@ final class IdempotencyKeys: Sendable {
     enum Backing: Sendable {
         /// In the journal's storage, written by its commits.
         case journal(any JournalStorage)
-        /// In memory, at most `limit` of them (the oldest go first).
-        case memory(limit: Int)
+        /// In memory, with every store's (at most `idempotencyMemoryLimit` together, the oldest
+        /// going first), under this store's scope.
+        case memory(InMemoryAnswers, scope: UInt64)
     }
 
     private struct State {
         var inFlight: [String: [@Sendable (Result<Void, JournalError>) -> Void]] = [:]
-        var remembered: [String: KeptAnswer] = [:]
-        var rememberedOrder: Deque<String> = []
         var lastPrune: Int64 = 0
         var pruning = false
     }
@@ -96,7 +94,9 @@ final class IdempotencyKeys: Sendable {
         let oldest = now - retentionMilliseconds
         return state.withLock { state -> Claim? in
             if state.inFlight[key.value] != nil { return .inFlight }
-            if case .memory = backing, let kept = state.remembered[key.value], kept.time >= oldest {
+            // Under this store's lock: a claim never falls between an answer's keeping and its
+            // key's release (``keep(_:whenDurable:)`` keeps it first).
+            if case .memory(let answers, let scope) = backing, let kept = answers.answer(forKey: key.value, in: scope), kept.time >= oldest {
                 return kept.fingerprint == key.fingerprint ? .replay(kept) : .reusedForAnotherRequest
             }
             state.inFlight[key.value] = []
@@ -137,20 +137,10 @@ final class IdempotencyKeys: Sendable {
     /// caller hands the answer to ``GroupCommitJournal/endGroup(keeping:)`` right after this.
     func keep(_ answer: KeptAnswer, whenDurable completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         switch backing {
-        case .memory(let limit):
+        case .memory(let answers, let scope):
             state.withLock { state in
+                answers.keep(answer, in: scope, expiredBefore: answer.time - retentionMilliseconds)
                 state.inFlight.removeValue(forKey: answer.key)
-                if state.remembered.updateValue(answer, forKey: answer.key) == nil {
-                    state.rememberedOrder.append(answer.key)
-                }
-                while state.rememberedOrder.count > max(1, limit), let oldest = state.rememberedOrder.popFirst() {
-                    state.remembered.removeValue(forKey: oldest)
-                }
-                let expired = answer.time - retentionMilliseconds
-                while let first = state.rememberedOrder.first, let kept = state.remembered[first], kept.time < expired {
-                    state.rememberedOrder.removeFirst()
-                    state.remembered.removeValue(forKey: first)
-                }
             }
             completion(.success(()))
         case .journal:

@@ -71,7 +71,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             metrics: metrics,
             requestConnections: requestConnections,
             logger: logger,
-            replayRingBudget: ReplayRingBudget(totalBytes: configuration.replayRingBytes)
+            replayRingBudget: ReplayRingBudget(totalBytes: configuration.replayRingBytes),
+            inMemoryAnswers: InMemoryAnswers(limit: configuration.idempotencyMemoryLimit)
         )
         let backend: any StoreBackend<State>
         if let replication {

@@ -55,7 +55,8 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
         let stateCache = EncodedStateCache<State>()
         self.stateCache = stateCache
         idempotencyKeys = IdempotencyKeys(
-            backing: backend.keptAnswers.map { .journal($0) } ?? .memory(limit: configuration.idempotencyMemoryLimit),
+            backing: backend.keptAnswers.map { .journal($0) }
+                ?? .memory(environment.inMemoryAnswers, scope: environment.inMemoryAnswers.makeScope()),
             retention: configuration.idempotencyRetention,
             logger: environment.logger
         )

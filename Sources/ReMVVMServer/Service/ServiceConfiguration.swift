@@ -39,7 +39,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// the same answer and dispatches nothing; after it, the key may be used again.
     public var idempotencyRetention: Duration = .seconds(24 * 3_600)
 
-    /// In-memory mode only: the most answers kept for idempotency keys (the oldest go first).
+    /// In-memory mode only: the most answers kept for idempotency keys, by every store together
+    /// (the oldest of any store go first).
     public var idempotencyMemoryLimit: Int = 100_000
 
     /// Browser origins whose pages may call the API (CORS): `scheme://host[:port]` each, or `*`

@@ -19,6 +19,9 @@ struct StoreEnvironment<State: StoreState & Codable>: Sendable {
     let logger: Logger
     /// The memory every store's resume ring shares (`replayRingBytes`).
     let replayRingBudget: ReplayRingBudget
+    /// The idempotency answers every store keeps in memory without a journal
+    /// (`idempotencyMemoryLimit` together).
+    let inMemoryAnswers: InMemoryAnswers
 
     /// The actions clients may send.
     var actions: ActionRegistry { codec.registry }

@@ -103,6 +103,28 @@ import Testing
         #expect(try server.send("DELETE", "/stores/nothing").status == 404)
     }
 
+    /// In memory, `idempotencyMemoryLimit` bounds the answers of every store together (a bound per
+    /// store multiplied with the stores); a key is still a store's own, and a store deleted and
+    /// made again starts without the old one's answers.
+    @Test func inMemoryTheStoresShareTheLimitOfKeptAnswers() throws {
+        let server = try StoresServer(idempotencyMemoryLimit: 2)
+        _ = try server.send("PUT", "/stores/a")
+        _ = try server.send("PUT", "/stores/b")
+        func post(_ store: String, key: String) throws -> TestHTTPResponse {
+            try server.send("POST", "/stores/\(store)/actions", headers: [("Idempotency-Key", key)], body: #"{"type":"increase"}"#)
+        }
+        #expect(try post("a", key: "k1").bodyString == #"{"version":1}"#)
+        #expect(try post("b", key: "k1").bodyString == #"{"version":1}"#, "a key is its store's own")
+        #expect(try post("b", key: "k2").headers["Idempotent-Replayed"] == nil)
+        let forgotten = try post("a", key: "k1")
+        #expect(forgotten.bodyString == #"{"version":2}"# && forgotten.headers["Idempotent-Replayed"] == nil, "a's k1, the oldest of both stores, went")
+        let kept = try post("b", key: "k2")
+        #expect(kept.bodyString == #"{"version":2}"# && kept.headers["Idempotent-Replayed"] == "true")
+        #expect(try server.send("DELETE", "/stores/b").status == 204)
+        #expect(try server.send("PUT", "/stores/b").status == 201)
+        #expect(try post("b", key: "k2").bodyString == #"{"version":1}"#, "the new b never meets the old one's answers")
+    }
+
     @Test func metricsCountStoresWithoutAStoreLabel() throws {
         let server = try StoresServer()
         _ = try server.send("PUT", "/stores/a")

@@ -21,6 +21,7 @@ final class StoresServer: Sendable {
     init(
         transport: Transport = .router, autoCreate: Bool = false, maxStores: Int = 1_000,
         replayRingBytes: Int = ServiceConfiguration().replayRingBytes,
+        idempotencyMemoryLimit: Int = ServiceConfiguration().idempotencyMemoryLimit,
         accessControl: BearerAuthorizer = BearerAuthorizer()
     ) throws {
         var http = HTTPServerConfiguration()
@@ -30,6 +31,7 @@ final class StoresServer: Sendable {
         service.autoCreateStores = autoCreate
         service.maxStores = maxStores
         service.replayRingBytes = replayRingBytes
+        service.idempotencyMemoryLimit = idempotencyMemoryLimit
         catalog = MemoryStoreCatalog()
         server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))
