@@ -1,3 +1,4 @@
+import Crypto
 import Journal
 @testable import ReMVVMServer
 import Logging
@@ -96,5 +97,13 @@ import Testing
         #expect(key("k").fingerprint != key("k", body: "{ }").fingerprint)
         #expect(IdempotencyKey(header: "k", method: "POST", path: "/other", body: Array("{}".utf8))?.fingerprint != key("k").fingerprint)
         #expect(key("k").fingerprint.count == 32)
+    }
+
+    /// Kept answers outlive builds (in the journal): the fingerprint is SHA-256 of `METHOD path\n`
+    /// and the body, byte for byte as every build computed it.
+    @Test func theFingerprintIsTheHashOfTheRequestLineAndTheBody() {
+        let body = #"{"type":"login","payload":{"firstName":"Åda"}}"#
+        let expected = Array(SHA256.hash(data: Array("POST /stores/ø/actions\n\(body)".utf8)))
+        #expect(IdempotencyKey(header: "k", method: "POST", path: "/stores/ø/actions", body: Array(body.utf8))?.fingerprint == expected)
     }
 }

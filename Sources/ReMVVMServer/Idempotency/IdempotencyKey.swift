@@ -15,11 +15,23 @@ struct IdempotencyKey: Sendable, Equatable {
     init?(header: String, method: String, path: String, body: [UInt8]) {
         let bytes = header.utf8
         guard (1...Self.maxLength).contains(bytes.count),
-              bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+              bytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return nil }
         value = header
+        // The bytes of `METHOD path\n`, then the body, fed to the hash where they lie: through
+        // `update(data:)` each was first copied into an array of its own (about 4,000
+        // instructions of a keyed `POST`).
         var hash = SHA256()
-        hash.update(data: Array("\(method) \(path)\n".utf8))
-        hash.update(data: body)
-        fingerprint = Array(hash.finalize())
+        Self.feed(method, to: &hash)
+        withUnsafeBytes(of: UInt8(ascii: " ")) { hash.update(bufferPointer: $0) }
+        Self.feed(path, to: &hash)
+        withUnsafeBytes(of: UInt8(ascii: "\n")) { hash.update(bufferPointer: $0) }
+        body.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        fingerprint = hash.finalize().withUnsafeBytes { Array($0) }
+    }
+
+    /// Feeds `text`'s UTF-8 to `hash`: in place for a native string, else a copy.
+    private static func feed(_ text: String, to hash: inout SHA256) {
+        var text = text
+        text.withUTF8 { hash.update(bufferPointer: UnsafeRawBufferPointer($0)) }
     }
 }
