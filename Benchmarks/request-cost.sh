@@ -21,7 +21,8 @@
 # post-store, state-store and viewmodel-store: POST /stores/s1/actions, GET /stores/s1/state and
 # GET /stores/s1/viewmodels/counter in memory, beside post, state and viewmodel: what a store route
 # costs over the root's. post-keyed: the in-memory POST with an Idempotency-Key of its own each
-# time (the claim, and the answer kept). KEEP=DIR keeps the callgrind files in DIR.
+# time (the claim, and the answer kept); post-durable-keyed the same with the journal (the key
+# looked up in it, the answer kept in the same commit). KEEP=DIR keeps the callgrind files in DIR.
 # Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
@@ -99,6 +100,9 @@ for scenario in "${SCENARIOS[@]}"; do
     post-durable)
         rm -rf "$WORK/data"
         measure post-durable POST /actions '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
+    post-durable-keyed)
+        rm -rf "$WORK/data"
+        measure post-durable-keyed POST /actions '{"type":"increase"}' 'Idempotency-Key:key-{i}' -- "${server[@]}" --data-dir "$WORK/data" ;;
     post-durable-store)
         rm -rf "$WORK/data"
         STORES=1 measure post-durable-store POST '/stores/s{n}/actions' '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
