@@ -13,7 +13,8 @@
 # /state in memory), viewmodel (GET /viewmodels/counter in memory), or spread (a durable server with 1,000 stores: the same -c64 POST to one
 # store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
 # stores (in memory: GET /state, GET /stores/s1/state and POST /stores/s1/actions on one server:
-# what a store route costs beside the root's), or token (GET /state in memory, each build without tokens and with a static token configured and
+# what a store route costs beside the root's), keyed (the durable POST on a fresh server without,
+# then with an Idempotency-Key of its own per request: what the Swift client's keys cost), or token (GET /state in memory, each build without tokens and with a static token configured and
 # sent: the token's cost, issue 33's "≤ 3 %").
 # BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
 # for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
@@ -103,6 +104,13 @@ round() {
         measure "$side-state" "$url/state"
         measure "$side-store-state" "$url/stores/s1/state"
         measure "$side-store-post" "$url/stores/s1/actions" -s Benchmarks/wrk/post-action.lua ;;
+    keyed)
+        start "$side-plain" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" --journal-sync full
+        measure "$side-plain" "$url/actions" -s Benchmarks/wrk/post-action.lua
+        stop "$SERVER_PID"
+        rm -rf "$OUT/data-$side-$n"
+        start "$side-keyed" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" --journal-sync full
+        KEY_PREFIX="$side-$n" measure "$side-keyed" "$url/actions" -s Benchmarks/wrk/post-action-keyed.lua ;;
     token)
         start "$side-open" "$PORT" "${server[@]}" --in-memory
         measure "$side-open" "$url/state"
@@ -114,7 +122,7 @@ round() {
         if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
         else measure hello "$url/"; fi ;;
     *)
-        echo "unknown ROW $ROW (post, payload, durable, state, viewmodel, spread, stores or token)" >&2; exit 2 ;;
+        echo "unknown ROW $ROW (post, payload, durable, keyed, state, viewmodel, spread, stores or token)" >&2; exit 2 ;;
     esac
     stop "$SERVER_PID"
     rm -rf "$OUT/data-$side-$n"
@@ -172,6 +180,10 @@ for side in ("base", "tree"):
         def med(label, i): return statistics.median(v[i] for v in rows[label])
         print(f"  {side}: GET /stores/s1/state / GET /state, requests/s {med(side + '-store-state', 0) / med(side + '-state', 0):.3f}, "
               f"CPU per request {med(side + '-store-state', 1) / med(side + '-state', 1):.3f}")
+    if f"{side}-keyed" in rows:
+        def med(label, i): return statistics.median(v[i] for v in rows[label])
+        print(f"  {side}: with a key / without, requests/s {med(side + '-keyed', 0) / med(side + '-plain', 0):.2f}, "
+              f"CPU per request {med(side + '-keyed', 1) / med(side + '-plain', 1):.2f}")
     if f"{side}-one" in rows:
         one = statistics.median(v[0] for v in rows[f"{side}-one"])
         many = statistics.median(v[0] for v in rows[f"{side}-1000"])
