@@ -14,7 +14,8 @@
 # store, then over all 1,000 in turn; the medians of both and their ratio, issue 35's spread),
 # stores (in memory: GET /state, GET /stores/s1/state and POST /stores/s1/actions on one server:
 # what a store route costs beside the root's), keyed (the durable POST on a fresh server without,
-# then with an Idempotency-Key of its own per request: what the Swift client's keys cost), or token (GET /state in memory, each build without tokens and with a static token configured and
+# then with an Idempotency-Key of its own per request, random as UUID version 4, then time-ordered as
+# version 7: what the Swift client's keys cost), or token (GET /state in memory, each build without tokens and with a static token configured and
 # sent: the token's cost, issue 33's "≤ 3 %").
 # BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
 # for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
@@ -110,7 +111,11 @@ round() {
         stop "$SERVER_PID"
         rm -rf "$OUT/data-$side-$n"
         start "$side-keyed" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" --journal-sync full
-        KEY_PREFIX="$side-$n" measure "$side-keyed" "$url/actions" -s Benchmarks/wrk/post-action-keyed.lua ;;
+        KEY_ORDER=random measure "$side-keyed" "$url/actions" -s Benchmarks/wrk/post-action-keyed.lua
+        stop "$SERVER_PID"
+        rm -rf "$OUT/data-$side-$n"
+        start "$side-ordered" "$PORT" "${server[@]}" --data-dir "$OUT/data-$side-$n" --journal-sync full
+        KEY_ORDER=time measure "$side-ordered" "$url/actions" -s Benchmarks/wrk/post-action-keyed.lua ;;
     token)
         start "$side-open" "$PORT" "${server[@]}" --in-memory
         measure "$side-open" "$url/state"
@@ -182,8 +187,10 @@ for side in ("base", "tree"):
               f"CPU per request {med(side + '-store-state', 1) / med(side + '-state', 1):.3f}")
     if f"{side}-keyed" in rows:
         def med(label, i): return statistics.median(v[i] for v in rows[label])
-        print(f"  {side}: with a key / without, requests/s {med(side + '-keyed', 0) / med(side + '-plain', 0):.2f}, "
-              f"CPU per request {med(side + '-keyed', 1) / med(side + '-plain', 1):.2f}")
+        for keys in ("keyed", "ordered"):
+            print(f"  {side}: with a {'random' if keys == 'keyed' else 'time-ordered'} key / without, "
+                  f"requests/s {med(f'{side}-{keys}', 0) / med(side + '-plain', 0):.2f}, "
+                  f"CPU per request {med(f'{side}-{keys}', 1) / med(side + '-plain', 1):.2f}")
     if f"{side}-one" in rows:
         one = statistics.median(v[0] for v in rows[f"{side}-one"])
         many = statistics.median(v[0] for v in rows[f"{side}-1000"])

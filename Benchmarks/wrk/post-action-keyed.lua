@@ -1,7 +1,10 @@
--- wrk script: POST one action per request, each with an Idempotency-Key of its own (the prefix
--- from the KEY_PREFIX environment variable, default "k", then the thread and a counter), so every
--- request is a new one that the server keeps an answer for. Builds each request in Lua, which
--- costs wrk some time per request: compare keyed runs with keyed runs.
+-- wrk script: POST one action per request, each with an Idempotency-Key of its own shaped like a
+-- UUID (36 characters), so every request is a new one that the server keeps an answer for.
+-- KEY_ORDER (environment) chooses the keys' order: `random` (default: the first digits random,
+-- like the version 4 UUIDs Foundation's UUID() draws) or `time` (the first twelve digits count up,
+-- like a version 7 UUID's clock: each key sorts after the ones before it). The last twelve digits
+-- count the thread's requests, so no key repeats. Builds each request in Lua, which costs wrk some
+-- time per request: compare keyed runs with keyed runs.
 local threads = 0
 function setup(thread)
     threads = threads + 1
@@ -9,12 +12,32 @@ function setup(thread)
 end
 
 local counter = 0
-local prefix = (os.getenv("KEY_PREFIX") or "k") .. "-"
+local ordered = os.getenv("KEY_ORDER") == "time"
 local body = os.getenv("ACTION") or '{"type":"increase"}'
 local headers = { ["Content-Type"] = "application/json" }
 
+function init(args)
+    math.randomseed(os.time() * 100 + id)
+end
+
+local function hex(digits)
+    local text = ""
+    for _ = 1, digits do
+        text = text .. string.format("%x", math.random(0, 15))
+    end
+    return text
+end
+
 function request()
     counter = counter + 1
-    headers["Idempotency-Key"] = prefix .. id .. "-" .. counter
+    local head
+    if ordered then
+        -- Both threads count at about the same pace: every key sorts near the newest ones, as
+        -- keys led by a clock do.
+        head = string.format("%08x-%04x", math.floor(counter / 65536), counter % 65536)
+    else
+        head = hex(8) .. "-" .. hex(4)
+    end
+    headers["Idempotency-Key"] = string.format("%s-7%s-%x%s-%012x", head, hex(3), 8 + id % 8, hex(3), counter)
     return wrk.format("POST", nil, headers, body)
 end

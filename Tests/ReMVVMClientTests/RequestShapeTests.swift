@@ -19,7 +19,9 @@ import Testing
         #expect(dispatch.header("Authorization") == "Bearer t+k")
         #expect(dispatch.header("Content-Type") == "application/json")
         #expect(dispatch.header("If-Match") == "\"6-3f9a2c1b\"")
-        #expect(dispatch.header("Idempotency-Key")?.count == 36)
+        let key = try #require(dispatch.header("Idempotency-Key"))
+        #expect(key.count == 36 && UUID(uuidString: key) != nil)
+        #expect(Array(key)[14] == "7", "a time-ordered key: a version 7 UUID")
         #expect(dispatch.body.map { String(decoding: $0, as: UTF8.self) } == #"{"payload":{"firstName":"Ada","lastName":"L/ovelace"},"type":"login"}"#)
         #expect(requests.last?.body.map { String(decoding: $0, as: UTF8.self) } == "{}")
     }

@@ -4,13 +4,14 @@ public import ReMVVM
 extension ReMVVMClient {
     /// Dispatches `action` (`POST /actions`) and returns what the server did with it.
     ///
-    /// Exactly once: the request carries an `Idempotency-Key` drawn for this call and is retried
-    /// with it after a network error, a `503` or a `409` (the first attempt still in flight), with
-    /// backoff (``retry``); the server answers a retry of a request it already processed with the
-    /// answer it kept, and dispatches nothing again. Other `4xx` answers are not retried: they throw
-    /// ``ClientError`` with the server's problem details. `ifMatch` applies the action only at that
-    /// version (`412 version-mismatch` otherwise). Pass `idempotencyKey` to choose the key yourself
-    /// (a queue that outlives the process, retried later with the same key).
+    /// Exactly once: the request carries an `Idempotency-Key` drawn for this call (a
+    /// ``TimeOrderedKey``) and is retried with it after a network error, a `503` or a `409` (the
+    /// first attempt still in flight), with backoff (``retry``); the server answers a retry of a
+    /// request it already processed with the answer it kept, and dispatches nothing again. Other
+    /// `4xx` answers are not retried: they throw ``ClientError`` with the server's problem details.
+    /// `ifMatch` applies the action only at that version (`412 version-mismatch` otherwise). Pass
+    /// `idempotencyKey` to choose the key yourself (a queue that outlives the process, retried later
+    /// with the same key).
     @discardableResult
     public func dispatch(_ action: any StoreAction & Encodable, ifMatch: VersionTag? = nil, idempotencyKey: String? = nil) async throws -> DispatchAnswer {
         try await post(path: "/actions", body: try encode([action], asBatch: false), ifMatch: ifMatch, key: idempotencyKey)
@@ -78,7 +79,7 @@ extension ReMVVMClient {
         ifMatch: VersionTag?,
         key: String? = nil
     ) async throws -> DispatchAnswer {
-        var headers: [(name: String, value: String)] = [("Idempotency-Key", key ?? UUID().uuidString)]
+        var headers: [(name: String, value: String)] = [("Idempotency-Key", key ?? TimeOrderedKey.draw())]
         if let ifMatch { headers.append(("If-Match", ifMatch.quoted)) }
         let response = try await sendRetrying(request("POST", url(path, query: query), headers: headers, body: body))
         switch response.head.status {

@@ -6,7 +6,7 @@ extension OptimisticStore {
     func sendQueued() async {
         while !Task.isCancelled {
             guard let batch = await nextBatch() else { return }
-            let key = UUID().uuidString
+            let key = TimeOrderedKey.draw()
             var attempt = 1
             while !Task.isCancelled {
                 do {
