@@ -62,7 +62,7 @@ private struct ActionLog: Decodable {
         #expect(log.actions.first?.version == 101, "since older than what is kept starts at the earliest")
         #expect(log.actions.count == 1_000)
         #expect(log.actions.map(\.version) == Array(101...1_100), "oldest first, every one")
-        // The log is a ring written over in place: version 1,001 took version 1's slot.
+        // Across the first thousand and the ones that pushed the oldest out.
         let acrossTheWrap = try live.get("/actions?since=995&limit=10").decoded(ActionLog.self)
         #expect(acrossTheWrap.actions.map(\.version) == Array(996...1_005))
     }

@@ -22,13 +22,14 @@ import Testing
         metrics: nil,
         requestConnections: RequestConnections(),
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-        replayRingBudget: ReplayRingBudget(totalBytes: ServiceConfiguration().replayRingBytes),
+        replayRingBudget: SharedBudget(total: ServiceConfiguration().replayRingBytes),
+        actionLogBudget: SharedBudget(total: ServiceConfiguration().actionLogMemoryLimit),
         inMemoryAnswers: InMemoryAnswers(limit: ServiceConfiguration().idempotencyMemoryLimit)
     )
 
     @Test func aStoreInMemoryAnswersThroughTheProtocol() throws {
         let store = try Store.example()
-        try exercise(MemoryBackend(store: store, codec: Self.environment.codec))
+        try exercise(MemoryBackend(store: store, codec: Self.environment.codec, actionLogBudget: Self.environment.actionLogBudget))
     }
 
     @Test func aStoreInAJournalAnswersThroughTheProtocolAndIsRestoredFromIt() throws {

@@ -119,7 +119,7 @@ import Testing
         let service = live.server.service
         let room = ServedStore(
             id: try StoreID("room-1"),
-            backend: MemoryBackend(store: try Store.example(), codec: service.codec),
+            backend: MemoryBackend(store: try Store.example(), codec: service.codec, actionLogBudget: service.environment.actionLogBudget),
             versionTags: VersionTags(instance: "room1"),
             environment: service.environment
         )

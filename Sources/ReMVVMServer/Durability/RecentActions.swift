@@ -1,10 +1,12 @@
 import ConcurrencyKit
+import DequeModule
 import Journal
 import ReMVVM
 
-/// The action log of a store without a journal: the newest `capacity` reduces. Kept as the
-/// actions themselves (encoded only when read), so the dispatch path pays one short lock and one
-/// slot of a ring written over in place.
+/// The action log of a store without a journal: its newest reduces, at most `capacity` (1,000) and
+/// at most its share of the server's `actionLogMemoryLimit` (a ``SharedBudget`` over the stores
+/// keeping actions: 100 stores keep 1,000 each, 1,000 stores 100). Kept as the actions themselves
+/// (encoded only when read), so the dispatch path pays one short lock and an append.
 final class RecentActions: Sendable {
     private struct Entry: Sendable {
         let version: UInt64
@@ -12,66 +14,82 @@ final class RecentActions: Sendable {
         let time: Int64
     }
 
-    /// The newest entries, at most `capacity`: appended until full, then each new one takes the
-    /// oldest one's slot.
-    private struct Ring: Sendable {
-        let capacity: Int
-        private var slots: [Entry] = []
-        /// The oldest entry's slot.
-        private var oldest = 0
+    private struct Log: Sendable {
+        /// Oldest first.
+        var entries: Deque<Entry> = []
+        /// Counted in the budget: the log has kept an action since it started.
+        var joined = false
 
-        init(capacity: Int) {
-            self.capacity = capacity
-        }
-
-        mutating func append(_ entry: Entry) {
-            guard slots.count == capacity else {
-                slots.append(entry)
-                return
+        /// Drops the oldest entries past `limit`.
+        mutating func trim(to limit: Int) {
+            while entries.count > limit {
+                entries.removeFirst()
             }
-            slots[oldest] = entry
-            oldest = oldest + 1 == capacity ? 0 : oldest + 1
-        }
-
-        /// The oldest entry kept.
-        var first: Entry? {
-            slots.isEmpty ? nil : slots[oldest]
         }
 
         /// Up to `limit` entries with a version greater than `version`, oldest first.
         func entries(after version: UInt64, limit: Int) -> [Entry] {
-            var found: [Entry] = []
-            for offset in slots.indices where found.count < limit {
-                let entry = slots[(oldest + offset) % slots.count]
-                if entry.version > version { found.append(entry) }
+            // Versions rise from the first entry to the last: the first one wanted by bisection.
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].version > version { high = middle } else { low = middle + 1 }
             }
-            return found
+            return Array(entries[low..<min(entries.count, low + limit)])
         }
     }
 
-    private let entries: Lock<Ring>
+    private let log = Lock(Log())
     private let codec: ActionJournalCodec
+    private let budget: SharedBudget
+    private let capacity: Int
 
-    init(store: Store<some StoreState>, codec: ActionJournalCodec, capacity: Int = 1_000) {
+    init(store: Store<some StoreState>, codec: ActionJournalCodec, budget: SharedBudget, capacity: Int = 1_000) {
         self.codec = codec
-        let entries = Lock(Ring(capacity: max(1, capacity)))
-        self.entries = entries
-        store.addPublicationHandler { publication in
-            Self.record(Entry(version: publication.version, action: publication.action, time: ActionJournalCodec.now()), in: entries)
+        self.budget = budget
+        self.capacity = max(1, capacity)
+        store.addPublicationHandler { [self] publication in
+            record(Entry(version: publication.version, action: publication.action, time: ActionJournalCodec.now()))
         }
     }
 
     /// The publication hook's work, outside the generic initializer: there the lock's call was
     /// not specialized.
-    private static func record(_ entry: Entry, in entries: Lock<Ring>) {
-        entries.withLock { $0.append(entry) }
+    private func record(_ entry: Entry) {
+        let joining = log.withLock { log -> Bool in
+            let joining = !log.joined
+            log.joined = true
+            log.entries.append(entry)
+            log.trim(to: limit(joining: joining))
+            return joining
+        }
+        if joining {
+            budget.join(ObjectIdentifier(self)) { [weak self] in self?.trim() }
+        }
+    }
+
+    /// The most entries kept now (`joining`: before this log counts in the budget).
+    private func limit(joining: Bool) -> Int {
+        // At least one: the newest action stays readable however many stores share the budget.
+        max(1, min(capacity, budget.share(joining: joining)))
+    }
+
+    /// Cuts the log to its share now (other logs joined since its last action).
+    private func trim() {
+        log.withLock { $0.trim(to: limit(joining: false)) }
+    }
+
+    /// The store stopped: its log no longer counts in the budget.
+    func stop() {
+        budget.leave(ObjectIdentifier(self))
     }
 
     /// Up to `limit` records with a version greater than `version`, oldest first, and the oldest
     /// version kept. An action without a wire name appears under its Swift type name.
     func records(after version: UInt64, limit: Int) -> (records: [JournalRecord], earliest: UInt64?) {
-        let (entries, earliest) = entries.withLock { entries in
-            (entries.entries(after: version, limit: limit), entries.first?.version)
+        let (entries, earliest) = log.withLock { log in
+            (log.entries(after: version, limit: limit), log.entries.first?.version)
         }
         let records = entries.map { entry in
             codec.record(of: entry.action, version: entry.version, time: entry.time)

@@ -63,7 +63,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     let replayEvents: Int
     /// The bytes those versions may take, shared with every other store's ring (estimated from
     /// the size of recent frames).
-    let ringBudget: ReplayRingBudget
+    let ringBudget: SharedBudget
 
     let inbox = Lock(EventHubInbox())
     /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
@@ -86,7 +86,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         reconnectDelay: Duration,
         versionTags: VersionTags,
         replayEvents: Int,
-        ringBudget: ReplayRingBudget,
+        ringBudget: SharedBudget,
         metrics: ServiceMetrics? = nil,
         pool: WorkerPool = .shared,
         logger: Logger
@@ -256,7 +256,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// How many versions are kept for resuming streams: the count limit, and this ring's share of
     /// the byte budget over the size of a recent frame (`joining` while it keeps none yet).
     func historyLimit(joining: Bool) -> Int {
-        min(replayEvents, ringBudget.shareBytes(joining: joining) / max(256, lastFrameBytes.load(ordering: .relaxed)))
+        min(replayEvents, ringBudget.share(joining: joining) / max(256, lastFrameBytes.load(ordering: .relaxed)))
     }
 
     /// How many versions may wait: the lag budget over the size of a recent frame.

@@ -14,7 +14,7 @@ struct EventHubInbox {
     /// The newest publications, every version, for streams that resume (`Last-Event-ID`);
     /// bounded by ``EventHub/historyLimit(joining:)``.
     var history: Deque<ErasedPublication> = []
-    /// The ring has kept a version: it counts in the ``ReplayRingBudget`` it shares.
+    /// The ring has kept a version: it counts in the ``SharedBudget`` it shares.
     var keepsVersions = false
     /// The newest version published (or the start version).
     var newestVersion: UInt64 = 0

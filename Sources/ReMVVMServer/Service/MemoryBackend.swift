@@ -3,7 +3,8 @@ import MicroHTTP
 import ReMVVM
 
 /// A store kept in memory only: every version is visible once reduced, the action log holds
-/// the newest 1,000 reduces, and a restart starts again at version 0 (its version tags carry an
+/// the newest 1,000 reduces (fewer when many stores share `actionLogMemoryLimit`,
+/// ``RecentActions``), and a restart starts again at version 0 (its version tags carry an
 /// instance token, ``VersionTags``).
 final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
     let store: Store<State>
@@ -12,11 +13,12 @@ final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
     /// runtime type (every `GET /state`).
     let publisher: any StatePublisher<State>
 
-    /// Keeps `store` in memory; its action log reads the actions' wire names through `codec`.
-    init(store: Store<State>, codec: ActionJournalCodec) {
+    /// Keeps `store` in memory; its action log reads the actions' wire names through `codec` and
+    /// keeps its share of `actionLogBudget`.
+    init(store: Store<State>, codec: ActionJournalCodec, actionLogBudget: SharedBudget) {
         self.store = store
         publisher = store
-        recentActions = RecentActions(store: store, codec: codec)
+        recentActions = RecentActions(store: store, codec: codec, budget: actionLogBudget)
     }
 
     var keptAnswers: (any JournalStorage)? { nil }
@@ -25,7 +27,9 @@ final class MemoryBackend<State: StoreState & Codable>: StoreBackend {
 
     func start(keys: IdempotencyKeys, metrics: ServiceMetrics?) {}
 
-    func stop() {}
+    func stop() {
+        recentActions.stop()
+    }
 
 
     var health: StoreHealth { .ok }

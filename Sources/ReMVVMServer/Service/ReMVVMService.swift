@@ -71,7 +71,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
             metrics: metrics,
             requestConnections: requestConnections,
             logger: logger,
-            replayRingBudget: ReplayRingBudget(totalBytes: configuration.replayRingBytes),
+            replayRingBudget: SharedBudget(total: configuration.replayRingBytes),
+            actionLogBudget: SharedBudget(total: configuration.actionLogMemoryLimit),
             inMemoryAnswers: InMemoryAnswers(limit: configuration.idempotencyMemoryLimit)
         )
         let backend: any StoreBackend<State>
@@ -87,7 +88,7 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
                 logger: logger
             )
         } else {
-            backend = MemoryBackend(store: store, codec: codec)
+            backend = MemoryBackend(store: store, codec: codec, actionLogBudget: environment.actionLogBudget)
         }
         self.codec = codec
         self.requestConnections = requestConnections

@@ -43,6 +43,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// (the oldest of any store go first).
     public var idempotencyMemoryLimit: Int = 100_000
 
+    /// In-memory mode only: the most actions the action logs (`GET /actions`) keep, of every store
+    /// together; each store keeps at most its newest 1,000, and at most its share of these (this
+    /// over the stores keeping actions).
+    public var actionLogMemoryLimit: Int = 100_000
+
     /// Browser origins whose pages may call the API (CORS): `scheme://host[:port]` each, or `*`
     /// alone (any origin, without credentials). Empty: CORS off.
     public var corsAllowedOrigins: [String] = []
@@ -101,6 +106,8 @@ extension ServiceConfiguration {
         public static let idempotencyRetention = Duration.seconds(1) ... .seconds(365 * 24 * 3_600)
         /// Answers kept for idempotency keys in memory-only mode.
         public static let idempotencyMemoryLimit = 1...100_000_000
+        /// Actions kept by the action logs of memory-only stores, together.
+        public static let actionLogMemoryLimit = 1...100_000_000
         /// Stores that may exist.
         public static let maxStores = 1...1_000_000_000
         /// Stores loaded at once.
@@ -133,6 +140,7 @@ extension ServiceConfiguration {
         try check("replayRingBytes", replayRingBytes, Allowed.replayRingBytes)
         try check("idempotencyRetention", idempotencyRetention, Allowed.idempotencyRetention)
         try check("idempotencyMemoryLimit", idempotencyMemoryLimit, Allowed.idempotencyMemoryLimit)
+        try check("actionLogMemoryLimit", actionLogMemoryLimit, Allowed.actionLogMemoryLimit)
         try check("maxStores", maxStores, Allowed.maxStores)
         try check("maxLoadedStores", maxLoadedStores, Allowed.maxLoadedStores)
         try check("storeIdleSeconds", storeIdleSeconds, Allowed.storeIdleSeconds)

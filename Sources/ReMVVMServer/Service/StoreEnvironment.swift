@@ -18,7 +18,10 @@ struct StoreEnvironment<State: StoreState & Codable>: Sendable {
     /// Where stores log.
     let logger: Logger
     /// The memory every store's resume ring shares (`replayRingBytes`).
-    let replayRingBudget: ReplayRingBudget
+    let replayRingBudget: SharedBudget
+    /// The actions the action logs of stores without a journal keep together
+    /// (`actionLogMemoryLimit`).
+    let actionLogBudget: SharedBudget
     /// The idempotency answers every store keeps in memory without a journal
     /// (`idempotencyMemoryLimit` together).
     let inMemoryAnswers: InMemoryAnswers

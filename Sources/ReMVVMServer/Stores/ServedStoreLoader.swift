@@ -39,7 +39,7 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
         let backend: any StoreBackend<State>
         switch storage {
         case .memory:
-            backend = MemoryBackend(store: store, codec: environment.codec)
+            backend = MemoryBackend(store: store, codec: environment.codec, actionLogBudget: environment.actionLogBudget)
         case .journal(let open):
             backend = JournalBackend(
                 store: store,

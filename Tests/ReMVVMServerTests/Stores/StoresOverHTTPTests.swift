@@ -2,6 +2,7 @@ import ExampleApp
 import Foundation
 import HTTPTestSupport
 import Journal
+import ReMVVMServer
 import Testing
 
 /// Many stores over HTTP (`docs/http-api.md`, "Stores"): each store its own versions, tags and
@@ -123,6 +124,49 @@ import Testing
         #expect(try server.send("DELETE", "/stores/b").status == 204)
         #expect(try server.send("PUT", "/stores/b").status == 201)
         #expect(try post("b", key: "k2").bodyString == #"{"version":1}"#, "the new b never meets the old one's answers")
+    }
+
+    /// In memory, `actionLogMemoryLimit` bounds the action logs of every store together: each keeps
+    /// its share (the limit over the stores keeping actions), cut at its next action or when the
+    /// stores keeping actions have doubled since the last cut; a store's share grows back when
+    /// another is deleted.
+    @Test func inMemoryTheStoresShareTheLimitOfTheActionLogs() throws {
+        let server = try StoresServer(actionLogMemoryLimit: 12)
+        for store in ["a", "b", "c"] {
+            #expect(try server.send("PUT", "/stores/\(store)").status == 201)
+        }
+        let twenty = "[" + Array(repeating: #"{"type":"increase"}"#, count: 20).joined(separator: ",") + "]"
+        func post(_ store: String, _ body: String) throws {
+            #expect(try server.send("POST", "/stores/\(store)/actions", body: body).status == 200)
+        }
+        struct Log: Decodable {
+            struct Action: Decodable { var version: UInt64 }
+            var earliest: UInt64?
+            var actions: [Action]
+        }
+        func versions(_ store: String) throws -> [UInt64] {
+            let log = try server.send("GET", "/stores/\(store)/actions?limit=1000").decoded(Log.self)
+            #expect(log.earliest == log.actions.first?.version)
+            return log.actions.map(\.version)
+        }
+        try post("a", twenty)
+        #expect(try versions("a") == Array(9...20), "alone: all 12")
+        try post("b", twenty)
+        #expect(try versions("b") == Array(15...20), "two stores: 6 each")
+        #expect(try versions("a") == Array(9...20), "a is cut at its next action, not by b's")
+        try post("c", twenty)
+        #expect(try versions("c") == Array(17...20), "three stores: 4 each")
+        #expect(try versions("a") == Array(17...20), "the stores doubled since the last cut: every log cut")
+        #expect(try versions("b") == Array(17...20))
+        #expect(try server.send("DELETE", "/stores/c").status == 204)
+        try post("a", #"{"type":"increase"}"#)
+        #expect(try versions("a") == Array(17...21), "c gone: a's share is 6 again, and grows back")
+        try post("a", "[" + Array(repeating: #"{"type":"increase"}"#, count: 2).joined(separator: ",") + "]")
+        #expect(try versions("a") == Array(18...23))
+        #expect(try versions("b") == Array(17...20))
+        var unbounded = ServiceConfiguration()
+        unbounded.actionLogMemoryLimit = 0
+        #expect(throws: ServiceConfigurationError.self, "at least one action") { try unbounded.validate() }
     }
 
     @Test func metricsCountStoresWithoutAStoreLabel() throws {

@@ -22,6 +22,7 @@ final class StoresServer: Sendable {
         transport: Transport = .router, autoCreate: Bool = false, maxStores: Int = 1_000,
         replayRingBytes: Int = ServiceConfiguration().replayRingBytes,
         idempotencyMemoryLimit: Int = ServiceConfiguration().idempotencyMemoryLimit,
+        actionLogMemoryLimit: Int = ServiceConfiguration().actionLogMemoryLimit,
         accessControl: BearerAuthorizer = BearerAuthorizer()
     ) throws {
         var http = HTTPServerConfiguration()
@@ -32,6 +33,7 @@ final class StoresServer: Sendable {
         service.maxStores = maxStores
         service.replayRingBytes = replayRingBytes
         service.idempotencyMemoryLimit = idempotencyMemoryLimit
+        service.actionLogMemoryLimit = actionLogMemoryLimit
         catalog = MemoryStoreCatalog()
         server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))

@@ -2,24 +2,25 @@ import Synchronization
 import Testing
 @testable import ReMVVMServer
 
-/// ``ReplayRingBudget``: shares, the trimming passes, and the bound on all rings together.
-@Suite struct ReplayRingBudgetTests {
+/// ``SharedBudget`` (as the resume rings use it): shares, the trimming passes, and the bound on
+/// all rings together.
+@Suite struct SharedBudgetTests {
     /// A ring as the budget sees it: the bytes it holds, filled to its share at each version and
     /// cut to it by a pass.
     private final class Ring: Sendable {
         let bytes = Mutex(0)
         let trims = Atomic(0)
-        let budget: ReplayRingBudget
+        let budget: SharedBudget
         var id: ObjectIdentifier { ObjectIdentifier(self) }
 
-        init(budget: ReplayRingBudget) {
+        init(budget: SharedBudget) {
             self.budget = budget
         }
 
         /// A new version: the ring fills up to its share (joining with its first one).
         func publish(growth: Int) {
             let joining = bytes.withLock { $0 == 0 }
-            let share = budget.shareBytes(joining: joining)
+            let share = budget.share(joining: joining)
             bytes.withLock { $0 = min(share, $0 + growth) }
             if joining {
                 budget.join(id) { [weak self] in self?.trim() }
@@ -28,30 +29,30 @@ import Testing
 
         func trim() {
             trims.add(1, ordering: .relaxed)
-            let share = budget.shareBytes(joining: false)
+            let share = budget.share(joining: false)
             bytes.withLock { $0 = min($0, share) }
         }
     }
 
     @Test func sharesAreTheBudgetOverTheRingsKeepingVersions() {
-        let budget = ReplayRingBudget(totalBytes: 1_200)
-        #expect(budget.shareBytes(joining: false) == 1_200)
-        #expect(budget.shareBytes(joining: true) == 1_200)
+        let budget = SharedBudget(total: 1_200)
+        #expect(budget.share(joining: false) == 1_200)
+        #expect(budget.share(joining: true) == 1_200)
         let rings = (0..<3).map { _ in Ring(budget: budget) }
         rings[0].publish(growth: 1)
-        #expect(budget.count == 1 && budget.shareBytes(joining: true) == 600)
+        #expect(budget.count == 1 && budget.share(joining: true) == 600)
         rings[1].publish(growth: 1)
-        #expect(budget.shareBytes(joining: false) == 600 && budget.shareBytes(joining: true) == 400)
+        #expect(budget.share(joining: false) == 600 && budget.share(joining: true) == 400)
         budget.leave(rings[1].id)
         budget.leave(rings[1].id)
         #expect(budget.count == 1, "leaving twice counts once")
         budget.leave(rings[2].id)
         #expect(budget.count == 1, "a ring that never joined does not leave")
-        #expect(ReplayRingBudget(totalBytes: -5).shareBytes(joining: true) == 0)
+        #expect(SharedBudget(total: -5).share(joining: true) == 0)
     }
 
     @Test func everyRingIsTrimmedWhenTheirCountHasDoubledSinceTheLastPass() {
-        let budget = ReplayRingBudget(totalBytes: 1 << 20)
+        let budget = SharedBudget(total: 1 << 20)
         let rings = (0..<16).map { _ in Ring(budget: budget) }
         var passes: [Int] = []
         var trimsSoFar = 0
@@ -85,7 +86,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for round in 0..<20 {
             let total = 1 << 16
-            let budget = ReplayRingBudget(totalBytes: total)
+            let budget = SharedBudget(total: total)
             var live: [Ring] = []
             var worst = 0
             for _ in 0..<3_000 {
