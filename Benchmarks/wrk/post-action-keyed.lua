@@ -3,8 +3,10 @@
 -- KEY_ORDER (environment) chooses the keys' order: `random` (default: the first digits random,
 -- like the version 4 UUIDs Foundation's UUID() draws) or `time` (the first twelve digits count up,
 -- like a version 7 UUID's clock: each key sorts after the ones before it). The last twelve digits
--- count the thread's requests, so no key repeats. Builds each request in Lua, which costs wrk some
--- time per request: compare keyed runs with keyed runs.
+-- count the thread's requests, so no key of one wrk repeats; KEY_PREFIX (environment, optional) is
+-- appended to every key (`-PREFIX`), so that several wrk processes at once (one per replica of a
+-- shared log) never send the same key. Builds each request in Lua, which costs wrk some time per
+-- request: compare keyed runs with keyed runs.
 local threads = 0
 function setup(thread)
     threads = threads + 1
@@ -13,11 +15,17 @@ end
 
 local counter = 0
 local ordered = os.getenv("KEY_ORDER") == "time"
+local prefix = os.getenv("KEY_PREFIX")
+local suffix = prefix and ("-" .. prefix) or ""
 local body = os.getenv("ACTION") or '{"type":"increase"}'
 local headers = { ["Content-Type"] = "application/json" }
 
 function init(args)
-    math.randomseed(os.time() * 100 + id)
+    local seed = os.time() * 100 + id
+    for index = 1, #(prefix or "") do
+        seed = (seed * 31 + string.byte(prefix, index)) % 2147483647
+    end
+    math.randomseed(seed)
 end
 
 local function hex(digits)
@@ -38,6 +46,6 @@ function request()
     else
         head = hex(8) .. "-" .. hex(4)
     end
-    headers["Idempotency-Key"] = string.format("%s-7%s-%x%s-%012x", head, hex(3), 8 + id % 8, hex(3), counter)
+    headers["Idempotency-Key"] = string.format("%s-7%s-%x%s-%012x%s", head, hex(3), 8 + id % 8, hex(3), counter, suffix)
     return wrk.format("POST", nil, headers, body)
 end
