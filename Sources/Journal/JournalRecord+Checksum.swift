@@ -22,9 +22,23 @@ extension JournalRecord: JournalChecksummed {
     /// The checksum of the record in `store`: the store's id (for any store but the default),
     /// then the version, type, payload and time.
     public func checksum(in store: StoreID) -> UInt32 {
+        var type = type
+        return type.withUTF8 { typeBytes in
+            payload.withUnsafeBytes { payloadBytes in
+                Self.checksum(version: version, type: UnsafeRawBufferPointer(typeBytes), payload: payloadBytes, time: time, in: store)
+            }
+        }
+    }
+
+    /// The checksum of a record given as its fields (the type as its UTF-8 bytes), the same as
+    /// ``checksum(in:)`` of that record: for a reader that checks records without making them
+    /// (the journal's start reads every record once).
+    public static func checksum(
+        version: UInt64, type: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, time: Int64, in store: StoreID
+    ) -> UInt32 {
         var crc = CRC32C.seeded(by: store)
         crc.update(littleEndian: version)
-        crc.update(lengthPrefixed: type.utf8)
+        crc.update(lengthPrefixed: type)
         crc.update(lengthPrefixed: payload)
         crc.update(littleEndian: UInt64(bitPattern: time))
         return crc.value

@@ -287,14 +287,26 @@ final class SQLiteStatement {
     }
 
     func text(_ column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+        withTextBytes(column) { String(decoding: $0, as: UTF8.self) }
     }
 
     func blob(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+        withBlobBytes(column) { Array($0) }
+    }
+
+    /// `body` of column `column`'s text as its UTF-8 bytes, without copying them (valid only
+    /// inside `body`).
+    func withTextBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        // The pointer first, then its length (SQLite's order: the call may convert the value).
+        let pointer = sqlite3_column_text(statement, column)
+        let count = pointer == nil ? 0 : Int(sqlite3_column_bytes(statement, column))
+        return body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// `body` of column `column`'s bytes, without copying them (valid only inside `body`).
+    func withBlobBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let pointer = sqlite3_column_blob(statement, column)
+        let count = pointer == nil ? 0 : Int(sqlite3_column_bytes(statement, column))
+        return body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 }

@@ -57,6 +57,27 @@ import Testing
         #expect(record.checksum == JournalRecord(version: 7, type: "login", payload: record.payload, time: record.time).checksum)
     }
 
+    /// The layout every journal file's records were checked with since format 2: a change here
+    /// would make every record written before it "damaged".
+    @Test func aRecordsChecksumIsTheCRCOfItsFieldsWithTheirLengthsAfterItsStoresID() throws {
+        let record = JournalRecord(version: 7, type: "login", payload: Array(#"{"firstName":"Ada"}"#.utf8), time: 1_700_000_000_000)
+        func littleEndian<Value: FixedWidthInteger>(_ value: Value) -> [UInt8] {
+            withUnsafeBytes(of: value.littleEndian) { Array($0) }
+        }
+        let fields = littleEndian(record.version) + littleEndian(UInt32(5)) + Array("login".utf8)
+            + littleEndian(UInt32(record.payload.count)) + record.payload + littleEndian(UInt64(bitPattern: record.time))
+        #expect(record.checksum == bitwise(fields))
+        let room = try StoreID("room-1")
+        #expect(record.checksum(in: room) == bitwise(littleEndian(UInt32(6)) + Array("room-1".utf8) + fields))
+        // The same from the fields' bytes, as a reader that makes no record computes it.
+        let fromBytes = Array("login".utf8).withUnsafeBytes { type in
+            record.payload.withUnsafeBytes { payload in
+                JournalRecord.checksum(version: 7, type: type, payload: payload, time: record.time, in: room)
+            }
+        }
+        #expect(fromBytes == record.checksum(in: room))
+    }
+
     @Test func aSnapshotsChecksumChangesWithItsVersionStateAndTime() {
         let snapshot = JournalSnapshot(version: 350, state: Array(#"{"counter":245}"#.utf8), time: 5)
         var digit = snapshot
