@@ -20,7 +20,7 @@
 # BASE_ENV and TREE_ENV (optional, e.g. TREE_ENV=LD_PRELOAD=/path/lib.so): environment variables
 # for each side's servers, to compare one build under two environments (BASE_BIN = TREE_BIN).
 # ROUNDS (default 5) rounds of 5-second wrk -t2 -c64 runs, the builds alternating, a fresh server
-# per round and build. For post, state and viewmodel each round also measures the C libmicrohttpd hello server
+# per round and build. For post, durable, state and viewmodel each round also measures the C libmicrohttpd hello server
 # (TREE_BIN/mhd-hello) answering the same request: its CPU per request is the ceiling the builds'
 # are compared with (the ratios printed at the end). Needs wrk, perf, python3; 127.0.0.1 only; every server stopped by its PID.
 set -euo pipefail
@@ -124,7 +124,7 @@ round() {
         measure "$side-token" "$url/state" -H "Authorization: Bearer $TOKEN" ;;
     hello)
         start hello "$PORT" "$bin/mhd-hello" "$PORT"
-        if [ "$n" = post ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
+        if [ "$n" = post ] || [ "$n" = durable ]; then measure hello "$url/" -s Benchmarks/wrk/post-action.lua
         else measure hello "$url/"; fi ;;
     *)
         echo "unknown ROW $ROW (post, payload, durable, keyed, state, viewmodel, spread, stores or token)" >&2; exit 2 ;;
@@ -137,7 +137,7 @@ printf "row %s, %s rounds, wrk -t2 -c64 -d5s\nlabel\trequests/s\tserver cpu µs/
 for n in $(seq 1 "$ROUNDS"); do
     if (( n % 2 )); then round base "$BASE_BIN" "$n"; round tree "$TREE_BIN" "$n"
     else round tree "$TREE_BIN" "$n"; round base "$BASE_BIN" "$n"; fi
-    if [ "$ROW" = post ] || [ "$ROW" = state ] || [ "$ROW" = viewmodel ]; then ROW=hello round hello "$TREE_BIN" "$ROW"; fi
+    if [ "$ROW" = post ] || [ "$ROW" = durable ] || [ "$ROW" = state ] || [ "$ROW" = viewmodel ]; then ROW=hello round hello "$TREE_BIN" "$ROW"; fi
 done
 
 python3 - "$OUT/rounds.tsv" <<'PYTHON'

@@ -47,7 +47,7 @@ struct RecordScan {
                     JournalRecord.checksum(version: version, type: type, payload: payload, time: select.int64(3), in: store.id)
                 }
             }
-            let stored = select.isNull(4) ? nil : select.int64(4)
+            let stored = select.optionalInt64(4)
             if stored != Int64(computed) {
                 damagedCount += 1
                 if damaged.count < Self.damagedListLimit {

@@ -286,6 +286,11 @@ final class SQLiteStatement {
         sqlite3_column_type(statement, column) == SQLITE_NULL
     }
 
+    /// Column `column` as an integer, nil when it is NULL (a stored checksum: NULL matches none).
+    func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
+
     func text(_ column: Int32) -> String {
         withTextBytes(column) { String(decoding: $0, as: UTF8.self) }
     }

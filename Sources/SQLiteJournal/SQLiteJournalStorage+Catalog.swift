@@ -207,7 +207,7 @@ extension SQLiteStatement {
             throw SQLiteError.damaged("the table stores holds an id that is not a store id: \(text)")
         }
         let description = StoreDescription(
-            id: id, version: UInt64(clamping: int64(1)), createdAt: int64(2), lastActionAt: isNull(3) ? nil : int64(3), incarnation: self.text(4)
+            id: id, version: UInt64(clamping: int64(1)), createdAt: int64(2), lastActionAt: optionalInt64(3), incarnation: self.text(4)
         )
         return (description, int64(5))
     }

@@ -212,7 +212,7 @@ extension SQLiteStatement {
     func journalRecord(verify: Bool, in store: StoreID = .default) throws(SQLiteError) -> JournalRecord {
         var record = JournalRecord(version: try version(0), type: text(1), payload: blob(2), time: int64(3))
         if verify {
-            record.isIntact = !isNull(4) && int64(4) == Int64(record.checksum(in: store))
+            record.isIntact = optionalInt64(4) == Int64(record.checksum(in: store))
         }
         return record
     }
@@ -222,7 +222,7 @@ extension SQLiteStatement {
     func journalSnapshot(verify: Bool, in store: StoreID = .default) throws(SQLiteError) -> JournalSnapshot {
         var snapshot = JournalSnapshot(version: try version(0), state: blob(1), time: int64(2))
         if verify {
-            snapshot.isIntact = !isNull(3) && int64(3) == Int64(snapshot.checksum(in: store))
+            snapshot.isIntact = optionalInt64(3) == Int64(snapshot.checksum(in: store))
         }
         return snapshot
     }
