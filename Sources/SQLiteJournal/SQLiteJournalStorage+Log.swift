@@ -78,7 +78,7 @@ extension SQLiteJournalStorage {
     /// The fold's statements, inside the caller's transaction (a repair's runs there too).
     static func foldLog(in database: SQLiteDatabase) throws(SQLiteError) {
         try database.execute("""
-            INSERT INTO actions(store, version, type, payload, time, checksum)
+            INSERT OR FAIL INTO actions(store, version, type, payload, time, checksum)
                 SELECT store, version, type, payload, time, checksum FROM commit_log ORDER BY store, version;
             DELETE FROM commit_log;
             """)

@@ -82,6 +82,23 @@ import Testing
         #expect(try storage.records(after: 0, limit: 100) == (1...4).map(record))
     }
 
+    @Test func aFoldThatMeetsAVersionAlreadyInActionsMovesNothing() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-log")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full, foldThreshold: 100)
+        defer { storage.close() }
+        try storage.append((1...3).map(record))
+        // Version 3 in both tables: the fold's insert (`OR FAIL`, no statement journal) has
+        // moved versions 1 and 2 when it meets it; the fold's transaction must take them back.
+        let other = try SQLiteDatabase(path: storage.path, create: false)
+        try other.execute("INSERT INTO actions SELECT store, version, type, payload, time, checksum FROM commit_log WHERE version = 3")
+        #expect(throws: JournalError.self) { try storage.foldLog() }
+        #expect(try rows("actions", at: storage.path) == 1 && rows("commit_log", at: storage.path) == 3)
+        try other.execute("DELETE FROM actions")
+        try storage.foldLog()
+        #expect(try rows("actions", at: storage.path) == 3 && rows("commit_log", at: storage.path) == 0)
+        #expect(try storage.records(after: 0, limit: 100) == (1...3).map(record))
+    }
+
     @Test func aVersionWrittenTwiceIsRefusedWhicheverTableHoldsIt() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-log")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
