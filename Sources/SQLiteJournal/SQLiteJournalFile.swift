@@ -141,7 +141,7 @@ public final class SQLiteJournalFile: JournalContents {
             let sql = if scope == nil {
                 "SELECT \(columns) FROM actions WHERE version > ?2 ORDER BY version"
             } else {
-                SQLiteJournalStorage.recordsQuery(columns: columns, log: format >= 4, after: "?2")
+                SQLiteJournalStorage.recordsQuery(columns: columns, log: format >= 4, folds: format >= 5, after: "?2")
             }
             let select = try database.prepare(sql + " LIMIT ?3")
             if let scope { try select.bind(1, scope.key) }

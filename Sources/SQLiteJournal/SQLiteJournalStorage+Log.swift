@@ -24,6 +24,8 @@ struct LogState {
     /// The log's size at which the next fold runs (``SQLiteJournalStorage/foldThreshold``, moved
     /// further by a fold that failed, so that a failing fold is not retried before every commit).
     var nextFold: Int
+    /// The fold under way, a piece before each commit (``FoldInProgress``); nil between folds.
+    var folding: FoldInProgress?
 }
 
 /// The log of recent records (format 4): why it exists, and the fold that empties it into
@@ -33,8 +35,10 @@ struct LogState {
 /// dirties 64 leaf pages of it, each written to the write-ahead log, synced, and copied back by
 /// the checkpoint (`docs/journal.md`, "The log of recent records"). A commit therefore appends to
 /// `commit_log` in commit order (rowid), one to three pages whatever the stores, and every
-/// ``foldThreshold`` records the writer moves the whole log into `actions` in one transaction:
-/// sorted by store and version, a store's records of many commits then share its leaf page.
+/// ``foldThreshold`` records the writer moves the log into `actions`: sorted by store and
+/// version, a store's records of many commits then share its leaf page. Since format 5 it moves
+/// them in pieces of about ``foldPiece`` records, one before each commit
+/// (`SQLiteJournalStorage+FoldPieces.swift`), so that no commit waits for a whole fold.
 extension SQLiteJournalStorage {
     /// The default of ``foldThreshold``: records in the log that start a fold. The more records a
     /// fold moves, the more of each store's share one leaf page (`journal-bench stores`, 1,000
@@ -43,19 +47,6 @@ extension SQLiteJournalStorage {
     /// per store again), about 40 ns a row here, so 1.3 ms at this size; a store without records
     /// in it does not scan it (``LogState/stores``). `docs/benchmarks.md`, "2026-11-29".
     public static let defaultFoldThreshold = 32_768
-
-    /// Moves every record of the log into `actions` when the log has reached
-    /// ``foldThreshold``. Called on the writer before a commit's transaction (the committer's
-    /// thread owns the writer, as for the checkpoint's catch-up). A fold that fails is left to the
-    /// next threshold: the records stay in the log, where every read finds them.
-    func foldLogIfDue(_ writer: Writer) {
-        guard log.withLock({ $0.rows >= $0.nextFold }) else { return }
-        do throws(SQLiteError) {
-            try foldLog(writer)
-        } catch {
-            log.withLock { $0.nextFold = $0.rows + foldThreshold }
-        }
-    }
 
     /// Moves every record of the log into `actions`, in one transaction: a crash leaves each
     /// record in exactly one of the two tables, since SQLite replays a transaction whole or not at
@@ -75,12 +66,17 @@ extension SQLiteJournalStorage {
         log.withLock { $0 = LogState(nextFold: foldThreshold) }
     }
 
-    /// The fold's statements, inside the caller's transaction (a repair's runs there too).
+    /// The fold's statements, inside the caller's transaction (a repair's runs there too, and a
+    /// start's that finds a fold in pieces cut short): first the rows that pieces of a fold under
+    /// way already copied into `actions` (``FoldInProgress``, recorded in `fold_progress`), then
+    /// every other record.
     static func foldLog(in database: SQLiteDatabase) throws(SQLiteError) {
         try database.execute("""
+            DELETE FROM commit_log WHERE EXISTS (SELECT 1 FROM fold_progress) AND \(movedByFoldInPieces);
             INSERT OR FAIL INTO actions(store, version, type, payload, time, checksum)
                 SELECT store, version, type, payload, time, checksum FROM commit_log ORDER BY store, version;
             DELETE FROM commit_log;
+            DELETE FROM fold_progress;
             """)
     }
 

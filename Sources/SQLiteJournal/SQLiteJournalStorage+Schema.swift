@@ -9,12 +9,16 @@ extension SQLiteJournalStorage {
     /// The columns of an action row, in the order ``SQLiteStatement/journalRecord(verify:)`` reads.
     static let recordColumns = "version, type, payload, time, checksum"
     /// A store's records (`?1`, its key) after the version `after` (an SQL expression; nil: all),
-    /// in version order: from `actions`, and with `log` from the log of recent records too (a
-    /// store's records are in one table or the other, never both).
-    static func recordsQuery(columns: String = recordColumns, log: Bool, after: String? = nil) -> String {
+    /// in version order: from `actions`, and with `log` from the log of recent records too, less
+    /// the log's rows that a fold in pieces has already copied into `actions` when `folds` (format
+    /// 5: ``movedByFoldInPieces``), so that each record is read once.
+    static func recordsQuery(columns: String = recordColumns, log: Bool, folds: Bool = true, after: String? = nil) -> String {
         let condition = "store = ?1" + (after.map { " AND version > \($0)" } ?? "")
-        let tables = log ? ["actions", "commit_log"] : ["actions"]
-        return tables.map { "SELECT \(columns) FROM \($0) WHERE \(condition)" }.joined(separator: " UNION ALL ") + " ORDER BY version"
+        var query = "SELECT \(columns) FROM actions WHERE \(condition)"
+        if log {
+            query += " UNION ALL SELECT \(columns) FROM commit_log WHERE \(condition)" + (folds ? " AND NOT \(movedByFoldInPieces)" : "")
+        }
+        return query + " ORDER BY version"
     }
 
     /// The columns of a snapshot row, in the order ``SQLiteStatement/journalSnapshot(verify:)`` reads.
@@ -49,6 +53,13 @@ extension SQLiteJournalStorage {
             payload BLOB NOT NULL, time INTEGER NOT NULL, checksum INTEGER NOT NULL);
         """
 
+    /// Format 5's progress of a fold in pieces (``FoldInProgress``): at most one row, the log's
+    /// last row the fold moves (`through`) and the last record it has copied into `actions`.
+    static let foldProgressTable = """
+        CREATE TABLE IF NOT EXISTS fold_progress(
+            id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL, store INTEGER NOT NULL, version INTEGER NOT NULL);
+        """
+
     /// Creates the tables of a new file, upgrades a file of format 1 or 2 to this format (one
     /// transaction per step), or refuses a newer one; makes sure the default store exists.
     static func createOrCheckSchema(_ database: SQLiteDatabase, path: String) throws -> Void {
@@ -72,7 +83,10 @@ extension SQLiteJournalStorage {
         if found <= 3 {
             try upgradeFromFormat3(database)
         }
-        try database.execute(format3Tables + logTable)
+        if found <= 4 {
+            try upgradeFromFormat4(database)
+        }
+        try database.execute(format3Tables + logTable + foldProgressTable)
         let insert = try database.prepare("INSERT OR IGNORE INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)")
         try insert.bind(1, StoreID.default.rawValue)
         try insert.bind(2, newIncarnation())
@@ -122,6 +136,16 @@ extension SQLiteJournalStorage {
         try database.transaction { () throws(SQLiteError) in
             try database.execute(logTable)
             try database.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
+        }
+    }
+
+    /// Adds the progress of a fold in pieces (``foldProgressTable``) and sets format 5, in one
+    /// transaction: a format-4 file's log holds no row that is also in `actions`. A server of
+    /// format 4 refuses the file afterwards: it would read a fold's copied rows twice.
+    private static func upgradeFromFormat4(_ database: SQLiteDatabase) throws(SQLiteError) {
+        try database.transaction { () throws(SQLiteError) in
+            try database.execute(foldProgressTable)
+            try database.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
         }
     }
 

@@ -97,6 +97,7 @@ extension SQLiteJournalStorage: JournalTransactions {
                     }
                     let key = scoped.scope.key
                     state.stores.insert(key)
+                    state.folding?.stores.insert(key)
                     newest.append(state.newest[key]?.version)
                 }
                 return newest

@@ -9,11 +9,12 @@ import Musl
 /// The journal of every store of a server in one SQLite file (`journal.sqlite`, WAL mode) inside
 /// a data directory that one server process holds (a `flock` on `journal.lock`).
 ///
-/// Tables (format 4): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
+/// Tables (format 5): `meta` (the format, and the ``JournalRole`` that uses the file), `stores`
 /// (each store's id, incarnation, creation time, and its head version and last action's time as of
 /// the last time records were removed: the head is derived from the newest record), `commit_log`
 /// (the recent records of every store in commit order, where commits append them), `actions` (one
-/// row per store and version, where the log is folded in batches: ``foldLog(_:)``), `snapshots` (the
+/// row per store and version, where the log is folded in batches: ``foldLog(_:)``, in pieces:
+/// ``FoldInProgress``, whose progress `fold_progress` holds), `snapshots` (the
 /// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
 /// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
@@ -28,7 +29,7 @@ import Musl
 /// ``Journal/GroupCommitJournal`` in one transaction (``Journal/JournalTransactions``).
 public final class SQLiteJournalStorage: JournalStorage {
     /// The format this code writes; a file with a higher one is refused.
-    public static let format = 4
+    public static let format = 5
     /// The journal file's name inside the data directory.
     public static let fileName = "journal.sqlite"
     /// The lock file's name inside the data directory.
@@ -89,6 +90,11 @@ public final class SQLiteJournalStorage: JournalStorage {
     let storeCount = Lock<Int?>(nil)
     /// Records in the log (`commit_log`) that start a fold into `actions` (``foldLog(_:)``).
     let foldThreshold: Int
+    /// Records a piece of a fold moves before a commit (``FoldInProgress``).
+    let foldPiece: Int
+    /// The stores with records in the log from which a fold moves in pieces; below, it moves
+    /// whole (``FoldInProgress``).
+    let foldPiecesFromStores: Int
     /// The log's size and the stores with records in it (``LogState``).
     let log: Lock<LogState>
     /// Whether ``close()`` folds the log into `actions` (tests turn it off to leave records in the
@@ -112,12 +118,17 @@ public final class SQLiteJournalStorage: JournalStorage {
     /// Opens the journal in `directory` (which must exist), creating the file if needed; throws if
     /// another process holds it, if it cannot be used, or if a newer server wrote it. `policy`
     /// and `clock` are those of the shared group commit (``commits``); `foldThreshold`, how many
-    /// records the log of recent records holds before they move into `actions` (tests use a few).
+    /// records the log of recent records holds before they move into `actions`, `foldPiece` how
+    /// many move before each commit when the log holds records of `foldPiecesFromStores` stores
+    /// or more (tests use a few).
     public init(
         directory: String, sync: JournalSync, policy: CommitPolicy = CommitPolicy(), clock: any JournalClock = SystemJournalClock(),
-        foldThreshold: Int = SQLiteJournalStorage.defaultFoldThreshold
+        foldThreshold: Int = SQLiteJournalStorage.defaultFoldThreshold, foldPiece: Int = SQLiteJournalStorage.defaultFoldPiece,
+        foldPiecesFromStores: Int = SQLiteJournalStorage.defaultFoldPiecesFromStores
     ) throws(JournalError) {
         self.foldThreshold = max(1, foldThreshold)
+        self.foldPiece = max(1, foldPiece)
+        self.foldPiecesFromStores = max(1, foldPiecesFromStores)
         log = Lock(LogState(nextFold: max(1, foldThreshold)))
         commitPolicy = policy
         commitClock = clock
@@ -192,6 +203,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 throw SQLiteError.damaged("the store default has no row in the table stores")
             }
             defaultStore = StoreScope(id: .default, key: selectDefault.int64(0))
+            try Self.finishInterruptedFold(in: database)
             let found = Self.logState(of: database, foldThreshold: self.foldThreshold)
             log.withLock { $0 = found }
             self.writer = Lock(writer)

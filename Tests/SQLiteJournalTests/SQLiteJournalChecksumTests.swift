@@ -110,7 +110,7 @@ import Testing
         let upgraded = try SQLiteDatabase(path: path, create: false)
         let format = try upgraded.prepare("SELECT value FROM meta WHERE key = 'format'")
         _ = try format.step()
-        #expect(format.text(0) == "4", "through formats 2 and 3, to the log of recent records")
+        #expect(format.text(0) == "\(SQLiteJournalStorage.format)", "through formats 2, 3 and 4, to the fold in pieces")
         // A change after the upgrade is caught like any other.
         try upgraded.execute("UPDATE actions SET time = 5 WHERE version = 2")
         let error = try recoveryDamage(in: directory)

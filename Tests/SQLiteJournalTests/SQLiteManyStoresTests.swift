@@ -196,7 +196,7 @@ import Testing
             try database.append([record(6)])
         }
         let upgraded = try SQLiteJournalFile(directory: directory.path)
-        #expect(try upgraded.format == 4 && upgraded.stores() == [.default])
+        #expect(try upgraded.format == SQLiteJournalStorage.format && upgraded.stores() == [.default])
         #expect(try upgraded.records(after: 0, limit: 10).map(\.version) == Array(1...6))
     }
 
