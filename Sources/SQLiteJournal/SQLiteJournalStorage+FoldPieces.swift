@@ -48,7 +48,7 @@ struct FoldInProgress {
 
 extension SQLiteJournalStorage {
     /// The default of ``foldPiece``: records a piece of a fold moves (`docs/benchmarks.md`,
-    /// "2026-11-30 (16:30–17:10 UTC)").
+    /// "2026-11-30 (16:30–17:15 UTC)").
     public static let defaultFoldPiece = 4_096
     /// The default of ``foldPiecesFromStores``.
     public static let defaultFoldPiecesFromStores = 64

@@ -24,7 +24,7 @@ struct LogState {
     /// The log's size at which the next fold runs (``SQLiteJournalStorage/foldThreshold``, moved
     /// further by a fold that failed, so that a failing fold is not retried before every commit).
     var nextFold: Int
-    /// The fold under way, a piece before each commit (``FoldInProgress``); nil between folds.
+    /// The fold in pieces under way (``FoldInProgress``); nil between folds.
     var folding: FoldInProgress?
 }
 
@@ -36,9 +36,10 @@ struct LogState {
 /// the checkpoint (`docs/journal.md`, "The log of recent records"). A commit therefore appends to
 /// `commit_log` in commit order (rowid), one to three pages whatever the stores, and every
 /// ``foldThreshold`` records the writer moves the log into `actions`: sorted by store and
-/// version, a store's records of many commits then share its leaf page. Since format 5 it moves
-/// them in pieces of about ``foldPiece`` records, one before each commit
-/// (`SQLiteJournalStorage+FoldPieces.swift`), so that no commit waits for a whole fold.
+/// version, a store's records of many commits then share its leaf page. Since format 5, over
+/// ``foldPiecesFromStores`` stores or more, it moves them in pieces of about ``foldPiece``
+/// records, one before every other commit (``FoldInProgress``), so that no commit waits for a
+/// whole fold.
 extension SQLiteJournalStorage {
     /// The default of ``foldThreshold``: records in the log that start a fold. The more records a
     /// fold moves, the more of each store's share one leaf page (`journal-bench stores`, 1,000
