@@ -54,10 +54,12 @@ extension SQLiteJournalStorage {
     public static let defaultFoldPiecesFromStores = 64
 
     /// The rows of the log that a fold in pieces has already copied into `actions`: an SQL
-    /// condition on `commit_log`'s columns, true for none when no fold is under way.
+    /// condition on `commit_log`'s columns, true for none when no fold is under way. Its first,
+    /// uncorrelated `EXISTS` is evaluated once per statement: between folds a row of the log
+    /// costs no look at `fold_progress`.
     static let movedByFoldInPieces = """
-        EXISTS (SELECT 1 FROM fold_progress f WHERE commit_log.seq <= f.through
-            AND (commit_log.store, commit_log.version) <= (f.store, f.version))
+        (EXISTS (SELECT 1 FROM fold_progress) AND EXISTS (SELECT 1 FROM fold_progress f WHERE commit_log.seq <= f.through
+            AND (commit_log.store, commit_log.version) <= (f.store, f.version)))
         """
 
     /// Moves the next piece of the fold under way, or starts a fold (and moves its first piece)

@@ -73,7 +73,7 @@ extension SQLiteJournalStorage {
     /// every other record.
     static func foldLog(in database: SQLiteDatabase) throws(SQLiteError) {
         try database.execute("""
-            DELETE FROM commit_log WHERE EXISTS (SELECT 1 FROM fold_progress) AND \(movedByFoldInPieces);
+            DELETE FROM commit_log WHERE \(movedByFoldInPieces);
             INSERT OR FAIL INTO actions(store, version, type, payload, time, checksum)
                 SELECT store, version, type, payload, time, checksum FROM commit_log ORDER BY store, version;
             DELETE FROM commit_log;

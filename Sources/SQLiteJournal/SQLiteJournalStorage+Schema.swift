@@ -16,10 +16,7 @@ extension SQLiteJournalStorage {
         let condition = "store = ?1" + (after.map { " AND version > \($0)" } ?? "")
         var query = "SELECT \(columns) FROM actions WHERE \(condition)"
         if log {
-            // The uncorrelated `EXISTS` is evaluated once per statement: between folds a row of
-            // the log costs no look at `fold_progress`.
-            query += " UNION ALL SELECT \(columns) FROM commit_log WHERE \(condition)"
-                + (folds ? " AND (NOT EXISTS (SELECT 1 FROM fold_progress) OR NOT \(movedByFoldInPieces))" : "")
+            query += " UNION ALL SELECT \(columns) FROM commit_log WHERE \(condition)" + (folds ? " AND NOT \(movedByFoldInPieces)" : "")
         }
         return query + " ORDER BY version"
     }

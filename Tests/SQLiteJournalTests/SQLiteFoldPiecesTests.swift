@@ -14,9 +14,14 @@ import Testing
 
     /// Rows of `table` in the file at `path`, read through a connection of its own.
     private func rows(_ table: String, at path: String) throws -> Int {
-        let count = try SQLiteDatabase(path: path, create: false).prepare("SELECT COUNT(*) FROM \(table)")
-        _ = try count.step()
-        return Int(count.int64(0))
+        try count("SELECT COUNT(*) FROM \(table)", at: path)
+    }
+
+    /// The first column of `query`'s first row, an integer, in the file at `path`.
+    private func count(_ query: String, at path: String) throws -> Int {
+        let select = try SQLiteDatabase(path: path, create: false).prepare(query)
+        _ = try select.step()
+        return Int(select.int64(0))
     }
 
     /// The fold's recorded progress: the last store key and version copied; nil when none.
@@ -146,12 +151,8 @@ import Testing
         for _ in 0..<6 { try storage.append([record(newest[0] + 1)]); newest[0] += 1 }
         #expect(try progress(at: storage.path) == nil && storage.log.withLock { $0.folding == nil })
         #expect(try stores[1].records(after: 0, limit: 10).map(\.version) == [3], "versions 1 and 2 not brought back")
-        let rows = try SQLiteDatabase(path: storage.path, create: false).prepare("SELECT COUNT(*) FROM actions a JOIN stores s ON s.key = a.store WHERE s.id = 'room-1'")
-        _ = try rows.step()
-        #expect(rows.int64(0) == 1)
-        let orphans = try SQLiteDatabase(path: storage.path, create: false).prepare("SELECT COUNT(*) FROM actions WHERE store NOT IN (SELECT key FROM stores)")
-        _ = try orphans.step()
-        #expect(orphans.int64(0) == 0, "the deleted store's records not brought back")
+        #expect(try count("SELECT COUNT(*) FROM actions a JOIN stores s ON s.key = a.store WHERE s.id = 'room-1'", at: storage.path) == 1)
+        #expect(try count("SELECT COUNT(*) FROM actions WHERE store NOT IN (SELECT key FROM stores)", at: storage.path) == 0, "the deleted store's records not brought back")
         #expect(try storage.records(after: 0, limit: 100) == (1...newest[0]).map(record))
     }
 
