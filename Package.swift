@@ -155,7 +155,7 @@ let package = Package(
         ]),
         tests("ReMVVMServerCommandTests", [
             "ReMVVMServerCommand", "ReMVVMServer", "ReMVVM", "ExampleApp", "MicroHTTP", "HTTPTestSupport",
-            "Journal", "PostgresJournal", .logging, .configuration, .argumentParser,
+            "Journal", "PostgresJournal", "SQLiteJournal", .logging, .configuration, .argumentParser,
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -61,6 +61,8 @@ scripts/example-test.sh
 scripts/crash-test.sh
 # The same over 50 stores (issue 35): the writes spread over stores their first writes create.
 CRASH_STORES=50 CRASH_CYCLES=20 CRASH_CLIENT_SECONDS=2.5 scripts/crash-test.sh
+# Over 80 stores with small folds of the journal's log, moved in pieces: kills land mid-move.
+CRASH_STORES=80 CRASH_FOLD=small CRASH_CYCLES=20 CRASH_CLIENT_SECONDS=2.5 scripts/crash-test.sh
 CORRUPTION_SEED=${CORRUPTION_SEED:-32} scripts/corruption-test.sh
 scripts/replica-test.sh
 scripts/container-test.sh

@@ -215,12 +215,13 @@ extension SQLiteJournalStorage {
     }
 
     /// Finishes a fold in pieces that a crash cut short (a progress row is left): at the start,
-    /// before the log's state is read, in one transaction.
-    static func finishInterruptedFold(in database: SQLiteDatabase) throws(SQLiteError) {
+    /// before the log's state is read, in one transaction. Returns whether there was one.
+    static func finishInterruptedFold(in database: SQLiteDatabase) throws(SQLiteError) -> Bool {
         let progress = try database.prepare("SELECT EXISTS(SELECT 1 FROM fold_progress)")
-        guard try progress.step(), progress.int64(0) == 1 else { return }
+        guard try progress.step(), progress.int64(0) == 1 else { return false }
         try database.transaction { () throws(SQLiteError) in
             try foldLog(in: database)
         }
+        return true
     }
 }

@@ -48,6 +48,8 @@ extension SQLiteJournalStorage {
     /// per store again), about 40 ns a row here, so 1.3 ms at this size; a store without records
     /// in it does not scan it (``LogState/stores``). `docs/benchmarks.md`, "2026-11-29".
     public static let defaultFoldThreshold = 32_768
+    /// The values a server's settings allow for ``foldThreshold`` and ``foldPiece``.
+    public static let allowedFoldRecords = 1...1_048_576
 
     /// Moves every record of the log into `actions`, in one transaction: a crash leaves each
     /// record in exactly one of the two tables, since SQLite replays a transaction whole or not at

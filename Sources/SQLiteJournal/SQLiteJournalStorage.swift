@@ -89,12 +89,15 @@ public final class SQLiteJournalStorage: JournalStorage {
     /// ``create(_:limit:at:)`` and ``delete(_:)``): a creation does not count 100,000 rows.
     let storeCount = Lock<Int?>(nil)
     /// Records in the log (`commit_log`) that start a fold into `actions` (``foldLog(_:)``).
-    let foldThreshold: Int
+    public let foldThreshold: Int
     /// Records a piece of a fold moves before a commit (``FoldInProgress``).
-    let foldPiece: Int
+    public let foldPiece: Int
     /// The stores with records in the log from which a fold moves in pieces; below, it moves
     /// whole (``FoldInProgress``).
     let foldPiecesFromStores: Int
+    /// Whether opening the file found a fold in pieces that a stop had cut short, and finished it
+    /// (the server logs it; the crash test counts it).
+    public let finishedAnInterruptedFold: Bool
     /// The log's size and the stores with records in it (``LogState``).
     let log: Lock<LogState>
     /// Whether ``close()`` folds the log into `actions` (tests turn it off to leave records in the
@@ -203,7 +206,7 @@ public final class SQLiteJournalStorage: JournalStorage {
                 throw SQLiteError.damaged("the store default has no row in the table stores")
             }
             defaultStore = StoreScope(id: .default, key: selectDefault.int64(0))
-            try Self.finishInterruptedFold(in: database)
+            finishedAnInterruptedFold = try Self.finishInterruptedFold(in: database)
             let found = Self.logState(of: database, foldThreshold: self.foldThreshold)
             log.withLock { $0 = found }
             self.writer = Lock(writer)

@@ -78,7 +78,7 @@ import Testing
              "connectionMemoryBytes": 32768, "heartbeatSeconds": 7, "subscriberBacklogBytes": 65536,
              "subscriberSendBufferBytes": 0, "directStreamWrites": false, "reconnectDelayMilliseconds": 500,
              "logLevel": "debug", "dataDir": "/srv/remvvm", "inMemory": false, "journalSync": "normal",
-             "journal": "sqlite", "postgresURL": "postgresql:///remvvm", "replicaName": "r1", "replicaExpiry": 86400,
+             "journalFoldThreshold": 2048, "journalFoldPiece": 256, "journal": "sqlite", "postgresURL": "postgresql:///remvvm", "replicaName": "r1", "replicaExpiry": 86400,
              "snapshotEvery": 500, "journalRetention": "30d", "replayRingEvents": 100, "replayRingBytes": 1048576,
              "idempotencyRetention": 3600, "corsAllowedOrigins": ["https://a.example", "https://b.example"], "allowedHosts": ["remvvm.internal", "[::1]"],
              "metricsEnabled": false, "authTokens": "s3cret-token-value=read+dispatch", "authTokenFile": "\(tokens)",
@@ -92,6 +92,7 @@ import Testing
         #expect(settings.http.host == "::1" && settings.http.port == 9090 && settings.http.workerThreads == 3)
         #expect(settings.http.heartbeatInterval == .seconds(7) && !settings.http.directStreamWrites)
         #expect(settings.dataDir == "/srv/remvvm" && settings.journalSync == JournalSync.normal && settings.replicaName == "r1")
+        #expect(settings.journalFoldThreshold == 2_048 && settings.journalFoldPiece == 256)
         #expect(settings.replicaExpiry == .seconds(86_400) && settings.service.idempotencyRetention == .seconds(3_600))
         #expect(settings.service.journalRetention == JournalRetention.age(.seconds(30 * 86_400)) && settings.service.snapshotEvery == 500)
         #expect(settings.service.corsAllowedOrigins == ["https://a.example", "https://b.example"] && !settings.service.metricsEnabled)

@@ -35,6 +35,7 @@ import Testing
     /// fold due at the next commit (threshold 8, pieces of 3: one store's records a piece).
     private func threeStores(in directory: TemporaryDirectory) throws -> (SQLiteJournalStorage, [any JournalStorage]) {
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off, foldThreshold: 8, foldPiece: 3, foldPiecesFromStores: 1)
+        #expect(!storage.finishedAnInterruptedFold)
         let stores: [any JournalStorage] = [storage, try storage.newStore("room-1"), try storage.newStore("room-2")]
         for store in stores { try store.append((1...3).map(record)) }
         return (storage, stores)
@@ -119,6 +120,7 @@ import Testing
         #expect(try file.records(after: 0, limit: 100) == (1...4).map(record), "verify reads the file as the crash left it")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off, foldThreshold: 8, foldPiece: 3, foldPiecesFromStores: 1)
         defer { storage.close() }
+        #expect(storage.finishedAnInterruptedFold)
         #expect(try rows("actions", at: path) == 10 && rows("commit_log", at: path) == 0 && progress(at: path) == nil)
         let stores: [any JournalStorage] = [storage, try #require(try storage.storage(for: StoreID("room-1"))), try #require(try storage.storage(for: StoreID("room-2")))]
         try expectEachRecordOnce(storage, stores, through: [4, 3, 3], "after the start")

@@ -49,7 +49,7 @@ extension ServeCommand {
             service.versionTags = .plain  // versions are the shared log's
         } else {
             do {
-                journal = try Self.openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
+                journal = try Self.openJournal(settings, logger: logger)
             } catch {
                 logger.critical("cannot start: \(error)")
                 throw ExitCode.failure

@@ -13,7 +13,7 @@ extension ServeCommand {
         _ settings: ServerSettings, logger: Logger
     ) throws -> (replication: ReplicaConfiguration, log: PostgresSharedLog, snapshots: SQLiteJournalStorage) {
         let name = settings.replicaName.isEmpty ? ProcessInfo.processInfo.hostName : settings.replicaName
-        let snapshots = try openJournal(in: settings.dataDir, sync: settings.journalSync, logger: logger)
+        let snapshots = try openJournal(settings, logger: logger)
         logger.info("replica \(name): connecting to the shared log in PostgreSQL")
         let log: PostgresSharedLog
         do {
@@ -31,11 +31,18 @@ extension ServeCommand {
         return (ReplicaConfiguration(log: log, snapshots: snapshots, name: name, expiry: settings.replicaExpiry), log, snapshots)
     }
 
-    /// Creates the data directory if missing and opens its journal; logs when its background
-    /// checkpoints start failing and when they recover.
-    static func openJournal(in directory: String, sync: JournalSync, logger: Logger) throws -> SQLiteJournalStorage {
-        try createDirectories(directory)
-        let storage = try SQLiteJournalStorage(directory: directory, sync: sync)
+    /// Creates the data directory if missing and opens its journal; logs a fold that a stop had
+    /// cut short and the start finished, and when its background checkpoints start failing and
+    /// when they recover.
+    static func openJournal(_ settings: ServerSettings, logger: Logger) throws -> SQLiteJournalStorage {
+        try createDirectories(settings.dataDir)
+        let storage = try SQLiteJournalStorage(
+            directory: settings.dataDir, sync: settings.journalSync,
+            foldThreshold: settings.journalFoldThreshold, foldPiece: settings.journalFoldPiece
+        )
+        if storage.finishedAnInterruptedFold {
+            logger.notice("journal: finished moving the log of recent records into actions, which the last stop had cut short")
+        }
         storage.onCheckpointProblem { problem in
             if let problem {
                 logger.error("checkpoints of \(storage.path) fail (\(problem)): the write-ahead log grows until they succeed; check the disk (space, errors) and permissions")

@@ -79,6 +79,12 @@ struct ServeCommand: DomainCommand {
     @Option(help: .setting("full (fsync before acknowledging), normal (survives a crash of the process, not of the machine) or off.", .journalSync))
     var journalSync: String?
 
+    @Option(help: .setting("Records the journal's log of recent records holds before they move into its table of actions (larger: fewer, longer moves).", .journalFoldThreshold))
+    var journalFoldThreshold: Int?
+
+    @Option(help: .setting("Records one piece of that move copies before a commit when the log holds records of 64 stores or more (smaller: shorter pauses, more passes).", .journalFoldPiece))
+    var journalFoldPiece: Int?
+
     @Option(help: .setting("Where actions are kept: sqlite (one file in the data directory, one server) or postgres (one log in PostgreSQL shared by several replicas; snapshots stay in the data directory; the connection comes from REMVVM_POSTGRES_URL or libpq's PG* variables, never from a flag).", .journal))
     var journal: String?
 
@@ -167,6 +173,8 @@ struct ServeCommand: DomainCommand {
         set(.dataDir, dataDir.map { .string($0) })
         set(.inMemory, inMemory ? .bool(true) : nil)
         set(.journalSync, journalSync.map { .string($0) })
+        set(.journalFoldThreshold, journalFoldThreshold.map { .int($0) })
+        set(.journalFoldPiece, journalFoldPiece.map { .int($0) })
         set(.journal, journal.map { .string($0) })
         set(.replicaName, replicaName.map { .string($0) })
         set(.replicaExpiry, replicaExpiry.map { .string($0) })

@@ -4,6 +4,7 @@ import Journal
 import Logging
 import MicroHTTP
 import ReMVVMServer
+import SQLiteJournal
 
 /// One setting: its key, how it is read and checked, and the configuration field it sets.
 struct Setting: Sendable {
@@ -256,6 +257,8 @@ extension ServerSettings {
         .string(.dataDir, \.dataDir),
         .bool(.inMemory, \.inMemory),
         .choice(.journalSync, \.journalSync, "a sync mode"),
+        .int(.journalFoldThreshold, \.journalFoldThreshold, in: SQLiteJournalStorage.allowedFoldRecords),
+        .int(.journalFoldPiece, \.journalFoldPiece, in: SQLiteJournalStorage.allowedFoldRecords),
         .choice(.journal, \.journal, "a journal"),
         .secret(.postgresURL, \.postgresURL),
         .string(.replicaName, \.replicaName),

@@ -6,6 +6,7 @@ import Logging
 import MicroHTTP
 import PostgresJournal
 import ReMVVMServer
+import SQLiteJournal
 import SystemPackage
 
 /// Every setting of a domain's server (`remvvm-server` for the example), resolved from flags, then `REMVVM_*` environment variables, then
@@ -26,6 +27,12 @@ struct ServerSettings {
     var inMemory = false
     /// How hard a commit pushes to the disk before an action is acknowledged.
     var journalSync = JournalSync.full
+    /// Records the SQLite journal's log of recent records holds before they move into its table
+    /// of actions (`docs/journal.md`, "The log of recent records").
+    var journalFoldThreshold = SQLiteJournalStorage.defaultFoldThreshold
+    /// Records one piece of such a move copies before a commit when the log holds records of
+    /// many stores (`docs/journal.md`, "In pieces over many stores").
+    var journalFoldPiece = SQLiteJournalStorage.defaultFoldPiece
     /// Where actions are kept: the data directory's SQLite file, or a PostgreSQL log shared by
     /// several replicas.
     var journal = JournalBackend.sqlite
@@ -49,7 +56,7 @@ struct ServerSettings {
         case requestHeadTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
-        case dataDir, inMemory, journalSync, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
+        case dataDir, inMemory, journalSync, journalFoldThreshold, journalFoldPiece, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
         case idempotencyRetention, corsAllowedOrigins, allowedHosts, metricsEnabled
         case autoCreateStores, maxStores, maxLoadedStores, storeIdleSeconds
         case authTokens, authTokenFile, jwtHs256Secret, jwtHs256SecretFile, jwtPublicKeyFile
