@@ -112,18 +112,19 @@ extension SQLiteJournalStorage: StoreCatalog {
             throw JournalError(code: .unusable, message: "the store default cannot be deleted")
         }
         return try withWriter { writer throws(SQLiteError) -> Bool in
-            var deleted = false
+            var deleted: Int64?
             try writer.database.transaction { () throws(SQLiteError) in
                 let select = try writer.database.prepare("SELECT key FROM stores WHERE id = ?1")
                 try select.bind(1, id.rawValue)
                 guard try select.step() else { return }
-                try Self.removeStore(key: select.int64(0), from: writer.database)
-                deleted = true
+                let key = select.int64(0)
+                try Self.removeStore(key: key, from: writer.database)
+                deleted = key
             }
-            if deleted {
-                storeCount.withLock { count in count = count.map { $0 - 1 } }
-            }
-            return deleted
+            guard let deleted else { return false }
+            deletedStoreKeys.withLock { _ = $0.insert(deleted) }
+            storeCount.withLock { count in count = count.map { $0 - 1 } }
+            return true
         } describing: { "deleting the store \(id) from \(path) failed: \($0)" }
     }
 
@@ -133,7 +134,7 @@ extension SQLiteJournalStorage: StoreCatalog {
     }
 
     /// Removes the store of `key`: its records, snapshots, kept answers and row (inside a
-    /// transaction).
+    /// transaction; once it has committed, the caller adds `key` to ``deletedStoreKeys``).
     static func removeStore(key: Int64, from database: SQLiteDatabase) throws(SQLiteError) {
         for table in ["actions", "commit_log", "snapshots", "answers"] {
             let remove = try database.prepare("DELETE FROM \(table) WHERE store = ?1")

@@ -19,6 +19,7 @@ extension SQLiteJournalStorage {
         let (key, created) = try withWriter { writer throws(SQLiteError) -> (Int64, Bool) in
             var key: Int64 = 0
             var created = false
+            var removed: Int64?
             try writer.database.transaction { () throws(SQLiteError) in
                 let existing = try writer.database.prepare("SELECT key, incarnation FROM stores WHERE id = ?1")
                 try existing.bind(1, store.id.rawValue)
@@ -27,6 +28,7 @@ extension SQLiteJournalStorage {
                         key = existing.int64(0)
                         return
                     }
+                    removed = existing.int64(0)
                     try Self.removeStore(key: existing.int64(0), from: writer.database)
                 } else {
                     created = true
@@ -39,6 +41,9 @@ extension SQLiteJournalStorage {
                 try insert.bind(3, store.createdAt)
                 _ = try insert.step()
                 key = insert.int64(0)
+            }
+            if let removed {
+                deletedStoreKeys.withLock { _ = $0.insert(removed) }
             }
             return (key, created)
         } describing: { "keeping snapshots of the store \(store.id) in \(path) failed: \($0)" }

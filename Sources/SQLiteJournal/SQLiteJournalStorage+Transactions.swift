@@ -103,11 +103,14 @@ extension SQLiteJournalStorage: JournalTransactions {
                 return newest
             }
             var stored = [Bool](repeating: false, count: parts.count)
+            let deleted = deletedStoreKeys.withLock { $0 }
             try writer.database.transaction { () throws(SQLiteError) in
                 for index in parts.indices {
                     let scope = parts[index].scope, part = parts[index].part
                     guard !part.records.isEmpty || !part.answers.isEmpty else { continue }
-                    guard try Self.exists(scope, writer) else {
+                    // The store still exists: the store `default` always does; another may have
+                    // been deleted since its view was made.
+                    guard deleted.isEmpty || !deleted.contains(scope.key) else {
                         refusals[index] = JournalError(
                             code: .closed,
                             message: "the store \(scope.id) was deleted from \(path): \(Self.describe(part.records, part.answers)) not journaled"
@@ -138,19 +141,6 @@ extension SQLiteJournalStorage: JournalTransactions {
         }
         if due { checkpointer?.request() }
         return refusals
-    }
-
-    /// Whether the store still exists (inside the transaction): the store `default` always does;
-    /// another may have been deleted since its view was made. A lookup of the store's row, not a
-    /// write: the head (``storeQuery(_:logged:then:)``) is derived from the records, so a commit writes no
-    /// `stores` page.
-    private static func exists(_ scope: StoreScope, _ writer: Writer) throws(SQLiteError) -> Bool {
-        guard scope.id != .default else { return true }
-        let select = writer.selectStoreKey
-        select.reset()
-        defer { select.reset() }
-        try select.bind(1, scope.key)
-        return try select.step()
     }
 
     private static func insert(_ part: JournalWrite, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
