@@ -28,8 +28,9 @@ extension SQLiteJournalStorage {
                         key = existing.int64(0)
                         return
                     }
-                    removed = existing.int64(0)
-                    try Self.removeStore(key: existing.int64(0), from: writer.database)
+                    let old = existing.int64(0)
+                    try Self.removeStore(key: old, from: writer.database)
+                    removed = old
                 } else {
                     created = true
                 }
