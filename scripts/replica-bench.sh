@@ -132,6 +132,22 @@ thread_cpu() {
 # This cluster's postmaster and its children only: other PostgreSQL servers on the machine (tests,
 # other benchmarks) are not this run's.
 postgres_pids() { echo "$PG_PID $(pgrep -P "$PG_PID" -d ' ' || true)"; }
+# postgres_ticks: "pid ticks" of this cluster's processes so far.
+postgres_ticks() {
+    local pid
+    for pid in $(postgres_pids); do
+        [ -r "/proc/$pid/stat" ] && echo "$pid $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)"
+    done | sort
+}
+# postgres_roles: "pid role" of this cluster's processes — a client connection named by the kind of
+# statement it ran last (the appenders' remvvm_append, the followers' reads, the listeners' LISTEN),
+# the others by their backend type.
+postgres_roles() {
+    psql_query -AtF ' ' -c "SELECT pid, CASE WHEN backend_type <> 'client backend' THEN replace(backend_type, ' ', '_')
+        WHEN query ~* 'remvvm_append' THEN 'appends' WHEN query ~* '^\s*LISTEN' THEN 'listens'
+        WHEN query ~* 'FROM remvvm_log' THEN 'reads' WHEN query ~* 'pg_stat|pg_stat_statements' THEN 'this_script'
+        ELSE 'other_client' END FROM pg_stat_activity" | sort
+}
 total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
 p99s() { for index in 0 1 2; do awk '$1 == "99%" { printf "%s ", $2 }' "$OUT/replica-$1-r$index.txt"; done; }
 
@@ -171,14 +187,14 @@ post_load 2 warmup
 before_version=$(head_version)
 # shellcheck disable=SC2046
 servers_before=$(cpu_seconds "${PIDS[@]}"); postgres_before=$(cpu_seconds $(postgres_pids))
-threads_before=$(thread_cpu "${PIDS[@]}")
+threads_before=$(thread_cpu "${PIDS[@]}"); postgres_ticks_before=$(postgres_ticks)
 psql_query -c "SELECT pg_stat_statements_reset()" >/dev/null
 commits_before=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 post_load "$DURATION" throughput
 commits_after=$(psql_query -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 # shellcheck disable=SC2046
 servers_after=$(cpu_seconds "${PIDS[@]}"); postgres_after=$(cpu_seconds $(postgres_pids))
-threads_after=$(thread_cpu "${PIDS[@]}")
+threads_after=$(thread_cpu "${PIDS[@]}"); postgres_ticks_after=$(postgres_ticks)
 after_version=$(head_version)
 rps=$(total_rps throughput)
 actions=$((after_version - before_version))
@@ -191,6 +207,10 @@ awk -v s="$(awk -v a="$servers_after" -v b="$servers_before" 'BEGIN { print a - 
 echo "the 3 replicas' CPU by kind of thread, per action:"
 join <(echo "$threads_before") <(echo "$threads_after") | awk -v n="$actions" -v hz="$(getconf CLK_TCK)" \
     '{ d = ($3 - $2) / hz; if (d > 0) printf "  %-16s %6.2f s %7.2f us/action\n", $1, d, d * 1e6 / n }' | sort -k4 -n -r
+echo "PostgreSQL's CPU by process, per action (a client connection by the statement it ran last):"
+join <(echo "$postgres_ticks_before") <(echo "$postgres_ticks_after") | join - <(postgres_roles) -a 1 \
+    | awk -v n="$actions" -v hz="$(getconf CLK_TCK)" '{ role = NF > 3 ? $4 : "postmaster_or_gone"; d[role] += ($3 - $2) / hz; c[role]++ }
+        END { for (r in d) if (d[r] > 0) printf "  %-22s %2d process(es) %6.2f s %7.2f us/action\n", r, c[r], d[r], d[r] * 1e6 / n }' | sort -k5 -n -r
 echo "PostgreSQL: $((commits_after - commits_before)) transactions committed ($(awk -v n="$actions" -v c="$((commits_after - commits_before))" 'BEGIN { printf "%.1f", n / c }') versions per transaction, reads included); statements by total time:"
 psql_query -c "SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round((total_exec_time / calls * 1000)::numeric, 0) AS us_per_call, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8"
 echo "== replica lag under that load: probe posts 20/s to r0, 10 subscribers on r1"

@@ -198,11 +198,13 @@ final class PostgresConnection {
         try execute("LISTEN \(channel)")
     }
 
-    /// Reads what the server sent and returns the payloads of the notifications received, waiting
+    /// Reads what the server sent and returns the notifications received (channel, payload), waiting
     /// up to `timeout` for the socket to become readable when none is buffered yet. A rung
     /// `wakeBell` (another thread has something for the waiter) ends the wait too: it is drained
     /// and `woken` is true.
-    func notifications(waitingUpTo timeout: Duration, wakeBell: Doorbell? = nil) throws(PostgresLogError) -> (payloads: [String], woken: Bool) {
+    func notifications(
+        waitingUpTo timeout: Duration, wakeBell: Doorbell? = nil
+    ) throws(PostgresLogError) -> (received: [(channel: String, payload: String)], woken: Bool) {
         var received = try drainNotifications()
         if !received.isEmpty { return (received, false) }
         guard let handle else {
@@ -229,19 +231,19 @@ final class PostgresConnection {
         return (received, woken)
     }
 
-    private func drainNotifications() throws(PostgresLogError) -> [String] {
+    private func drainNotifications() throws(PostgresLogError) -> [(channel: String, payload: String)] {
         guard let handle else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection is closed")
         }
         guard PQconsumeInput(handle) == 1 else {
             throw PostgresLogError(code: .unavailable, message: "PostgreSQL connection lost: \(Self.trimmed(PQerrorMessage(handle)))")
         }
-        var payloads: [String] = []
+        var received: [(channel: String, payload: String)] = []
         while let notification = PQnotifies(handle) {
-            payloads.append(String(cString: notification.pointee.extra))
+            received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
             PQfreemem(notification)
         }
-        return payloads
+        return received
     }
 
     private func failure(sql: String, message: String, sqlState: String?) -> PostgresLogError {

@@ -36,7 +36,7 @@ extension PostgresLog {
         let rows = try connection.executeInOwnTransaction(
             Self.appendCallingTheFunction,
             [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { counts[$0].map(String.init) }),
-             Self.arrayLiteral(stores.map { lastTimes[$0].map(String.init) })] + columns.parameters
+             Self.arrayLiteral(stores.map { lastTimes[$0].map(String.init) })] + columns.parameters + [columns.recordsText]
         )
         let announced = PostgresLogDoorbell(payloads: [(rows.rows.first?.first ?? nil) ?? ""])
         return ranges.map { range in
@@ -50,7 +50,7 @@ extension PostgresLog {
 
     /// The call of ``PostgresLogSchema/appendFunction``.
     private static let appendCallingTheFunction =
-        "SELECT \(PostgresLogSchema.appendFunction)($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::int[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bigint[])"
+        "SELECT \(PostgresLogSchema.appendFunction)($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::int[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bigint[], $15::text)"
 
     /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
     /// nil as NULL), for an array parameter. Escaped byte by byte: PostgreSQL reads bytes, and
@@ -86,6 +86,10 @@ private struct AppendColumns {
     var stores: [String?] = [], ordinals: [String?] = [], types: [String?] = [], payloads: [String?] = []
     var times: [String?] = [], keys: [String?] = [], statuses: [String?] = [], fingerprints: [String?] = []
     var bodies: [String?] = [], suffixes: [String?] = [], answerTimes: [String?] = []
+    /// The rows as a records doorbell's text (``PostgresLogDoorbell/appendRow(to:store:ordinal:type:payload:time:key:)``),
+    /// until it outgrows one notification.
+    var records: [UInt8] = []
+    var recordsFit = true
 
     /// Adds one action, with the answer of its group if it is the group's last.
     mutating func add(store: StoreID, ordinal: UInt64, action: LoggedAction, answer: KeptAnswer?, versionOffset: Int?) {
@@ -105,6 +109,18 @@ private struct AppendColumns {
             suffixes.append(nil)
         }
         answerTimes.append(answer.map { String($0.time) })
+        if recordsFit {
+            PostgresLogDoorbell.appendRow(
+                to: &records, store: store, ordinal: ordinal, type: action.type, payload: action.payload, time: action.time,
+                key: answer?.key
+            )
+            recordsFit = records.count < PostgresLogDoorbell.longestPayload
+        }
+    }
+
+    /// The argument `$15`: the rows' text, or NULL when it does not fit in a notification.
+    var recordsText: String? {
+        recordsFit ? String(decoding: records, as: UTF8.self) : nil
     }
 
     /// The arguments `$4…$14`, as array literals.

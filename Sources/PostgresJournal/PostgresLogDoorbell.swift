@@ -13,21 +13,53 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// Whether a payload named no store (or could not be read): every followed store's head must
     /// be read.
     public var everything = false
+    /// The rows the records doorbell carried (``records(in:)``), by store, each store's in
+    /// version order: to apply without reading them back.
+    public var entries: [StoreID: [LogEntry]] = [:]
 
     /// The longest payload the log sends (PostgreSQL takes up to 8,000 bytes).
     static let longestPayload = 7_900
 
     /// Creates an announcement.
-    public init(heads: [StoreID: UInt64] = [:], changed: Set<StoreID> = [], everything: Bool = false) {
+    public init(
+        heads: [StoreID: UInt64] = [:], changed: Set<StoreID> = [], everything: Bool = false,
+        entries: [StoreID: [LogEntry]] = [:]
+    ) {
         self.heads = heads
         self.changed = changed
         self.everything = everything
+        self.entries = entries
+    }
+
+    /// The announcement of `notifications` (channel and payload), received together: the heads
+    /// of ``PostgresLogSchema/channel``, the rows of ``PostgresLogSchema/recordsChannel`` — or,
+    /// when its rows cannot be read, its heads (read as before). A heads payload right after a
+    /// records payload with the same heads (`lastRecordsHeads`, kept by the caller across waits:
+    /// a transaction's notifications are queued together, so nothing comes between the two) is
+    /// the same append's second doorbell, and adds nothing.
+    init(notifications: [(channel: String, payload: String)], lastRecordsHeads: inout Substring?) {
+        for notification in notifications {
+            if notification.channel == PostgresLogSchema.recordsChannel {
+                let (headsText, rowsText) = Self.splitRecords(notification.payload)
+                var announced = PostgresLogDoorbell()
+                announced.add(headsText)
+                if !announced.everything, let rows = Self.records(rowsText, heads: announced.heads) {
+                    entries.merge(rows) { $0 + $1 }
+                } else {
+                    add(headsText)
+                }
+                lastRecordsHeads = headsText
+            } else {
+                if notification.payload[...] != lastRecordsHeads { add(notification.payload[...]) }
+                lastRecordsHeads = nil
+            }
+        }
     }
 
     /// The announcement of `payloads`, received together.
     init(payloads: [String]) {
         for payload in payloads {
-            add(payload)
+            add(payload[...])
         }
     }
 
@@ -35,7 +67,7 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// append's doorbell, a pair per store (per action when 1,000 stores are written), and
     /// splitting it into substrings and parsing each head through `UInt64(_:)` was a tenth of
     /// the follower's time (`docs/benchmarks.md`, 2026-11-29).
-    private mutating func add(_ payload: String) {
+    private mutating func add(_ payload: Substring) {
         let bytes = payload.utf8
         guard !bytes.isEmpty else {
             everything = true
@@ -50,7 +82,7 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     }
 
     /// Adds the pair `store:head` (or `store:deleted`) at `range` of `payload`.
-    private mutating func addPair(_ payload: String, _ range: Range<String.Index>) {
+    private mutating func addPair(_ payload: Substring, _ range: Range<String.Index>) {
         let pair = payload.utf8[range]
         guard let colon = pair.lastIndex(of: UInt8(ascii: ":")), let store = try? StoreID(payload[range.lowerBound..<colon]) else {
             everything = true

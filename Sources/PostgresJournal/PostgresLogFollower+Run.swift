@@ -200,6 +200,15 @@ extension PostgresLogFollower {
                 return true
             }
             var relevant = false
+            // The rows rung with the heads: offered like this replica's own, and applied without
+            // reading them back when they follow what the store applied.
+            for (store, entries) in announced.entries {
+                guard let followed = state.stores[store], followed.stopReason == nil,
+                      let last = entries.last?.record.version, last > followed.applied else { continue }
+                followed.offer(entries, last: last, keeping: PostgresLogFollower.offeredLimit)
+                state.mayBeBehind.insert(store)
+                relevant = true
+            }
             for store in announced.changed where state.stores[store] != nil {
                 state.headsToRead.insert(store)
                 relevant = true

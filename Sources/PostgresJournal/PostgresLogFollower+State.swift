@@ -61,14 +61,43 @@ extension FollowedStore {
         return true
     }
 
-    /// Keeps `entries` (this replica's, up to version `last`) to apply without reading them back,
-    /// the newest `limit` at most.
+    /// Keeps `entries` (committed, consecutive versions up to `last`: this replica's appends, or
+    /// the rows a doorbell carried) to apply without reading them back, the newest `limit` at
+    /// most. The offers stay in version order, each version once: the doorbell brings this
+    /// replica's own rows again, and another replica's rows may arrive after this replica's later
+    /// ones.
     func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
         knownHead = max(knownHead, last)
-        offered.append(contentsOf: entries)
+        if let newest = offered.last?.record.version, let first = entries.first?.record.version, first <= newest {
+            offered = Self.merged(offered, entries.filter { $0.record.version > applied })
+        } else {
+            offered.append(contentsOf: entries)
+        }
         if offered.count > limit {
             offered.removeFirst(offered.count - limit)
         }
+    }
+}
+
+extension FollowedStore {
+    /// `kept` and `added` (each in version order) in version order, a version found in both once.
+    static func merged(_ kept: Deque<LogEntry>, _ added: [LogEntry]) -> Deque<LogEntry> {
+        var result: Deque<LogEntry> = []
+        result.reserveCapacity(kept.count + added.count)
+        var keptIndex = kept.startIndex, addedIndex = added.startIndex
+        while keptIndex < kept.endIndex || addedIndex < added.endIndex {
+            let next: LogEntry
+            if addedIndex == added.endIndex
+                || (keptIndex < kept.endIndex && kept[keptIndex].record.version <= added[addedIndex].record.version) {
+                next = kept[keptIndex]
+                keptIndex += 1
+            } else {
+                next = added[addedIndex]
+                addedIndex += 1
+            }
+            if result.last?.record.version != next.record.version { result.append(next) }
+        }
+        return result
     }
 }
 

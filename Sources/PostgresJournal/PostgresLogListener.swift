@@ -1,6 +1,7 @@
 import ConcurrencyKit
 
-/// The doorbell of the shared log: a connection that `LISTEN`s on the log's channel.
+/// The doorbell of the shared log: a connection that `LISTEN`s on the log's channels (the heads,
+/// and the rows of appends that fit in a notification).
 ///
 /// NOTIFY is a wake-up only: it is not replayed after a reconnect and may be coalesced, so the
 /// reader re-reads `version > applied` whenever ``wait(upTo:wakeDescriptor:)`` does not prove
@@ -9,11 +10,13 @@ import ConcurrencyKit
 public final class PostgresLogListener {
     private let connection: PostgresConnection
     private var listening = false
+    /// The heads of the last records doorbell: the heads doorbell of the same append repeats them.
+    private var lastRecordsHeads: Substring?
 
     /// Connects to `conninfo` and starts listening.
     public init(conninfo: String) throws(PostgresLogError) {
         connection = try PostgresConnection(conninfo: conninfo)
-        try connection.listen(PostgresLogSchema.channel)
+        try listenOnEveryChannel()
         listening = true
     }
 
@@ -42,20 +45,26 @@ public final class PostgresLogListener {
         if !listening || !connection.isConnected {
             listening = false
             try connection.connect()
-            try connection.listen(PostgresLogSchema.channel)
+            try listenOnEveryChannel()
             listening = true
             return .reconnected
         }
         do {
-            let (payloads, woken) = try connection.notifications(waitingUpTo: timeout, wakeBell: wakeBell)
-            if !payloads.isEmpty {
-                return .rang(PostgresLogDoorbell(payloads: payloads))
+            let (received, woken) = try connection.notifications(waitingUpTo: timeout, wakeBell: wakeBell)
+            if !received.isEmpty {
+                return .rang(PostgresLogDoorbell(notifications: received, lastRecordsHeads: &lastRecordsHeads))
             }
             return woken ? .woken : .timedOut
         } catch {
             listening = false
             throw error
         }
+    }
+
+    /// `LISTEN` on the rows' channel and the heads'.
+    private func listenOnEveryChannel() throws(PostgresLogError) {
+        try connection.listen(PostgresLogSchema.recordsChannel)
+        try connection.listen(PostgresLogSchema.channel)
     }
 
     /// Closes the connection.

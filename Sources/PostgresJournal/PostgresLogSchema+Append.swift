@@ -1,14 +1,15 @@
 extension PostgresLogSchema {
     /// The function that appends groups without `If-Match` in one call (``PostgresLog``): its
     /// name carries its version, so a build that needs another one creates it beside this one.
-    /// (`remvvm_append_v3` found its stores' head rows by reading every head row, twice per call,
+    /// (`remvvm_append_v4` rang only the heads, so that every other replica read the rows back;
+    /// `remvvm_append_v3` found its stores' head rows by reading every head row, twice per call,
     /// once the log held hundreds of stores; `v2` appended to the only store of schema version 1;
     /// `v1` checked `remvvm_answers` through a plan cached while that table was small.)
-    static let appendFunction = "remvvm_append_v4"
+    static let appendFunction = "remvvm_append_v5"
 
     /// The argument types of ``appendFunction``, as `to_regprocedure` names them.
     static let appendFunctionArguments =
-        "text[], bigint[], bigint[], text[], bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[]"
+        "text[], bigint[], bigint[], text[], bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[], text"
 
     /// The columns of one row to append, as both appends unnest them from their array arguments:
     /// its store, its ordinal among the rows of its store in the append (1…n), the action and
@@ -50,7 +51,11 @@ extension PostgresLogSchema {
     /// stores take other rows and never wait for these. Then a check that no key of the append is
     /// kept in its store (a command of its own, so it sees every answer committed before the
     /// locks were granted — within one statement it would see only those committed before the
-    /// statement began), the heads raised, the rows, the doorbell. A key already kept raises
+    /// statement began), the heads raised, the rows, the doorbells: on ``recordsChannel`` the
+    /// heads, a line feed and `records` (the rows as text, written by the appender:
+    /// ``PostgresLogDoorbell/records(in:)``) when the whole fits in one notification, then the
+    /// heads alone on ``channel`` (PostgreSQL delivers a transaction's notifications after it
+    /// committed, in the order they were sent). A key already kept raises
     /// `unique_violation` (`23505`) and nothing is stored. A store without a head row (deleted,
     /// or never created) is left out: its rows are not stored, and the payload does not name it.
     ///
@@ -72,7 +77,8 @@ extension PostgresLogSchema {
         CREATE FUNCTION \(appendFunction)(
                 stores text[], counts bigint[], last_times bigint[],
                 row_stores text[], ords bigint[], types text[], payloads text[], times bigint[], keys text[],
-                statuses integer[], fingerprints bytea[], bodies bytea[], suffixes bytea[], answer_times bigint[]
+                statuses integer[], fingerprints bytea[], bodies bytea[], suffixes bytea[], answer_times bigint[],
+                records text
             ) RETURNS text LANGUAGE plpgsql SET enable_seqscan = off AS $append$
             DECLARE
                 kept boolean;
@@ -109,6 +115,9 @@ extension PostgresLogSchema {
                 )
                 SELECT string_agg(b.store || ':' || b.head, ' ') INTO heads FROM bumped b;
                 IF heads IS NOT NULL THEN
+                    IF octet_length(heads) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload) THEN
+                        PERFORM pg_notify('\(recordsChannel)', heads || E'\\n' || records);
+                    END IF;
                     PERFORM \(notifyHeads("heads"));
                 END IF;
                 RETURN coalesce(heads, '');

@@ -17,6 +17,12 @@ enum PostgresLogSchema {
     /// their new heads (``PostgresLogDoorbell``), a doorbell only.
     static let channel = "remvvm_log"
 
+    /// The channel an append rings first with its rows themselves, when they fit in one
+    /// notification (``PostgresLogDoorbell/records(in:)``): a follower that hears them applies
+    /// them without reading them back. Its own channel, so that builds that only know
+    /// ``channel`` hear the same doorbell as before.
+    static let recordsChannel = "remvvm_log_records"
+
     /// The advisory lock that a removal of old records holds exclusively for each of its
     /// transactions, and that each call of ``appendFunction`` tries to take shared: a call that
     /// gets it knows that no removal is moving keys until it commits.

@@ -1,0 +1,124 @@
+import ConcurrencyKit
+import Journal
+@testable import PostgresJournal
+import PostgresTestSupport
+import Testing
+
+/// The doorbell that carries an append's rows (`PostgresLogDoorbell+Records`): what the appender
+/// writes is what a follower reads back, whatever the texts hold; anything unreadable falls back to
+/// the heads (a read); a follower applies the rows without reading the log.
+@Suite struct PostgresLogRecordsDoorbellTests {
+    private static let a = StoreID.make("room-a"), b = StoreID.make("room-b")
+
+    private func entry(_ version: UInt64, _ type: String, _ payload: String, key: String? = nil) -> LogEntry {
+        LogEntry(record: JournalRecord(version: version, type: type, payload: Array(payload.utf8), time: -5), idempotencyKey: key)
+    }
+
+    /// The rows' text of `rows` (store, ordinal, entry), as the appender writes it.
+    private func text(_ rows: [(StoreID, UInt64, LogEntry)]) -> Substring {
+        var bytes: [UInt8] = []
+        for (store, ordinal, entry) in rows {
+            PostgresLogDoorbell.appendRow(
+                to: &bytes, store: store, ordinal: ordinal, type: entry.record.type, payload: entry.record.payload,
+                time: entry.record.time, key: entry.idempotencyKey
+            )
+        }
+        return String(decoding: bytes, as: UTF8.self)[...]
+    }
+
+    @Test func theRowsTheAppenderWritesAreReadBackWithTheirVersionsFromTheHeads() throws {
+        // Texts that hold what the format's own separators are, and characters of 2 to 4 bytes.
+        let a1 = entry(1, "say", "{\"text\":\"a b\\nc 5 - \"}")
+        let a2 = entry(2, "tö ü", "{\"emoji\":\"🙂🙂\",\"é\":1}", key: "key with spaces ✓")
+        let b1 = entry(1, "", "")
+        let rows = text([(Self.a, 1, a1), (Self.b, 1, b1), (Self.a, 2, a2)])
+        let read = PostgresLogDoorbell.records(rows, heads: [Self.a: 9, Self.b: 3])
+        func moved(_ entry: LogEntry, to version: UInt64) -> LogEntry {
+            var entry = entry
+            entry.record.version = version
+            return entry
+        }
+        #expect(read == [Self.a: [moved(a1, to: 8), moved(a2, to: 9)], Self.b: [moved(b1, to: 3)]])
+        // A store the heads do not name stored nothing (deleted meanwhile): its rows are left out.
+        #expect(PostgresLogDoorbell.records(rows, heads: [Self.a: 9]) == [Self.a: [moved(a1, to: 8), moved(a2, to: 9)]])
+    }
+
+    @Test func rowsThatDoNotReadExactlyAreRefusedWhole() throws {
+        let good = text([(Self.a, 1, entry(1, "add", "{}")), (Self.a, 2, entry(2, "add", "{}"))])
+        #expect(PostgresLogDoorbell.records(good, heads: [Self.a: 2]) != nil)
+        #expect(PostgresLogDoorbell.records(good, heads: [Self.a: 1]) == nil, "a head below the rows' count")
+        #expect(PostgresLogDoorbell.records(good.dropLast(), heads: [Self.a: 2]) == nil, "a text cut short")
+        #expect(PostgresLogDoorbell.records(good + "x", heads: [Self.a: 2]) == nil, "bytes after the last row")
+        let skipped = text([(Self.a, 1, entry(1, "add", "{}")), (Self.a, 3, entry(3, "add", "{}"))])
+        #expect(PostgresLogDoorbell.records(skipped, heads: [Self.a: 3]) == nil, "ordinals not 1…n")
+        #expect(PostgresLogDoorbell.records("room-a 1 5 3 2 -\nadd{}", heads: [Self.a: 1]) != nil)
+        for broken in ["room-a 1 5 3 9 -\nadd{}", "room-a 1 x 3 2 -\nadd{}", "room a 1 5 3 2 -\nadd{}", "room-a 1 5 3 2 -add{}",
+                       "room-a 0 5 3 2 -\nadd{}", "room-a 1 5 3 2 4\nadd{}"] {
+            #expect(PostgresLogDoorbell.records(broken[...], heads: [Self.a: 1]) == nil, "\(broken)")
+        }
+    }
+
+    @Test func aRecordsDoorbellOffersItsRowsAndItsHeadsTwinAddsNothing() throws {
+        let rows = text([(Self.a, 1, entry(1, "add", "{}"))])
+        var last: Substring?
+        let rung = PostgresLogDoorbell(
+            notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\n" + rows), (PostgresLogSchema.channel, "room-a:4")],
+            lastRecordsHeads: &last
+        )
+        #expect(rung == PostgresLogDoorbell(entries: [Self.a: [entry(4, "add", "{}")]]))
+        #expect(last == nil, "the twin came")
+        // The twin in the next batch of notifications; then a heads doorbell of another append.
+        _ = PostgresLogDoorbell(notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\n" + rows)], lastRecordsHeads: &last)
+        #expect(PostgresLogDoorbell(notifications: [(PostgresLogSchema.channel, "room-a:4")], lastRecordsHeads: &last) == PostgresLogDoorbell())
+        #expect(PostgresLogDoorbell(notifications: [(PostgresLogSchema.channel, "room-a:4")], lastRecordsHeads: &last)
+            == PostgresLogDoorbell(heads: [Self.a: 4]), "not right after its records: a doorbell of its own")
+        // Rows that cannot be read: the heads of the records doorbell, read as before.
+        let unreadable = PostgresLogDoorbell(
+            notifications: [(PostgresLogSchema.recordsChannel, "room-a:4 room-b:2\nroom-a 1 5 3 9 -\nadd{}")], lastRecordsHeads: &last
+        )
+        #expect(unreadable == PostgresLogDoorbell(heads: [Self.a: 4, Self.b: 2]))
+    }
+
+    @Test func offersStayInVersionOrderEachVersionOnce() {
+        let store = FollowedStore(applied: 4, apply: { _ in }, verify: { _, _ in }, onStatus: { _ in })
+        let versions = { store.offered.map(\.record.version) }
+        store.offer([entry(7, "add", "{}")], last: 7, keeping: 100)  // this replica's append
+        store.offer([entry(5, "add", "{}"), entry(6, "add", "{}")], last: 6, keeping: 100)  // another's, rung later
+        #expect(versions() == [5, 6, 7])
+        store.offer([entry(4, "add", "{}"), entry(5, "add", "{}"), entry(6, "add", "{}"), entry(7, "add", "{}")], last: 7, keeping: 100)
+        #expect(versions() == [5, 6, 7], "rung again (this replica's own rows): nothing twice, nothing applied already")
+        store.offer([entry(8, "add", "{}")], last: 8, keeping: 100)
+        #expect(versions() == [5, 6, 7, 8])
+    }
+
+    @Test func aFollowerAppliesAnotherReplicasRowsFromTheDoorbellWithoutReadingThem() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.create(Self.a, limit: 10, at: 1) != .limitReached)
+        let payloads = Lock<[UInt64: [UInt8]]>([:])
+        let follower = PostgresLogFollower(conninfo: server.conninfo, pollInterval: .seconds(30))
+        follower.follow(Self.a, applied: 0) { page in
+            payloads.withLock { for entry in page { $0[entry.record.version] = entry.record.payload } }
+        }
+        #expect(follower.start())
+        defer { follower.stop() }
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array("{\"z\":1}".utf8), time: 1)])], to: Self.a)
+            == [.appended(1...1)])
+        #expect(follower.waitUntilApplied(1, of: Self.a, timeout: .seconds(10)))
+        // Caught up: the next appends reach it by the doorbell. PostgreSQL gives a payload back
+        // as `jsonb` writes it (`{"a": 2, "b": 1}`); the doorbell carries it as it was written.
+        let written = "{\"b\":1,\"a\":2}"
+        let long = "{\"text\":\"" + String(repeating: "x", count: 9_000) + "\"}"
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array(written.utf8), time: 2)])], to: Self.a)
+            == [.appended(2...2)])
+        #expect(follower.waitUntilApplied(2, of: Self.a, timeout: .seconds(10)))
+        // Too long for a notification: the heads alone, and the row read from the log.
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array(long.utf8), time: 3)])], to: Self.a)
+            == [.appended(3...3)])
+        #expect(follower.waitUntilApplied(3, of: Self.a, timeout: .seconds(10)))
+        let seen = payloads.withLock { $0 }
+        #expect(seen[2] == Array(written.utf8), "applied from the doorbell, not read back")
+        #expect(seen[3] == Array("{\"text\": \"\(String(repeating: "x", count: 9_000))\"}".utf8), "read back from the log")
+    }
+}
