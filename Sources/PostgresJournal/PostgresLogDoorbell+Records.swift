@@ -13,7 +13,7 @@ import Journal
 /// characters (code points, which survive a conversion between the database's and the
 /// connection's encodings). A store's rows have the ordinals 1…n in order; its row of ordinal `o`
 /// is version `head - n + o`. Store ids hold no spaces; the lengths make every other text safe.
-/// The appender writes the rows (``text(store:ordinal:type:payload:time:key:)``), PostgreSQL only
+/// The appender writes the rows (``appendRow(to:store:ordinal:type:payload:time:key:)``), PostgreSQL only
 /// puts the heads in front: building the text in SQL cost the appends a quarter more.
 extension PostgresLogDoorbell {
     /// The heads' part of a records doorbell's `payload` and its rows' part (empty when the

@@ -13,7 +13,7 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// Whether a payload named no store (or could not be read): every followed store's head must
     /// be read.
     public var everything = false
-    /// The rows the records doorbell carried (``records(in:)``), by store, each store's in
+    /// The rows the records doorbell carried (``records(_:heads:)``), by store, each store's in
     /// version order: to apply without reading them back.
     public var entries: [StoreID: [LogEntry]] = [:]
 

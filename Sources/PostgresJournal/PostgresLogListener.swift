@@ -45,6 +45,7 @@ public final class PostgresLogListener {
         if !listening || !connection.isConnected {
             listening = false
             try connection.connect()
+            lastRecordsHeads = nil
             try listenOnEveryChannel()
             listening = true
             return .reconnected

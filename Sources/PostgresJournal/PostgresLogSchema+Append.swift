@@ -53,7 +53,7 @@ extension PostgresLogSchema {
     /// locks were granted — within one statement it would see only those committed before the
     /// statement began), the heads raised, the rows, the doorbells: on ``recordsChannel`` the
     /// heads, a line feed and `records` (the rows as text, written by the appender:
-    /// ``PostgresLogDoorbell/records(in:)``) when the whole fits in one notification, then the
+    /// ``PostgresLogDoorbell/records(_:heads:)``) when the whole fits in one notification, then the
     /// heads alone on ``channel`` (PostgreSQL delivers a transaction's notifications after it
     /// committed, in the order they were sent). A key already kept raises
     /// `unique_violation` (`23505`) and nothing is stored. A store without a head row (deleted,

@@ -18,7 +18,7 @@ enum PostgresLogSchema {
     static let channel = "remvvm_log"
 
     /// The channel an append rings first with its rows themselves, when they fit in one
-    /// notification (``PostgresLogDoorbell/records(in:)``): a follower that hears them applies
+    /// notification (``PostgresLogDoorbell/records(_:heads:)``): a follower that hears them applies
     /// them without reading them back. Its own channel, so that builds that only know
     /// ``channel`` hear the same doorbell as before.
     static let recordsChannel = "remvvm_log_records"
