@@ -120,16 +120,7 @@ private struct RecordsReader {
 
     /// A decimal number up to `terminator` (digits only, within `UInt64`).
     private mutating func number(endingWith terminator: UInt8) -> UInt64? {
-        guard let digits = field(endingWith: terminator) else { return nil }
-        var value: UInt64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowB) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !overflowA, !overflowB else { return nil }
-            value = sum
-        }
-        return value
+        field(endingWith: terminator).flatMap(PostgresLogDoorbell.decimal)
     }
 
     /// A decimal number with an optional `-` up to `terminator`, within `Int64`.

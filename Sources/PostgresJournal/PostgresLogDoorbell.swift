@@ -96,7 +96,7 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     }
 
     /// The number `digits` spell in decimal (nil: empty, another character, or past `UInt64`).
-    private static func decimal(_ digits: Substring.UTF8View) -> UInt64? {
+    static func decimal(_ digits: some Collection<UInt8>) -> UInt64? {
         guard !digits.isEmpty else { return nil }
         var value: UInt64 = 0
         for byte in digits {
