@@ -19,6 +19,7 @@
 #   STORES=1000 scripts/replica-bench.sh # the load spread over 1,000 stores (autoCreateStores on);
 #                                        # every store is created and loaded on every replica first
 #   PORT_BASE=18300 scripts/replica-bench.sh   # the replicas on 18300-18302, PostgreSQL on 18303
+#   THROUGHPUT_ONLY=1 scripts/replica-bench.sh  # phase 1 only (what Benchmarks/replica-ab.sh alternates)
 #
 # Results in bench-results/replica-*.txt. Every process is stopped by its PID; 127.0.0.1 only.
 set -euo pipefail
@@ -213,6 +214,7 @@ join <(echo "$postgres_ticks_before") <(echo "$postgres_ticks_after") | join - <
         END { for (r in d) if (d[r] > 0) printf "  %-22s %2d process(es) %6.2f s %7.2f us/action\n", r, c[r], d[r], d[r] * 1e6 / n }' | sort -k5 -n -r
 echo "PostgreSQL: $((commits_after - commits_before)) transactions committed ($(awk -v n="$actions" -v c="$((commits_after - commits_before))" 'BEGIN { printf "%.1f", n / c }') versions per transaction, reads included); statements by total time:"
 psql_query -c "SELECT calls, round(total_exec_time::numeric, 0) AS total_ms, round((total_exec_time / calls * 1000)::numeric, 0) AS us_per_call, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8"
+[ -n "${THROUGHPUT_ONLY:-}" ] && exit 0
 echo "== replica lag under that load: probe posts 20/s to r0, 10 subscribers on r1"
 post_load "$((DURATION + 4))" lag-load &
 load_pid=$!
