@@ -61,9 +61,9 @@ extension FollowedStore {
         return true
     }
 
-    /// Keeps `entries` (committed, consecutive versions up to `last`: this replica's appends, or
-    /// the rows a doorbell carried) to apply without reading them back, the newest `limit` at
-    /// most. The offers stay in version order, each version once: the doorbell brings this
+    /// Keeps `entries` (committed, in version order up to `last`: this replica's appends, or the
+    /// rows doorbells carried — with a gap where an append rang only its heads) to apply without
+    /// reading them back, the newest `limit` at most. The offers stay in version order, each version once: the doorbell brings this
     /// replica's own rows again, and another replica's rows may arrive after this replica's later
     /// ones.
     func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
