@@ -97,9 +97,11 @@ import Testing
         defer { log.close() }
         #expect(try log.create(Self.a, limit: 10, at: 1) != .limitReached)
         let payloads = Lock<[UInt64: [UInt8]]>([:])
+        let order = Lock<[UInt64]>([])
         let follower = PostgresLogFollower(conninfo: server.conninfo, pollInterval: .seconds(30))
         follower.follow(Self.a, applied: 0) { page in
             payloads.withLock { for entry in page { $0[entry.record.version] = entry.record.payload } }
+            order.withLock { $0 += page.map(\.record.version) }
         }
         #expect(follower.start())
         defer { follower.stop() }
@@ -117,8 +119,18 @@ import Testing
         #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array(long.utf8), time: 3)])], to: Self.a)
             == [.appended(3...3)])
         #expect(follower.waitUntilApplied(3, of: Self.a, timeout: .seconds(10)))
+        // An append that rings only its heads (the checked path: If-Match), then one that rings its
+        // rows: the first is read back, the second waits for it and is applied as written.
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array(written.utf8), time: 4)], expectedHead: 3)], to: Self.a)
+            == [.appended(4...4)])
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: Array(written.utf8), time: 5)])], to: Self.a)
+            == [.appended(5...5)])
+        #expect(follower.waitUntilApplied(5, of: Self.a, timeout: .seconds(10)))
         let seen = payloads.withLock { $0 }
         #expect(seen[2] == Array(written.utf8), "applied from the doorbell, not read back")
         #expect(seen[3] == Array("{\"text\": \"\(String(repeating: "x", count: 9_000))\"}".utf8), "read back from the log")
+        #expect(seen[4] == Array("{\"a\": 2, \"b\": 1}".utf8), "the checked path rings the heads only: read back")
+        #expect(seen[5] == Array(written.utf8))
+        #expect(order.withLock { $0 } == [1, 2, 3, 4, 5], "each version once, in order")
     }
 }
