@@ -4,7 +4,7 @@
 # replicas) once with BASE_BIN's remvvm-server and once with TREE_BIN's, and prints the round's
 # acknowledged actions/s and CPU per action (the three replicas, PostgreSQL); at the end, the
 # medians per build and the tree's over the base's. On a 2-core machine one round's figure moves by
-# ±10 %: compare medians of several rounds, never one round.
+# ±10 %: compare medians of several rounds (an even number: the order alternates), never one round.
 #
 #   Benchmarks/replica-ab.sh BASE_BIN TREE_BIN [ROUNDS]
 #
@@ -23,7 +23,11 @@ rm -f "$OUT"/*.txt "$OUT"/rounds.tsv
 export STORES=${STORES:-1000} DURATION=${DURATION:-5} THROUGHPUT_ONLY=1
 
 for round in $(seq 1 "$ROUNDS"); do
-    for side in base tree; do
+    # base first in odd rounds, tree first in even ones: a machine whose speed drifts during the
+    # run (it does, by 10–20 % over minutes) favours neither build.
+    order="base tree"
+    [ $((round % 2)) -eq 0 ] && order="tree base"
+    for side in $order; do
         bin=$BASE_BIN
         [ "$side" = tree ] && bin=$TREE_BIN
         log="$OUT/round$round-$side.txt"
