@@ -7,6 +7,14 @@ extension PostgresLogSchema {
     /// `v1` checked `remvvm_answers` through a plan cached while that table was small.)
     static let appendFunction = "remvvm_append_v5"
 
+    /// The share of PostgreSQL's notification queue (8 GB) above which appends ring only their
+    /// heads: the queue keeps every notification until the slowest listener has read it, so a
+    /// listener that stopped reading (a replica frozen with its connection open) makes it grow until
+    /// NOTIFY — and with it every append — fails. Rows make an append's notifications about ten
+    /// times larger; beyond 1 % (~80 MB) of the queue they are left out, and the queue grows as
+    /// fast as it did with heads only.
+    static let recordsQueueUsageLimit = "0.01"
+
     /// The argument types of ``appendFunction``, as `to_regprocedure` names them.
     static let appendFunctionArguments =
         "text[], bigint[], bigint[], text[], bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[], text"
@@ -53,7 +61,8 @@ extension PostgresLogSchema {
     /// locks were granted — within one statement it would see only those committed before the
     /// statement began), the heads raised, the rows, the doorbells: on ``recordsChannel`` the
     /// heads, a line feed and `records` (the rows as text, written by the appender:
-    /// ``PostgresLogDoorbell/records(_:heads:)``) when the whole fits in one notification, then the
+    /// ``PostgresLogDoorbell/records(_:heads:)``) when the whole fits in one notification and the
+    /// notification queue is nearly empty (``recordsQueueUsageLimit``), then the
     /// heads alone on ``channel`` (PostgreSQL delivers a transaction's notifications after it
     /// committed, in the order they were sent). A key already kept raises
     /// `unique_violation` (`23505`) and nothing is stored. A store without a head row (deleted,
@@ -115,7 +124,8 @@ extension PostgresLogSchema {
                 )
                 SELECT string_agg(b.store || ':' || b.head, ' ') INTO heads FROM bumped b;
                 IF heads IS NOT NULL THEN
-                    IF octet_length(heads) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload) THEN
+                    IF octet_length(heads) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload)
+                       AND pg_notification_queue_usage() < \(recordsQueueUsageLimit) THEN
                         PERFORM pg_notify('\(recordsChannel)', heads || E'\\n' || records);
                     END IF;
                     PERFORM \(notifyHeads("heads"));

@@ -133,4 +133,38 @@ import Testing
         #expect(seen[5] == Array(written.utf8))
         #expect(order.withLock { $0 } == [1, 2, 3, 4, 5], "each version once, in order")
     }
+
+    @Test func appendsRingOnlyTheirHeadsOnceTheNotificationQueueFillsBehindASilentListener() throws {
+        let server = try PostgresServer()
+        let log = try PostgresLog(conninfo: server.conninfo)
+        defer { log.close() }
+        #expect(try log.create(Self.a, limit: 10, at: 1) != .limitReached)
+        // A listener that does not read: idle in a transaction, it takes no notification, and
+        // PostgreSQL keeps every one from its position on.
+        let silent = try PostgresConnection(conninfo: server.conninfo)
+        defer { silent.close() }
+        try silent.listen("remvvm_filler")
+        _ = try silent.execute("BEGIN")
+        // About 1.1 % of the queue (a notification of 7,900 bytes takes one of its 8 KB pages; each
+        // payload its own: PostgreSQL sends a transaction's identical notifications once).
+        let filler = try PostgresConnection(conninfo: server.conninfo)
+        defer { filler.close() }
+        _ = try filler.execute("SELECT pg_notify('remvvm_filler', g || repeat('x', 7890)) FROM generate_series(1, 12000) g")
+        let usage = try filler.execute("SELECT pg_notification_queue_usage()").rows.first?.first ?? nil
+        #expect((usage.flatMap(Double.init) ?? 0) > 0.01, "the queue filled: \(usage ?? "nil")")
+        let payloads = Lock<[UInt64: [UInt8]]>([:])
+        let follower = PostgresLogFollower(conninfo: server.conninfo, pollInterval: .seconds(30))
+        follower.follow(Self.a, applied: 0) { page in
+            payloads.withLock { for entry in page { $0[entry.record.version] = entry.record.payload } }
+        }
+        #expect(follower.start())
+        defer { follower.stop() }
+        // A first version applied: the follower listens from then on.
+        let written = Array("{\"b\":1,\"a\":2}".utf8)
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: written, time: 1)])], to: Self.a) == [.appended(1...1)])
+        #expect(follower.waitUntilApplied(1, of: Self.a, timeout: .seconds(10)))
+        #expect(try log.append([LogGroup(actions: [LoggedAction(type: "add", payload: written, time: 2)])], to: Self.a) == [.appended(2...2)])
+        #expect(follower.waitUntilApplied(2, of: Self.a, timeout: .seconds(10)))
+        #expect(payloads.withLock { $0[2] } == Array("{\"a\": 2, \"b\": 1}".utf8), "the heads only: read back as jsonb writes it")
+    }
 }
