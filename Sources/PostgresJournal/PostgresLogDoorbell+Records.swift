@@ -27,7 +27,7 @@ extension PostgresLogDoorbell {
     /// versions from its head in `heads` (a store without one is left out: the append stored
     /// none of its rows); nil when `rows` is not such a text (then the heads are read as before).
     static func records(_ rows: Substring, heads: [StoreID: UInt64]) -> [StoreID: [LogEntry]]? {
-        var rows = String(rows)
+        var rows = rows  // read in place: a native string's bytes are not copied
         return rows.withUTF8 { bytes in
             var reader = RecordsReader(bytes: bytes)
             return reader.readAll(heads: heads)
