@@ -146,7 +146,7 @@ postgres_ticks() {
 postgres_roles() {
     psql_query -AtF ' ' -c "SELECT pid, CASE WHEN backend_type <> 'client backend' THEN replace(backend_type, ' ', '_')
         WHEN query ~* 'remvvm_append' THEN 'appends' WHEN query ~* '^\s*LISTEN' THEN 'listens'
-        WHEN query ~* 'FROM remvvm_log' THEN 'reads' WHEN query ~* 'pg_stat|pg_stat_statements' THEN 'this_script'
+        WHEN query ~* 'FROM remvvm_log' THEN 'reads' WHEN query ~* 'pg_stat' THEN 'this_script'
         ELSE 'other_client' END FROM pg_stat_activity" | sort
 }
 total_rps() { cat "$OUT"/replica-"$1"-r*.txt | awk '/^Requests\/sec:/ { sum += $2 } END { printf "%.0f", sum }'; }
