@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-package import Glibc
+public import Glibc
 #elseif canImport(Musl)
-package import Musl
+public import Musl
 #elseif canImport(Darwin)
-package import Darwin
+public import Darwin
 #endif
 
 /// State shared between threads, kept inside a pthread mutex, with a condition variable for waiting
@@ -24,7 +24,7 @@ package import Darwin
 /// Unchecked `Sendable`: `state` is only read or written between `pthread_mutex_lock` and
 /// `pthread_mutex_unlock`. Values that leave the lock must be safe to use on another thread;
 /// keep `State` `Sendable` unless the owner documents why not.
-package final class Lock<State>: @unchecked Sendable {
+public final class Lock<State>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     /// The state, behind a pointer rather than in a stored `var`: an `inout` access to a class's
@@ -38,7 +38,7 @@ package final class Lock<State>: @unchecked Sendable {
     private let block: UnsafeMutableRawPointer
 
     /// Creates the lock around `state`.
-    package init(_ state: State) {
+    public init(_ state: State) {
         let stateOffset = Self.aligned(MemoryLayout<pthread_mutex_t>.size, to: MemoryLayout<State>.alignment)
         let conditionOffset = Self.aligned(
             stateOffset + MemoryLayout<State>.size, to: MemoryLayout<pthread_cond_t>.alignment
@@ -81,8 +81,12 @@ package final class Lock<State>: @unchecked Sendable {
     ///
     /// Inlinable: callers get it specialized for their state and result, so generic code (a
     /// store's, over the domain's state) does not look up the runtime type of what it returns.
+    /// Public, with the lock and its module's imports: the compiler (Swift 6.3, no library
+    /// evolution) does not hand an inlinable body declared `package` to the package's other
+    /// modules, so every call outside ConcurrencyKit went to the unspecialized generic entry
+    /// (583 call sites in a release `remvvm-server`; `docs/benchmarks.md`, 2026-12-01).
     @inlinable
-    package func withLock<Result, Failure: Error>(
+    public func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
