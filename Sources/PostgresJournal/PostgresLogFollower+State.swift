@@ -63,9 +63,9 @@ extension FollowedStore {
 
     /// Keeps `entries` (committed, in version order up to `last`: this replica's appends, or the
     /// rows doorbells carried — with a gap where an append rang only its heads) to apply without
-    /// reading them back, the newest `limit` at most. The offers stay in version order, each version once: the doorbell brings this
-    /// replica's own rows again, and another replica's rows may arrive after this replica's later
-    /// ones.
+    /// reading them back, the newest `limit` at most. The offers stay in version order, each
+    /// version once: the doorbell brings this replica's own rows again, and another replica's rows
+    /// may arrive after this replica's later ones.
     func offer(_ entries: [LogEntry], last: UInt64, keeping limit: Int) {
         knownHead = max(knownHead, last)
         if let newest = offered.last?.record.version, let first = entries.first?.record.version, first <= newest {
