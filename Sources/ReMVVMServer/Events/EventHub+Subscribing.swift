@@ -60,7 +60,7 @@ extension EventHub {
     /// subscribing (the head `HEAD /events` answers with): the id is no version of this store,
     /// or neither the ring nor the journal holds the versions after it.
     func wouldReset(resumingAfter lastEventId: String?) -> Bool {
-        switch inbox.withLock({ opening(after: lastEventId, inbox: $0) }) {
+        switch withInboxCaughtUp({ opening(after: lastEventId, inbox: $0) }) {
         case .hub(.reset): true
         case .journal(let journal, let version): !journal.canRebuild(after: version)
         case .hub, .stopped: false
@@ -125,7 +125,7 @@ extension EventHub {
     /// versions it replays and the ones that reach it live meet without gap or repeat; or, when
     /// only the journal may hold its next version, returns that without queuing it.
     private func postSubscription(_ stream: EventStream, resumingAfter lastEventId: String?, format: EventFormat) -> Opening {
-        let (opening, wake) = inbox.withLock { inbox -> (Opening, Bool) in
+        let (opening, wake) = withInboxCaughtUp { inbox -> (Opening, Bool) in
             guard !inbox.publications.stopped else { return (.stopped, false) }
             var opening = self.opening(after: lastEventId, inbox: inbox)
             if format == .jsonPatch {
@@ -146,7 +146,7 @@ extension EventHub {
     /// next versions are: up to `ringLimit` of them from the ring, or the journal.
     func continueReplay(of stream: EventStream, after version: UInt64, ringLimit: Int) -> ReplayContinuation<State> {
         let handoverLimit = UInt64(max(1, min(64, broadcastLimitBytes / max(1, lastFrameBytes.load(ordering: .relaxed)))))
-        let (continuation, wake) = inbox.withLock { inbox -> (ReplayContinuation<State>, Bool) in
+        let (continuation, wake) = withInboxCaughtUp { inbox -> (ReplayContinuation<State>, Bool) in
             guard !inbox.publications.stopped else { return (.stopped, false) }
             var rest: [StatePublication<State>] = []
             if version < inbox.newestVersion {
@@ -170,7 +170,7 @@ extension EventHub {
     /// The publication of `version` while the resume ring still holds it (view-model streams
     /// resuming after it compare with the view models it made).
     func publication(atVersion version: UInt64) -> StatePublication<State>? {
-        inbox.withLock { inbox in
+        withInboxCaughtUp { inbox in
             guard let first = inbox.history.first, version >= first.version else { return nil }
             let index = Int(version - first.version)
             return index < inbox.history.count ? inbox.history[index].typed(as: State.self) : nil

@@ -16,7 +16,10 @@ import Synchronization
 ///
 /// While nobody listens, a publication only replaces the newest one kept aside: no wake-up, no
 /// encoding. The switch between "aside" and "inbox" happens under the inbox lock, so every version
-/// set aside is older than every version in the inbox.
+/// set aside is older than every version in the inbox. With a journal behind the hub it does not
+/// even take them (``PublicationDemand``): over many stores, a store nobody follows costs its
+/// commit one atomic load, and the hub catches up from its source's newest state when it is next
+/// looked at (`EventHub+Demand.swift`).
 ///
 /// The inbox is bounded: when the thread falls so far behind that the versions waiting would take
 /// more than `lagBudgetBytes` to send, they are dropped and the current subscribers disconnected;
@@ -66,6 +69,10 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     let ringBudget: SharedBudget
 
     let inbox = Lock(EventHubInbox())
+    /// Whether the publication handler passes publications on: with a history behind the hub,
+    /// only while a stream listens or is on its way (set under the inbox lock with the inbox's
+    /// `listening`); without one, always — the ring is then the only history.
+    let demand = PublicationDemand()
     /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
     /// of ``stop()``.
     let lane: SerialLane<EventPublisher<State>?>
@@ -110,7 +117,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// until now (those do not wake the publisher).
     var currentStatistics: EventStatistics {
         var statistics = sharedStatistics.withLock { $0 }
-        statistics.versionsSetAside = inbox.withLock { $0.publications.versionsSetAside }
+        statistics.versionsSetAside = withInboxCaughtUp { $0.publications.versionsSetAside }
         return statistics
     }
 
@@ -156,13 +163,30 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
             )
         }
         do {
-            let start = source.addPublicationHandler { [weak self] publication in
-                self?.publish(publication)
+            // Wanted until the inbox says whether a stream is on its way: a stream posted before
+            // the start misses nothing published meanwhile.
+            demand.set(true)
+            let skipsWhileIdle = journal != nil
+            let handler: @Sendable (StatePublication<State>) -> Void
+            if skipsWhileIdle {
+                handler = { [weak self, demand] publication in
+                    // Nobody listens: the hub catches up from `newestOfSource` when looked at.
+                    guard demand.isWanted else { return }
+                    self?.publish(publication)
+                }
+            } else {
+                handler = { [weak self] publication in self?.publish(publication) }
             }
+            let start = source.addPublicationHandler(handler)
             inbox.withLock { inbox in
-                inbox.newestVersion = start.version
+                // A publication may have come between the handler and here.
+                inbox.newestVersion = max(inbox.newestVersion, start.version)
                 inbox.journal = journal
                 inbox.start = journal == nil ? start : nil
+                if skipsWhileIdle {
+                    inbox.newestOfSource = { source.snapshot }
+                    if !inbox.publications.listening { demand.set(false) }
+                }
             }
             let state = try stateCache.json(for: start)
             let frame = EventFrame.state(version: start.version, id: versionTags.tag(start.version), action: nil, state: state)
@@ -194,7 +218,8 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     func stop() {
         // First the journal replays: a stream still replaying ends where it is.
         inbox.withLock { journal(in: $0) }?.stop()
-        let (wake, wasStarted) = inbox.withLock { inbox in
+        // Caught up first: the versions skipped while nobody listened count in the last statistics.
+        let (wake, wasStarted) = withInboxCaughtUp { inbox in
             (inbox.publications.stop(), inbox.started)
         }
         guard wasStarted else { return }
@@ -220,7 +245,8 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     func publish(_ publication: StatePublication<State>) {
         let limit = maxPendingPublications
         let (wake, joinsBudget) = inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.publications.stopped else { return (false, false) }
+            // Not a version the hub caught up to meanwhile (``withInboxCaughtUp(_:)``).
+            guard !inbox.publications.stopped, publication.version > inbox.newestVersion else { return (false, false) }
             inbox.newestVersion = publication.version
             let historyLimit = self.historyLimit(joining: !inbox.keepsVersions)
             var joinsBudget = false
@@ -240,7 +266,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
 
     /// Counts this hub's ring in the shared budget (its first version kept), which may trim
     /// every ring, this one among them: outside the inbox lock.
-    private func joinRingBudget() {
+    func joinRingBudget() {
         ringBudget.join(ObjectIdentifier(self)) { [weak self] in
             self?.trimHistory()
         }
@@ -267,10 +293,12 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// Queues `item` for the lane (a new listener when `subscribing`); false when stopped.
     @discardableResult
     func post(_ item: Item, subscribing: Bool = false) -> Bool {
-        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+        let post = { (inbox: inout EventHubInbox) -> (Bool, Bool) in
             guard inbox.publications.post(item, listens: subscribing) else { return (false, false) }
             return (true, inbox.started && inbox.publications.needsWake())
         }
+        // A new listener starts from the newest state: caught up first.
+        let (accepted, wake) = subscribing ? withInboxCaughtUp(post) : inbox.withLock(post)
         if wake { wakeLane() }
         return accepted
     }

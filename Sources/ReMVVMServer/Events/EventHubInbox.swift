@@ -25,6 +25,10 @@ struct EventHubInbox {
     /// ring holds publications only, so the state before the first one would be unknown to
     /// view-model streams resuming after it.
     var start: AnyObject?
+    /// With a history behind the hub (a journal, a replica's log): the source's newest state (its
+    /// `StoreSnapshot`), for catching up after the versions the hub skipped while nobody listened
+    /// (``EventHub/withInboxCaughtUp(_:)``). Nil: the hub takes every publication.
+    var newestOfSource: (@Sendable () -> AnyObject)?
     /// ``EventHub/start(source:)`` has begun (it runs once).
     var claimed = false
     /// The lane has its publisher: entries wake it.

@@ -228,7 +228,7 @@ final class EventPublisher<State: StoreState & Encodable> {
     /// With no subscriber left and none arriving, publications go aside again.
     private func updateListening() {
         guard !hasListeners else { return }
-        hub.inbox.withLock { $0.publications.stopListeningIfIdle() }
+        hub.inbox.withLock { hub.stopListeningIfIdle(&$0) }
     }
 
     /// Keeps `publication` as the newest state without encoding it (nobody needs it yet).

@@ -111,6 +111,12 @@ struct PublicationInbox {
         aside = snapshot
     }
 
+    /// Counts `count` versions the hub skipped while nobody listened (they never reached the inbox)
+    /// as set aside.
+    mutating func countSkipped(_ count: Int) {
+        versionsSetAside += count
+    }
+
     /// Queues `item` (a new listener when `listens`); false, nothing queued, when stopped.
     mutating func post(_ item: Any, listens: Bool) -> Bool {
         guard !stopped else { return false }
