@@ -21,8 +21,10 @@ public final class PostgresServer {
     public var socketDirectory: String { directory }
     /// The socket's port number (part of the socket file's name).
     public let port = 5432
-    /// A libpq connection string for the `postgres` database as the `postgres` user.
-    public var conninfo: String { "host=\(directory) port=\(port) user=postgres dbname=postgres connect_timeout=5" }
+    /// A libpq connection string for the `postgres` database as the `postgres` user. Its connect
+    /// timeout is generous: with the whole suite running on two cores a connection once took more
+    /// than 5 s (`PostgresLogPlanTests`, 2026-12-01); a server that is down still fails in 15.
+    public var conninfo: String { "host=\(directory) port=\(port) user=postgres dbname=postgres connect_timeout=15" }
 
     private let binaries: String
     private let asRoot: Bool

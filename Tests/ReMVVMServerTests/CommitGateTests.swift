@@ -55,4 +55,34 @@ import Testing
         #expect(seen.withLock { $0 }.isEmpty)
         #expect(gate.snapshot.version == 0, "the committed state stays the store's own")
     }
+
+    /// A handler added with a demand (the hubs') is left out of the releases while the demand is
+    /// unset — not called at all, so a store nobody follows touches no hub — and put back, after
+    /// the handlers before it, as soon as it is set.
+    @Test func aHandlerWhoseDemandIsUnsetIsLeftOutOfTheReleases() throws {
+        let store = try Store.example()
+        let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0)
+        let gate = CommitGate(
+            store: store, journal: journal, codec: ActionJournalCodec(registry: ExampleApp.actions), history: nil, logger: Self.logger
+        )
+        journal.onDurable { version in gate.release(through: version) }
+        try #require(journal.start())
+        defer { journal.stop() }
+        let seen = Lock<[String]>([])
+        let demand = PublicationDemand()
+        gate.addPublicationHandler({ publication in seen.withLock { $0.append("wanted \(publication.version)") } }, demand: demand)
+        gate.addPublicationHandler { publication in seen.withLock { $0.append("always \(publication.version)") } }
+        // The release runs before the commit's waiters are told.
+        func dispatchDurably() {
+            _ = store.dispatchAndWait(action: Increase())
+            #expect(journal.waitUntilDurable(store.version, timeout: .seconds(10)) == .success(store.version))
+        }
+
+        dispatchDurably()
+        demand.set(true)
+        dispatchDurably()
+        demand.set(false)
+        dispatchDurably()
+        #expect(seen.withLock { $0 } == ["always 1", "wanted 2", "always 2", "always 3"])
+    }
 }

@@ -16,10 +16,37 @@ final class CommitGate<State: StoreState>: StatePublisher {
         var awaiting: Deque<ErasedPublication> = []
         /// A `StoreSnapshot` of the state (a `StatePublication` once a commit released one).
         var committed: AnyObject
-        /// Every handler added, in order, as one closure (none: does nothing).
+        /// Every handler added, in order, with the demand that switches it (nil: always called).
+        var handlers: [Handler] = []
+        /// The handlers called now — those without a demand or whose demand is set — in order,
+        /// as one closure (none: does nothing, and touches nothing: over many stores a release
+        /// to a store nobody follows then reads no handler's or hub's memory).
         var publish: @Sendable (AnyObject) -> Void = { _ in }
         /// Set by ``CommitGate/close()``: nothing is passed on after.
         var closed = false
+
+        /// Composes ``publish`` from the handlers wanted now.
+        mutating func recompose() {
+            var composed: (@Sendable (AnyObject) -> Void)?
+            for handler in handlers where handler.demand?.isWanted ?? true {
+                if let earlier = composed {
+                    let call = handler.call
+                    composed = { publication in
+                        earlier(publication)
+                        call(publication)
+                    }
+                } else {
+                    composed = handler.call
+                }
+            }
+            publish = composed ?? { _ in }
+        }
+    }
+
+    /// A publication handler, typed back by its own closure.
+    private struct Handler {
+        let call: @Sendable (AnyObject) -> Void
+        let demand: PublicationDemand?
     }
 
     private let gate: Lock<Gate>
@@ -84,6 +111,7 @@ final class CommitGate<State: StoreState>: StatePublisher {
     /// and a handler (a hub's) may hold what holds this gate, which would otherwise never be freed.
     func close() {
         gate.withLock { gate in
+            gate.handlers = []
             gate.publish = { _ in }
             gate.closed = true
         }
@@ -91,14 +119,29 @@ final class CommitGate<State: StoreState>: StatePublisher {
 
     @discardableResult
     func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State> {
+        add(handler, demand: nil)
+    }
+
+    /// Leaves `handler` out of the releases while `demand` is unset: recomposed, under the gate's
+    /// lock, at every change. A release copies the handlers under the same lock as it sets the
+    /// committed state, so a hub that sets its demand and then reads ``snapshot`` either gets
+    /// that release's versions or reads a snapshot that holds them.
+    @discardableResult
+    func addPublicationHandler(
+        _ handler: @escaping @Sendable (StatePublication<State>) -> Void, demand: PublicationDemand
+    ) -> StoreSnapshot<State> {
+        demand.whenChanged { [weak self] in
+            self?.gate.withLock { $0.recompose() }
+        }
+        return add(handler, demand: demand)
+    }
+
+    private func add(_ handler: @escaping @Sendable (StatePublication<State>) -> Void, demand: PublicationDemand?) -> StoreSnapshot<State> {
         let typed: @Sendable (AnyObject) -> Void = { handler(PublicationInbox.publication($0, as: State.self)) }
         let committed = gate.withLock { gate -> AnyObject in
             if !gate.closed {
-                let earlier = gate.publish
-                gate.publish = { publication in
-                    earlier(publication)
-                    typed(publication)
-                }
+                gate.handlers.append(Handler(call: typed, demand: demand))
+                gate.recompose()
             }
             return gate.committed
         }

@@ -12,12 +12,28 @@ protocol StatePublisher<State>: Sendable {
     @discardableResult
     func addPublicationHandler(_ handler: @escaping @Sendable (StatePublication<State>) -> Void) -> StoreSnapshot<State>
 
+    /// ``addPublicationHandler(_:)`` for a handler that wants publications only while `demand`
+    /// is set (it checks the demand itself): the source may leave it out meanwhile. Set before a
+    /// version is published, the demand lets that version through.
+    @discardableResult
+    func addPublicationHandler(
+        _ handler: @escaping @Sendable (StatePublication<State>) -> Void, demand: PublicationDemand
+    ) -> StoreSnapshot<State>
+
     /// Where versions older than those published since start can be rebuilt (the journal), or
     /// nil: then only the event hub's ring serves streams that resume.
     var history: (any VersionHistory<State>)? { get }
 }
 
 extension StatePublisher {
+    /// Calls the handler for every version: it checks `demand` itself.
+    @discardableResult
+    func addPublicationHandler(
+        _ handler: @escaping @Sendable (StatePublication<State>) -> Void, demand: PublicationDemand
+    ) -> StoreSnapshot<State> {
+        addPublicationHandler(handler)
+    }
+
     /// No history: a store in memory keeps no versions but the ones the event hub's ring holds.
     var history: (any VersionHistory<State>)? { nil }
 }

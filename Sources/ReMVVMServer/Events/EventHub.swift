@@ -167,17 +167,16 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
             // the start misses nothing published meanwhile.
             demand.set(true)
             let skipsWhileIdle = journal != nil
-            let handler: @Sendable (StatePublication<State>) -> Void
+            let start: StoreSnapshot<State>
             if skipsWhileIdle {
-                handler = { [weak self, demand] publication in
+                start = source.addPublicationHandler({ [weak self, demand] publication in
                     // Nobody listens: the hub catches up from `newestOfSource` when looked at.
                     guard demand.isWanted else { return }
                     self?.publish(publication)
-                }
+                }, demand: demand)
             } else {
-                handler = { [weak self] publication in self?.publish(publication) }
+                start = source.addPublicationHandler { [weak self] publication in self?.publish(publication) }
             }
-            let start = source.addPublicationHandler(handler)
             inbox.withLock { inbox in
                 // A publication may have come between the handler and here.
                 inbox.newestVersion = max(inbox.newestVersion, start.version)

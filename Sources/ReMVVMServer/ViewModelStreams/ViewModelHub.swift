@@ -110,12 +110,12 @@ final class ViewModelHub<State: StoreState>: Sendable {
         }
         guard claimed, !inbox.withLock({ $0.stopped }) else { return }
         phase.withLock { $0.source = source }
-        let latest = source.addPublicationHandler { [weak self, demand] publication in
+        let latest = source.addPublicationHandler({ [weak self, demand] publication in
             // Nobody follows: the version is skipped. A stream that comes starts from the
             // source's snapshot, read after `demand` was set (``post(_:)``).
             guard demand.isWanted else { return }
             self?.publish(publication)
-        }
+        }, demand: demand)
         lane.submit { [self] publisher in publisher = ViewModelPublisher(hub: self, latest: latest) }
         phase.withLock { $0.started = true }
         // What was posted before the start (streams that came early, a stop) waits for this drain.
