@@ -116,6 +116,9 @@ public final class GroupCommitJournal: Sendable {
 
     /// Who hears of this journal's commits.
     private struct Listeners {
+        /// The first listener added as an object (``JournalDurabilityListener``), held here: a
+        /// commit reads no closure or array of its own to reach it.
+        var durableObject: (any JournalDurabilityListener)?
         var durable: [@Sendable (UInt64) -> Void] = []
         var answers: [AnswerListener] = []
     }
@@ -191,6 +194,20 @@ public final class GroupCommitJournal: Sendable {
     /// version. Add listeners before ``start()``.
     public func onDurable(_ listener: @escaping @Sendable (UInt64) -> Void) {
         state.withLock { $0.listeners.durable.append(listener) }
+    }
+
+    /// `onDurable` for a listener that is an object (a store's commit gate):
+    /// the first one is held in the journal's own state, so that a commit over many stores
+    /// touches no closure context or array per store to reach it; it is called before the
+    /// closures. Add it before ``start()``.
+    public func onDurable(_ listener: any JournalDurabilityListener) {
+        state.withLock { state in
+            if state.listeners.durableObject == nil {
+                state.listeners.durableObject = listener
+            } else {
+                state.listeners.durable.append { version in listener.journalDidCommit(through: version) }
+            }
+        }
     }
 
     /// Calls `listener` on the committing thread after every commit that held kept answers, and
@@ -516,6 +533,7 @@ public final class GroupCommitJournal: Sendable {
         // release of its buffer, cold when the commit spans many stores); the waiters too, and
         // without an array of their own in the common case of a part whose waiters all wait for
         // versions it made durable.
+        var object: (any JournalDurabilityListener)?
         let (released, durable, answers) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void], [AnswerListener]) in
             state.failure = nil
             state.commits += 1
@@ -527,9 +545,12 @@ public final class GroupCommitJournal: Sendable {
             while let group = state.groups.first, group.last <= last {
                 state.groups.removeFirst()
             }
-            return (Self.releaseWaiters(through: last, from: &state.waiters), state.listeners.durable, answers)
+            object = state.listeners.durableObject
+            let durable = state.listeners.durable.isEmpty ? [] : state.listeners.durable
+            return (Self.releaseWaiters(through: last, from: &state.waiters), durable, answers)
         }
         if let last {
+            object?.journalDidCommit(through: last)
             for listener in durable {
                 listener(last)
             }

@@ -80,7 +80,6 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             initial: initial.version == 0 ? initial : nil,
             logger: logger
         )
-        gate = CommitGate(store: store, journal: journal, codec: codec, history: history, logger: logger)
         self.storage = storage
         self.logger = logger
         snapshots = SnapshotWriter(
@@ -95,14 +94,12 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
                 try storage.removeRecords(through: removable)
             }
         }
-        store.addReduceCheck { action in codec.refusal(of: action) }
-        // One listener for both, in this order (the snapshot is taken of what the gate released):
+        // The gate releases and asks for snapshots in one listener, held in the journal's state:
         // the commit thread calls it for every store's part of a commit, and over many stores
-        // each listener's context is cold there.
-        journal.onDurable { [snapshots, gate] version in
-            gate.release(through: version)
-            snapshots.writeIfDue(at: version) { gate.snapshot }
-        }
+        // every object it touches on the way is cold there.
+        gate = CommitGate(store: store, journal: journal, codec: codec, history: history, snapshots: snapshots, logger: logger)
+        store.addReduceCheck { action in codec.refusal(of: action) }
+        journal.onDurable(gate)
         guard journal.start() else {
             throw JournalError(code: .unusable, message: "could not start the journal thread")
         }

@@ -49,6 +49,11 @@ final class SnapshotWriter<State: StoreState & Codable>: Sendable {
         nextDue = Atomic(newest &+ max(1, every))
     }
 
+    /// The first version a snapshot may be due at: ``writeIfDue(at:_:)`` does nothing below it.
+    var nextDueVersion: UInt64 {
+        nextDue.load(ordering: .relaxed)
+    }
+
     /// Takes `current()` when `version` is `every` or more past the version the last snapshot was
     /// due at, and writes it as a job of the pool; when one is being written, right after it (a
     /// snapshot that falls due meanwhile is taken then, not skipped: one waits at most, the
