@@ -19,21 +19,33 @@ extension SQLiteJournalStorage: JournalTransactions {
     /// of a closed view, or of a store deleted meanwhile is refused alone
     /// (``Journal/JournalErrorCode/closed``).
     public func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] {
-        var refusals: [JournalError?] = []
+        // Every part is a store of this file, but for a closed view or a stray storage: the
+        // refused ones aside (rare), the parts' own results are the answer, without arrays to
+        // map them back (each an allocation per commit).
         var scoped: [ScopedWrite] = []
-        var positions: [Int] = []
-        for (index, part) in parts.enumerated() {
-            switch scope(of: part.storage) {
+        scoped.reserveCapacity(parts.count)
+        var refused: [(index: Int, error: JournalError)] = []
+        for index in parts.indices {
+            switch scope(of: parts[index].storage) {
             case .success(let scope):
-                refusals.append(nil)
-                scoped.append(ScopedWrite(scope: scope, part: part))
-                positions.append(index)
+                scoped.append(ScopedWrite(scope: scope, part: parts[index]))
             case .failure(let error):
-                refusals.append(error)
+                refused.append((index, error))
             }
         }
-        for (position, refusal) in zip(positions, try write(scoped)) {
-            refusals[position] = refusal
+        let results = try write(scoped)
+        guard !refused.isEmpty else { return results }
+        var refusals: [JournalError?] = []
+        refusals.reserveCapacity(parts.count)
+        var stored = results.makeIterator()
+        var nextRefused = 0
+        for index in parts.indices {
+            if nextRefused < refused.count, refused[nextRefused].index == index {
+                refusals.append(refused[nextRefused].error)
+                nextRefused += 1
+            } else {
+                refusals.append(stored.next() ?? nil)
+            }
         }
         return refusals
     }

@@ -116,6 +116,29 @@ import Testing
         #expect(try keep.recover().lastVersion == 2 && keep.answer(forKey: "k") != nil, "the other store is untouched")
     }
 
+    /// One transaction of several stores' parts, some of which cannot be written here (a closed
+    /// view, a storage of no file): those are refused alone, each answer at its part's place, and
+    /// the others are stored.
+    @Test func partsThatAreNoStoreOfTheFileAreRefusedInPlaceAndTheOthersStored() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-stores")
+        let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { database.close() }
+        let first = try store("first", in: database)
+        let closed = try store("closed", in: database)
+        let last = try store("last", in: database)
+        closed.close()
+        let results = try database.write([
+            JournalWrite(storage: first, records: [record(1)], answers: []),
+            JournalWrite(storage: closed, records: [record(1)], answers: []),
+            JournalWrite(storage: MemoryJournalStorage(), records: [record(1)], answers: []),
+            JournalWrite(storage: last, records: [record(1), record(2)], answers: []),
+        ])
+        #expect(results.map { $0?.code } == [nil, .closed, .closed, nil])
+        #expect(results[1]?.message.contains("store closed") == true && results[2]?.message.contains("is not a store of") == true)
+        #expect(try first.recover().lastVersion == 1 && last.recover().lastVersion == 2)
+        #expect(try database.write([JournalWrite(storage: first, records: [record(2)], answers: [])]).map { $0?.code } == [nil])
+    }
+
     @Test func creationRespectsTheLimitAndMakesOneStoreOfAnId() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-stores")
         let database = try SQLiteJournalStorage(directory: directory.path, sync: .off)
