@@ -252,8 +252,10 @@ public final class JournalCommitter: Sendable {
             // the runtime's shared empty-array storage, which ThreadSanitizer reports as a race
             // between committer threads (a benign write of 0, swiftlang/swift#27808).
             var candidates = state.ready.isEmpty ? [] : Array(state.ready)
-            state.ready.removeAll()
-            state.readyIDs.removeAll()
+            // Their storage kept: over many stores a round takes a journal per store of the
+            // commit, and a set emptied without it was allocated and grown again every round.
+            state.ready.removeAll(keepingCapacity: true)
+            state.readyIDs.removeAll(keepingCapacity: true)
             if !state.rechecks.isEmpty {
                 // Removed after the walk: removing while iterating copied the whole dictionary
                 // (the iterator holds it) at every removal.
