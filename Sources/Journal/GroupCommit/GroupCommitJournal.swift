@@ -26,8 +26,11 @@ public final class GroupCommitJournal: Sendable {
     /// from being so.
     public typealias Completion = @Sendable (Result<UInt64, JournalError>) -> Void
 
-    /// Who waits for which version.
-    fileprivate typealias Waiter = (version: UInt64, completion: Completion)
+    /// Who waits for which version (a struct: see ``OpenGroup``).
+    fileprivate struct Waiter {
+        let version: UInt64
+        let completion: Completion
+    }
 
     /// The waiters a successful commit released, and the durable version they are told: the
     /// committer tells them after every store's part of the transaction is complete
@@ -49,6 +52,20 @@ public final class GroupCommitJournal: Sendable {
     private struct PendingAnswer {
         let answer: KeptAnswer
         let through: UInt64
+    }
+
+    /// The first version of the open group, and how deeply groups are nested. Structs, here and in
+    /// ``Claim``, rather than tuples: an optional tuple is handled through the runtime's generic
+    /// tuple witnesses at every touch (each append, each batch taken: about 200 instructions).
+    private struct OpenGroup {
+        let first: UInt64
+        let depth: Int
+    }
+
+    /// A record claimed by the thread that dispatched it, and until when.
+    private struct Claim {
+        let version: UInt64
+        let until: ContinuousClock.Instant
     }
 
     /// The versions of a closed group still queued: never split between two transactions.
@@ -81,7 +98,7 @@ public final class GroupCommitJournal: Sendable {
         var pendingAnswers: Deque<PendingAnswer> = []
         var groups: Deque<GroupSpan> = []
         /// The first version of the open group, and how deeply groups are nested.
-        var openGroup: (first: UInt64, depth: Int)?
+        var openGroup: OpenGroup?
         var lastQueuedVersion: UInt64
         var durableVersion: UInt64
         var waiters: [Waiter] = []
@@ -103,7 +120,7 @@ public final class GroupCommitJournal: Sendable {
         /// (``commitOnCallingThread(through:)``), and until when: the committer leaves it alone
         /// meanwhile, so the two do not race for it; past that (nobody came for it) or once
         /// someone waits for it, the committer commits it as any other.
-        var claim: (version: UInt64, until: ContinuousClock.Instant)?
+        var claim: Claim?
         var commits: UInt64 = 0
         var committedRecords: UInt64 = 0
         /// The versions still queued when the journal stopped (their commits failed).
@@ -222,9 +239,9 @@ public final class GroupCommitJournal: Sendable {
     public func beginGroup() {
         state.withLock { state in
             if let open = state.openGroup {
-                state.openGroup = (open.first, open.depth + 1)
+                state.openGroup = OpenGroup(first: open.first, depth: open.depth + 1)
             } else {
-                state.openGroup = (state.lastQueuedVersion + 1, 1)
+                state.openGroup = OpenGroup(first: state.lastQueuedVersion + 1, depth: 1)
             }
         }
     }
@@ -239,7 +256,7 @@ public final class GroupCommitJournal: Sendable {
                 state.pendingAnswers.append(PendingAnswer(answer: answer, through: state.lastQueuedVersion))
             }
             if open.depth > 1 {
-                state.openGroup = (open.first, open.depth - 1)
+                state.openGroup = OpenGroup(first: open.first, depth: open.depth - 1)
                 return
             }
             state.openGroup = nil
@@ -288,7 +305,7 @@ public final class GroupCommitJournal: Sendable {
             let wasClaimed = state.claim != nil
             if let now, state.pending.count == 1, state.waiters.isEmpty, !state.committing, state.openGroup == nil,
                state.failure == nil, state.lastCommitRecords <= 1 {
-                state.claim = (record.version, now + patience)
+                state.claim = Claim(version: record.version, until: now + patience)
             } else {
                 state.claim = nil
             }
@@ -316,7 +333,7 @@ public final class GroupCommitJournal: Sendable {
             if state.finished {
                 return (.failure(JournalError(code: .closed, message: "the journal stopped before version \(version) was durable")), false)
             }
-            state.waiters.append((version: version, completion: completion))
+            state.waiters.append(Waiter(version: version, completion: completion))
             // Someone waits: a claimed record goes to the committer now.
             defer { state.claim = nil }
             return (nil, state.claim != nil)
