@@ -116,4 +116,24 @@ import Testing
         #expect(Set(entries.suffix(2)) == ["waiter 0", "waiter 1"], "then both waiters: \(entries)")
         #expect(entries.count == 4)
     }
+
+    /// Transactions that answer fewer results than parts break their contract: the committer
+    /// takes nothing as stored (every waiter told it failed, the records kept queued) rather
+    /// than trusting the answers it has.
+    @Test func aTransactionThatAnswersTooFewResultsFailsEveryPart() throws {
+        struct Short: JournalTransactions {
+            func write(_ parts: [JournalWrite]) throws(JournalError) -> [JournalError?] { [] }
+        }
+        let committer = JournalCommitter(transactions: Short(), policy: CommitPolicy(claimPatience: .zero), name: "commit-short")
+        defer { committer.stop() }
+        let journal = GroupCommitJournal(storage: MemoryJournalStorage(), lastVersion: 0, committer: committer)
+        #expect(journal.start())
+        journal.append(record(1))
+        let outcome = try #require(journal.waitUntilDurable(1, timeout: .seconds(10)))
+        #expect(throws: JournalError.self) { try outcome.get() }
+        #expect(journal.failure?.code == .unusable)
+        #expect(journal.durableVersion == 0)
+        #expect(committer.statistics.records == 0)
+        #expect(journal.stop() == 1...1, "never stored: reported lost at the stop")
+    }
 }

@@ -206,14 +206,24 @@ public final class JournalCommitter: Sendable {
                 if stopping, state.withLock({ $0.registered.isEmpty }) { break }
                 continue
             }
-            let results = outcomes(of: parts.map { JournalWrite(storage: $0.journal.storage, records: $0.batch.records, answers: $0.batch.answers) })
-            let transactionRecords = parts.reduce(0) { $0 + $1.batch.records.count }
+            // Loops over indices, not `zip` or closures over the parts: those copied each part
+            // (a tuple of a journal and arrays, through the runtime's tuple witnesses) per store.
+            var writes: [JournalWrite] = []
+            writes.reserveCapacity(parts.count)
+            var transactionRecords = 0
+            for index in parts.indices {
+                let batch = parts[index].batch
+                writes.append(JournalWrite(storage: parts[index].journal.storage, records: batch.records, answers: batch.answers))
+                transactionRecords += batch.records.count
+            }
+            let results = outcomes(of: writes)
             var retryable = false
             var releases: [GroupCommitJournal.Release] = []
             releases.reserveCapacity(parts.count)
-            for (part, error) in zip(parts, results) {
-                let release = part.journal.completeCommit(
-                    of: part.batch, error: error, transactionRecords: transactionRecords, deferringWaiters: true
+            for index in parts.indices {
+                let error = results[index]
+                let release = parts[index].journal.completeCommit(
+                    of: parts[index].batch, error: error, transactionRecords: transactionRecords, deferringWaiters: true
                 )
                 if let release { releases.append(release) }
                 if let error, error.code != .closed { retryable = true }
@@ -287,14 +297,22 @@ public final class JournalCommitter: Sendable {
     /// error of each part (nil: stored).
     private func outcomes(of parts: [JournalWrite]) -> [JournalError?] {
         let started = ContinuousClock.now
-        let results: [JournalError?]
+        var results: [JournalError?]
         do throws(JournalError) {
             results = try transactions.write(parts)
         } catch {
             results = parts.map { _ in error }
         }
+        if results.count != parts.count {
+            // Not what `JournalTransactions` promises: nothing is known stored, every part retried.
+            let error = JournalError(code: .unusable, message: "the journal's transaction answered \(results.count) results for \(parts.count) parts")
+            results = parts.map { _ in error }
+        }
         let duration = ContinuousClock.now - started
-        let stored = zip(parts, results).reduce(0) { $0 + ($1.1 == nil ? $1.0.records.count : 0) }
+        var stored = 0
+        for index in parts.indices where results[index] == nil {
+            stored += parts[index].records.count
+        }
         let listeners = state.withLock { state -> [TransactionListener] in
             state.statistics.transactions += 1
             if parts.count > 1 { state.statistics.sharedTransactions += 1 }
