@@ -23,7 +23,10 @@
 # costs over the root's. post-keyed: the in-memory POST with an Idempotency-Key of its own each
 # time (the claim, and the answer kept); post-durable-keyed the same with the journal (the key
 # looked up in it, the answer kept in the same commit). KEEP=DIR keeps the callgrind files in DIR.
-# Stops every server it started by its PID.
+# CLIENTS=N sends the COUNT requests over N connections at once (default 1): a durable server then
+# commits several together and a spread path gives each its own part of the commit, which one
+# connection never shows; valgrind runs one thread at a time, so the batches (and the figures) vary
+# by about 1 % between runs. Stops every server it started by its PID.
 set -euo pipefail
 BIN=$1
 COUNT=${2:-2000}
