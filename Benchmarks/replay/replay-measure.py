@@ -1,15 +1,41 @@
 #!/usr/bin/env python3
 """Posts COUNT increases in one batch, then resumes /events with Last-Event-ID: 0 three times and
-prints how long each replay of COUNT events took. With --resume-only it posts nothing (the
+prints how long each replay of COUNT events took. A stream is open (and read) while it posts: a
+durable store's event hub keeps versions in its ring only while someone listens (with nobody, the
+resumes come from the journal, as after a restart). With --resume-only it posts nothing (the
 server holds COUNT versions already, e.g. restarted on a data directory: then they come from the
 journal). Usage: replay-measure.py PORT COUNT [--resume-only]"""
-import http.client, sys, time
+import http.client, sys, threading, time
 port, count = int(sys.argv[1]), int(sys.argv[2])
 resume_only = "--resume-only" in sys.argv[3:]
+watcher_ready, watcher_done = threading.Event(), threading.Event()
+
+
+def watch():
+    """Reads /events until it has seen COUNT versions after the first event."""
+    w = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    w.request("GET", "/events", headers={"Accept": "text/event-stream"})
+    response = w.getresponse()
+    seen = b""
+    while seen.count(b"\nevent: state\n") < count + 1:
+        chunk = response.read1(1 << 20)
+        if not chunk: break
+        seen += chunk
+        if b"\nevent: state\n" in seen:
+            watcher_ready.set()  # its first event: the stream is open at the hub
+    watcher_ready.set()
+    watcher_done.set()
+    w.close()
+
+
 if not resume_only:
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    watcher_ready.wait(10)
     c = http.client.HTTPConnection("127.0.0.1", port)
     body = "[" + ",".join(['{"type":"increase"}'] * count) + "]"
     c.request("POST", "/actions", body, {"Content-Type": "application/json"}); r = c.getresponse(); print("post", r.status, r.read()[:40])
+    watcher_done.wait(60)
 for attempt in range(3):
     s = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     t0 = time.monotonic()
