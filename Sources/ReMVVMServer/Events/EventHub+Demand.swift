@@ -34,10 +34,7 @@ extension EventHub {
     /// The lane has no stream left and none on its way: publications go aside again, or — with a
     /// history behind the hub — are no longer taken. Under the inbox lock.
     func stopListeningIfIdle(_ inbox: inout EventHubInbox) {
-        inbox.publications.stopListeningIfIdle()
-        if inbox.newestOfSource != nil, !inbox.publications.listening {
-            demand.set(false)
-        }
+        inbox.publications.stopListeningIfIdle(unsetting: inbox.newestOfSource != nil ? demand : nil)
     }
 
     /// Makes `newest`, the source's newest state, the inbox's newest version when the hub skipped

@@ -151,10 +151,14 @@ struct PublicationInbox {
         return Batch(setAside: aside, dropListeners: dropRequested, stopping: stopped)
     }
 
-    /// With no listener left on the lane, and none queued, publications go aside again.
-    mutating func stopListeningIfIdle() {
+    /// With no listener left on the lane, and none queued, publications go aside again, and
+    /// `demand` (the hub's, when its source may skip it while nobody listens) is unset.
+    mutating func stopListeningIfIdle(unsetting demand: PublicationDemand? = nil) {
         if entries.isEmpty {
             listening = false
+        }
+        if !listening {
+            demand?.set(false)
         }
     }
 }

@@ -51,10 +51,7 @@ final class ViewModelPublisher<State: StoreState> {
         entries.removeAll(keepingCapacity: true)
         publishCounts()
         if followers.isEmpty && waiting.isEmpty {
-            hub.inbox.withLock { inbox in
-                inbox.stopListeningIfIdle()
-                if !inbox.listening { hub.demand.set(false) }
-            }
+            hub.inbox.withLock { $0.stopListeningIfIdle(unsetting: hub.demand) }
         }
         guard batch.stopping else { return false }
         endEveryStream(warning: false)
