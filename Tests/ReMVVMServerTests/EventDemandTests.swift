@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aDurableHubNobodyFollowsTakesNoPublicationThenCatchesUpAndCountsThemSetAside() throws {
-        let live = try LiveServer(journal: MemoryJournalStorage())
+        let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: .zero)
         let hub = live.server.service.root.hub
         try post(5, to: live)
         #expect(!hub.demand.isWanted)
@@ -59,7 +59,7 @@ import Testing
     /// reset, then live.
     @Test(arguments: [UInt64(3), 7, 8])
     func aStreamResumingAfterSkippedVersionsGetsEveryLaterOneThenGoesLive(after: UInt64) throws {
-        let live = try LiveServer(journal: MemoryJournalStorage())
+        let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: .zero)
         try post(8, to: live)
         let head = try live.send(method: "HEAD", path: "/events", headers: [("Last-Event-ID", live.versionTags.tag(after))])
         #expect(head.status == 200 && head.headers["ReMVVM-Replay"] == nil, "HEAD: no reset")
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func aResumeAfterAVersionTheStoreHasNotReachedIsAResetAfterSkippedVersions() throws {
-        let live = try LiveServer(journal: MemoryJournalStorage())
+        let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: .zero)
         try post(4, to: live)
         let future = [("Last-Event-ID", live.versionTags.tag(5))]
         #expect(try live.send(method: "HEAD", path: "/events", headers: future).headers["ReMVVM-Replay"] == "reset")
@@ -90,9 +90,11 @@ import Testing
 
     /// Streams come and go (each resuming after the last version the previous one got) while a
     /// writer posts: the hub switches between skipping and taking publications with versions in
-    /// flight on the commit thread, and no stream sees a gap or a repeat.
-    @Test func streamsComingAndGoingWhileAWriterPostsSeeEveryVersionOnceInOrder() throws {
-        let live = try LiveServer(journal: MemoryJournalStorage())
+    /// flight on the commit thread, and no stream sees a gap or a repeat — with the demand unset
+    /// as the last stream leaves, and after a grace that streams come back in or outlast.
+    @Test(arguments: [Duration.zero, .milliseconds(2)])
+    func streamsComingAndGoingWhileAWriterPostsSeeEveryVersionOnceInOrder(grace: Duration) throws {
+        let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: grace)
         let total: UInt64 = 1_000
         let acknowledged = Lock<UInt64>(0)
         let writer = Thread {
@@ -124,7 +126,7 @@ import Testing
     /// A publication that reaches the hub after it caught up to the same version (its handler
     /// asked for it just after the catch-up set the demand) is dropped, not sent twice.
     @Test func aPublicationOfAVersionTheHubCaughtUpToIsDropped() throws {
-        let live = try LiveServer(journal: MemoryJournalStorage())
+        let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: .zero)
         let hub = live.server.service.root.hub
         try post(3, to: live)
         _ = live.server.service.eventStatistics  // catches up

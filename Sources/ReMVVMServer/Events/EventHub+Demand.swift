@@ -31,10 +31,31 @@ extension EventHub {
         return result
     }
 
-    /// The lane has no stream left and none on its way: publications go aside again, or — with a
-    /// history behind the hub — are no longer taken. Under the inbox lock.
+    /// The lane has no stream left and none on its way: publications go aside again. With a
+    /// history behind the hub they are still taken for ``idleGrace`` (into the ring: a client
+    /// reconnecting after a blip resumes from memory), and no longer after it
+    /// (``endIdleGraceIfPast(_:_:)``). Under the inbox lock.
     func stopListeningIfIdle(_ inbox: inout EventHubInbox) {
-        inbox.publications.stopListeningIfIdle(unsetting: inbox.newestOfSource != nil ? demand : nil)
+        guard inbox.newestOfSource != nil, idleGrace > .zero else {
+            inbox.publications.stopListeningIfIdle(unsetting: inbox.newestOfSource != nil ? demand : nil)
+            return
+        }
+        inbox.publications.stopListeningIfIdle()
+        if !inbox.publications.listening {
+            inbox.idleGraceEnds = .now + idleGrace
+        }
+    }
+
+    /// At a publication while the hub is in its grace (`graceEnds`): a stream came meanwhile —
+    /// the grace is over, the demand stays; or the grace has passed — no publication is taken
+    /// from here on. One clock read per publication, only in the grace. Under the inbox lock.
+    func endIdleGraceIfPast(_ graceEnds: ContinuousClock.Instant, _ inbox: inout EventHubInbox) {
+        if inbox.publications.listening {
+            inbox.idleGraceEnds = nil
+        } else if ContinuousClock.now >= graceEnds {
+            inbox.idleGraceEnds = nil
+            demand.set(false)
+        }
     }
 
     /// Makes `newest`, the source's newest state, the inbox's newest version when the hub skipped

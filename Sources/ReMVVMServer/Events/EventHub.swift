@@ -73,6 +73,9 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// only while a stream listens or is on its way (set under the inbox lock with the inbox's
     /// `listening`); without one, always — the ring is then the only history.
     let demand = PublicationDemand()
+    /// With a history behind the hub: how long it keeps taking publications after its last
+    /// stream left (``EventHub/stopListeningIfIdle(_:)``).
+    let idleGrace: Duration
     /// Where the hub's work runs; holds the ``EventPublisher`` from ``start(source:)`` to the end
     /// of ``stop()``.
     let lane: SerialLane<EventPublisher<State>?>
@@ -91,6 +94,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         backlogBytes: Int,
         lagBudgetBytes: Int,
         reconnectDelay: Duration,
+        idleGrace: Duration,
         versionTags: VersionTags,
         replayEvents: Int,
         ringBudget: SharedBudget,
@@ -107,6 +111,7 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         self.lagBudgetBytes = lagBudgetBytes
         broadcastLimitBytes = min(64 << 10, max(4 << 10, backlogBytes / 4))
         retryField = EventFrame.retry(reconnectDelay)
+        self.idleGrace = idleGrace
         self.versionTags = versionTags
         self.logger = logger
         lane = SerialLane(named: "remvvm-events", pool: pool, capacity: 16, confined: nil)
@@ -257,6 +262,9 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
             inbox.trimHistory(to: historyLimit)
             let wake = inbox.publications.publish(publication, limit: limit) && inbox.started
                 && inbox.publications.needsWake()
+            if let graceEnds = inbox.idleGraceEnds {
+                endIdleGraceIfPast(graceEnds, &inbox)
+            }
             return (wake, joinsBudget)
         }
         if joinsBudget { joinRingBudget() }

@@ -29,6 +29,9 @@ struct EventHubInbox {
     /// `StoreSnapshot`), for catching up after the versions the hub skipped while nobody listened
     /// (``EventHub/withInboxCaughtUp(_:)``). Nil: the hub takes every publication.
     var newestOfSource: (@Sendable () -> AnyObject)?
+    /// With a history behind the hub, after its last stream left: until when it keeps taking
+    /// publications (``EventHub/idleGrace``); nil otherwise.
+    var idleGraceEnds: ContinuousClock.Instant?
     /// ``EventHub/start(source:)`` has begun (it runs once).
     var claimed = false
     /// The lane has its publisher: entries wake it.

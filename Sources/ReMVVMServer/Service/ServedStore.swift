@@ -66,6 +66,7 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
             backlogBytes: configuration.subscriberBacklogBytes,
             lagBudgetBytes: configuration.eventLagBudgetBytes,
             reconnectDelay: configuration.reconnectDelay,
+            idleGrace: configuration.effectiveEventHubIdleGrace,
             versionTags: versionTags,
             replayEvents: configuration.replayRingEvents,
             ringBudget: environment.replayRingBudget,

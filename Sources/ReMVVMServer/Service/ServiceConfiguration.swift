@@ -13,6 +13,19 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// the first event of every stream. Default 1 s.
     public var reconnectDelay: Duration = .seconds(1)
 
+    /// With a journal (or a replica's log) behind a store: how long its event hub keeps taking
+    /// versions into its resume ring after its last stream left, so that a client reconnecting
+    /// after a blip resumes from memory; the first version after that is no longer taken (a store
+    /// nobody follows costs its commits nothing), and a later resume reads the journal. Nil, the
+    /// default: 30 s, or three reconnect delays when that is longer. Not a setting of
+    /// `remvvm-server`: tests shorten it.
+    var eventHubIdleGrace: Duration?
+
+    /// ``eventHubIdleGrace`` or its default.
+    var effectiveEventHubIdleGrace: Duration {
+        eventHubIdleGrace ?? max(.seconds(30), reconnectDelay * 3)
+    }
+
     /// How versions appear in `ETag`s and event ids. Default: qualified by a random token of this
     /// instance, because the store lives in memory and its versions start again at 0 in the next
     /// process (see ``VersionTags``).

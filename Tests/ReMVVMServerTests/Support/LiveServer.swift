@@ -6,7 +6,7 @@ import Journal
 import Logging
 import MicroHTTP
 import ReMVVM
-import ReMVVMServer
+@testable import ReMVVMServer
 
 /// How a test reaches the service: the same test body runs both ways where it can (like
 /// HummingbirdTesting's `.router` and `.live`).
@@ -50,6 +50,7 @@ final class LiveServer: Sendable {
         corsAllowedOrigins: [String] = [],
         allowedHosts: [String]? = nil,
         metricsEnabled: Bool = true,
+        eventHubIdleGrace: Duration? = nil,
         accessControl: BearerAuthorizer = BearerAuthorizer(),
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
@@ -70,6 +71,7 @@ final class LiveServer: Sendable {
         service.corsAllowedOrigins = corsAllowedOrigins
         service.allowedHosts = allowedHosts
         service.metricsEnabled = metricsEnabled
+        service.eventHubIdleGrace = eventHubIdleGrace
         if journal != nil || replication != nil {
             service.versionTags = .plain  // versions survive restarts
         }
