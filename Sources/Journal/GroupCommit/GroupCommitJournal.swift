@@ -1,5 +1,6 @@
 import ConcurrencyKit
 import DequeModule
+import Synchronization
 
 /// One store's journal queue: records queue up while a commit runs and go together in the next
 /// one (group commit), then everyone waiting for a version it covered is released. The commits
@@ -154,6 +155,10 @@ public final class GroupCommitJournal: Sendable {
     public let committer: JournalCommitter
     private let ownsCommitter: Bool
     private let maxGroup: Int
+    /// Whether ``failure`` is set: a request's health check loads this instead of taking the lock
+    /// (over many stores the lock's and the state's lines are cold; this one's `append` reads
+    /// anyway). Written under the lock, with `failure` and `broken`.
+    private let failing = Atomic<Bool>(false)
     private let state: Lock<State>
 
     /// Told of kept answers once their commit succeeded, or with the error of one that failed
@@ -199,7 +204,8 @@ public final class GroupCommitJournal: Sendable {
 
     /// Why the last commit failed, while commits fail (cleared by the next one that succeeds).
     public var failure: JournalError? {
-        state.withLock { $0.broken ?? $0.failure }
+        guard failing.load(ordering: .acquiring) else { return nil }
+        return state.withLock { $0.broken ?? $0.failure }
     }
 
     /// Transactions and records committed so far.
@@ -297,6 +303,7 @@ public final class GroupCommitJournal: Sendable {
                     code: .corrupt,
                     message: "journal refused version \(record.version) after \(state.lastQueuedVersion): it would leave a gap; no action is journaled from now on"
                 )
+                failing.store(true, ordering: .releasing)
                 defer { state.waiters = [] }
                 return (false, nil, state.waiters)
             }
@@ -319,7 +326,7 @@ public final class GroupCommitJournal: Sendable {
         } else if wake {
             committer.wake(self)
         }
-        if let broken = failure {
+        if !abandoned.isEmpty, let broken = failure {
             for waiter in abandoned { waiter.completion(.failure(broken)) }
         }
     }
@@ -552,7 +559,10 @@ public final class GroupCommitJournal: Sendable {
         // versions it made durable.
         var object: (any JournalDurabilityListener)?
         let (released, durable, answers) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void], [AnswerListener]) in
-            state.failure = nil
+            if state.failure != nil {
+                state.failure = nil
+                failing.store(state.broken != nil, ordering: .releasing)
+            }
             state.commits += 1
             state.lastCommitRecords = transactionRecords
             let answers = hasAnswers ? state.listeners.answers : []
@@ -601,6 +611,7 @@ public final class GroupCommitJournal: Sendable {
                 // The storage refuses the store for good (closed, or the store deleted).
                 state.broken = journalError
             }
+            failing.store(true, ordering: .releasing)
             // Back to the front of the queue, in order: nothing the store holds is dropped.
             state.pending.insert(contentsOf: batch.records, at: 0)
             let through = batch.records.last?.version ?? state.durableVersion
