@@ -24,56 +24,21 @@ public import Darwin
 /// Unchecked `Sendable`: `state` is only read or written between `pthread_mutex_lock` and
 /// `pthread_mutex_unlock`. Values that leave the lock must be safe to use on another thread;
 /// keep `State` `Sendable` unless the owner documents why not.
-public final class Lock<State>: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    /// The state, behind a pointer rather than in a stored `var`: an `inout` access to a class's
-    /// stored property is checked for exclusivity at run time (`swift_beginAccess` and
-    /// `swift_endAccess`, about 120 instructions, 13 times per `POST /actions`), and the mutex
-    /// already makes every access exclusive.
-    @usableFromInline let statePointer: UnsafeMutablePointer<State>
-    /// The mutex, the state and the condition in one block, in that order: a small state shares
-    /// the mutex's cache line (a server with thousands of stores touches many cold locks per
-    /// request), and one allocation instead of three.
-    private let block: UnsafeMutableRawPointer
+///
+/// A struct holding one object, its ``LockStorage``: copies share the lock, as references to a
+/// class would. The mutex, the state and the condition live in that object itself, so reaching a
+/// lock from its owner touches one object: over many stores a request touches many cold locks,
+/// and a lock that was a class pointing at a separate block cost a second cold line each
+/// (`docs/benchmarks.md`, 2026-12-01, 06:20). Every method is inlined into a call of the
+/// storage's: a generic class's method takes its type arguments from the object, while a
+/// generic struct's method, called from code not specialized for `State` (a store's, over
+/// `Current<State>`), would have the caller look `State`'s metadata up at run time.
+public struct Lock<State>: @unchecked Sendable {
+    @usableFromInline let storage: LockStorage<State>
 
     /// Creates the lock around `state`.
     public init(_ state: State) {
-        let stateOffset = Self.aligned(MemoryLayout<pthread_mutex_t>.size, to: MemoryLayout<State>.alignment)
-        let conditionOffset = Self.aligned(
-            stateOffset + MemoryLayout<State>.size, to: MemoryLayout<pthread_cond_t>.alignment
-        )
-        block = .allocate(
-            byteCount: conditionOffset + MemoryLayout<pthread_cond_t>.size,
-            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<State>.alignment, MemoryLayout<pthread_cond_t>.alignment)
-        )
-        mutex = block.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        statePointer = (block + stateOffset).bindMemory(to: State.self, capacity: 1)
-        condition = (block + conditionOffset).bindMemory(to: pthread_cond_t.self, capacity: 1)
-        statePointer.initialize(to: state)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        #if !canImport(Darwin)  // Darwin has no pthread_condattr_setclock: its waits use the wall clock
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        #endif
-        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        statePointer.deinitialize(count: 1)
-        block.deallocate()
-    }
-
-    private static func aligned(_ offset: Int, to alignment: Int) -> Int {
-        (offset + alignment - 1) / alignment * alignment
+        storage = LockStorage.make(state)
     }
 
     /// Runs `body` with exclusive access to the state. Do not call back into code that may take
@@ -85,8 +50,120 @@ public final class Lock<State>: @unchecked Sendable {
     /// evolution) does not hand an inlinable body declared `package` to the package's other
     /// modules, so every call outside ConcurrencyKit went to the unspecialized generic entry
     /// (583 call sites in a release `remvvm-server`; `docs/benchmarks.md`, 2026-12-01).
-    @inlinable
+    @inlinable @inline(__always)
     public func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try storage.withLock(body)
+    }
+
+    /// Waits until `isReady` holds for the state, then runs `body` with the lock still held. The
+    /// lock is released while waiting; `isReady` runs with it held, after every notification.
+    @inlinable @inline(__always)
+    public func withLock<Result, Failure: Error>(
+        waitingUntil isReady: (State) -> Bool,
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try storage.withLock(waitingUntil: isReady, body)
+    }
+
+    /// Waits until `isReady` holds or `timeout` passes, then runs `body` with the lock held and
+    /// whether the state became ready.
+    @inlinable @inline(__always)
+    public func withLock<Result, Failure: Error>(
+        waitingUntil isReady: (State) -> Bool,
+        timeout: Duration,
+        _ body: (inout State, _ isReady: Bool) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try storage.withLock(waitingUntil: isReady, timeout: timeout, body)
+    }
+
+    /// Waits until `isReady` holds or `timeout` passes; returns whether it holds. Only reads the
+    /// state (no `inout` access), so it suits locks that guard nothing but a condition, `Lock(())`.
+    @inlinable @inline(__always)
+    public func wait(timeout: Duration, until isReady: (State) -> Bool) -> Bool {
+        storage.wait(timeout: timeout, until: isReady)
+    }
+
+    /// Wakes every waiter so it checks its condition again. Change the state first (under the
+    /// lock, or in an atomic the condition reads), then notify: this takes the lock, so a waiter
+    /// that has just found the condition false cannot miss the wake-up.
+    @inlinable @inline(__always)
+    public func notifyAll() {
+        storage.notifyAll()
+    }
+
+    /// Wakes one waiter; use it only when every waiter waits for the same condition and one of
+    /// them can consume the change.
+    @inlinable @inline(__always)
+    public func notifyOne() {
+        storage.notifyOne()
+    }
+}
+
+/// The one object behind a ``Lock``: the pthread mutex in its header, then the state and the
+/// condition variable in its tail (raw bytes, laid out by ``make(_:)``). A `ManagedBuffer`: the
+/// object never moves, so pointers into it stay valid for its life, and neither the mutex nor the
+/// state needs an allocation of its own; a small state shares the mutex's cache line.
+@usableFromInline
+final class LockStorage<State>: ManagedBuffer<pthread_mutex_t, UInt8> {
+    /// The mutex, in the object's header.
+    @usableFromInline var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0 } }
+    }
+
+    /// The state, at the start of the tail: right after the mutex, 8-byte aligned (the header's
+    /// size on 64-bit platforms; ``make(_:)`` checks that the state needs no more).
+    @usableFromInline var statePointer: UnsafeMutablePointer<State> {
+        @inline(__always) get { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0).assumingMemoryBound(to: State.self) } }
+    }
+
+    /// The condition variable, after the state.
+    private var condition: UnsafeMutablePointer<pthread_cond_t> {
+        withUnsafeMutablePointerToElements {
+            (UnsafeMutableRawPointer($0) + Self.conditionOffset).assumingMemoryBound(to: pthread_cond_t.self)
+        }
+    }
+
+    private static var conditionOffset: Int {
+        let alignment = MemoryLayout<pthread_cond_t>.alignment
+        return (MemoryLayout<State>.size + alignment - 1) / alignment * alignment
+    }
+
+    /// A storage holding `state`, its mutex and condition initialized.
+    static func make(_ state: State) -> LockStorage<State> {
+        let buffer = create(minimumCapacity: conditionOffset + MemoryLayout<pthread_cond_t>.size) { _ in pthread_mutex_t() }
+        // Cannot be another class: `create` makes an instance of the class it is called on.
+        let storage = unsafeDowncast(buffer, to: LockStorage<State>.self)
+        let stateAddress = UnsafeMutableRawPointer(storage.statePointer)
+        precondition(
+            Int(bitPattern: stateAddress) % MemoryLayout<State>.alignment == 0,
+            "a Lock's state must be aligned to at most 8 bytes"
+        )
+        precondition(pthread_mutex_init(storage.mutex, nil) == 0, "pthread_mutex_init failed")
+        stateAddress.bindMemory(to: State.self, capacity: 1).initialize(to: state)
+        let condition = storage.condition
+        UnsafeMutableRawPointer(condition).bindMemory(to: pthread_cond_t.self, capacity: 1).initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        #if !canImport(Darwin)  // Darwin has no pthread_condattr_setclock: its waits use the wall clock
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        #endif
+        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
+        pthread_condattr_destroy(&attributes)
+        return storage
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        statePointer.deinitialize(count: 1)
+        // The header (the mutex, a plain C struct) is deinitialized by `ManagedBuffer`.
+    }
+
+    /// ``Lock/withLock(_:)``.
+    @inlinable
+    func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
@@ -94,9 +171,9 @@ public final class Lock<State>: @unchecked Sendable {
         return try body(&statePointer.pointee)
     }
 
-    /// Waits until `isReady` holds for the state, then runs `body` with the lock still held. The
-    /// lock is released while waiting; `isReady` runs with it held, after every notification.
-    package func withLock<Result, Failure: Error>(
+    /// ``Lock/withLock(waitingUntil:_:)``.
+    @usableFromInline
+    func withLock<Result, Failure: Error>(
         waitingUntil isReady: (State) -> Bool,
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -108,9 +185,9 @@ public final class Lock<State>: @unchecked Sendable {
         return try body(&statePointer.pointee)
     }
 
-    /// Waits until `isReady` holds or `timeout` passes, then runs `body` with the lock held and
-    /// whether the state became ready.
-    package func withLock<Result, Failure: Error>(
+    /// ``Lock/withLock(waitingUntil:timeout:_:)``.
+    @usableFromInline
+    func withLock<Result, Failure: Error>(
         waitingUntil isReady: (State) -> Bool,
         timeout: Duration,
         _ body: (inout State, _ isReady: Bool) throws(Failure) -> Result
@@ -122,9 +199,9 @@ public final class Lock<State>: @unchecked Sendable {
         return try body(&statePointer.pointee, ready)
     }
 
-    /// Waits until `isReady` holds or `timeout` passes; returns whether it holds. Only reads the
-    /// state (no `inout` access), so it suits locks that guard nothing but a condition, `Lock(())`.
-    package func wait(timeout: Duration, until isReady: (State) -> Bool) -> Bool {
+    /// ``Lock/wait(timeout:until:)``.
+    @usableFromInline
+    func wait(timeout: Duration, until isReady: (State) -> Bool) -> Bool {
         var deadline = Self.monotonicDeadline(after: timeout)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -143,18 +220,17 @@ public final class Lock<State>: @unchecked Sendable {
         return ready
     }
 
-    /// Wakes every waiter so it checks its condition again. Change the state first (under the
-    /// lock, or in an atomic the condition reads), then notify: this takes the lock, so a waiter
-    /// that has just found the condition false cannot miss the wake-up.
-    package func notifyAll() {
+    /// ``Lock/notifyAll()``.
+    @usableFromInline
+    func notifyAll() {
         pthread_mutex_lock(mutex)
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
     }
 
-    /// Wakes one waiter; use it only when every waiter waits for the same condition and one of
-    /// them can consume the change.
-    package func notifyOne() {
+    /// ``Lock/notifyOne()``.
+    @usableFromInline
+    func notifyOne() {
         pthread_mutex_lock(mutex)
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
