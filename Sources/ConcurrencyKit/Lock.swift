@@ -29,7 +29,7 @@ public import Darwin
 /// class would. The mutex, the state and the condition live in that object itself, so reaching a
 /// lock from its owner touches one object: over many stores a request touches many cold locks,
 /// and a lock that was a class pointing at a separate block cost a second cold line each
-/// (`docs/benchmarks.md`, 2026-12-01, 06:20). Every method is inlined into a call of the
+/// (`docs/benchmarks.md`, 2026-12-01, 06:10–07:10 UTC). Every method is inlined into a call of the
 /// storage's: a generic class's method takes its type arguments from the object, while a
 /// generic struct's method, called from code not specialized for `State` (a store's, over
 /// `Current<State>`), would have the caller look `State`'s metadata up at run time.
