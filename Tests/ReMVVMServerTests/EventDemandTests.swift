@@ -96,12 +96,29 @@ import Testing
     func streamsComingAndGoingWhileAWriterPostsSeeEveryVersionOnceInOrder(grace: Duration) throws {
         let live = try LiveServer(journal: MemoryJournalStorage(), eventHubIdleGrace: grace)
         let total: UInt64 = 1_000
-        let acknowledged = Lock<UInt64>(0)
+        // The writer's count of acknowledged posts, whether it has finished, and why it stopped
+        // early (nil: it did not).
+        let writing = Lock<(acknowledged: UInt64, finished: Bool, failure: String?)>((0, false, nil))
         let writer = Thread {
+            var failure: String?
             for _ in 0..<total {
-                guard (try? live.post(#"{"type":"increase"}"#))?.status == 200 else { return }
-                acknowledged.withLock { $0 += 1 }
+                do {
+                    let status = try live.post(#"{"type":"increase"}"#).status
+                    guard status == 200 else {
+                        failure = "answered \(status)"
+                        break
+                    }
+                    writing.withLock { $0.acknowledged += 1 }
+                } catch {
+                    failure = "\(error)"
+                    break
+                }
             }
+            writing.withLock {
+                $0.finished = true
+                $0.failure = failure
+            }
+            writing.notifyAll()
         }
         writer.start()
         var seen: [UInt64] = []
@@ -118,7 +135,12 @@ import Testing
             }
             client.close()
         }
-        #expect(acknowledged.withLock { $0 } == total)
+        // The stream can see the last version before the writer has read its answer: wait for it.
+        let (acknowledged, finished, failure) = writing.withLock(waitingUntil: { $0.finished }, timeout: .seconds(30)) { state, _ in
+            (state.acknowledged, state.finished, state.failure)
+        }
+        #expect(finished && failure == nil, "the writer stopped: \(failure ?? "still running")")
+        #expect(acknowledged == total)
         #expect(seen.last == total)
         #expect(seen.first.map { Int(total - $0) + 1 } == seen.count, "every version from the first one seen")
     }
