@@ -36,10 +36,8 @@ extension EventHub {
     /// reconnecting after a blip resumes from memory), and no longer after it
     /// (``endIdleGraceIfPast(_:_:)``). Under the inbox lock.
     func stopListeningIfIdle(_ inbox: inout EventHubInbox) {
-        guard inbox.newestOfSource != nil, idleGrace > .zero else {
-            inbox.publications.stopListeningIfIdle(unsetting: inbox.newestOfSource != nil ? demand : nil)
-            return
-        }
+        guard inbox.newestOfSource != nil else { return inbox.publications.stopListeningIfIdle() }
+        guard idleGrace > .zero else { return inbox.publications.stopListeningIfIdle(unsetting: demand) }
         inbox.publications.stopListeningIfIdle()
         if !inbox.publications.listening {
             inbox.idleGraceEnds = .now + idleGrace
