@@ -17,7 +17,10 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         /// every reduce.
         var publish: @Sendable (StatePublication<State>) -> Void = { _ in }
         var hasPublicationHandlers = false
-        var reduceChecks: [@Sendable (any StoreAction) -> String?] = []
+        /// Every reduce check added, in order, as one closure (nil: none): the check that one
+        /// store shares with others is then called as it is, with no array of the store's own
+        /// to read on the way.
+        var reduceCheck: (@Sendable (any StoreAction) -> String?)?
     }
 
     /// Middleware are only called from inside the processor's exclusive work items.
@@ -32,20 +35,24 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         }
     }
 
+    // The fields every dispatch reads come first, in the object's first two cache lines: over
+    // many stores a store is touched once in a while, and each line it touches is a miss.
     let processor = SerialProcessor()
-    let mappings: StateMappings<State>
-    let observers = ObserverRegistry<State>()
     private let current: Lock<Current>
     /// The current snapshot's version, also outside the lock: read several times per dispatch.
     private let currentVersion = Atomic<UInt64>(0)
+    private let hasReduceChecks = Atomic<Bool>(false)
+    /// The root reducer's closure: one object for every store of its reducer type
+    /// (``SharedReducers``), not a context of each store's own.
+    private let reducer: @Sendable (State, any StoreAction) -> State
+    private let middleware: MiddlewareStack
     /// The metatype of the object every reduce makes (its publication and the new snapshot),
     /// looked up once here: allocating through it passes that metadata, where
     /// `StatePublication<State>(…)` in code not specialized for the domain's state looks it up
     /// at every call (about 330 instructions).
     private let publicationType = StatePublication<State>.self
-    private let hasReduceChecks = Atomic<Bool>(false)
-    private let reducer: @Sendable (State, any StoreAction) -> State
-    private let middleware: MiddlewareStack
+    let observers = ObserverRegistry<State>()
+    let mappings: StateMappings<State>
 
     /// The dependencies given at construction: those of the middleware, and those the service hands
     /// to view-model commands.
@@ -87,7 +94,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         self.mappings = mappings
         self.middleware = MiddlewareStack(items: middleware)
         self.services = services
-        self.reducer = { R.reduce(state: $0, withAny: $1) }
+        self.reducer = SharedReducers.reduce(of: R.self)
         self.current = Lock(Current(snapshot: StoreSnapshot(version: 0, state: state)))
     }
 
@@ -139,18 +146,21 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// reports ``DispatchOutcome/refused(reason:index:)``. For setup faults the server detects
     /// (an action it could not journal), not for validating client input (use middleware).
     public func addReduceCheck(_ check: @escaping @Sendable (any StoreAction) -> String?) {
-        current.withLock { $0.reduceChecks.append(check) }
+        current.withLock { current in
+            if let earlier = current.reduceCheck {
+                current.reduceCheck = { action in earlier(action) ?? check(action) }
+            } else {
+                current.reduceCheck = check
+            }
+        }
         hasReduceChecks.store(true, ordering: .releasing)
     }
 
     /// The first reason a reduce check gives to refuse `action`, if any.
     func refusal(of action: any StoreAction) -> String? {
         // Most stores have none: no lock on the way to every reduce then.
-        guard hasReduceChecks.load(ordering: .acquiring) else { return nil }
-        for check in current.withLock({ $0.reduceChecks }) {
-            if let reason = check(action) { return reason }
-        }
-        return nil
+        guard hasReduceChecks.load(ordering: .acquiring), let check = current.withLock({ $0.reduceCheck }) else { return nil }
+        return check(action)
     }
 
     /// Stores the reduced state and bumps the version; returns the publication and what publishes it

@@ -3,13 +3,24 @@ import Journal
 import ReMVVM
 
 /// Turns reduced actions into journal records and back, through the action registry's wire names.
-struct ActionJournalCodec: Sendable {
+///
+/// One object for the service, shared by every store: a store's reduce check and publication
+/// handler hold this one reference (the reduce check no context of its own at all), where a copy
+/// of the registry in each store's closures was a few more cold cache lines per request to a store
+/// touched once in a while.
+final class ActionJournalCodec: Sendable {
     let registry: ActionRegistry
     private let decoder: ActionBatchDecoder
 
     init(registry: ActionRegistry) {
         self.registry = registry
         decoder = ActionBatchDecoder(registry: registry)
+    }
+
+    /// ``refusal(of:)`` as a store's reduce check (`Store.addReduceCheck(_:)`): a closure over
+    /// this object alone, the same for every store.
+    var reduceCheck: @Sendable (any StoreAction) -> String? {
+        { [self] action in refusal(of: action) }
     }
 
     /// Why `action` cannot be journaled (its type has no wire name), or nil.

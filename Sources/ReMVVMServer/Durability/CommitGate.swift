@@ -73,7 +73,8 @@ final class CommitGate<State: StoreState & Codable>: StatePublisher, JournalDura
         gate = Lock(Gate(committed: store.snapshot, nextSnapshotDue: snapshots?.nextDueVersion ?? .max))
         self.history = history
         self.snapshots = snapshots
-        store.addPublicationHandler { [gate] publication in
+        // The captures read at every reduce first, in the closure's first cache line.
+        store.addPublicationHandler { [gate, journal, codec, logger] publication in
             guard let record = codec.record(for: publication, time: ActionJournalCodec.now()) else {
                 // The store's reduce check refuses such actions; one that got through anyway
                 // cannot be journaled, and the journal refuses the gap it leaves.

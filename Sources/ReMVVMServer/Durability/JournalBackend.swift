@@ -7,16 +7,18 @@ import ReMVVM
 /// reduce journaled (group commit) before anything can see it, every answer sent once what it
 /// names is durable, writes refused with 503 while commits fail.
 final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
+    // What a durable request reads first, in the object's first cache line: a store touched once
+    // in a while costs a miss per line.
+    /// Set once by ``start(keys:metrics:)``.
+    private let started = RuntimeSlot<DurableRuntime<State>>()
+    /// Whether a request may commit on its own thread (only while its connection is alone).
+    let requestConnections: RequestConnections
     let store: Store<State>
+    let logger: Logger
     /// The journal it keeps the store in.
     let storage: any JournalStorage
     let codec: ActionJournalCodec
-    let logger: Logger
-    /// Whether a request may commit on its own thread (only while its connection is alone).
-    let requestConnections: RequestConnections
     private let keeping: JournalKeeping
-    /// Set once by ``start(keys:metrics:)``.
-    let started = RuntimeSlot<DurableRuntime<State>>()
 
     /// Keeps `store` in `storage`, with the snapshot interval and retention of `configuration`;
     /// nothing is read before ``start(keys:metrics:)``.
@@ -39,6 +41,10 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
     var keptAnswers: (any JournalStorage)? { storage }
 
     var isDurable: Bool { true }
+
+    var runtime: DurableRuntime<State>? {
+        started.runtime
+    }
 
     /// Restores the store from the journal and starts journaling; the journal's commits keep the
     /// answers of idempotency keys and feed the commit metrics. Throws `JournalError` when the
@@ -63,7 +69,7 @@ final class JournalBackend<State: StoreState & Codable>: RuntimeBackend {
     }
 
     var health: StoreHealth {
-        guard let failure = started.runtime?.journal.failure else { return .ok }
+        guard let failure = runtime?.journal.failure else { return .ok }
         // Writes get 503 while commits fail: not ready for them (reads go on).
         return StoreHealth(status: .failing, reason: failure.message)
     }

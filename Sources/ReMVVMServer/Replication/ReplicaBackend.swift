@@ -19,7 +19,7 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     let role: ReplicaRole
     private let keeping: JournalKeeping
     /// Set once by ``start(keys:metrics:)``.
-    let started = RuntimeSlot<ReplicaRuntime<State>>()
+    private let started = RuntimeSlot<ReplicaRuntime<State>>()
 
     /// Makes `store` a replica of `replication`'s log, with the snapshot interval and retention
     /// of `configuration`; nothing is read before ``start(keys:metrics:)``.
@@ -41,6 +41,10 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     }
 
     var isDurable: Bool { true }
+
+    var runtime: ReplicaRuntime<State>? {
+        started.runtime
+    }
 
     /// The log (the log through which several replicas share one store).
     var log: any SharedLog { replication.log }

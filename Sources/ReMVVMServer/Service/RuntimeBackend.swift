@@ -1,28 +1,25 @@
 import ReMVVM
 
 /// A backend whose work is done by a runtime its start makes (``JournalBackend``,
-/// ``ReplicaBackend``): the runtime, the stop and the publisher come from its ``RuntimeSlot``.
+/// ``ReplicaBackend``), kept in a ``RuntimeSlot`` of its own: the stop and the publisher come
+/// from the runtime.
 protocol RuntimeBackend: StoreBackend {
     /// What its start makes.
     associatedtype Runtime: BackendRuntime<State>
 
-    /// Where its start keeps the runtime.
-    var started: RuntimeSlot<Runtime> { get }
+    /// The runtime, once started (its ``RuntimeSlot``'s).
+    var runtime: Runtime? { get }
 }
 
 extension RuntimeBackend {
-    /// The runtime, once started.
-    var runtime: Runtime? {
-        started.runtime
-    }
-
+    /// Stops the runtime, if started.
     func stop() {
-        started.stop()
+        runtime?.stop()
     }
 
     /// The runtime's publisher (only what is durable, or what the replica applied); the store
     /// itself before the start.
     var publisher: any StatePublisher<State> {
-        started.publisher(before: store)
+        runtime?.statePublisher ?? store
     }
 }
