@@ -20,16 +20,22 @@ import Testing
         #expect(after == 2, "reduced before the exclusive work went on")
     }
 
-    @Test func onlyTheOwningThreadCountsAsProcessing() {
+    /// A processor shared by the test's threads (it is noncopyable: a store holds it inline).
+    private final class SharedProcessor: Sendable {
         let processor = SerialProcessor()
-        #expect(!processor.isProcessingOnCurrentThread(), "nobody owns an idle processor")
+    }
+
+    @Test func onlyTheOwningThreadCountsAsProcessing() {
+        let shared = SharedProcessor()
+        let idle = shared.processor.isProcessingOnCurrentThread()
+        #expect(!idle, "nobody owns an idle processor")
         let seenInside = Lock<Bool?>(nil)
         let seenElsewhere = Lock<Bool?>(nil)
-        processor.runAndWait {
-            seenInside.withLock { $0 = processor.isProcessingOnCurrentThread() }
+        shared.processor.runAndWait {
+            seenInside.withLock { $0 = shared.processor.isProcessingOnCurrentThread() }
             let answered = Signal()
             let other = Thread {
-                seenElsewhere.withLock { $0 = processor.isProcessingOnCurrentThread() }
+                seenElsewhere.withLock { $0 = shared.processor.isProcessingOnCurrentThread() }
                 answered.fire()
             }
             other.start()
@@ -39,7 +45,8 @@ import Testing
         }
         #expect(seenInside.withLock { $0 } == true)
         #expect(seenElsewhere.withLock { $0 } == false, "another thread is not the owner while one works")
-        #expect(!processor.isProcessingOnCurrentThread(), "given up once the work is done")
+        let afterwards = shared.processor.isProcessingOnCurrentThread()
+        #expect(!afterwards, "given up once the work is done")
     }
 
     @Test func aDispatchFromAnotherThreadWaitsForTheExclusiveWorkToEnd() throws {

@@ -86,14 +86,19 @@ extension Store {
         terminal: Terminal<State>
     ) {
         let middleware = middlewareItems
-        let filters = middlewareFilters
         // A middleware that does not handle the action is passed over: the same as its calling
-        // `next()` at once, without the interceptor and the nested step.
-        var handling = index
-        while handling < middleware.count, !filters[handling].admits(action, to: middleware[handling]) {
-            handling += 1
+        // `next()` at once, without the interceptor and the nested step. Asked in place, through
+        // the arrays' buffers: a copy of each middleware passed over would retain what it holds
+        // (over many stores, each store's own middleware: cold lines a request does not need).
+        let index = middleware.withUnsafeBufferPointer { items in
+            middlewareFilters.withUnsafeBufferPointer { filters in
+                var handling = index
+                while handling < items.count, !filters[handling].admits(action, to: items[handling]) {
+                    handling += 1
+                }
+                return handling
+            }
         }
-        let index = handling
         guard index < middleware.count else {
             if let reason = refusal(of: action) {
                 context.refuse(reason)

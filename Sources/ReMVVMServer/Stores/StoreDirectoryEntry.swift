@@ -23,11 +23,18 @@ final class StoreDirectoryEntry: @unchecked Sendable {
         case unloading
         /// Being deleted; requests wait, then find it absent.
         case deleting
-        /// Out of the directory: waiters start again, or fail with the load's error.
-        case gone(StoreDirectoryError?)
+        /// Out of the directory: waiters start again, or fail with the load's error. Indirect:
+        /// the phase stays one word, in the entry's first cache line.
+        indirect case gone(StoreDirectoryError?)
     }
 
-    let id: StoreID
+    // What a request reads and writes, all in the object's first cache line with its reference
+    // count: over many stores an entry (and its neighbours in the list, whose links a request
+    // rewrites) is cold, and every line it touches is a miss.
+    /// Neighbours in the list of loaded stores: toward the most recently used (`newer`) and the
+    /// least (`older`). Set while the entry is in the list only; the list unlinks it when it leaves.
+    var newer: StoreDirectoryEntry?
+    var older: StoreDirectoryEntry?
     var phase: Phase
     /// When a request last used it, in the directory's clock (milliseconds).
     var lastUsed: Int64
@@ -35,10 +42,7 @@ final class StoreDirectoryEntry: @unchecked Sendable {
     var inUse = 0
     /// Never unloaded or deleted: the store `default`, which the root routes hold directly.
     let pinned: Bool
-    /// Neighbours in the list of loaded stores: toward the most recently used (`newer`) and the
-    /// least (`older`). Set while the entry is in the list only; the list unlinks it when it leaves.
-    var newer: StoreDirectoryEntry?
-    var older: StoreDirectoryEntry?
+    let id: StoreID
 
     init(id: StoreID, phase: Phase, lastUsed: Int64, pinned: Bool = false) {
         self.id = id
