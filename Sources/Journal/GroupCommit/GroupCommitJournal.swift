@@ -149,17 +149,19 @@ public final class GroupCommitJournal: Sendable {
         public var records: UInt64
     }
 
-    /// Where this store's records go.
-    let storage: any JournalStorage
-    /// The thread that commits (shared with other stores' journals, or this journal's own).
-    public let committer: JournalCommitter
-    private let ownsCommitter: Bool
-    private let maxGroup: Int
+    // What a request reads (its health check, `append`, the commit on its own thread), first: in
+    // the object's first cache line, which over many stores is cold when a request comes.
     /// Whether ``failure`` is set: a request's health check loads this instead of taking the lock
-    /// (over many stores the lock's and the state's lines are cold; this one's `append` reads
-    /// anyway). Written under the lock, with `failure` and `broken`.
+    /// (over many stores the lock's and the state's lines are cold). Written under the lock, with
+    /// `failure` and `broken`.
     private let failing = Atomic<Bool>(false)
     private let state: Lock<State>
+    /// The thread that commits (shared with other stores' journals, or this journal's own).
+    public let committer: JournalCommitter
+    private let maxGroup: Int
+    private let ownsCommitter: Bool
+    /// Where this store's records go.
+    let storage: any JournalStorage
 
     /// Told of kept answers once their commit succeeded, or with the error of one that failed
     /// (they stay queued and go in a later commit).

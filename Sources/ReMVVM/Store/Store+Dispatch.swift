@@ -139,7 +139,7 @@ extension Store {
     private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
         // Most stores served over HTTP have no observer: asked first (an atomic), so that path
         // never touches the observers' generic types (a runtime lookup each, at every reduce).
-        if observers.isObserved {
+        if isObserved {
             let stateBefore = state
             for entry in observers.current {
                 entry.willReduce(stateBefore)
@@ -150,7 +150,7 @@ extension Store {
         let newState = reduce(oldState, with: action)
         let (publication, publish) = commit(newState, action: action)
         publish(publication)
-        if observers.isObserved {
+        if isObserved {
             notifyDidReduce(newState, oldState: oldState)
         }
         completions?.run(with: newState)

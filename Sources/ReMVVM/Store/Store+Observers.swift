@@ -6,13 +6,13 @@ extension Store {
     /// called. Adding the same instance twice has no further effect. When another thread is processing,
     /// the first call happens on that thread as soon as its current work ends, before any later reduce.
     public func add<Observer: StateObserver>(observer: Observer) {
-        guard let entry = observers.register(observer, mappings: mappings, sample: state) else { return }
+        guard let entry = observers.register(observer, mappings: mappings, sample: state, observed: setObserved) else { return }
         processor.run { entry.activate(with: self.state) }
     }
 
     /// Removes `observer`: no call to it starts after this returns.
     public func remove<Observer: StateObserver>(observer: Observer) {
-        observers.unregister(observer)
+        observers.unregister(observer, observed: setObserved)
     }
 
     /// How many live observers the store has.

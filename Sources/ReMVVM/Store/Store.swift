@@ -42,6 +42,8 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// The current snapshot's version, also outside the lock: read several times per dispatch.
     private let currentVersion = Atomic<UInt64>(0)
     private let hasReduceChecks = Atomic<Bool>(false)
+    /// Whether ``observers`` holds any, set under its lock (see ``ObserverRegistry``).
+    private let observed = Atomic<Bool>(false)
     /// The root reducer's closure: one object for every store of its reducer type
     /// (``SharedReducers``), not a context of each store's own.
     private let reducer: @Sendable (State, any StoreAction) -> State
@@ -52,6 +54,16 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// at every call (about 330 instructions).
     private let publicationType = StatePublication<State>.self
     let observers = ObserverRegistry<State>()
+
+    /// Whether any observer is registered (no lock, no generic type: asked before every reduce).
+    var isObserved: Bool {
+        observed.load(ordering: .acquiring)
+    }
+
+    /// Tells ``isObserved`` whether observers are registered; called under ``observers``' lock.
+    func setObserved(_ value: Bool) {
+        observed.store(value, ordering: .releasing)
+    }
     let mappings: StateMappings<State>
 
     /// The dependencies given at construction: those of the middleware, and those the service hands

@@ -11,8 +11,8 @@ import ReMVVM
 /// A version, tag, event id or idempotency key of one served store never means anything in
 /// another: each has its own.
 final class ServedStore<State: StoreState & Codable>: Sendable {
-    /// Its id (`default` for the root routes).
-    let id: StoreID
+    // What every dispatch reads first, in the object's first cache line (with its reference
+    // count): over many stores a store is touched once in a while, and each line is a miss.
     /// The store.
     let store: Store<State>
     /// Where its versions are kept and how it dispatches.
@@ -20,6 +20,10 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
     /// How its versions are shown (`ETag`, event ids); another incarnation of the same id gets
     /// other tags.
     let versionTags: VersionTags
+    /// The service's metrics (nil when off).
+    let metrics: ServiceMetrics?
+    /// Its id (`default` for the root routes).
+    let id: StoreID
     /// Its `GET /events` streams.
     let hub: EventHub<State>
     /// Its view-model streams (`GET /viewmodels/<name>/events`, `GET /viewmodels/events`).
@@ -34,8 +38,6 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
     let idempotencyKeys: IdempotencyKeys
     /// What all stores of the service share.
     let environment: StoreEnvironment<State>
-    /// The service's metrics (nil when off).
-    let metrics: ServiceMetrics?
     /// Where it logs.
     let logger: Logger
     /// Serializes ``start()``: restoring the store must happen once.
