@@ -86,7 +86,7 @@ public struct DismissModal: StoreAction, Codable, Equatable {
 enum NavigationActionTypes {
     /// An array: six comparisons cost less than hashing the type into a set (about 150
     /// instructions, twice per dispatched action: the middleware's filter and the reducer).
-    private static let all: [ObjectIdentifier] = [
+    static let all: [ObjectIdentifier] = [
         ObjectIdentifier(Push.self), ObjectIdentifier(Pop.self), ObjectIdentifier(PopToRoot.self),
         ObjectIdentifier(ShowModal.self), ObjectIdentifier(DismissModal.self), ObjectIdentifier(SelectTab.self),
     ]

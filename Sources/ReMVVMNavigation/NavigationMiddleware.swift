@@ -24,6 +24,13 @@ public struct NavigationMiddleware<Root: Sendable>: AnyMiddleware, Sendable {
         NavigationActionTypes.contains(action)
     }
 
+    /// The navigation action types, exactly (what ``handles(_:)`` admits), so that a store passes
+    /// every other action over without reading this middleware: each store has one of its own,
+    /// and over many stores reading it would be a cold line or two per dispatch.
+    public var actionFilter: MiddlewareActionFilter {
+        .exactTypes(NavigationActionTypes.all)
+    }
+
     /// Rejects an unknown screen or tab, ends an action that changes nothing, passes the rest on.
     public func onNext<State>(
         for state: State,

@@ -31,6 +31,20 @@ private enum AppReducer: Reducer {
         )
     }
 
+    /// The filter a store reads instead of asking the middleware admits exactly what it would
+    /// answer: the six navigation actions, nothing else.
+    @Test func itsFilterAdmitsWhatItHandles() {
+        let middleware = NavigationMiddleware(at: \App.navigation, screens: ["counter"])
+        let navigation: [any StoreAction] = [
+            Push("counter"), Pop(), PopToRoot(), ShowModal("counter"), DismissModal(), SelectTab("counter"),
+        ]
+        for action in navigation + [Increase()] {
+            #expect(middleware.actionFilter.admits(action, handledBy: { _ in false }) == middleware.handles(action))
+        }
+        #expect(navigation.allSatisfy { middleware.actionFilter.admits($0, handledBy: { _ in false }) })
+        #expect(!middleware.actionFilter.admits(Increase(), handledBy: { _ in true }))
+    }
+
     @Test func rule27_anUnknownScreenOrTabIsRejectedBeforeTheReducerAndChangesNothing() throws {
         let store = try store()
         let before = store.state

@@ -85,21 +85,23 @@ extension Store {
         completions: CompletionChain<State>?,
         terminal: Terminal<State>
     ) {
-        let middleware = middlewareItems
         // A middleware that does not handle the action is passed over: the same as its calling
-        // `next()` at once, without the interceptor and the nested step. Asked in place, through
-        // the arrays' buffers: a copy of each middleware passed over would retain what it holds
-        // (over many stores, each store's own middleware: cold lines a request does not need).
-        let index = middleware.withUnsafeBufferPointer { items in
-            middlewareFilters.withUnsafeBufferPointer { filters in
-                var handling = index
-                while handling < items.count, !filters[handling].admits(action, to: items[handling]) {
-                    handling += 1
-                }
-                return handling
+        // `next()` at once, without the interceptor and the nested step. Passing over reads the
+        // filters alone (one list for all stores of a domain: `MiddlewareFilterLists`); a
+        // middleware itself is read only when its filter asks it, then in place through its
+        // array's buffer: a copy would retain what it holds — over many stores, each store's own
+        // middleware, cold lines a request does not need.
+        let index = middleware.filters.withUnsafeBufferPointer { filters in
+            var handling = index
+            while handling < filters.count,
+                !filters[handling].admits(action, handledBy: { action in
+                    middleware.items.withUnsafeBufferPointer { $0[handling].handles(action) }
+                }) {
+                handling += 1
             }
+            return handling
         }
-        guard index < middleware.count else {
+        guard index < middleware.filters.count else {
             if let reason = refusal(of: action) {
                 context.refuse(reason)
                 return
@@ -126,9 +128,9 @@ extension Store {
         )
         switch terminal {
         case .reduce:
-            middleware[index].onNext(for: state, action: action, interceptor: interceptor, dispatcher: self)
+            middleware.items[index].onNext(for: state, action: action, interceptor: interceptor, dispatcher: self)
         case .propose(let collector):
-            middleware[index].onNext(
+            middleware.items[index].onNext(
                 for: collector.state, action: action, interceptor: interceptor,
                 dispatcher: ProposingDispatcher(store: self, collector: collector)
             )

@@ -24,14 +24,15 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     }
 
     /// Middleware are only called from inside the processor's exclusive work items.
-    private struct MiddlewareStack: @unchecked Sendable {
+    struct MiddlewareStack: @unchecked Sendable {
         let items: [any AnyMiddleware]
-        /// Each item's ``AnyMiddleware/actionFilter``, read once.
+        /// Each item's ``AnyMiddleware/actionFilter``, read once; one list for all stores with
+        /// the same filters (``MiddlewareFilterLists/shared``).
         let filters: [MiddlewareActionFilter]
 
         init(items: [any AnyMiddleware]) {
             self.items = items
-            filters = items.map(\.actionFilter)
+            filters = MiddlewareFilterLists.shared.list(items.map(\.actionFilter))
         }
     }
 
@@ -47,7 +48,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// The root reducer's closure: one object for every store of its reducer type
     /// (``SharedReducers``), not a context of each store's own.
     private let reducer: @Sendable (State, any StoreAction) -> State
-    private let middleware: MiddlewareStack
+    let middleware: MiddlewareStack
     /// The metatype of the object every reduce makes (its publication and the new snapshot),
     /// looked up once here: allocating through it passes that metadata, where
     /// `StatePublication<State>(…)` in code not specialized for the domain's state looks it up
@@ -210,12 +211,4 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         reducer(state, action)
     }
 
-    var middlewareItems: [any AnyMiddleware] {
-        middleware.items
-    }
-
-    /// Each middleware's filter, in ``middlewareItems``' order.
-    var middlewareFilters: [MiddlewareActionFilter] {
-        middleware.filters
-    }
 }
