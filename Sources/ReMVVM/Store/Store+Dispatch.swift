@@ -88,15 +88,13 @@ extension Store {
         // A middleware that does not handle the action is passed over: the same as its calling
         // `next()` at once, without the interceptor and the nested step. Passing over reads the
         // filters alone (one list for all stores of a domain: `MiddlewareFilterLists`); a
-        // middleware itself is read only when its filter asks it, then in place through its
-        // array's buffer: a copy would retain what it holds — over many stores, each store's own
-        // middleware, cold lines a request does not need.
+        // middleware itself is read only when its filter is `.asked` — and then copied to be
+        // asked (the call opens the existential into a copy, even through a buffer's element),
+        // retaining what it holds: over many stores, each store's own middleware, cold lines.
         let index = middleware.filters.withUnsafeBufferPointer { filters in
             var handling = index
             while handling < filters.count,
-                !filters[handling].admits(action, handledBy: { action in
-                    middleware.items.withUnsafeBufferPointer { $0[handling].handles(action) }
-                }) {
+                !filters[handling].admits(action, handledBy: { middleware.items[handling].handles($0) }) {
                 handling += 1
             }
             return handling

@@ -210,5 +210,4 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     func reduce(_ state: State, with action: any StoreAction) -> State {
         reducer(state, action)
     }
-
 }
