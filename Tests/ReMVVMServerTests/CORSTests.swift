@@ -50,7 +50,7 @@ import Testing
         #expect(response.status == 204)
         #expect(response.headers["Access-Control-Allow-Origin"] == Self.app)
         #expect(response.headers["Access-Control-Allow-Credentials"] == "true")
-        #expect(response.headers["Access-Control-Allow-Methods"] == "GET, HEAD, POST, OPTIONS")
+        #expect(response.headers["Access-Control-Allow-Methods"] == "GET, HEAD, POST, PUT, DELETE, OPTIONS")
         let allowed = response.headers["Access-Control-Allow-Headers"] ?? ""
         for header in ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"] {
             #expect(allowed.contains(header), "\(header)")

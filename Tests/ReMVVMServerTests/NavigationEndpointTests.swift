@@ -82,8 +82,10 @@ private enum NotebookReducer: Reducer {
 
         deinit { server.shutdown() }
 
-        func post(_ json: String) throws -> TestHTTPResponse {
-            try client.send(method: "POST", path: "/actions", headers: [("Content-Type", "application/json")], body: Array(json.utf8))
+        func post(_ json: String, headers: [(String, String)] = []) throws -> TestHTTPResponse {
+            try client.send(
+                method: "POST", path: "/actions", headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8)
+            )
         }
 
         func get(_ path: String) throws -> String {
@@ -138,6 +140,31 @@ private enum NotebookReducer: Reducer {
         #expect(live.server.service.subscriberCount == 0)
         let log = try live.get("/actions")
         #expect(log.contains(#""latest":3"#) && !log.contains(#""version":4"#))
+    }
+
+    /// An action that changes nothing sends no event, keeps its answer for an `Idempotency-Key`
+    /// and is counted as `outcome="unchanged"` (http-api.md, "Navigation").
+    @Test func anUnchangedNavigationSendsNoEventKeepsItsAnswerAndIsCountedUnchanged() throws {
+        let live = try Server()
+        let stream = try SSEClient(port: live.server.port, path: "/events")
+        let initial = try #require(try stream.nextEvent(timeout: .seconds(10)))
+        #expect(initial.id == "0" || initial.id?.hasPrefix("0-") == true)
+        let key = [("Idempotency-Key", "pop-at-root-1")]
+        let first = try live.post(#"{"type":"navigation.pop"}"#, headers: key)
+        #expect(first.status == 200 && first.bodyString == #"{"version":0}"#)
+        #expect(first.headers["Idempotent-Replayed"] == nil)
+        #expect(try live.post(#"{"type":"navigation.push","payload":{"screen":"about"}}"#).bodyString == #"{"version":1}"#)
+        let retry = try live.post(#"{"type":"navigation.pop"}"#, headers: key)
+        #expect(retry.bodyString == #"{"version":0}"#, "the kept answer, not a pop of the pushed screen")
+        #expect(retry.headers["Idempotent-Replayed"] == "true")
+        #expect(try live.get("/viewmodels/navigation").contains(#""top":{"key":null,"screen":"about""#), "the retry popped nothing")
+        // The next event the stream gets is version 1's: the pop at the root sent none.
+        let next = try #require(try stream.nextEvent(timeout: .seconds(10)))
+        #expect(next.id == "1" || next.id?.hasPrefix("1-") == true, "\(String(describing: next.id))")
+        stream.close()
+        let metrics = try live.get("/metrics")
+        #expect(metricSample(metrics, "remvvm_actions_total", ["type": "navigation.pop", "outcome": "unchanged"]) == 1)
+        #expect(metricSample(metrics, "remvvm_actions_total", ["type": "navigation.push", "outcome": "applied"]) == 1)
     }
 
     @Test func aClientRendersFromTheNavigationStream() throws {

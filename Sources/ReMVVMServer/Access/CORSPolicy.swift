@@ -20,12 +20,12 @@ public struct CORSPolicy: Sendable, Equatable {
     /// The origins whose pages may read answers.
     public let origins: Origins
 
-    /// Methods a preflight allows.
-    static let allowedMethods = "GET, HEAD, POST, OPTIONS"
+    /// Methods a preflight allows: every method a route takes (`PUT` and `DELETE` manage stores).
+    static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
     /// Request headers a preflight allows.
     static let allowedHeaders = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
-    /// Response headers a page may read.
-    static let exposedHeaders = "ETag, Idempotent-Replayed, ReMVVM-Replay, Retry-After, WWW-Authenticate"
+    /// Response headers a page may read (`Location`: where `PUT /stores/{id}` made a store).
+    static let exposedHeaders = "ETag, Idempotent-Replayed, Location, ReMVVM-Replay, Retry-After, WWW-Authenticate"
     /// How long a browser may cache a preflight's answer, in seconds.
     static let maxAgeSeconds = 600
 

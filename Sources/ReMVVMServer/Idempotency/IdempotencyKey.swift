@@ -10,12 +10,16 @@ struct IdempotencyKey: Sendable, Equatable {
     /// The longest key accepted.
     static let maxLength = 255
 
+    /// Whether an `Idempotency-Key` field is a key: 1 to ``maxLength`` visible ASCII characters.
+    static func isWellFormed(_ header: String) -> Bool {
+        let bytes = header.utf8
+        return (1...maxLength).contains(bytes.count) && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+    }
+
     /// Validates `header` (1–255 visible ASCII characters, no spaces) and fingerprints the request;
     /// nil when the header is not a valid key.
     init?(header: String, method: String, path: String, body: [UInt8]) {
-        let bytes = header.utf8
-        guard (1...Self.maxLength).contains(bytes.count),
-              bytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return nil }
+        guard Self.isWellFormed(header) else { return nil }
         value = header
         // The bytes of `METHOD path\n`, then the body, fed to the hash where they lie: through
         // `update(data:)` each was first copied into an array of its own (about 4,000

@@ -17,12 +17,13 @@ extension OpenAPIDocument {
     /// The store routes of `paths` (and the commands) again under `/stores/{store}`: the same
     /// operations for the store `{store}`, each with the `store` path parameter, an
     /// `operationId` ending in `InStore`, and the answers for a malformed id (`400`) and a store
-    /// that does not exist (`404`).
+    /// that does not exist (`404`); a write's also for a creation past `maxStores` (`507`: a read
+    /// never creates).
     func storeScoped(_ paths: [String: JSONValue]) -> [String: JSONValue] {
         let scoped = paths.filter { path, _ in Self.storeRoutePaths.contains(path) || path.hasPrefix("/viewmodels/") && path.contains("/commands/") }
         let store = Self.storeParameter
         var result: [String: JSONValue] = [:]
-        for (path, item) in Self.changingOperations(of: scoped, { _, _, members, responses in
+        for (path, item) in Self.changingOperations(of: scoped, { _, method, members, responses in
             if case .string(let id)? = members["operationId"] {
                 members["operationId"] = .string(id + "InStore")
             }
@@ -34,7 +35,9 @@ extension OpenAPIDocument {
             responses["404"] = problem(responses["404"] == nil ? "No such store (store-not-found)" : "No such store (store-not-found), or as at the root")
             responses["400"] = problem(responses["400"] == nil ? "A malformed store id (invalid-store-id)" : "A malformed store id (invalid-store-id), or as at the root")
             responses["503"] = responses["503"] ?? problem("The store cannot be loaded now")
-            responses["507"] = problem("Creating the store would pass maxStores (autoCreateStores)")
+            if method == "post" {
+                responses["507"] = problem("Creating the store would pass maxStores (autoCreateStores)")
+            }
         }) {
             result["/stores/{store}" + path] = item
         }
@@ -56,24 +59,33 @@ extension OpenAPIDocument {
             ],
         ]
         let store = Self.storeParameter
+        var created = json(description, "Created")
+        if case .object(var fields) = created {
+            fields["headers"] = ["Location": ["description": "The store's path, /stores/{store}", "schema": ["type": "string"]]]
+            created = .object(fields)
+        }
+        let unavailable = problem("The catalog of stores or the store cannot be reached now (store-unavailable; Retry-After)")
         paths["/stores/{store}"] = [
             "put": operation("putStore", "Create a store", parameters: [store, header("If-None-Match", "* to create only", ["type": "string"])], responses: [
                 "200": json(description, "It exists"),
-                "201": json(description, "Created"),
+                "201": created,
                 "400": problem("Not a store id"),
                 "412": problem("It exists (If-None-Match: *)"),
+                "503": unavailable,
                 "507": problem("maxStores reached"),
             ]),
             "get": operation("getStore", "Describe a store", parameters: [store], responses: [
                 "200": json(description),
                 "400": problem("Not a store id"),
                 "404": problem("No such store"),
+                "503": unavailable,
             ]),
             "delete": operation("deleteStore", "Delete a store, its streams, records and snapshots", parameters: [store], responses: [
                 "204": ["description": "Deleted"],
                 "400": problem("Not a store id"),
                 "404": problem("No such store"),
                 "405": problem("The store default cannot be deleted"),
+                "503": unavailable,
             ]),
         ]
         paths["/stores"] = ["get": operation(

@@ -26,7 +26,7 @@ extension Problem {
                 title: "Method Not Allowed",
                 status: 405,
                 detail: "the store default serves the root routes and always exists; it cannot be deleted",
-                headers: ["Allow": "GET, PUT"]
+                headers: ["Allow": "GET, HEAD, PUT"]
             )
         }
     }

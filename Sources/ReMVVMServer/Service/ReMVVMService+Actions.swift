@@ -6,17 +6,39 @@ extension ReMVVMService {
     /// `If-Match`, only at that version (else 412); with `Idempotency-Key`, at most once (a retry
     /// gets the kept answer with `Idempotent-Replayed: true`).
     func postActions(_ request: Request, in served: ServedStore<State>) -> Response {
-        guard Self.isJSON(request.headers[.contentType]) else {
-            return Problem.unsupportedMediaType(request.headers[.contentType]).response
+        switch actions(of: request) {
+        case .success(let actions):
+            return served.dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch(actions) }
+        case .failure(let problem):
+            return problem.response
         }
-        let actions: [any StoreAction]
+    }
+
+    /// What refuses a `POST /actions` before any store is involved (its `Content-Type`, its body,
+    /// its `Idempotency-Key`), or nil: asked before a write creates a store (`autoCreateStores`).
+    func refusalOfActions(_ request: Request) -> Response? {
+        if case .failure(let problem) = actions(of: request) { return problem.response }
+        return Self.refusalOfIdempotencyKey(request)
+    }
+
+    /// The actions of a `POST /actions` body, or the problem that refuses them.
+    private func actions(of request: Request) -> Result<[any StoreAction], Problem> {
+        guard Self.isJSON(request.headers[.contentType]) else {
+            return .failure(.unsupportedMediaType(request.headers[.contentType]))
+        }
         do {
-            actions = try actionDecoder.decode(request.body)
+            return .success(try actionDecoder.decode(request.body))
         } catch {
             logger.debug("refused actions: \(error.message)")
-            return error.problem.response
+            return .failure(error.problem)
         }
-        return served.dispatchRequest(request, fingerprintPath: "/actions") { _ in .dispatch(actions) }
+    }
+
+    /// `400` for an `Idempotency-Key` field that is not a key, else nil (``ServedStore/dispatchRequest(_:fingerprintPath:plan:)``
+    /// refuses it the same way, once a store is found).
+    static func refusalOfIdempotencyKey(_ request: Request) -> Response? {
+        guard let header = request.headers[.idempotencyKey], !IdempotencyKey.isWellFormed(header) else { return nil }
+        return Problem.invalidIdempotencyKey.response
     }
 
     /// Whether a Content-Type names JSON: `application/json` or `application/<x>+json`, any case, any

@@ -11,29 +11,49 @@ extension ReMVVMService {
     /// model the factory does not make now (404), a ``CommandRejection`` (422), and an action
     /// without a wire name (500: it could not be journaled).
     func postCommand(_ request: Request, in served: ServedStore<State>, viewModel name: String, command commandName: String) -> Response {
-        guard let command = viewModels.command(commandName, of: name) else {
-            guard let known = viewModels.commandNames[name] else {
-                return Problem.unknownViewModel(name, known: viewModels.names).response
-            }
-            return Problem.unknownCommand(commandName, of: name, known: known).response
-        }
-        let contentType = request.headers[.contentType]
-        // No body and no Content-Type reads as `{}`; anything sent must be JSON.
-        if !(request.body.isEmpty && contentType == nil), !Self.isJSON(contentType) {
-            return Problem.unsupportedMediaType(contentType).response
-        }
         let run: RegisteredCommand<State>.Bound
-        do {
-            run = try command.bind(request.body)
-        } catch {
-            logger.debug("refused the body of command \(name)/\(commandName): \(error.message)")
-            return error.problem.response
+        switch boundCommand(request, viewModel: name, command: commandName) {
+        case .success(let bound): run = bound
+        case .failure(let problem): return problem.response
         }
         let key = request.query["key"]
         // The key selects the view model, so it is part of what an Idempotency-Key is bound to.
         let path = "/viewmodels/\(name)/commands/\(commandName)" + (key.map { "?key=\($0)" } ?? "")
         return served.dispatchRequest(request, fingerprintPath: path) { [self, services = served.store.services] state in
             plan(run, on: state, services: services, command: commandName, of: name, key: key)
+        }
+    }
+
+    /// What refuses a command before any store is involved (an unknown view model or command, its
+    /// body, its `Idempotency-Key`), or nil: asked before a write creates a store (`autoCreateStores`).
+    func refusalOfCommand(_ request: Request, viewModel name: String, command commandName: String) -> Response? {
+        if case .failure(let problem) = boundCommand(request, viewModel: name, command: commandName) {
+            return problem.response
+        }
+        return Self.refusalOfIdempotencyKey(request)
+    }
+
+    /// The command `commandName` of the view model `name` bound to the request's body, or the
+    /// problem that refuses it.
+    private func boundCommand(
+        _ request: Request, viewModel name: String, command commandName: String
+    ) -> Result<RegisteredCommand<State>.Bound, Problem> {
+        guard let command = viewModels.command(commandName, of: name) else {
+            guard let known = viewModels.commandNames[name] else {
+                return .failure(.unknownViewModel(name, known: viewModels.names))
+            }
+            return .failure(.unknownCommand(commandName, of: name, known: known))
+        }
+        let contentType = request.headers[.contentType]
+        // No body and no Content-Type reads as `{}`; anything sent must be JSON.
+        if !(request.body.isEmpty && contentType == nil), !Self.isJSON(contentType) {
+            return .failure(.unsupportedMediaType(contentType))
+        }
+        do {
+            return .success(try command.bind(request.body))
+        } catch {
+            logger.debug("refused the body of command \(name)/\(commandName): \(error.message)")
+            return .failure(error.problem)
         }
     }
 

@@ -5,6 +5,32 @@ import ReMVVM
 /// A route of one store: what it answers for a request to the store it serves.
 typealias StoreRouteHandler<State: StoreState & Codable> = @Sendable (Request, RouteParameters, ServedStore<State>) -> Response
 
+/// What a store's write route refuses without a store (the request's own checks), or nil: asked
+/// before the write creates a missing store (`autoCreateStores`), so that a bad request makes none.
+typealias StoreRouteCheck = @Sendable (Request, RouteParameters) -> Response?
+
+/// One route of every store.
+struct StoreRoute<State: StoreState & Codable>: Sendable {
+    let method: HTTPMethod
+    /// Relative to the store: at the root for `default`, under ``ReMVVMService/storesPrefix``.
+    let path: String
+    let intent: StoreIntent
+    /// The request's own checks, for a write (``StoreRouteCheck``); nil for a read.
+    let check: StoreRouteCheck?
+    let handle: StoreRouteHandler<State>
+
+    init(
+        _ method: HTTPMethod, _ path: String, _ intent: StoreIntent, check: StoreRouteCheck? = nil,
+        _ handle: @escaping StoreRouteHandler<State>
+    ) {
+        self.method = method
+        self.path = path
+        self.intent = intent
+        self.check = check
+        self.handle = handle
+    }
+}
+
 extension ReMVVMService {
     /// The prefix of the routes of the store `{id}`; the root routes are the store `default`'s.
     static var storesPrefix: String { "/stores/:store" }
@@ -62,14 +88,16 @@ extension ReMVVMService {
     private func addStoreRoutes(to router: inout Router) {
         let answers = viewModelAnswers()
         let routes = storeRoutes(viewModelAnswers: answers)
-        for (method, path, _, handle) in routes {
-            router.add(method, path) { [root] request, parameters in handle(request, parameters, root) }
+        for route in routes {
+            let handle = route.handle
+            router.add(route.method, route.path) { [root] request, parameters in handle(request, parameters, root) }
         }
         // After the root ones: the router tries routes with parameters in the order added (among
         // those of as many leading literal segments), so `/viewmodels/:name` stays the first
         // it tries for a view model, as before.
-        for (method, path, intent, handle) in routes {
-            router.add(method, Self.storesPrefix + path) { [self] request, parameters in
+        for route in routes {
+            let (intent, check, handle) = (route.intent, route.check, route.handle)
+            router.add(route.method, Self.storesPrefix + route.path) { [self] request, parameters in
                 let text = parameters["store"] ?? ""
                 let id: StoreID
                 do throws(StoreIDError) {
@@ -77,7 +105,9 @@ extension ReMVVMService {
                 } catch {
                     return Problem.invalidStoreID(text, error).response
                 }
-                return serveStore(id, for: intent, request: request) { served in handle(request, parameters, served) }
+                return serveStore(id, for: intent, request: request, refusingCreation: { check?(request, parameters) }) { served in
+                    handle(request, parameters, served)
+                }
             }
         }
         addViewModelPaths(answers, to: &router)
@@ -97,29 +127,36 @@ extension ReMVVMService {
 
     /// The routes every store has, relative to the store: method, path, what they do to the
     /// store, and their handler.
-    private func storeRoutes(viewModelAnswers: [String: ViewModelAnswer]) -> [(HTTPMethod, String, StoreIntent, StoreRouteHandler<State>)] {
+    private func storeRoutes(viewModelAnswers: [String: ViewModelAnswer]) -> [StoreRoute<State>] {
         [
-            (.POST, "/actions", .write, { [self] request, _, served in postActions(request, in: served) }),
-            (.GET, "/actions", .read, { [self] request, _, served in getActions(request, in: served) }),
-            (.GET, "/state", .read, { [self] request, _, served in getState(request, in: served) }),
-            (.GET, "/viewmodels", .read, { [self] _, _, _ in listViewModels() }),
+            StoreRoute(.POST, "/actions", .write, check: { [self] request, _ in refusalOfActions(request) }) { [self] request, _, served in
+                postActions(request, in: served)
+            },
+            StoreRoute(.GET, "/actions", .read) { [self] request, _, served in getActions(request, in: served) },
+            StoreRoute(.GET, "/state", .read) { [self] request, _, served in getState(request, in: served) },
+            StoreRoute(.GET, "/viewmodels", .read) { [self] _, _, _ in listViewModels() },
             // Before `/viewmodels/:name`: under `/stores/:store` both have one leading literal
             // segment, so the router tries them in this order (at the root the literal path wins anyway).
-            (.GET, "/viewmodels/events", .read, { [self] request, _, served in getViewModelEvents(request, in: served) }),
-            (.GET, "/viewmodels/:name", .read, { [self] request, parameters, served in
+            StoreRoute(.GET, "/viewmodels/events", .read) { [self] request, _, served in getViewModelEvents(request, in: served) },
+            StoreRoute(.GET, "/viewmodels/:name", .read) { [self] request, parameters, served in
                 let name = parameters["name"] ?? ""
                 guard let answer = viewModelAnswers[name] else {
                     return Problem.unknownViewModel(name, known: viewModels.names).response
                 }
                 return answer.respond(request.query["key"], served)
-            }),
-            (.GET, "/viewmodels/:name/events", .read, { [self] request, parameters, served in
+            },
+            StoreRoute(.GET, "/viewmodels/:name/events", .read) { [self] request, parameters, served in
                 getViewModelEvents(named: parameters["name"] ?? "", request, in: served)
-            }),
-            (.POST, "/viewmodels/:name/commands/:command", .write, { [self] request, parameters, served in
+            },
+            StoreRoute(
+                .POST, "/viewmodels/:name/commands/:command", .write,
+                check: { [self] request, parameters in
+                    refusalOfCommand(request, viewModel: parameters["name"] ?? "", command: parameters["command"] ?? "")
+                }
+            ) { [self] request, parameters, served in
                 postCommand(request, in: served, viewModel: parameters["name"] ?? "", command: parameters["command"] ?? "")
-            }),
-            (.GET, "/events", .read, { [self] request, _, served in getEvents(request, in: served) }),
+            },
+            StoreRoute(.GET, "/events", .read) { [self] request, _, served in getEvents(request, in: served) },
         ]
     }
 }

@@ -140,13 +140,15 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// does, looks the existential's and its optional's runtime types up (about 850 instructions
     /// a request).
     func serveStore(
-        _ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response
+        _ id: StoreID, for intent: StoreIntent, request: Request,
+        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
     ) -> Response {
         guard let slot = resolverSlot.load() else {
-            return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, respond)
+            return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, refusingCreation: refusal, respond)
         }
         // Cannot be another class: only ``serveStores(with:)`` stores, a `ResolverSlot<State>`.
-        return unsafeDowncast(slot, to: ResolverSlot<State>.self).resolver.serve(id, for: intent, request: request, respond)
+        return unsafeDowncast(slot, to: ResolverSlot<State>.self).resolver
+            .serve(id, for: intent, request: request, refusingCreation: refusal, respond)
     }
 
     /// The number of connected `GET /events` subscribers.

@@ -23,12 +23,21 @@ protocol StoreResolver<State>: Sendable {
     func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem>
 
     /// `respond`'s answer with the store `id` names, or the problem; the store stays held (not
-    /// unloaded or ended) until `respond` returns. By default ``store(_:for:request:)``.
-    func serve(_ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response) -> Response
+    /// unloaded or ended) until `respond` returns. A write that would create the store
+    /// (`autoCreateStores`) asks `refusal` first — the request's own checks, which need no store —
+    /// and answers what it returns instead: a request that would be refused creates nothing. A
+    /// store that exists is served without asking. By default ``store(_:for:request:)``.
+    func serve(
+        _ id: StoreID, for intent: StoreIntent, request: Request,
+        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+    ) -> Response
 }
 
 extension StoreResolver {
-    func serve(_ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response) -> Response {
+    func serve(
+        _ id: StoreID, for intent: StoreIntent, request: Request,
+        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+    ) -> Response {
         switch store(id, for: intent, request: request) {
         case .success(let served): respond(served)
         case .failure(let problem): problem.response

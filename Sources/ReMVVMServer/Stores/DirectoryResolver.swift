@@ -20,13 +20,24 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
     }
 
     func serve(
-        _ id: StoreID, for intent: StoreIntent, request: Request, _ respond: (ServedStore<State>) -> Response
+        _ id: StoreID, for intent: StoreIntent, request: Request,
+        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
     ) -> Response {
         let lease: StoreLease<ServedStore<State>>
         do {
-            lease = try directory.lease(id, creating: intent == .write)
+            lease = try directory.lease(id, creating: false)
         } catch {
-            return Problem.store(error).response
+            // A write may create a missing store (autoCreateStores), but only a request that
+            // would not be refused: a bad body must not make a store (nor count towards maxStores).
+            guard case .notFound = error, intent == .write, directory.limits.autoCreate else {
+                return Problem.store(error).response
+            }
+            if let refused = refusal() { return refused }
+            do {
+                lease = try directory.lease(id, creating: true)
+            } catch {
+                return Problem.store(error).response
+            }
         }
         defer { directory.release(lease) }
         return respond(lease.store)

@@ -17,11 +17,13 @@ import Testing
     static let roomManager = "manager-Qm2x7"
     /// `read+dispatch+manage` with an empty list: no store.
     static let nowhere = "nowhere-Tt55k"
+    /// `read` alone, in `lobby`.
+    static let reader = "reader-Hq83d"
 
     static func authorizer() throws -> BearerAuthorizer {
         try AccessTokens.authorizer(staticTokens: [
             "\(admin)=read+dispatch+manage", "\(guest)=read+dispatch@lobby+room-*",
-            "\(roomManager)=read+dispatch+manage@room-*", "\(nowhere)=read+dispatch+manage@",
+            "\(roomManager)=read+dispatch+manage@room-*", "\(nowhere)=read+dispatch+manage@", "\(reader)=read@lobby",
         ].joined(separator: ","))
     }
 
@@ -103,6 +105,27 @@ import Testing
         #expect(server.catalog.count() == 1, "nothing was created")
         #expect(try send(server, "PUT", "/stores/room-1", token: Self.roomManager).status == 201)
         #expect(try send(server, "DELETE", "/stores/room-1", token: Self.roomManager).status == 204)
+    }
+
+    /// The scope is checked first: a token without it gets `403` for a store out of its reach too,
+    /// never the `404` that would tell the store's reach apart from its scopes.
+    @Test func aMissingScopeIs403WhetherTheStoreIsInReachOrNot() throws {
+        let server = try Self.server(autoCreate: true)
+        #expect(try send(server, "PUT", "/stores/vault", token: Self.admin).status == 201)
+        let refusals: [(String, String, String, String)] = [
+            (Self.guest, "PUT", "/stores/vault", "manage"), (Self.guest, "DELETE", "/stores/vault", "manage"),
+            (Self.guest, "PUT", "/stores/elsewhere", "manage"),
+            (Self.reader, "POST", "/stores/vault/actions", "dispatch"), (Self.reader, "POST", "/stores/lobby/actions", "dispatch"),
+            (Self.reader, "POST", "/stores/new/actions", "dispatch"),
+        ]
+        for (token, method, path, scope) in refusals {
+            let body = method == "POST" ? #"{"type":"increase"}"# : ""
+            let refused = try send(server, method, path, token: token, body: body)
+            #expect(refused.status == 403 && refused.problem?.type == "urn:remvvm:problem:insufficient-scope", "\(method) \(path)")
+            #expect(refused.headers["WWW-Authenticate"]?.contains("scope=\"\(scope)\"") == true, "\(method) \(path)")
+        }
+        #expect(server.catalog.count() == 2, "default and vault: nothing created, nothing deleted")
+        #expect(try send(server, "GET", "/stores/vault/state", token: Self.admin).bodyString == #"{"counter":0,"user":null}"#)
     }
 
     @Test func managingAStoreOutOfReachIs404AndChangesNothing() throws {

@@ -100,7 +100,7 @@ import Testing
         #expect(fixture.directory.respondToDelete(id: "room").status == 404)
         let refused = fixture.directory.respondToDelete(id: "default")
         #expect(refused.status == 405)
-        #expect(refused.headers["Allow"] == "GET, PUT")
+        #expect(refused.headers["Allow"] == "GET, HEAD, PUT")
         #expect(try problem(refused).type == "urn:remvvm:problem:default-store-undeletable")
     }
 

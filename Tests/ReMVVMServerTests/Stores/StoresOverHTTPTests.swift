@@ -46,6 +46,62 @@ import Testing
         #expect(on.catalog.count() == 3)
     }
 
+    /// A write to a missing store creates it only when it would not be refused: a bad request
+    /// makes no store and does not count towards `maxStores` (http-api.md: "a bad request never
+    /// changes state").
+    @Test(arguments: Transport.allCases)
+    func aRefusedWriteCreatesNoStoreWithAutoCreation(transport: Transport) throws {
+        let server = try StoresServer(transport: transport, autoCreate: true, maxStores: 2)
+        let refused: [(String, String, [(String, String)], String, Int)] = [
+            ("not JSON", "/stores/a/actions", [("Content-Type", "text/plain")], "", 415),
+            ("broken JSON", "/stores/a/actions", [], "{", 400),
+            ("unknown action", "/stores/a/actions", [], #"{"type":"nope"}"#, 422),
+            ("bad Idempotency-Key", "/stores/a/actions", [("Idempotency-Key", "a b")], #"{"type":"increase"}"#, 400),
+            ("unknown command", "/stores/a/viewmodels/counter/commands/nope", [], "", 404),
+            ("unknown view model", "/stores/a/viewmodels/nope/commands/increase", [], "", 404),
+            ("command body not JSON", "/stores/a/viewmodels/counter/commands/increase", [("Content-Type", "text/plain")], "", 415),
+        ]
+        for (what, path, headers, body, status) in refused {
+            let response = try server.send("POST", path, headers: headers, body: body)
+            #expect(response.status == status, "\(what): \(response.bodyString)")
+            #expect(response.problem?.type != "urn:remvvm:problem:store-limit-reached", "\(what)")
+        }
+        #expect(server.catalog.count() == 1, "only default: no refused write made a store")
+        #expect(try server.send("GET", "/stores/a").status == 404)
+        // The one store maxStores leaves room for is still free, and a good write makes it.
+        #expect(try server.increase("a").bodyString == #"{"version":1}"#)
+        // An existing store refuses the same requests as before.
+        #expect(try server.send("POST", "/stores/a/actions", body: "{").status == 400)
+        #expect(try server.send("POST", "/stores/b/actions", body: #"{"type":"increase"}"#).status == 507)
+    }
+
+    /// A page of a listed origin manages stores as curl does: the preflight allows `PUT` and
+    /// `DELETE`, and the page may read where `PUT` made the store; another origin may not write.
+    @Test(arguments: Transport.allCases)
+    func aPageFromAListedOriginMayCreateAndDeleteStores(transport: Transport) throws {
+        let app = "https://app.example.com"
+        let server = try StoresServer(transport: transport, corsAllowedOrigins: [app])
+        for method in ["PUT", "DELETE"] {
+            let preflight = try server.send("OPTIONS", "/stores/room", headers: [
+                ("Origin", app), ("Access-Control-Request-Method", method),
+            ])
+            #expect(preflight.status == 204)
+            let methods = (preflight.headers["Access-Control-Allow-Methods"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(methods.contains(method), "\(methods)")
+        }
+        let page = [("Origin", app), ("Sec-Fetch-Site", "cross-site")]
+        let put = try server.send("PUT", "/stores/room", headers: page)
+        #expect(put.status == 201)
+        #expect(put.headers["Location"] == "/stores/room")
+        #expect(put.headers["Access-Control-Allow-Origin"] == app)
+        let exposed = (put.headers["Access-Control-Expose-Headers"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(exposed.contains("Location"), "\(exposed)")
+        #expect(try server.send("DELETE", "/stores/room", headers: page).status == 204)
+        let other = try server.send("PUT", "/stores/room", headers: [("Origin", "https://evil.example.com"), ("Sec-Fetch-Site", "cross-site")])
+        #expect(other.status == 403 && other.problem?.type == "urn:remvvm:problem:cross-origin-request-refused")
+        #expect(server.catalog.count() == 1, "the refused PUT made nothing")
+    }
+
     @Test func aBadStoreIdIs400NamingTheRule() throws {
         let server = try StoresServer()
         for path in ["/stores/-x/state", "/stores/-x"] {

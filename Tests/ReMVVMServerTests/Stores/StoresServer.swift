@@ -23,7 +23,8 @@ final class StoresServer: Sendable {
         replayRingBytes: Int = ServiceConfiguration().replayRingBytes,
         idempotencyMemoryLimit: Int = ServiceConfiguration().idempotencyMemoryLimit,
         actionLogMemoryLimit: Int = ServiceConfiguration().actionLogMemoryLimit,
-        accessControl: BearerAuthorizer = BearerAuthorizer()
+        accessControl: BearerAuthorizer = BearerAuthorizer(),
+        corsAllowedOrigins: [String] = []
     ) throws {
         var http = HTTPServerConfiguration()
         http.host = "127.0.0.1"
@@ -34,6 +35,7 @@ final class StoresServer: Sendable {
         service.replayRingBytes = replayRingBytes
         service.idempotencyMemoryLimit = idempotencyMemoryLimit
         service.actionLogMemoryLimit = actionLogMemoryLimit
+        service.corsAllowedOrigins = corsAllowedOrigins
         catalog = MemoryStoreCatalog()
         server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
         server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))
