@@ -50,7 +50,7 @@ import Testing
         ))
         let responder = server.service.responder()
         try server.service.start()
-        func send(_ method: String, _ path: String, body: String = "") -> Int {
+        func respond(_ method: String, _ path: String, body: String = "") -> Response {
             let headers: HTTPHeaders = body.isEmpty ? [:] : ["Content-Type": "application/json"]
             var response = responder.respond(to: Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8)))
             if case .pending(let pending) = response.body {
@@ -58,12 +58,27 @@ import Testing
                 pending.whenCompleted { done.post($0) }
                 response = done.next(timeout: .seconds(30)) ?? response
             }
-            return response.status
+            return response
+        }
+        func send(_ method: String, _ path: String, body: String = "") -> Int {
+            respond(method, path, body: body).status
         }
         #expect(send("PUT", "/stores/room") == 201)
         #expect(send("POST", "/stores/room/actions", body: #"{"type":"increase"}"#) == 200)
         clock.advance(seconds: 61)
         #expect(server.service.unloadIdleStores() == 1)
         #expect(made.withLock { $0.map { $0.store == nil } } == [true], "the unloaded store is released")
+        // The store metrics of http-api.md ("Stores"): one load and its duration, one idle unload.
+        guard case .bytes(let bytes) = respond("GET", "/metrics").body else {
+            Issue.record("/metrics answered no body")
+            return
+        }
+        let metrics = String(decoding: bytes, as: UTF8.self)
+        #expect(metricSample(metrics, "remvvm_store_loads_total") == 1)
+        #expect(metricSample(metrics, "remvvm_store_load_duration_seconds_count") == 1)
+        #expect(metricSample(metrics, "remvvm_store_unloads_total", ["reason": "idle"]) == 1)
+        #expect(metricSample(metrics, "remvvm_store_unloads_total", ["reason": "over_limit"]) == 0)
+        #expect(metricSample(metrics, "remvvm_store_load_failures_total") == 0)
+        #expect(metricSample(metrics, "remvvm_stores_loaded") == 1, "default alone")
     }
 }
