@@ -210,28 +210,6 @@ import Testing
         #expect(new.description.version == 0)
     }
 
-    @Test func aDeleteWaitsForTheRequestsHoldingTheStore() throws {
-        let fixture = DirectoryFixture()
-        try fixture.create("room")
-        let lease = try fixture.directory.lease(StoreID("room"), creating: false)
-        let deleted = Lock<Bool?>(nil)
-        let thread = Thread {
-            let result = try? fixture.directory.delete(StoreID("room"))
-            deleted.withLock { $0 = result }
-            deleted.notifyAll()
-        }
-        thread.start()
-        // The delete marks the store deleting first: a new request then waits for it.
-        #expect(fixture.directory.waitUntilNotLoaded(try StoreID("room"), timeout: .seconds(10)))
-        let waiter = Thread { _ = try? fixture.use("room") }
-        waiter.start()
-        #expect(fixture.directory.waitForWaitingRequests(1, timeout: .seconds(10)))
-        #expect(fixture.loader.log == ["load room"], "not ended while a request holds it")
-        fixture.directory.release(lease)
-        #expect(deleted.wait(timeout: .seconds(10)) { $0 == true })
-        #expect(fixture.loader.log == ["load room", "end room"])
-    }
-
     @Test func theDefaultStoreCannotBeDeleted() throws {
         let fixture = DirectoryFixture()
         #expect(throws: StoreDirectoryError.defaultCannotBeDeleted) { try fixture.directory.delete(.default) }
