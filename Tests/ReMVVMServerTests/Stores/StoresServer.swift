@@ -24,7 +24,8 @@ final class StoresServer: Sendable {
         idempotencyMemoryLimit: Int = ServiceConfiguration().idempotencyMemoryLimit,
         actionLogMemoryLimit: Int = ServiceConfiguration().actionLogMemoryLimit,
         accessControl: BearerAuthorizer = BearerAuthorizer(),
-        corsAllowedOrigins: [String] = []
+        corsAllowedOrigins: [String] = [],
+        makeStore: @escaping @Sendable () throws -> Store<AppState> = { try Store.example() }
     ) throws {
         var http = HTTPServerConfiguration()
         http.host = "127.0.0.1"
@@ -38,7 +39,7 @@ final class StoresServer: Sendable {
         service.corsAllowedOrigins = corsAllowedOrigins
         catalog = MemoryStoreCatalog()
         server = try ReMVVMServer.example(http: http, service: service, accessControl: accessControl)
-        server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: { try Store.example() }))
+        server.service.serveStores(StoreServing(catalog: catalog, storage: .memory, makeStore: makeStore))
         self.transport = transport
         responder = server.service.responder()
         if transport == .live {
