@@ -72,7 +72,10 @@ extension ReMVVMService {
         }
         router.notFound = { Problem.notFound(path: $0.path).response }
         router.methodNotAllowed = { request, allowed in
-            Problem.methodNotAllowed(
+            // `/stores/default` matches `DELETE /stores/:store`, but default is never deleted: its
+            // `Allow` is the one its own `DELETE` answers (Problem.store, defaultCannotBeDeleted).
+            let allowed = request.path == "/stores/default" ? allowed.filter { $0 != .DELETE } : allowed
+            return Problem.methodNotAllowed(
                 method: request.method.rawValue,
                 path: request.path,
                 allowed: allowed.map(\.rawValue)

@@ -102,6 +102,21 @@ import Testing
         #expect(server.catalog.count() == 1, "the refused PUT made nothing")
     }
 
+    /// `405` on the store routes lists the methods that work: `DELETE` for a store, never for
+    /// `default` (which its own `DELETE` says too).
+    @Test func aMethodAStoreDoesNotTakeIs405ListingTheOnesThatWork() throws {
+        let server = try StoresServer()
+        #expect(try server.send("PUT", "/stores/room").status == 201)
+        let room = try server.send("POST", "/stores/room")
+        #expect(room.status == 405 && room.headers["Allow"] == "GET, HEAD, PUT, DELETE", "\(room.headers["Allow"] ?? "")")
+        for method in ["POST", "DELETE"] {
+            let refused = try server.send(method, "/stores/default")
+            #expect(refused.status == 405 && refused.headers["Allow"] == "GET, HEAD, PUT", "\(method): \(refused.headers["Allow"] ?? "")")
+        }
+        let list = try server.send("POST", "/stores")
+        #expect(list.status == 405 && list.headers["Allow"] == "GET, HEAD", "\(list.headers["Allow"] ?? "")")
+    }
+
     @Test func aBadStoreIdIs400NamingTheRule() throws {
         let server = try StoresServer()
         for path in ["/stores/-x/state", "/stores/-x"] {
