@@ -93,6 +93,10 @@ import Testing
             }
             #expect(id.rawValue == "room")
             #expect(reason.contains("longer than"), "\(reason)")
+            // Over HTTP: 503 store-unavailable, to be retried (http-api.md, "Errors").
+            let answer = Problem.store(error).response
+            #expect(answer.status == 503 && answer.headers["Retry-After"] == "1")
+            #expect(Problem.store(error).type == "urn:remvvm:problem:store-unavailable")
         }
         fixture.loader.release()
         #expect(loaded.wait(timeout: .seconds(10)) { $0 })
