@@ -25,7 +25,8 @@ Chromium through chromedriver and selenium, with the helpers of driver.py and in
      browser shows the same screen as the first, and the same session checks then run through
      store_routes_proxy.py, a stand-in for the store routes (a server per store behind a proxy);
   7. a server with tokens: the page asks for one, refuses a wrong one, goes live with the right
-     one, and its commands carry it.
+     one, and its commands carry it; a token over the sessions does not reach the store default;
+     a token without manage cannot open a session, and the page says so (403).
 
 Screenshots and, on failure, the page's console go to --out. Prints a summary ending in
 "app-test: N passed, M failed" and exits 1 on any failure.
@@ -35,6 +36,7 @@ import os
 import pathlib
 import sys
 import traceback
+import urllib.error
 import urllib.request
 
 import driver as common
@@ -95,6 +97,16 @@ def check_sessions(check, first, second, app, forget=None):
         check(first.shows("counterInBase", "2"), "and navigates in it")
     second.browser.get(f"{app}?session={session}")
     check(second.shows("counterInBase", "2"), "?session=<the first one's> shows the first session's screen")
+
+
+def status_of(url, token):
+    """The status of a GET of `url` with `token`."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 def store_get(base, prefix, path):
@@ -239,10 +251,12 @@ def run(args):
         # A session store is created with PUT /stores/{id}: the token needs manage, here only over
         # the sessions' ids.
         token = os.urandom(18).hex()
+        no_manage = os.urandom(18).hex()
         secured_port = free_port()
+        tokens = f"{token}=read+dispatch+manage@session-*,{no_manage}=read+dispatch@session-*"
         secured = Server("remvvm-server", [args.server_bin, "--host", "127.0.0.1", "--port", str(secured_port),
                                            "--config", str(work / "config.json")],
-                         {**env, "REMVVM_IN_MEMORY": "1", "REMVVM_AUTH_TOKENS": f"{token}=read+dispatch+manage@session-*"},
+                         {**env, "REMVVM_IN_MEMORY": "1", "REMVVM_AUTH_TOKENS": tokens},
                          secured_port, work / "secured.log", server_pids)
         try:
             secured.start()
@@ -259,6 +273,15 @@ def run(args):
             other.click("increase")
             check(wait_until(lambda: other.value() == "1"), "and its commands carry the token")
             other.screenshot(out, "token")
+            default = status_of(f"{secured.base}/state", token)
+            check(default == 404, f"the token over the sessions does not reach the store default: GET /state {default}")
+            # A token without manage cannot create the session's store (PUT /stores/{id}).
+            page.browser.get(secured.base + "/app")
+            check(wait_until(lambda: not page.hidden("token-form")), "another browser is asked for a token too")
+            page.element("#token").send_keys(no_manage + "\n")
+            check(wait_until(lambda: "403" in (page.text("problem") or "")),
+                  f"a token without manage cannot open a session, and the page says so: {page.text('problem')}")
+            check(page.data("connection") != "live", "the page is not live on a session it could not open")
         finally:
             secured.stop()
         severe = [entry for browser in browsers for entry in browser.get_log("browser")
