@@ -11,24 +11,14 @@ import Testing
     @Test func aDeleteWaitsForTheRequestsHoldingTheStore() throws {
         let fixture = DirectoryFixture()
         try fixture.create("room")
-        let lease = try fixture.directory.lease(StoreID("room"), creating: false)
-        let deleted = Lock<Bool?>(nil)
-        let thread = Thread {
-            let result = try? fixture.directory.delete(StoreID("room"))
-            deleted.withLock { $0 = result }
-            deleted.notifyAll()
-        }
-        thread.start()
-        // The delete marks the store deleting first: a new request then waits for it.
-        #expect(fixture.directory.waitUntilNotLoaded(try StoreID("room"), timeout: .seconds(10)))
         let room = try StoreID("room")
-        let waited = Lock<Result<TestStoreLoader.TestStore, StoreDirectoryError>?>(nil)
-        let waiter = Thread {
-            let result = Result { () throws(StoreDirectoryError) in try fixture.directory.withStore(room, creating: false) { $0 } }
-            waited.withLock { $0 = result }
-            waited.notifyAll()
+        let lease = try fixture.directory.lease(room, creating: false)
+        let deleted = onAThread { try? fixture.directory.delete(room) }
+        // The delete marks the store deleting first: a new request then waits for it.
+        #expect(fixture.directory.waitUntilNotLoaded(room, timeout: .seconds(10)))
+        let waited = onAThread {
+            Result { () throws(StoreDirectoryError) in try fixture.directory.withStore(room, creating: false) { $0 } }
         }
-        waiter.start()
         #expect(fixture.directory.waitForWaitingRequests(1, timeout: .seconds(10)))
         #expect(fixture.loader.log == ["load room"], "not ended while a request holds it")
         fixture.directory.release(lease)
@@ -44,27 +34,16 @@ import Testing
     @Test func aWriteThatWaitedForADeleteGetsANewStoreWithAutoCreation() throws {
         let fixture = DirectoryFixture(autoCreate: true)
         try fixture.create("room")
-        let old = try fixture.directory.lease(StoreID("room"), creating: false)
-        let deleted = Lock<Bool?>(nil)
-        let deleter = Thread {
-            let result = try? fixture.directory.delete(StoreID("room"))
-            deleted.withLock { $0 = result }
-            deleted.notifyAll()
-        }
-        deleter.start()
-        #expect(fixture.directory.waitUntilNotLoaded(try StoreID("room"), timeout: .seconds(10)))
-        let made = Lock<StoreDescription?>(nil)
-        let writer = Thread {
-            let description = try? fixture.directory.withStore(StoreID("room"), creating: true) { $0.description }
-            made.withLock { $0 = description }
-            made.notifyAll()
-        }
-        writer.start()
+        let room = try StoreID("room")
+        let old = try fixture.directory.lease(room, creating: false)
+        let deleted = onAThread { try? fixture.directory.delete(room) }
+        #expect(fixture.directory.waitUntilNotLoaded(room, timeout: .seconds(10)))
+        let made = onAThread { try? fixture.directory.withStore(room, creating: true) { $0.description } }
         #expect(fixture.directory.waitForWaitingRequests(1, timeout: .seconds(10)))
         fixture.directory.release(old)
         #expect(deleted.wait(timeout: .seconds(10)) { $0 == true })
         #expect(made.wait(timeout: .seconds(10)) { $0 != nil })
-        let new = try #require(made.withLock { $0 })
+        let new = try #require(made.withLock { $0 } ?? nil)
         #expect(new.version == 0)
         #expect(new.incarnation != old.store.description.incarnation, "a new store, whose tags never match the old one's")
     }
@@ -101,5 +80,17 @@ import Testing
         fixture.loader.release()
         #expect(loaded.wait(timeout: .seconds(10)) { $0 })
         #expect(try fixture.use("room").description.id.rawValue == "room", "served once loaded")
+    }
+
+    /// Runs `work` on a thread of its own; the lock gets its result (nil until then).
+    private func onAThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) -> Lock<Value?> {
+        let result = Lock<Value?>(nil)
+        let thread = Thread {
+            let value = work()
+            result.withLock { $0 = value }
+            result.notifyAll()
+        }
+        thread.start()
+        return result
     }
 }
