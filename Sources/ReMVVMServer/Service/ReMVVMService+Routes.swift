@@ -129,7 +129,7 @@ extension ReMVVMService {
     }
 
     /// The routes every store has, relative to the store: method, path, what they do to the
-    /// store, and their handler.
+    /// store, a write's own checks and their handler.
     private func storeRoutes(viewModelAnswers: [String: ViewModelAnswer]) -> [StoreRoute<State>] {
         [
             StoreRoute(.POST, "/actions", .write, check: { [self] request, _ in refusalOfActions(request) }) { [self] request, _, served in

@@ -135,7 +135,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     }
 
     /// `respond`'s answer with the store `id` names, from the resolver ``storeResolver`` returns
-    /// (``StoreResolver/serve(_:for:request:_:)``), for a `/stores/{id}/…` request. Calls the slot's
+    /// (``StoreResolver/serve(_:for:request:refusingCreation:_:)``: `refusal` is asked before a
+    /// write creates a missing store), for a `/stores/{id}/…` request. Calls the slot's
     /// resolver where it is kept: making an `any StoreResolver<State>` of it, as ``storeResolver``
     /// does, looks the existential's and its optional's runtime types up (about 850 instructions
     /// a request).

@@ -3,7 +3,7 @@ import MicroHTTP
 import ReMVVM
 
 /// The ``StoreResolver`` of a service that serves many stores: its ``StoreDirectory``. A request
-/// holds the store it resolved until its answer is made (``serve(_:for:request:_:)``), so that the
+/// holds the store it resolved until its answer is made (``serve(_:for:request:refusingCreation:_:)``), so that the
 /// store is not unloaded or ended under it.
 struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
     /// The stores.
