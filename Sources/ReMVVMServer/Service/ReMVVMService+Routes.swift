@@ -72,10 +72,10 @@ extension ReMVVMService {
         }
         router.notFound = { Problem.notFound(path: $0.path).response }
         router.methodNotAllowed = { request, allowed in
-            // `/stores/default` matches `DELETE /stores/:store`, but default is never deleted: its
-            // `Allow` is the one its own `DELETE` answers (Problem.store, defaultCannotBeDeleted).
-            let allowed = request.path == "/stores/default" ? allowed.filter { $0 != .DELETE } : allowed
-            return Problem.methodNotAllowed(
+            // The methods of the path's pattern: for `/stores/default` that includes `DELETE`, which
+            // that store refuses with its own 405 (`default-store-undeletable`, `Allow: GET, HEAD,
+            // PUT`). Kept as the pattern's so that `Allow` matches the OpenAPI document's methods.
+            Problem.methodNotAllowed(
                 method: request.method.rawValue,
                 path: request.path,
                 allowed: allowed.map(\.rawValue)
