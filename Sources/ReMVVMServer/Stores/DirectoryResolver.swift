@@ -9,9 +9,11 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
     /// The stores.
     let directory: StoreDirectory<ServedStoreLoader<State>>
 
+    /// The store `id` names if it exists; never creates one (a write that may create goes through
+    /// ``serve(_:for:request:refusingCreation:_:)``, which checks the request first).
     func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem> {
         do {
-            let lease = try directory.lease(id, creating: intent == .write)
+            let lease = try directory.lease(id, creating: false)
             directory.release(lease)
             return .success(lease.store)
         } catch {
