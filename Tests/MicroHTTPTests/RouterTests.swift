@@ -115,12 +115,6 @@ import Testing
         #expect(refused.headers["Allow"] == "GET, HEAD")
     }
 
-    @Test func anAllowHeaderOfTheMethodNotAllowedHandlerIsKept() {
-        var router = router()
-        router.methodNotAllowed = { _, _ in Response(status: 405, headers: ["Allow": "GET"]) }
-        #expect(router.respond(to: Request(method: .PUT, path: "/state")).headers["Allow"] == "GET")
-    }
-
     @Test func failuresUseTheFailureHandler() {
         var router = router()
         router.failure = { failure, method, path in .text("\(failure.status) \(method) \(path)", status: failure.status) }

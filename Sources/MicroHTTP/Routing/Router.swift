@@ -8,8 +8,7 @@
 ///
 /// `HEAD` is served by the `GET` route when no `HEAD` route exists (the server drops the body);
 /// a path that matches but not for the request's method gets ``methodNotAllowed`` plus an
-/// `Allow` header listing the methods that would work (`HEAD` included when `GET` is), unless
-/// ``methodNotAllowed`` gave its own.
+/// `Allow` header listing the methods that would work (`HEAD` included when `GET` is).
 public struct Router: Responder {
     /// A route handler: the request and the parameters its pattern captured.
     public typealias Handler = @Sendable (Request, RouteParameters) -> Response
@@ -81,8 +80,7 @@ public struct Router: Responder {
     }
 
     /// The response for a known path and an unsupported method (default: 405 plain text); the
-    /// router adds the `Allow` header (the methods it was given) unless the response has one: a
-    /// handler that knows a resource takes fewer methods than its pattern says its own.
+    /// router adds the `Allow` header to whatever this returns.
     public var methodNotAllowed: @Sendable (Request, [HTTPMethod]) -> Response = { request, allowed in
         .text(
             "\(request.method) is not allowed on \(request.path); use \(allowed.map(\.rawValue).joined(separator: ", ")).\n",
@@ -258,9 +256,7 @@ public struct Router: Responder {
         }
         let methods = allowed.sorted(by: HTTPMethod.canonicalOrder)
         var response = methodNotAllowed(request, methods)
-        if response.headers["Allow"] == nil {
-            response.headers.add(name: "Allow", value: methods.map(\.rawValue).joined(separator: ", "))
-        }
+        response.headers.replaceOrAdd(name: "Allow", value: methods.map(\.rawValue).joined(separator: ", "))
         return (response, matched)
     }
 
