@@ -48,3 +48,16 @@ extension Problem {
         )
     }
 }
+
+extension Problem {
+    /// 412: a write with `If-Match` to a store that does not exist (with `autoCreateStores`, which
+    /// would otherwise create it): no version of it can match, `*` neither; nothing was created.
+    static func noStoreToMatch(_ id: StoreID) -> Problem {
+        Problem(
+            type: type("version-mismatch"),
+            title: "Precondition Failed",
+            status: 412,
+            detail: "the store \(id) does not exist, so If-Match matches no version of it; nothing was created or applied"
+        )
+    }
+}

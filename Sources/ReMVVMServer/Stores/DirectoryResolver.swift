@@ -35,6 +35,9 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
                 return Problem.store(error).response
             }
             if let refused = refusal() { return refused }
+            // `If-Match` holds for a version of a store that exists, `*` for any; a store not
+            // there has none (RFC 9110 §13.1.1): 412, and nothing is created.
+            if request.headers[.ifMatch] != nil { return Problem.noStoreToMatch(id).response }
             do {
                 lease = try directory.lease(id, creating: true)
             } catch {

@@ -67,6 +67,16 @@ import Testing
             #expect(response.problem?.type != "urn:remvvm:problem:store-limit-reached", "\(what)")
         }
         #expect(server.catalog.count() == 1, "only default: no refused write made a store")
+        // `If-Match` holds only for a store that exists: `*` and a tag alike are 412, creating nothing.
+        for ifMatch in ["*", #""0""#] {
+            for path in ["/stores/a/actions", "/stores/a/viewmodels/counter/commands/increase"] {
+                let body = path.hasSuffix("actions") ? #"{"type":"increase"}"# : ""
+                let response = try server.send("POST", path, headers: [("If-Match", ifMatch)], body: body)
+                #expect(response.status == 412 && response.problem?.type == "urn:remvvm:problem:version-mismatch", "\(ifMatch) \(path): \(response.bodyString)")
+                #expect(response.headers["ETag"] == nil)
+            }
+        }
+        #expect(server.catalog.count() == 1, "a write with If-Match made no store")
         #expect(try server.send("GET", "/stores/a").status == 404)
         // The one store maxStores leaves room for is still free, and a good write makes it.
         #expect(try server.increase("a").bodyString == #"{"version":1}"#)

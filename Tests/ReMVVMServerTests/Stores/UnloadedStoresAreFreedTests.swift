@@ -69,16 +69,27 @@ import Testing
         #expect(server.service.unloadIdleStores() == 1)
         #expect(made.withLock { $0.map { $0.store == nil } } == [true], "the unloaded store is released")
         // The store metrics of http-api.md ("Stores"): one load and its duration, one idle unload.
-        guard case .bytes(let bytes) = respond("GET", "/metrics").body else {
-            Issue.record("/metrics answered no body")
-            return
+        func metricsText() -> String {
+            guard case .bytes(let bytes) = respond("GET", "/metrics").body else {
+                Issue.record("/metrics answered no body")
+                return ""
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        let metrics = String(decoding: bytes, as: UTF8.self)
+        let metrics = metricsText()
         #expect(metricSample(metrics, "remvvm_store_loads_total") == 1)
         #expect(metricSample(metrics, "remvvm_store_load_duration_seconds_count") == 1)
         #expect(metricSample(metrics, "remvvm_store_unloads_total", ["reason": "idle"]) == 1)
         #expect(metricSample(metrics, "remvvm_store_unloads_total", ["reason": "over_limit"]) == 0)
         #expect(metricSample(metrics, "remvvm_store_load_failures_total") == 0)
         #expect(metricSample(metrics, "remvvm_stores_loaded") == 1, "default alone")
+        #expect(metricSample(metrics, "remvvm_store_unloads_total", ["reason": "shutdown"]) == 0)
+        // A stop unloads every store still loaded but default, counted as `shutdown`.
+        #expect(send("POST", "/stores/room/actions", body: #"{"type":"increase"}"#) == 200, "loaded again")
+        server.shutdown()
+        let stopped = metricsText()
+        #expect(metricSample(stopped, "remvvm_store_unloads_total", ["reason": "shutdown"]) == 1)
+        #expect(metricSample(stopped, "remvvm_store_unloads_total", ["reason": "idle"]) == 1)
+        #expect(metricSample(stopped, "remvvm_store_loads_total") == 2)
     }
 }
