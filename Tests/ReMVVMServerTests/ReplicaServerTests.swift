@@ -281,6 +281,33 @@ import Testing
         #expect(cluster.converge(at: 1))
     }
 
+    /// An action that would change nothing (`navigation.pop` at the root) answers the version the
+    /// replica applied; with a key that answer is kept in the log, so a retry on another replica
+    /// gets it instead of popping a screen pushed meanwhile (http-api.md, "Navigation").
+    @Test func theKeptAnswerOfAnUnchangedNavigationHoldsAcrossReplicas() throws {
+        let cluster = try Cluster(count: 2)
+        let a = cluster[0], b = cluster[1]
+        #expect(cluster.converge(at: 0))
+        let headers = [("Content-Type", "application/json")]
+        let pop = Array(#"{"type":"navigation.pop"}"#.utf8)
+        let keyed = headers + [("Idempotency-Key", "pop-at-root-1")]
+        let first = try a.server.send(method: "POST", path: "/actions", headers: keyed, body: pop)
+        #expect(first.status == 200 && first.bodyString == #"{"version":0}"#)
+        #expect(first.headers["Idempotent-Replayed"] == nil)
+        let push = Array(#"{"type":"navigation.push","payload":{"screen":"greetings"}}"#.utf8)
+        #expect(try a.server.send(method: "POST", path: "/actions", headers: headers, body: push).bodyString == #"{"version":1}"#)
+        #expect(cluster.converge(at: 1))
+        let retry = try b.server.send(method: "POST", path: "/actions", headers: keyed, body: pop)
+        #expect(retry.status == 200 && retry.bodyString == #"{"version":0}"#, "the kept answer, not a pop of the pushed screen")
+        #expect(retry.headers["Idempotent-Replayed"] == "true")
+        #expect(cluster.converge(at: 1), "the retry appended nothing")
+        let navigation = try b.server.send(method: "GET", path: "/viewmodels/navigation")
+        #expect(navigation.bodyString.contains(#""top":{"key":null,"screen":"greetings""#), "the retry popped nothing")
+        // Without a key the same action is decided anew each time, and appends nothing either.
+        #expect(try b.server.send(method: "POST", path: "/actions", headers: headers, body: Array(#"{"type":"navigation.dismissModal"}"#.utf8)).bodyString == #"{"version":1}"#)
+        #expect(cluster.converge(at: 1))
+    }
+
     @Test func actionsThePostgresLogCannotStoreAre422AndNothingElseIsAffected() throws {
         let cluster = try Cluster(count: 2)
         let a = cluster[0], b = cluster[1]

@@ -93,9 +93,10 @@ extension ReplicaBackend {
                 .map { LoggedAction(type: $0.type, payload: $0.payload, time: $0.time) }
         }
         var answer = proposalAnswer(proposal, requested: actions)
-        // Nothing to append, but an answer to keep (middleware held the actions: 202; or rejected
-        // the first: 422): the log keeps it all the same, so that a retry on any replica gets it
-        // and runs no middleware again.
+        // Nothing to append, but an answer to keep (middleware held the actions: 202; rejected
+        // the first: 422; or nothing would change: 200 with the version this replica applied):
+        // the log keeps it all the same, so that a retry on any replica gets it and runs no
+        // middleware again.
         let keepsOnlyTheAnswer = proposal.actions.isEmpty && key != nil && answer.isKept
         guard keepsOnlyTheAnswer || (!logged.isEmpty && logged.count == proposal.actions.count) else {
             // Nothing to append and nothing to keep (no key, or a refusal): a retry is proposed anew.
@@ -105,7 +106,7 @@ extension ReplicaBackend {
         }
         var group = LogGroup(actions: logged, expectedHeads: expectedHeads)
         if let key, answer.isKept {
-            if answer.status == 200 {
+            if answer.status == 200, !proposal.actions.isEmpty {
                 // `{"version":N}`: N is known once the log assigned the versions.
                 answer.body = Array("{\"version\":}".utf8)
                 group.answerVersionOffset = answer.body.count - 1
@@ -171,11 +172,9 @@ extension ReplicaBackend {
             return DispatchAnswer(problem: .actionRejected(reason, index: index, of: requested.count), isKept: true)
         }
         if proposal.isUnchanged {
-            // Nothing to order and nothing would change: the version this replica applied holds.
-            // Not kept for an idempotency key (a retry is decided anew on the state it meets).
-            var answer = DispatchAnswer.applied(store.version)
-            answer.isKept = false
-            return answer
+            // Nothing to order and nothing would change: the version this replica applied holds,
+            // and is the answer a retry gets (kept with the key, as in one process).
+            return .applied(store.version)
         }
         if proposal.actions.isEmpty {
             return .accepted
