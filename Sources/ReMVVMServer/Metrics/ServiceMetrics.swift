@@ -192,8 +192,9 @@ final class ServiceMetrics: Sendable {
 
     /// The Prometheus text of every metric, with the figures read at scrape time updated first.
     ///
-    /// - Parameter viewModelStreams: open view-model streams, and the view models they made and
-    ///   encoded since start.
+    /// - Parameter count: open event streams (of every loaded store).
+    /// - Parameter viewModelStreams: open view-model streams (of every loaded store), and the view
+    ///   models the store `default`'s made and encoded since start.
     /// - Parameter backendGauges: the store backend's own figures (``StoreBackend/gauges``): a
     ///   replica's lag behind the log head it knows of (versions), whether it follows the log (1)
     ///   or not (0: catching up, log unreachable, stopped), and when the log last accepted its

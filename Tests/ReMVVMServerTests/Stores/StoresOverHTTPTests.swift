@@ -262,4 +262,22 @@ import Testing
         #expect(metricSample(text, "remvvm_store_loads_total") == 1)
         #expect(!text.contains("store=\""))
     }
+
+    /// `remvvm_sse_subscribers` counts every store's open streams: they are the server's
+    /// connections, whichever store they follow (http-api.md, "Stores", "Metrics").
+    @Test func openStreamsAreCountedOverEveryStore() throws {
+        let server = try StoresServer(transport: .live)
+        #expect(try server.send("PUT", "/stores/a").status == 201)
+        #expect(try server.send("PUT", "/stores/b").status == 201)
+        var streams: [SSEClient] = []
+        for path in ["/events", "/stores/a/events", "/stores/b/events", "/stores/b/viewmodels/counter/events"] {
+            let stream = try SSEClient(port: server.port, path: path)
+            #expect(try stream.nextEvent(timeout: .seconds(10)) != nil, "\(path)")
+            streams.append(stream)
+        }
+        let text = try server.send("GET", "/metrics").bodyString
+        #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 3)
+        #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "viewmodels"]) == 1)
+        streams.forEach { $0.close() }
+    }
 }
