@@ -13,7 +13,9 @@
 # 2. first request: PUT then GET /stores/{id}/state, FIRSTS times: the GET loads the store
 #    (a new store and its hubs; with a journal also its empty snapshot and journal read); p50/p99,
 #    and the second GET (loaded) beside it.
-# 3. fairness: POST p99 of a quiet store alone, then while wrk -t2 -c64 writes to another store.
+# 3. fairness: POST p99 of a quiet store alone, then while wrk -t2 -c64 writes to another store,
+#    then while another store has CROWD (default 10,000) event subscribers and gets 100
+#    actions/s (Benchmarks/sse-fanout, its delivery latency and losses printed beside).
 # With JOURNAL=1 every server runs on a fresh data directory (the SQLite journal, journalSync
 # full) instead of in memory, and a fourth step measures what issue 35 targets: RELOADS stores
 # (default 200) get RECORDS actions each (default 1,000, fewer than snapshotEvery: no snapshot
@@ -36,6 +38,7 @@ JOURNAL=${JOURNAL:-0}
 RELOADS=${RELOADS:-200}
 RECORDS=${RECORDS:-1000}
 STOP_STORES=${STOP_STORES:-2000}
+CROWD=${CROWD:-10000}
 WORK=$(mktemp -d /tmp/remvvm-stores-bench.XXXXXX)
 
 scripts/install-deps.sh wrk python3
@@ -50,7 +53,8 @@ start_server() {
         [ "${1:-}" = keep ] || rm -rf "$WORK/data"
         storage=(--data-dir "$WORK/data")
     fi
-    "$BIN/remvvm-server" --port "$PORT" "${storage[@]}" --log-level warning --max-stores 1000000 &
+    "$BIN/remvvm-server" --port "$PORT" "${storage[@]}" --log-level warning --max-stores 1000000 \
+        --connection-limit $((CROWD + 1000)) &
     SERVER_PID=$!
     for _ in $(seq 1 200); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -81,6 +85,28 @@ python3 Benchmarks/stores/stores-measure.py quiet "$PORT" "$SECONDS_"
 wait "$WRK_PID"
 echo "the busy store (wrk -t2 -c64):"; grep -E "Requests/sec|Latency|Non-2xx" /tmp/stores-bench-wrk.$$ || true
 rm -f /tmp/stores-bench-wrk.$$
+stop_server
+
+echo "== 3b. fairness: a quiet store's POST beside $CROWD subscribers of another store at 100 actions/s (${SECONDS_} s)"
+cc -O2 -o "$WORK/sse-fanout" Benchmarks/sse-fanout/sse-fanout.c -lm
+start_server
+curl -s -X PUT "http://127.0.0.1:$PORT/stores/crowd" >/dev/null
+# Posting lasts past the quiet store's measurement; the subscribers connect first (the tool waits
+# for each one's first event before it posts), so the measurement starts once they all stream.
+"$WORK/sse-fanout" --port "$PORT" --subscribers "$CROWD" --rate 100 --duration "$((SECONDS_ + 4))" \
+    --path /stores/crowd/events --post-path /stores/crowd/actions --server-pid "$SERVER_PID" \
+    > "$WORK/crowd.txt" 2>&1 &
+FANOUT_PID=$!
+for _ in $(seq 1 600); do
+    streams=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^remvvm_sse_subscribers\{stream="events"\}/ {print int($2)}')
+    [ "${streams:-0}" -ge "$CROWD" ] && break
+    kill -0 "$FANOUT_PID" 2>/dev/null || break
+    sleep 0.1
+done
+echo "streams open: ${streams:-0}"
+python3 Benchmarks/stores/stores-measure.py quiet "$PORT" "$SECONDS_"
+wait "$FANOUT_PID" || { cat "$WORK/crowd.txt" >&2; exit 1; }
+echo "the crowded store (sse-fanout):"; grep -E -i "connected|lost|latency|p99" "$WORK/crowd.txt" || cat "$WORK/crowd.txt"
 stop_server
 
 if [ "$JOURNAL" = 1 ]; then

@@ -62,12 +62,13 @@ static struct {
     struct sockaddr_storage post_addr;
     const char *action;
     const char *path;        /* of the subscribers' GET, with its query */
+    const char *post_path;   /* of the POSTs */
     double connect_timeout;
     const char *json_path;
     double settle;
     long threads;            /* reader threads while posting */
 } opt = {
-    .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}", .path = "/events",
+    .port = 8080, .subscribers = 100, .rate = 10, .duration = 10, .action = "{\"type\":\"increase\"}", .path = "/events", .post_path = "/actions",
     .connect_timeout = 30, .settle = 2,
 };
 
@@ -83,6 +84,7 @@ static void usage(FILE *f) {
         "  --post-port PORT        post the actions to this port instead (another replica: the latency is\n"
         "                          then replica lag, from the POST's write on one to the event on the other)\n"
         "  --path PATH             the subscribers' request target (default /events; e.g. /events?delta=json-patch)\n"
+        "  --post-path PATH        where the actions are posted (default /actions; e.g. /stores/room/actions)\n"
         "  --server-pid PID        read the server's VmRSS and CPU time from /proc/PID\n"
         "  --connect-timeout S     seconds to wait for every first event (default 30)\n"
         "  --settle S              seconds to wait for stragglers after the last post (default 2)\n"
@@ -158,7 +160,7 @@ static void set_host(const char *arg) {
 }
 
 static void parse_options(int argc, char **argv) {
-    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_TARGET, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_POST_PORT, O_HELP };
+    enum { O_HOST = 1, O_PORT, O_SUBS, O_RATE, O_DUR, O_PID, O_ACTION, O_TARGET, O_CTO, O_JSON, O_SETTLE, O_THREADS, O_POST_PORT, O_POST_PATH, O_HELP };
     static const struct option longopts[] = {
         {"host", required_argument, 0, O_HOST},
         {"port", required_argument, 0, O_PORT},
@@ -173,6 +175,7 @@ static void parse_options(int argc, char **argv) {
         {"settle", required_argument, 0, O_SETTLE},
         {"threads", required_argument, 0, O_THREADS},
         {"post-port", required_argument, 0, O_POST_PORT},
+        {"post-path", required_argument, 0, O_POST_PATH},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -203,6 +206,11 @@ static void parse_options(int argc, char **argv) {
         case O_SETTLE: opt.settle = parse_double("settle", optarg, 0, 3600, false); break;
         case O_THREADS: opt.threads = parse_long("threads", optarg, 1, 64); break;
         case O_POST_PORT: opt.post_port = (int)parse_long("post-port", optarg, 1, 65535); break;
+        case O_POST_PATH:
+            if (optarg[0] != '/' || strlen(optarg) > 1024 || strpbrk(optarg, " \r\n"))
+                usage_error("--post-path must start with '/', have no spaces or line breaks and be at most 1024 bytes (got '%s')", optarg);
+            opt.post_path = optarg;
+            break;
         case O_HELP: usage(stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -1135,13 +1143,13 @@ static void raise_nofile(void) {
 
 static void build_requests(void) {
     size_t blen = strlen(opt.action);
-    size_t cap = blen + 256;
+    size_t cap = blen + strlen(opt.post_path) + 256;
     post_request = malloc(cap);
     get_request = malloc(strlen(opt.path) + 256);
     if (!post_request || !get_request) { fprintf(stderr, "sse-fanout: out of memory\n"); exit(1); }
     int n = snprintf(post_request, cap,
-                     "POST /actions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\n\r\n%s", opt.host_header, blen, opt.action);
+                     "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n%s", opt.post_path, opt.host_header, blen, opt.action);
     post_request_len = (size_t)n;
     n = snprintf(get_request, strlen(opt.path) + 256, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n",
                  opt.path, opt.host_header);
