@@ -63,7 +63,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
             logger.warning("the data directory of \(storage.location) was used before (its lock file is there) but the journal file was missing or empty: starting a new journal at version 0. If it held actions, stop now and restore it from a backup; clients' version tags from before name other states now")
         }
         if recovery.previousStopWasUnclean {
-            logger.warning("the journal \(storage.location) was not closed by the previous server (it crashed or was killed): every complete commit is kept, restored to version \(restoredVersion); a last commit cut short, if there was one, was never acknowledged and is discarded")
+            logger.warning("the journal \(storage.location) was not closed by the previous server (it crashed or was killed): every complete commit is kept (the store default restored to version \(restoredVersion), any other store when it loads); a last commit cut short, if there was one, was never acknowledged and is discarded")
         }
         if restoredVersion > 0 {
             logger.notice("restored version \(restoredVersion) from the journal (snapshot \(recovery.snapshot?.version ?? 0), then \(restoredVersion - (recovery.snapshot?.version ?? 0)) replayed)")
