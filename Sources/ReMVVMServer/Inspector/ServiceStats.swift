@@ -23,16 +23,18 @@ struct ServiceStats: Encodable {
     }
 
     /// The loaded stores together (a server of many stores): how many are loaded, how many are
-    /// not ok (`/healthz` names them), and the worst replica lag over them.
+    /// not ok (`/healthz` names them), the worst replica lag over them, and their open streams.
     struct Stores: Encodable {
         let loaded: Int
         let unhealthy: Int
         let maxLagVersions: UInt64
+        let subscribers: Subscribers
 
         init(_ health: StoresHealth) {
             loaded = health.loaded
             unhealthy = health.unhealthy
             maxLagVersions = health.maxLagVersions
+            subscribers = Subscribers(events: health.eventStreams, viewModels: health.viewModelStreams)
         }
     }
 

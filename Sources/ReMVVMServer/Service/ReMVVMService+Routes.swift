@@ -57,19 +57,18 @@ extension ReMVVMService {
         router.add(.GET, "/openapi.json") { _, _ in JSONCoding.response(openAPI) }
         if let metrics {
             router.add(.GET, "/metrics") { [self, root] _, _ in
-                let directory = storeDirectory
-                directory?.recordMetrics()
+                storeDirectory?.recordMetrics()
                 // Open streams are the server's (connections, memory): every loaded store's.
-                let stores = directory?.loadedStores ?? [root]
+                let stores = storesHealth
                 let viewModels = root.viewModelHub.statistics
                 return Response(
                     status: 200,
                     headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
                     body: .bytes(metrics.render(
                         storeVersion: root.publisher.snapshot.version,
-                        subscribers: stores.reduce(0) { $0 + $1.hub.subscriberCount },
-                        viewModelStreams: (stores.reduce(0) { $0 + $1.viewModelHub.subscriberCount }, viewModels.made, viewModels.encoded),
-                        backendGauges: root.backend.gauges + (directory.map { _ in StoresHealth(of: stores).gauges } ?? [])
+                        subscribers: stores?.eventStreams ?? root.hub.subscriberCount,
+                        viewModelStreams: (stores?.viewModelStreams ?? root.viewModelHub.subscriberCount, viewModels.made, viewModels.encoded),
+                        backendGauges: root.backend.gauges + (stores?.gauges ?? [])
                     ))
                 )
             }

@@ -3,8 +3,8 @@ import Journal
 /// How the loaded stores are doing together, for `GET /healthz`, `GET /stats` and `GET /metrics`
 /// (`docs/http-api.md`, "Operations"): how many are loaded, how many are not ok (a replica's store
 /// that stopped following the log, or cannot reach it; a journal whose commits fail) with the
-/// first of them by id, and the worst replica lag. Figures over every store, never one series or
-/// field per store: a server of a million stores keeps a handful.
+/// first of them by id, the worst replica lag, and the open streams. Figures over every store,
+/// never one series or field per store: a server of a million stores keeps a handful.
 struct StoresHealth: Sendable, Equatable {
     /// The most stores not ok that ``unhealthyStores`` names.
     static var listLimit: Int { 10 }
@@ -18,6 +18,10 @@ struct StoresHealth: Sendable, Equatable {
     /// The most versions a loaded store's replica knows of in the shared log and has not applied
     /// yet (0 off a replica).
     var maxLagVersions: UInt64
+    /// Open `GET /events` streams (both formats) over the loaded stores.
+    var eventStreams: Int
+    /// Open view-model streams over the loaded stores.
+    var viewModelStreams: Int
 
     /// One store that is not ok.
     struct Unhealthy: Sendable, Equatable {
@@ -30,7 +34,10 @@ struct StoresHealth: Sendable, Equatable {
         loaded = stores.count
         var unhealthy: [Unhealthy] = []
         var maxLag: UInt64 = 0
+        var (events, viewModels) = (0, 0)
         for served in stores {
+            events += served.hub.subscriberCount
+            viewModels += served.viewModelHub.subscriberCount
             let health = served.backend.health
             if health.status != .ok { unhealthy.append(Unhealthy(id: served.id, health: health)) }
             maxLag = max(maxLag, served.backend.lagVersions)
@@ -38,6 +45,8 @@ struct StoresHealth: Sendable, Equatable {
         self.unhealthy = unhealthy.count
         unhealthyStores = Array(unhealthy.sorted { $0.id < $1.id }.prefix(Self.listLimit))
         maxLagVersions = maxLag
+        eventStreams = events
+        viewModelStreams = viewModels
     }
 
     /// The `stores` object of `GET /healthz`: `{"loaded":N,"unhealthy":K}`, and while K > 0

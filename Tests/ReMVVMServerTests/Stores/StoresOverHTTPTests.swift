@@ -263,8 +263,9 @@ import Testing
         #expect(!text.contains("store=\""))
     }
 
-    /// `remvvm_sse_subscribers` counts every store's open streams: they are the server's
-    /// connections, whichever store they follow (http-api.md, "Stores", "Metrics").
+    /// `remvvm_sse_subscribers` and `/stats`' `stores.subscribers` count every store's open
+    /// streams: they are the server's connections, whichever store they follow (http-api.md,
+    /// "Stores", "Metrics", "`GET /stats`").
     @Test func openStreamsAreCountedOverEveryStore() throws {
         let server = try StoresServer(transport: .live)
         #expect(try server.send("PUT", "/stores/a").status == 201)
@@ -278,6 +279,11 @@ import Testing
         let text = try server.send("GET", "/metrics").bodyString
         #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 3)
         #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "viewmodels"]) == 1)
+        // /stats: its own `subscribers` are default's, `stores.subscribers` every store's.
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(server.send("GET", "/stats").body)) as? [String: Any])
+        #expect(stats["subscribers"] as? [String: Int] == ["events": 1, "viewModels": 0])
+        let stores = try #require(stats["stores"] as? [String: Any])
+        #expect(stores["subscribers"] as? [String: Int] == ["events": 3, "viewModels": 1])
         streams.forEach { $0.close() }
     }
 }
