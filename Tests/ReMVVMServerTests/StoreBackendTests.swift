@@ -64,6 +64,42 @@ import Testing
         ])
     }
 
+    /// A state whose JSON cannot be written (JSON has no NaN): its store cannot be served.
+    struct Unencodable: StoreState, Codable {
+        var value = Double.nan
+    }
+
+    struct Touch: StoreAction, Codable {}
+
+    enum TouchReducer: Reducer {
+        static func reduce(state: Unencodable, with action: Touch) -> Unencodable { state }
+    }
+
+    /// A store whose start fails after its backend started (here: its events cannot encode the
+    /// state) leaves nothing of the backend running: the journal is closed (its write-ahead log
+    /// checkpointed and removed), or every retry of the load would leave one more open.
+    @Test func aStoreThatFailsToStartAfterItsBackendStoppedItsBackend() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-backend-unencodable")
+        var actions = ActionRegistry()
+        actions.register(Touch.self, as: "touch")
+        let environment = StoreEnvironment<Unencodable>(
+            codec: ActionJournalCodec(registry: actions), viewModels: ViewModelRegistry<Unencodable>(),
+            configuration: ServiceConfiguration(), metrics: nil, requestConnections: RequestConnections(),
+            logger: Self.environment.logger, replayRingBudget: Self.environment.replayRingBudget,
+            actionLogBudget: Self.environment.actionLogBudget, inMemoryAnswers: Self.environment.inMemoryAnswers
+        )
+        let backend = JournalBackend(
+            store: try Store(state: Unencodable(), reducer: TouchReducer.self),
+            storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            codec: environment.codec, configuration: environment.configuration,
+            requestConnections: environment.requestConnections, logger: environment.logger
+        )
+        let served = ServedStore(id: .default, backend: backend, versionTags: .plain, environment: environment)
+        #expect(throws: (any Error).self) { try served.start() }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!files.contains { $0.hasSuffix("-wal") }, "the journal is still open: \(files)")
+    }
+
     /// Two increases, an `If-Match` that no longer holds, a retried `Idempotency-Key`, the
     /// action log and health, all through `backend` as a served store's routes reach it.
     private func exercise(_ backend: any StoreBackend<AppState>) throws {

@@ -93,7 +93,14 @@ final class ServedStore<State: StoreState & Codable>: Sendable {
         try starting.withLock { _ in
             try backend.start(keys: idempotencyKeys, metrics: metrics)
             let publisher = backend.publisher
-            try hub.start(source: publisher)
+            do {
+                try hub.start(source: publisher)
+            } catch {
+                // Not served: nothing of it may keep running (a journal's thread, a replica's
+                // place in the log), or every retry of the load would leave one more behind.
+                backend.stop()
+                throw error
+            }
             viewModelHub.start(source: publisher)
         }
     }

@@ -34,6 +34,9 @@ extension StoreDirectory {
         return description.map { Listing(description: $0, loaded: isLoaded(id)) }
     }
 
+    /// The fewest catalog rows a page of ``list(prefix:after:limit:isVisible:)`` reads at once.
+    static var listingPageMinimum: Int { 100 }
+
     /// Up to `limit` stores whose id starts with `prefix`, after `after`, ordered by id
     /// (`GET /stores`), with those `isVisible` refuses left out (a token's reach); the next page
     /// starts after the last id looked at, nil when there is none.
@@ -44,12 +47,14 @@ extension StoreDirectory {
         var cursor = after
         // Pages of the catalog until `limit` visible stores are found or the catalog ends: a
         // token that reaches few stores gets full pages, not empty ones with a next id. Each page
-        // asks one more than it needs, to know whether any is left.
+        // asks one more than it needs, to know whether any is left, and at least
+        // ``listingPageMinimum``: a token that reaches few of many stores would otherwise page
+        // through the catalog a row or two at a time.
         while true {
-            let wanted = limit - stores.count
+            let asked = max(limit - stores.count, Self.listingPageMinimum) + 1
             let page: [StoreDescription]
             do {
-                page = try catalog.list(prefix: prefix, after: cursor, limit: wanted + 1)
+                page = try catalog.list(prefix: prefix, after: cursor, limit: asked)
             } catch {
                 throw .unavailable(.default, reason: "the catalog of stores cannot be read: \(error)")
             }
@@ -60,7 +65,7 @@ extension StoreDirectory {
                 }
                 cursor = description.id
             }
-            if page.count <= wanted { return (stores, nil) }
+            if page.count < asked { return (stores, nil) }
         }
     }
 

@@ -244,4 +244,46 @@ import Testing
         let none = try fixture.directory.list(prefix: "", after: nil, limit: 10) { _ in false }
         #expect(none.stores.isEmpty && none.next == nil)
     }
+
+    /// A catalog that counts the pages asked of it.
+    final class CountingCatalog: StoreCatalog {
+        let inner: MemoryStoreCatalog
+        let pages = Lock(0)
+        init(_ inner: MemoryStoreCatalog) { self.inner = inner }
+        func describe(_ id: StoreID) throws(JournalError) -> StoreDescription? { inner.describe(id) }
+        func create(_ id: StoreID, limit: Int, at time: Int64) throws(JournalError) -> StoreCreation { inner.create(id, limit: limit, at: time) }
+        func list(prefix: String, after: StoreID?, limit: Int) throws(JournalError) -> [StoreDescription] {
+            pages.withLock { $0 += 1 }
+            return inner.list(prefix: prefix, after: after, limit: limit)
+        }
+        func delete(_ id: StoreID) throws(JournalError) -> Bool { inner.delete(id) }
+        func count() throws(JournalError) -> Int { inner.count() }
+    }
+
+    /// A token that reaches few of many stores lists them in pages of the catalog, not a row or
+    /// two at a time; the pages and `next` are as with every store visible.
+    @Test func listingFewVisibleAmongManyReadsTheCatalogInLargePages() throws {
+        let memory = MemoryStoreCatalog(createdAt: 0)
+        for n in 0..<1_000 { _ = try memory.create(StoreID("s\(1_000 + n)"), limit: 10_000, at: 0) }
+        let catalog = CountingCatalog(memory)
+        let directory = StoreDirectory(
+            defaultStore: TestStoreLoader.TestStore(description: memory.describe(.default)!), catalog: catalog,
+            loader: TestStoreLoader(unloads: true), limits: StoreLimits(autoCreate: false, maxStores: 10_000, maxLoaded: 100, idleTime: nil),
+            now: { 0 }
+        )
+        let visible: Set<String> = ["s1150", "s1500", "s1501", "s1999"]
+        var listed: [String] = []
+        var after: StoreID?
+        var calls = 0
+        repeat {
+            let page = try directory.list(prefix: "s", after: after, limit: 1) { visible.contains($0.rawValue) }
+            listed += page.stores.map(\.description.id.rawValue)
+            after = page.next
+            calls += 1
+        } while after != nil && calls < 10
+        #expect(listed == ["s1150", "s1500", "s1501", "s1999"])
+        #expect(calls == 4, "the last page, with s1999, knows nothing follows")
+        let pages = catalog.pages.withLock { $0 }
+        #expect(pages <= 14, "\(pages) pages of the catalog for 4 listings over 1,000 stores")
+    }
 }
