@@ -64,6 +64,38 @@ import Testing
         ])
     }
 
+    /// A stream rebuilt from the journal counts as open from its subscription, before the hub's
+    /// lane holds it: what keeps its store from being unloaded under it (http-api.md, "Stores":
+    /// a store with open streams stays). Here the replay waits for room: nothing reads the stream.
+    @Test func aStreamRebuiltFromTheJournalKeepsItsStoreOpenUntilItEnds() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-backend-replaying")
+        var configuration = ServiceConfiguration()
+        configuration.subscriberBacklogBytes = 1_024
+        let base = Self.environment
+        let environment = StoreEnvironment<AppState>(
+            codec: base.codec, viewModels: base.viewModels, configuration: configuration, metrics: nil,
+            requestConnections: base.requestConnections, logger: base.logger, replayRingBudget: base.replayRingBudget,
+            actionLogBudget: base.actionLogBudget, inMemoryAnswers: base.inMemoryAnswers
+        )
+        let backend = JournalBackend(
+            store: try Store.example(), storage: try SQLiteJournalStorage(directory: directory.path, sync: .off),
+            codec: base.codec, configuration: configuration, requestConnections: base.requestConnections, logger: base.logger
+        )
+        let served = ServedStore(id: .default, backend: backend, versionTags: .plain, environment: environment)
+        try served.start()
+        defer { served.stop() }
+        for _ in 0..<200 { _ = try Self.settled(post(served)) }
+        #expect(!served.hub.hasOpenStreams && !served.viewModelHub.hasOpenStreams)
+        // No stream ever followed this durable store: its hub keeps no versions, so the journal
+        // rebuilds the 199 after version 1, more than the 1 KiB backlog takes at once.
+        let (stream, isReset) = served.hub.subscribe(resumingAfter: "1")
+        #expect(!isReset)
+        #expect(served.hub.subscriberCount == 0, "rebuilt from the journal, not at the lane yet")
+        #expect(served.hub.hasOpenStreams)
+        stream.close()
+        #expect(!served.hub.hasOpenStreams)
+    }
+
     /// A state whose JSON cannot be written (JSON has no NaN): its store cannot be served.
     struct Unencodable: StoreState, Codable {
         var value = Double.nan

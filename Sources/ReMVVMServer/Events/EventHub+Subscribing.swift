@@ -78,7 +78,9 @@ extension EventHub {
         let logger = logger
         let backlogBytes = backlogBytes
         let metrics = metrics
+        openStreams.add(1, ordering: .relaxed)
         stream.onTermination { [weak self] reason in
+            self?.openStreams.subtract(1, ordering: .relaxed)
             metrics?.subscriberDisconnected(reason: ServiceMetrics.disconnectReason(reason))
             switch reason {
             case .overflow:

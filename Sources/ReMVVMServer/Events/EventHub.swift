@@ -82,6 +82,10 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// Large broadcasts are shared with the lane's pool.
     let fanOut: FanOutPool
     let subscriberTotal = Atomic<Int>(0)
+    /// Streams subscribed and not ended, wherever they are: queued for the lane, rebuilt from the
+    /// journal, or at the lane (``subscriberTotal`` counts only the last). What keeps a store
+    /// loaded (``hasOpenStreams``).
+    let openStreams = Atomic<Int>(0)
     /// Told whenever `subscriberTotal` changes.
     let subscriberChanges = ChangeSignal()
     let lastFrameBytes = Atomic<Int>(256)
@@ -129,6 +133,12 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
     /// The number of connected subscribers, of either format.
     var subscriberCount: Int {
         subscriberTotal.load(ordering: .relaxed)
+    }
+
+    /// Whether a stream of this hub is open: counted from its subscription to its end, so also
+    /// while it waits for the lane or is rebuilt from the journal.
+    var hasOpenStreams: Bool {
+        openStreams.load(ordering: .relaxed) > 0
     }
 
     /// Waits until `condition` holds for the subscriber count, re-checking it whenever the count

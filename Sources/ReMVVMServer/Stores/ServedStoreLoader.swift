@@ -143,7 +143,7 @@ struct ServedStoreLoader<State: StoreState & Codable>: StoreLoader {
     }
 
     func hasOpenStreams(_ store: ServedStore<State>) -> Bool {
-        store.hub.subscriberCount > 0 || store.viewModelHub.subscriberCount > 0
+        store.hub.hasOpenStreams || store.viewModelHub.hasOpenStreams
     }
 }
 

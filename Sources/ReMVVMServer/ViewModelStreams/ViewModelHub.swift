@@ -54,6 +54,9 @@ final class ViewModelHub<State: StoreState>: Sendable {
     private let lane: SerialLane<ViewModelPublisher<State>?>
 
     private let streamCount = Atomic<Int>(0)
+    /// Streams subscribed and not ended, queued for the lane or at it (``streamCount`` counts
+    /// only the latter): what keeps a store loaded (``hasOpenStreams``).
+    private let openStreams = Atomic<Int>(0)
     let work = ViewModelWork()
     private let streamChanges = ChangeSignal()
 
@@ -80,6 +83,11 @@ final class ViewModelHub<State: StoreState>: Sendable {
     /// The number of open view-model streams.
     var subscriberCount: Int {
         streamCount.load(ordering: .relaxed)
+    }
+
+    /// Whether a stream of this hub is open, from its subscription to its end.
+    var hasOpenStreams: Bool {
+        openStreams.load(ordering: .relaxed) > 0
     }
 
     /// How many view models the streams made, and how many of them were encoded, since start.
@@ -137,7 +145,9 @@ final class ViewModelHub<State: StoreState>: Sendable {
         let id = ObjectIdentifier(stream)
         let logger = logger
         let metrics = metrics
+        openStreams.add(1, ordering: .relaxed)
         stream.onTermination { [weak self] reason in
+            self?.openStreams.subtract(1, ordering: .relaxed)
             metrics?.subscriberDisconnected(reason: ServiceMetrics.disconnectReason(reason))
             if reason == .overflow {
                 logger.warning("view-model subscriber disconnected: it fell too far behind")
