@@ -1,6 +1,9 @@
 import ConcurrencyKit
 import ExampleApp
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import ReMVVMClient
 import Testing
 
@@ -23,6 +26,45 @@ import Testing
         #expect(seen.map(\.state.counter) == Array(0...10) + Array((0...9).reversed()))
         #expect(seen.allSatisfy { !$0.isReset })
         #expect(seen.last?.state == (try await client.state(as: AppState.self).state))
+    }
+
+    /// `after:` a version the caller holds (read with `state(as:)`, say): every later version
+    /// once, in order — at the newest version a delta stream's patches apply to a state the
+    /// stream never sent, and after an older one it starts with the current state, so the client
+    /// reads what it lacks from a plain stream (docs/swift-client.md).
+    @Test(arguments: [true, false])
+    func aStreamAfterAVersionTheCallerHoldsHandsOutEveryLaterVersionOnce(deltas: Bool) async throws {
+        let server = try TestServer()
+        let client = ReMVVMClient(baseURL: server.url, actions: exampleActions, retry: quickRetries)
+        for _ in 1...3 { try await client.dispatch(Increase()) }
+        let held = try await client.state(as: AppState.self)
+        #expect(held.tag.version == 3 && held.state.counter == 3)
+        let atNewest = Collector(client.states(as: AppState.self, deltas: deltas, after: held.tag))
+        // Dispatched once the stream is open, so that version 4 comes to it live (a patch, with
+        // deltas), not in its resume.
+        #expect(try await Self.eventStreams(of: server) == 1)
+        for _ in 1...2 { try await client.dispatch(Increase()) }
+        let next = try await atNewest.wait { $0.last?.version == 5 }
+        #expect(next.map(\.version) == [4, 5])
+        #expect(next.map(\.state.counter) == [4, 5])
+        let older = VersionTag("1" + held.tag.text.drop(while: \.isNumber))
+        let sinceOlder = Collector(client.states(as: AppState.self, deltas: deltas, after: older))
+        let replayed = try await sinceOlder.wait { $0.last?.version == 5 }
+        #expect(replayed.map(\.version) == [2, 3, 4, 5])
+        #expect(replayed.map(\.state.counter) == [2, 3, 4, 5])
+        #expect(replayed.allSatisfy { !$0.isReset })
+    }
+
+    /// The open `GET /events` streams `/stats` counts, once there are any (10 s at most).
+    static func eventStreams(of server: TestServer) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let (body, _) = try await URLSession.shared.data(from: server.url.appendingPathComponent("stats"))
+            let stats = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            let streams = (stats?["subscribers"] as? [String: Any])?["events"] as? Int ?? 0
+            if streams > 0 || ContinuousClock.now > deadline { return streams }
+            try await Task.sleep(for: .milliseconds(10))  // polling /stats, not a wait for an outcome
+        }
     }
 
     @Test func versionsMadeWhileTheStreamIsDisconnectedAreDeliveredOnResume() async throws {

@@ -30,4 +30,26 @@ extension StateEvents.Iterator {
         }
         return missed + [resumed]
     }
+
+    /// The versions after `tag` through `version` (at least one), read from a plain `GET /events`
+    /// resumed at `tag`: for a delta stream whose first event is a patch to a state the caller
+    /// held (`after`), not this iterator. When the plain stream cannot resume (a reset), its
+    /// current state, marked as a reset, is all there is.
+    func states(after tag: VersionTag, through version: UInt64) async throws -> [StateEvent] {
+        var plain = ResumingEventSource(client: client, path: "/events", query: [], lastEventID: tag.text)
+        var states: [StateEvent] = []
+        while let event = try await plain.next() {
+            guard event.type == "state" else { continue }
+            let data = try EventData(event)
+            let eventVersion = try data.version()
+            guard let state = data.member("state") else {
+                throw ClientError(.invalidResponse, "a state event (version \(eventVersion)) without \"state\"")
+            }
+            let action = data.member("action").flatMap { $0 == .null ? nil : $0 }
+            let isReset = data.member("reset") == .bool(true)
+            states.append(StateEvent(version: eventVersion, tag: VersionTag(event.id ?? String(eventVersion)), isReset: isReset, action: action, state: state))
+            if isReset || eventVersion >= version { return isReset ? [states.removeLast()] : states }
+        }
+        throw ClientError(.invalidResponse, "the events after \(tag) ended before version \(version)")
+    }
 }

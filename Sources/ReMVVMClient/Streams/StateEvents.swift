@@ -9,7 +9,9 @@ import JSONPatch
 /// events (the first, a patch larger than the state, a resume) replace it. A delta stream resumed
 /// after an older version starts with the current state, skipping the versions in between
 /// (docs/http-api.md, "Deltas"): the client then reads those from a plain stream resumed at the
-/// same id (``Iterator/missedVersions(after:through:)``), so none is missed. A reset (`"reset":
+/// same id (``Iterator/missedVersions(after:through:)``), so none is missed. Resumed after the
+/// newest version, a delta stream sends patches to a state it never sent: the client reads that
+/// version's state from a plain stream first (``Iterator/states(after:through:)``). A reset (`"reset":
 /// true`, the server could not resume) replaces it too and is flagged. An event whose version is
 /// not above the last one handed out (and is no reset) is skipped. The sequence ends only when its
 /// task is cancelled, or throws a ``ClientError`` (an answer like `401`, or a patch that does not
@@ -25,7 +27,11 @@ public struct StateEvents: AsyncSequence, Sendable {
     /// Starts reading the stream (the connection opens on the first `next()`).
     public func makeAsyncIterator() -> Iterator {
         let query: [(name: String, value: String)] = deltas ? [("delta", "json-patch")] : []
-        return Iterator(client: client, source: ResumingEventSource(client: client, path: "/events", query: query, lastEventID: lastEventID))
+        let held = lastEventID.map(VersionTag.init)
+        return Iterator(
+            client: client, source: ResumingEventSource(client: client, path: "/events", query: query, lastEventID: lastEventID),
+            lastVersion: held?.version, lastTag: held?.version == nil ? nil : held
+        )
     }
 
     /// Reads events and keeps the state patches apply to.
@@ -33,6 +39,7 @@ public struct StateEvents: AsyncSequence, Sendable {
         let client: ReMVVMClient
         var source: ResumingEventSource
         var document: JSON?
+        /// The last version handed out, or the one the caller holds (`after`) before the first.
         var lastVersion: UInt64?
         var lastTag: VersionTag?
         /// Versions read from a plain stream to fill a delta stream's gap, handed out first.
@@ -43,6 +50,17 @@ public struct StateEvents: AsyncSequence, Sendable {
             if !backlog.isEmpty { return handOut(backlog.removeFirst()) }
             while let event = try await source.next() {
                 guard event.type == "state" || event.type == "patch" else { continue }
+                if event.type == "patch" {
+                    let version = try EventData(event).version()
+                    // Held already (after a reset read from a plain stream): the state is past it.
+                    if let lastVersion, version <= lastVersion, document != nil { continue }
+                    if document == nil, let lastTag {
+                        // Resumed after the version the caller holds, which this stream never sent.
+                        backlog = try await states(after: lastTag, through: version)
+                        document = backlog.last?.state
+                        return handOut(backlog.removeFirst())
+                    }
+                }
                 let update = try apply(event)
                 if let lastVersion, update.version <= lastVersion, !update.isReset { continue }
                 if event.type == "state", !update.isReset, let lastVersion, let lastTag, update.version > lastVersion + 1 {
