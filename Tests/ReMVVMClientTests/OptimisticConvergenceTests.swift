@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import ExampleApp
 import Foundation
 import ReMVVM
@@ -18,6 +19,62 @@ import Testing
         let updates = Collector(store.updates())
         try await updates.wait { _ in store.pendingCount == 0 && store.confirmedVersion == 1 }
         #expect(store.state == AppState(counter: 1))
+    }
+
+    /// `stop()` while a batch is being sent — before the server got it, or after it applied it
+    /// and before its answer came — then `start()`: the batch goes again with its key, and the
+    /// server applies it once (docs/swift-client.md: "what is pending stays pending").
+    @Test(arguments: [false, true])
+    func aBatchWhoseSendStopInterruptedIsSentAgainWithItsKeyAfterStart(afterTheServerApplied: Bool) async throws {
+        let server = try TestServer()
+        let hold = HeldRequests()
+        let log = RequestLog()
+        var hooks = InterceptingTransport.Hooks()
+        hooks.beforeSending = { request in
+            guard request.method == "POST" else { return }
+            log.sent(request)
+            if !afterTheServerApplied { try await hold.hold() }
+        }
+        hooks.afterAnswer = { request, _ in if request.method == "POST" && afterTheServerApplied { try await hold.hold() } }
+        let transport = InterceptingTransport(base: URLSessionTransport(), hooks: hooks)
+        let client = ReMVVMClient(baseURL: server.url, actions: exampleActions, transport: transport, retry: quickRetries)
+        let store = OptimisticStore(client: client, initial: AppState(), reducer: AppReducer.self)
+        defer { store.stop() }
+        store.start()
+        store.dispatch(Increase())
+        try await hold.waitUntilHeld()
+        store.stop()
+        hold.letEverythingThrough()
+        store.start()
+        let updates = Collector(store.updates())
+        try await updates.wait { _ in store.pendingCount == 0 && store.confirmedVersion == 1 }
+        #expect(store.state == AppState(counter: 1), "applied once, shown once")
+        #expect(try await client.state(as: AppState.self).state.counter == 1)
+        let keys = log.requests("POST", "/actions").compactMap { request in
+            request.headers.first { $0.name == "Idempotency-Key" }?.value
+        }
+        #expect(keys.count >= 2 && Set(keys).count == 1, "one key for every send of the batch: \(keys)")
+    }
+
+    /// A batch answered `500` (an action the server cannot journal is refused so on every retry)
+    /// is dropped and reported, and the batches after it go: retried, it held them all for good.
+    @Test func aBatchAnswered500IsDroppedAndTheNextOnesAreSent() async throws {
+        let server = try TestServer()
+        let transport = FirstPostAnswered500(base: URLSessionTransport())
+        let client = ReMVVMClient(baseURL: server.url, actions: exampleActions, transport: transport, retry: quickRetries)
+        let errors = Lock<[ClientError]>([])
+        let store = OptimisticStore(client: client, initial: AppState(), reducer: AppReducer.self) { error in
+            errors.withLock { $0.append(error) }
+        }
+        defer { store.stop() }
+        store.dispatch(Increase())
+        store.start()
+        let updates = Collector(store.updates())
+        try await updates.wait { _ in errors.withLock { !$0.isEmpty } && store.pendingCount == 0 }
+        #expect(errors.withLock { $0.map(\.code) } == [.status(500)])
+        store.dispatch(Decrease())
+        try await updates.wait { _ in store.pendingCount == 0 && store.confirmedVersion == 1 }
+        #expect(try await client.state(as: AppState.self).state.counter == -1, "the refused increase was never applied, the decrease was")
     }
 
     /// Two clients × 1,000 random actions, random delays in their transports, the server

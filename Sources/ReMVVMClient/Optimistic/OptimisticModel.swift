@@ -7,6 +7,9 @@ struct PendingAction: Sendable {
     let action: any StoreAction & Encodable
     /// Taken by the sender.
     var inFlight = false
+    /// The `Idempotency-Key` of the batch it was sent in: a batch whose send was interrupted
+    /// (``OptimisticStore/stop()``) goes again with its key, so the server applies it once.
+    var key: String?
     /// The version the server answered its batch with; the action is confirmed once the server's
     /// state reaches it.
     var answeredVersion: UInt64?
@@ -16,6 +19,8 @@ struct PendingAction: Sendable {
 struct PendingBatch: Sendable {
     let ids: [UUID]
     let actions: [any StoreAction & Encodable]
+    /// Its `Idempotency-Key`, the same for every send of it.
+    let key: String
 }
 
 /// What an ``OptimisticStore`` knows, kept under its lock: the server's state, the actions not
@@ -49,16 +54,30 @@ struct OptimisticModel<State: Sendable>: Sendable {
         sender = nil
     }
 
-    /// Every action not sent yet, marked in flight; nil when there is none.
-    mutating func takeUnsent() -> PendingBatch? {
+    /// The next batch, marked in flight: a batch whose send was interrupted, as it was (the
+    /// same actions and key: the server may have applied it), else every action not sent yet,
+    /// with a key from `drawKey`; nil when there is none.
+    mutating func takeUnsent(drawKey: () -> String) -> PendingBatch? {
+        let interrupted = pending.first { !$0.inFlight && $0.key != nil }?.key
+        let key = interrupted ?? drawKey()
         var ids: [UUID] = []
         var actions: [any StoreAction & Encodable] = []
-        for index in pending.indices where !pending[index].inFlight {
+        for index in pending.indices where !pending[index].inFlight && pending[index].key == interrupted {
             pending[index].inFlight = true
+            pending[index].key = key
             ids.append(pending[index].id)
             actions.append(pending[index].action)
         }
-        return ids.isEmpty ? nil : PendingBatch(ids: ids, actions: actions)
+        return ids.isEmpty ? nil : PendingBatch(ids: ids, actions: actions, key: key)
+    }
+
+    /// The batch `ids` was not answered (the sender stopped): it waits to be sent again, with
+    /// its key.
+    mutating func interrupted(_ ids: [UUID]) {
+        let batch = Set(ids)
+        for index in pending.indices where batch.contains(pending[index].id) && pending[index].answeredVersion == nil {
+            pending[index].inFlight = false
+        }
     }
 
     /// A server version: it becomes the confirmed state; the actions it holds leave the queue. A

@@ -18,8 +18,10 @@ public import ReMVVM
 /// Between the server applying a batch and its answer arriving, a version that already holds the
 /// batch may come in on the stream while the batch is still pending: ``state`` then shows its
 /// actions twice until the answer arrives (tens of milliseconds). A batch the server refuses
-/// (`4xx`: rejected by middleware, a payload it does not decode) is dropped from the queue and
-/// reported to `onError`; the confirmed state shows what the server kept.
+/// (`4xx`: rejected by middleware, a payload it does not decode; a `500` or `501`; an answer that
+/// cannot be read) is dropped from the queue and reported to `onError`; the confirmed state shows
+/// what the server kept. ``stop()`` during a send leaves the batch pending: ``start()`` sends it
+/// again with its key.
 public final class OptimisticStore<State: Codable & Sendable>: Sendable {
     /// The reducer the server runs too: the app's root reducer.
     public typealias Reduce = @Sendable (State, any StoreAction) -> State

@@ -65,3 +65,26 @@ final class RequestLog: Sendable {
         }
     }
 }
+
+/// Answers the first `POST` itself, `500` with the problem a server sends for an action it cannot
+/// journal, without sending it; everything else goes to `base`.
+final class FirstPostAnswered500: HTTPTransport {
+    let base: any HTTPTransport
+    private let answered = Lock(false)
+
+    init(base: any HTTPTransport) {
+        self.base = base
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.method == "POST", answered.withLock({ answered in defer { answered = true }; return !answered }) {
+            let problem = #"{"type":"urn:remvvm:problem:action-not-journaled","title":"Internal Server Error","status":500,"detail":"no wire name"}"#
+            return HTTPResponse(head: HTTPResponseHead(status: 500, headers: ["Content-Type": "application/problem+json"]), body: Array(problem.utf8))
+        }
+        return try await base.send(request)
+    }
+
+    func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        try await base.stream(request)
+    }
+}
