@@ -1,5 +1,7 @@
 import ExampleApp
 import Foundation
+import MicroHTTP
+import Logging
 import HTTPTestSupport
 import ReMVVM
 import ReMVVMNavigation
@@ -29,6 +31,24 @@ import Testing
         let key = (top["key"] as? String).map { " " + $0 } ?? ""
         let viewModel = try JSONSerialization.data(withJSONObject: try #require(top["viewModel"]), options: [.sortedKeys, .fragmentsAllowed])
         return ("\(top["screen"] ?? "?")\(key)", String(decoding: viewModel, as: UTF8.self))
+    }
+
+    /// `top` renders a screen registered after the navigation as well as one registered before.
+    @Test func aScreenRegisteredAfterTheNavigationIsShownWithItsViewModel() throws {
+        var viewModels = ViewModelRegistry<AppState>()
+        viewModels.registerNavigation(at: \AppState.navigation)
+        viewModels.register(CounterViewModel.self, as: ExampleApp.counterScreen)
+        let server = ReMVVMServer(
+            store: try Store.example(), actions: ExampleApp.actions, viewModels: viewModels,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        defer { server.shutdown() }
+        let response = server.service.responder().respond(to: Request(method: .GET, path: "/viewmodels/navigation", headers: [:], body: []))
+        guard case .bytes(let body) = response.body else {
+            Issue.record("no body")
+            return
+        }
+        #expect(String(decoding: body, as: UTF8.self).hasSuffix(#""top":{"key":null,"screen":"counter","viewModel":{"counter":"0"}}}"#))
     }
 
     @Test func theExampleStartsOnTheCounterTabWithTheAccountTabAtItsGreeting() throws {

@@ -10,10 +10,11 @@ extension ViewModelRegistry {
     /// "key"}], "top": {"screen", "key", "viewModel"}}`, where `top` is the screen the user sees
     /// (`NavigationState.top`) with its view model as the factory makes it for
     /// that state (`null` while not available), so that a client renders from one stream
-    /// (`/viewmodels/navigation/events`). Register it after the screens' view models.
+    /// (`/viewmodels/navigation/events`). Screens registered before or after it are rendered.
     public mutating func registerNavigation(at path: any KeyPath<State, NavigationState> & Sendable) {
         let screens = self
         navigationTabs = { state in state[keyPath: path].tabs.map(\.name) }
+        navigationRefresh = { registry in registry.registerNavigation(at: path) }
         register(named: Self.navigationName) { state, _ in
             try NavigationViewModel.render(state[keyPath: path]) { screen in
                 // A screen named like the navigation itself would render itself for ever.
