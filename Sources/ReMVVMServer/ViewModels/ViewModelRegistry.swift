@@ -35,9 +35,10 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
     /// The names of the tabs of the navigation registered with `registerNavigation(at:)` in a
     /// state (for the OpenAPI document's `navigation.selectTab`); nil without navigation.
     var navigationTabs: (@Sendable (State) -> [String])?
-    /// Registers the navigation again (set by `registerNavigation(at:)`): it renders `top` from a
-    /// copy of the registry, which must hold the screens registered after it too.
-    var navigationRefresh: (@Sendable (inout ViewModelRegistry<State>) -> Void)?
+    /// The path `registerNavigation(at:)` was given (a key path to the state's
+    /// `NavigationState`): the navigation renders `top` from a copy of the registry, made again
+    /// when a screen is registered after it (``refreshNavigation()``).
+    var navigationPath: (any Sendable)?
 
     /// Creates an empty registry.
     public init() {}
@@ -73,7 +74,7 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
             guard let viewModel: ViewModel = state.factory.create(key: key) else { return nil }
             return value(viewModel)
         })
-        if let refresh = navigationRefresh { refresh(&self) }
+        refreshNavigation()
     }
 
     /// Registers, under `name`, a view model the service renders itself from a state (and a
