@@ -124,6 +124,10 @@ final class ReplicaBackend<State: StoreState & Codable>: RuntimeBackend {
     }
 
     /// The newest version of the log it knows of, less the one it applied.
+    /// A write's answer waits for this store to apply its versions (``dispatch(key:ifMatch:plan:in:)``),
+    /// a resumed stream for the version it names (``afterApplying(_:_:)``): both need it followed.
+    var pendingAnswersNeedTheStore: Bool { true }
+
     var lagVersions: UInt64 {
         let log = log
         let known = log.knownHead

@@ -72,6 +72,11 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     /// How many versions a replica knows to be in the shared log and has not applied yet (0 for
     /// the others).
     var lagVersions: UInt64 { get }
+
+    /// Whether a pending answer of this backend needs its store loaded until it completes: a
+    /// replica answers a write once its store applied what the write appended, which an unload
+    /// meanwhile would stop. The store's lease is then held until the answer is complete.
+    var pendingAnswersNeedTheStore: Bool { get }
 }
 
 extension StoreBackend {
@@ -92,6 +97,8 @@ extension StoreBackend {
     var gauges: [BackendGauge] { [] }
 
     var lagVersions: UInt64 { 0 }
+
+    var pendingAnswersNeedTheStore: Bool { false }
 }
 
 /// How a store's backend is doing, as `GET /healthz` shows it.

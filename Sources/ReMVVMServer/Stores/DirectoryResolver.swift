@@ -4,7 +4,8 @@ import ReMVVM
 
 /// The ``StoreResolver`` of a service that serves many stores: its ``StoreDirectory``. A request
 /// holds the store it resolved until its answer is made (``serve(_:for:request:refusingCreation:_:)``), so that the
-/// store is not unloaded or ended under it.
+/// store is not unloaded or ended under it — a pending answer of a backend that needs its store
+/// for it (``StoreBackend/pendingAnswersNeedTheStore``: a replica's) until it is complete.
 struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
     /// The stores.
     let directory: StoreDirectory<ServedStoreLoader<State>>
@@ -44,7 +45,13 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
                 return Problem.store(error).response
             }
         }
-        defer { directory.release(lease) }
-        return respond(lease.store)
+        let response = respond(lease.store)
+        if case .pending(let pending) = response.body, lease.store.backend.pendingAnswersNeedTheStore {
+            // Not unloaded (nor deleted) before its answer is made: see the backend's reason.
+            pending.whenCompleted { [directory] _ in directory.release(lease) }
+        } else {
+            directory.release(lease)
+        }
+        return response
     }
 }

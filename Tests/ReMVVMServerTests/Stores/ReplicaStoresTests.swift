@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import ExampleApp
 import Foundation
 import HTTPTestSupport
@@ -233,6 +234,42 @@ import Testing
         #expect(Self.counter(reloaded) == 2 && reloaded.headers["ETag"]?.hasPrefix("\"4-") == true)
         #expect(try pair.b.follows("p"))
         #expect(try pair.b.send("POST", "/stores/p/actions", body: Self.increase).bodyString == #"{"version":5}"#)
+    }
+
+    /// A write's answer waits for this replica to apply what it appended; until then its store
+    /// stays loaded: loading another past the limit does not unload it (an unload stopped
+    /// following it, and the write, stored in the log, was answered 503 "not yet applied").
+    @Test func aStoreWhoseWriteWaitsToBeAppliedIsNotUnloadedUnderIt() throws {
+        let postgres = try PostgresServer()
+        let root = try TemporaryDirectory(prefix: "remvvm-replica-pending")
+        let replica = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/r", name: "r", maxLoaded: 2)
+        #expect(waitUntil(timeout: .seconds(30)) { (try? replica.send("GET", "/healthz").status) == 200 })
+        for id in ["p", "q"] { #expect(try replica.send("PUT", "/stores/\(id)").status == 201) }
+        #expect(try replica.send("POST", "/stores/p/actions", body: Self.increase).bodyString == #"{"version":1}"#)
+        // p's head row locked from outside: the next write's append waits for it.
+        let admin = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        _ = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p' FOR UPDATE")
+        let written = Lock<TestHTTPResponse?>(nil)
+        Thread {
+            let response = try? replica.send("POST", "/stores/p/actions", body: Self.increase)
+            written.withLock { $0 = response }
+            written.notifyAll()
+        }.start()
+        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { watcher.close() }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").rows.first?.first ?? nil) != "0"
+        }, "the write's append waits for the row")
+        // q loads with p's write in flight: p is held, so it stays loaded and followed.
+        #expect(try replica.send("GET", "/stores/q/state").status == 200)
+        #expect(try replica.follows("p"))
+        _ = try admin.execute("COMMIT")
+        #expect(written.wait(timeout: .seconds(30)) { $0 != nil })
+        let answer = try #require(written.withLock { $0 })
+        #expect(answer.status == 200 && answer.bodyString == #"{"version":2}"#, "\(answer.status) \(answer.bodyString)")
+        #expect(Self.counter(try replica.send("GET", "/stores/p/state")) == 2)
     }
 
     @Test func aStoreDeletedAndCreatedAgainWhileUnloadedIsNotRestoredFromTheOldSnapshot() throws {
