@@ -10,23 +10,18 @@ extension StateEvents.Iterator {
         var missed: [StateEvent] = []
         while let event = try await plain.next() {
             guard event.type == "state" else { continue }
-            let data = try EventData(event)
-            let version = try data.version()
-            if data.member("reset") == .bool(true) {
+            let read = try Self.stateEvent(event)
+            if read.isReset {
                 var reset = resumed
                 reset.isReset = true
                 return [reset]
             }
-            let action = data.member("action").flatMap { $0 == .null ? nil : $0 }
-            if version >= resumed.version {
+            if read.version >= resumed.version {
                 var last = resumed
-                last.action = version == resumed.version ? action : resumed.action  // the resumed event has none
+                last.action = read.version == resumed.version ? read.action : resumed.action  // the resumed event has none
                 return missed + [last]
             }
-            guard let state = data.member("state") else {
-                throw ClientError(.invalidResponse, "a state event (version \(version)) without \"state\"")
-            }
-            missed.append(StateEvent(version: version, tag: VersionTag(event.id ?? String(version)), isReset: false, action: action, state: state))
+            missed.append(read)
         }
         return missed + [resumed]
     }
@@ -40,16 +35,24 @@ extension StateEvents.Iterator {
         var states: [StateEvent] = []
         while let event = try await plain.next() {
             guard event.type == "state" else { continue }
-            let data = try EventData(event)
-            let eventVersion = try data.version()
-            guard let state = data.member("state") else {
-                throw ClientError(.invalidResponse, "a state event (version \(eventVersion)) without \"state\"")
-            }
-            let action = data.member("action").flatMap { $0 == .null ? nil : $0 }
-            let isReset = data.member("reset") == .bool(true)
-            states.append(StateEvent(version: eventVersion, tag: VersionTag(event.id ?? String(eventVersion)), isReset: isReset, action: action, state: state))
-            if isReset || eventVersion >= version { return isReset ? [states.removeLast()] : states }
+            let read = try Self.stateEvent(event)
+            if read.isReset { return [read] }
+            states.append(read)
+            if read.version >= version { return states }
         }
         throw ClientError(.invalidResponse, "the events after \(tag) ended before version \(version)")
+    }
+
+    /// A `state` event of a plain stream as a ``StateEvent``.
+    static func stateEvent(_ event: ServerSentEvent) throws -> StateEvent {
+        let data = try EventData(event)
+        let version = try data.version()
+        guard let state = data.member("state") else {
+            throw ClientError(.invalidResponse, "a state event (version \(version)) without \"state\"")
+        }
+        return StateEvent(
+            version: version, tag: VersionTag(event.id ?? String(version)), isReset: data.member("reset") == .bool(true),
+            action: data.member("action").flatMap { $0 == .null ? nil : $0 }, state: state
+        )
     }
 }
