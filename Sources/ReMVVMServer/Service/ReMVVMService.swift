@@ -201,6 +201,9 @@ extension ReMVVMService: Service {
         let sweeper = Task { await sweepIdleStores() }
         try? await gracefulShutdown()
         sweeper.cancel()
+        // An idle unload under way finishes first (its snapshots written and registered): the
+        // stop's own unload of every store must not run beside it.
+        await sweeper.value
         await runOnOwnThread { [self] in stop() }
     }
 }
