@@ -15,6 +15,16 @@ extension OpenAPIDocument {
         ]) { page, _ in page }
     }
 
+    /// Open event streams by kind (`/events`, view-model streams).
+    private static func subscribersSchema(_ description: String) -> JSONValue {
+        [
+            "type": "object",
+            "description": .string(description),
+            "properties": ["events": ["type": "integer", "minimum": 0], "viewModels": ["type": "integer", "minimum": 0]],
+            "required": ["events", "viewModels"],
+        ]
+    }
+
     /// The schemas of `GET /stats` and `GET /access`.
     static let inspectorSchemas: [String: JSONValue] = [
         "Stats": [
@@ -22,11 +32,7 @@ extension OpenAPIDocument {
             "properties": [
                 "version": ["type": "integer", "minimum": 0],
                 "time": ["type": "string", "format": "date-time", "description": "The server's clock, with milliseconds"],
-                "subscribers": [
-                    "type": "object",
-                    "properties": ["events": ["type": "integer", "minimum": 0], "viewModels": ["type": "integer", "minimum": 0]],
-                    "required": ["events", "viewModels"],
-                ],
+                "subscribers": subscribersSchema("The store default's open streams"),
                 "process": [
                     "type": ["object", "null"],
                     "properties": [
@@ -41,8 +47,9 @@ extension OpenAPIDocument {
                     "properties": [
                         "loaded": ["type": "integer", "minimum": 1], "unhealthy": ["type": "integer", "minimum": 0],
                         "maxLagVersions": ["type": "integer", "minimum": 0],
+                        "subscribers": subscribersSchema("The open streams of every loaded store"),
                     ],
-                    "required": ["loaded", "unhealthy", "maxLagVersions"],
+                    "required": ["loaded", "unhealthy", "maxLagVersions", "subscribers"],
                 ],
             ],
             "required": ["version", "time", "subscribers"],
