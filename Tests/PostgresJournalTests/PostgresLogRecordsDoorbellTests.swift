@@ -130,7 +130,9 @@ import Testing
         #expect(seen[2] == Array(written.utf8), "applied from the doorbell, not read back")
         #expect(seen[3] == Array("{\"text\": \"\(String(repeating: "x", count: 9_000))\"}".utf8), "read back from the log")
         #expect(seen[4] == Array("{\"a\": 2, \"b\": 1}".utf8), "the checked path rings the heads only: read back")
-        #expect(seen[5] == Array(written.utf8))
+        // Version 5 comes as written from the doorbell, unless the follower's read of version 4
+        // came after 5 was stored and read both (then 5 is `jsonb`'s text too): timing, both right.
+        #expect(seen[5] == Array(written.utf8) || seen[5] == Array("{\"a\": 2, \"b\": 1}".utf8), "\(String(decoding: seen[5] ?? [], as: UTF8.self))")
         #expect(order.withLock { $0 } == [1, 2, 3, 4, 5], "each version once, in order")
     }
 
