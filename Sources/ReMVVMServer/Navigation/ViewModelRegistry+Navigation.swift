@@ -14,7 +14,7 @@ extension ViewModelRegistry {
     public mutating func registerNavigation(at path: any KeyPath<State, NavigationState> & Sendable) {
         let screens = self
         navigationTabs = { state in state[keyPath: path].tabs.map(\.name) }
-        navigationPath = NavigationAt(path: path)
+        navigationPath = path
         register(named: Self.navigationName) { state, _ in
             try NavigationViewModel.render(state[keyPath: path]) { screen in
                 // A screen named like the navigation itself would render itself for ever.
@@ -29,8 +29,8 @@ extension ViewModelRegistry {
     /// Registers the navigation again when there is one, so that it renders the screens
     /// registered since.
     mutating func refreshNavigation() {
-        guard let navigation = navigationPath as? NavigationAt<State> else { return }
-        registerNavigation(at: navigation.path)
+        guard let path = navigationPath else { return }
+        registerNavigation(at: path)
     }
 
     /// The names a navigation may show: every registered view model but the navigation itself
@@ -38,11 +38,6 @@ extension ViewModelRegistry {
     public var screenNames: [String] {
         names.filter { $0 != Self.navigationName }
     }
-}
-
-/// Where a state holds its navigation, as `registerNavigation(at:)` was given it.
-struct NavigationAt<State>: Sendable {
-    let path: any KeyPath<State, NavigationState> & Sendable
 }
 
 /// The JSON of the `navigation` view model.

@@ -1,4 +1,5 @@
 public import ReMVVM
+import ReMVVMNavigation
 
 /// Maps names (`/viewmodels/<name>`) to the `Encodable` view models the state's factory makes.
 ///
@@ -35,10 +36,9 @@ public struct ViewModelRegistry<State: StoreState>: Sendable {
     /// The names of the tabs of the navigation registered with `registerNavigation(at:)` in a
     /// state (for the OpenAPI document's `navigation.selectTab`); nil without navigation.
     var navigationTabs: (@Sendable (State) -> [String])?
-    /// The path `registerNavigation(at:)` was given (a key path to the state's
-    /// `NavigationState`): the navigation renders `top` from a copy of the registry, made again
-    /// when a screen is registered after it (``refreshNavigation()``).
-    var navigationPath: (any Sendable)?
+    /// The path `registerNavigation(at:)` was given: the navigation renders `top` from a copy of
+    /// the registry, made again when a screen is registered after it (``refreshNavigation()``).
+    var navigationPath: (any KeyPath<State, NavigationState> & Sendable)?
 
     /// Creates an empty registry.
     public init() {}
