@@ -81,6 +81,28 @@ import Testing
         #expect(server.reached == 0, "\(name): neither request reached the responder")
     }
 
+    /// Only paths are served: a target without its leading `/` is refused before routing, so that
+    /// no gate reads it differently from the router (`GET stores/vault/state` once reached the
+    /// store `vault` past the token's reach: the gate found no store, the router `vault`).
+    @Test(arguments: [
+        "GET stores/vault/state HTTP/1.1\r\nHost: x\r\n\r\n",
+        "DELETE stores/vault HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET http://x/state HTTP/1.1\r\nHost: x\r\n\r\n",
+        "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+        "CONNECT x:80 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "POST state HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+    ])
+    func aTargetThatIsNotAPathIsRefused(_ request: String) throws {
+        let server = try CountingServer()
+        let answer = try server.answer(request + Self.smuggled)
+        #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(answer)")
+        #expect(answer.contains("must be a path beginning with"), "\(answer)")
+        #expect(answer.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }.count == 1)
+        #expect(server.reached == 0)
+        // The same path with its `/` is served.
+        #expect(try server.base.client().send(method: "GET", path: "/stores/vault/state").bodyString == "reached GET /stores/vault/state 0")
+    }
+
     @Test func soundRequestsStillPass() throws {
         let server = try CountingServer()
         let client = TestHTTPClient(port: server.base.port)

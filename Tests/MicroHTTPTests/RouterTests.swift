@@ -40,6 +40,15 @@ import Testing
         #expect(body(response) == "42/red")
     }
 
+    /// A path without its leading `/` matches no route, literal or with parameters: a gate that
+    /// reads paths from their `/` and the router never disagree on one.
+    @Test func aPathWithoutItsLeadingSlashMatchesNothing() {
+        for (method, path) in [(HTTPMethod.GET, "state"), (.GET, "viewmodels/greeting"), (.DELETE, "items/42/tags/red")] {
+            #expect(router().respond(to: Request(method: method, path: path)).status == 404, "\(path)")
+        }
+        #expect(router().respond(to: Request(method: .DELETE, path: "/items/42/tags/red")).status == 200)
+    }
+
     @Test func aParameterCapturesNonASCIITextAsItIs() {
         let response = router().respond(to: Request(method: .DELETE, path: "/items/zażółć/tags/日本"))
         #expect(body(response) == "zażółć/日本")

@@ -45,6 +45,11 @@ func accessHandler(
             // next request would start is unknown.
             return refuse(violation, connection, url, method, head.headers, server)
         }
+        if url.pointee != CChar(UInt8(ascii: "/")) {
+            // Only paths are served (origin-form): what the gates and the router read starts at
+            // its `/`. Absolute-form, authority-form and `*` are refused, not read as paths.
+            return refuse(.notOriginForm, connection, url, method, head.headers, server)
+        }
         if case .queryRefused = state {
             // libmicrohttpd parsed none of it (requestTargetReceived): answered now, and closed.
             let failure = RequestFailure.queryTooLarge(limit: server.queryLimit.maxBytes, bytesPerParameter: QueryLimit.bytesPerParameter)

@@ -64,6 +64,13 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         message: "the request's path or query is not UTF-8 once percent-decoded"
     )
 
+    /// The request target is not a path beginning with `/` (RFC 9112 §3.2.1's origin-form): an
+    /// absolute URI (meant for a proxy), an authority (`CONNECT`) or `*`.
+    public static let notOriginForm = RequestFailure(
+        code: .malformedRequest,
+        message: "the request target must be a path beginning with \"/\" (origin-form); absolute URIs, authorities and \"*\" are not served"
+    )
+
     /// The server is shutting down.
     public static let shuttingDown = RequestFailure(
         code: .shuttingDown,

@@ -123,7 +123,7 @@ final class RoutePattern: Sendable, Hashable {
         let slash = UInt8(ascii: "/")
         var captured: [(name: String, value: String)] = []
         captured.reserveCapacity(parameterNames.count)
-        var start = bytes.first == slash ? 1 : 0
+        var start = 1
         for matcher in matchers {
             let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
             if matcher.isParameter {
@@ -140,7 +140,10 @@ final class RoutePattern: Sendable, Hashable {
         _ bytes: UnsafeBufferPointer<UInt8>, _ matchers: UnsafeBufferPointer<Matcher>, _ literals: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         let slash = UInt8(ascii: "/")
-        var start = bytes.first == slash ? 1 : 0
+        // A path is absolute: what does not start with `/` matches no pattern (the server refuses
+        // such a target before routing; a gate that reads paths from their `/` agrees).
+        guard bytes.first == slash else { return false }
+        var start = 1
         for index in matchers.indices {
             let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
             let isLast = index == matchers.count - 1
