@@ -39,7 +39,8 @@ extension StoreDirectory {
 
     /// Up to `limit` stores whose id starts with `prefix`, after `after`, ordered by id
     /// (`GET /stores`), with those `isVisible` refuses left out (a token's reach); the next page
-    /// starts after the last id looked at, nil when there is none.
+    /// starts after the page's last id, nil when no visible store follows it (a store out of reach
+    /// never shows, not even as a next page).
     public func list(
         prefix: String, after: StoreID?, limit: Int, isVisible: (StoreID) -> Bool = { _ in true }
     ) throws(StoreDirectoryError) -> (stores: [Listing], next: StoreID?) {
@@ -59,8 +60,9 @@ extension StoreDirectory {
                 throw .unavailable(.default, reason: "the catalog of stores cannot be read: \(error)")
             }
             for description in page {
-                if stores.count == limit { return (stores, stores.last?.description.id) }
                 if isVisible(description.id) {
+                    // A full page has a next page only when a store in reach follows it.
+                    if stores.count == limit { return (stores, stores.last?.description.id) }
                     stores.append(Listing(description: description, loaded: isLoaded(description.id)))
                 }
                 cursor = description.id
