@@ -49,7 +49,7 @@ extension ReMVVMService {
             body += Array(",\"reason\":".utf8) + JSONCoding.string(reason)
         }
         if let stores {
-            body += Array(",\"stores\":".utf8) + stores.healthJSON
+            body += Array(",\"stores\":".utf8) + stores.healthJSON(namingStores: !accessControl.isEnabled)
         }
         body.append(UInt8(ascii: "}"))
         let ok = health.status == .ok && (stores?.unhealthy ?? 0) == 0

@@ -36,8 +36,8 @@ struct StoresHealth: Sendable, Equatable {
         var maxLag: UInt64 = 0
         var (events, viewModels) = (0, 0)
         for served in stores {
-            events += served.hub.subscriberCount
-            viewModels += served.viewModelHub.subscriberCount
+            events += served.hub.openStreamCount
+            viewModels += served.viewModelHub.openStreamCount
             let health = served.backend.health
             if health.status != .ok { unhealthy.append(Unhealthy(id: served.id, health: health)) }
             maxLag = max(maxLag, served.backend.lagVersions)
@@ -49,11 +49,12 @@ struct StoresHealth: Sendable, Equatable {
         viewModelStreams = viewModels
     }
 
-    /// The `stores` object of `GET /healthz`: `{"loaded":N,"unhealthy":K}`, and while K > 0
-    /// `"failing":[{"id","status","reason"}…]` (the first ``listLimit`` by id).
-    var healthJSON: [UInt8] {
+    /// The `stores` object of `GET /healthz`: `{"loaded":N,"unhealthy":K}`, and while K > 0 and
+    /// `namingStores`, `"failing":[{"id","status","reason"}…]` (the first ``listLimit`` by id).
+    /// `/healthz` takes no token: with access control on, it names no store (the counts stay).
+    func healthJSON(namingStores: Bool) -> [UInt8] {
         var body = Array("{\"loaded\":\(loaded),\"unhealthy\":\(unhealthy)".utf8)
-        if !unhealthyStores.isEmpty {
+        if namingStores, !unhealthyStores.isEmpty {
             body += Array(",\"failing\":[".utf8)
             for (index, store) in unhealthyStores.enumerated() {
                 if index > 0 { body.append(UInt8(ascii: ",")) }
