@@ -85,9 +85,15 @@ final class ViewModelHub<State: StoreState>: Sendable {
         streamCount.load(ordering: .relaxed)
     }
 
-    /// Whether a stream of this hub is open, from its subscription to its end.
+    /// The streams open now, from their subscription to their end (also while they wait for the
+    /// lane). What `/metrics` and `/stats` report.
+    var openStreamCount: Int {
+        openStreams.load(ordering: .relaxed)
+    }
+
+    /// Whether a stream of this hub is open (``openStreamCount``).
     var hasOpenStreams: Bool {
-        openStreams.load(ordering: .relaxed) > 0
+        openStreamCount > 0
     }
 
     /// How many view models the streams made, and how many of them were encoded, since start.
