@@ -139,6 +139,26 @@ import Testing
         #expect(server.catalog.describe(try StoreID("new")) == nil, "not created")
     }
 
+    /// A request target without its leading `/` is refused before the gates and the router: the
+    /// gate once read `stores/vault` as a path of no store (the method's scope, no reach) while
+    /// the router matched it to `/stores/:store`, so the guest read and deleted `vault`.
+    @Test func aTargetWithoutItsLeadingSlashReachesNoStore() throws {
+        let server = try StoresServer(transport: .live, accessControl: Self.authorizer())
+        #expect(try send(server, "PUT", "/stores/vault", token: Self.admin).status == 201)
+        #expect(try send(server, "POST", "/stores/vault/actions", token: Self.admin, body: #"{"type":"increase"}"#).status == 200)
+        for (method, target) in [
+            ("GET", "stores/vault/state"), ("GET", "stores/vault/actions"), ("DELETE", "stores/vault"), ("PUT", "stores/other"),
+            ("POST", "viewmodels/counter/commands/increase"), ("GET", "stores/vault/events"),
+        ] {
+            let answer = try send(server, method, target, token: Self.guest)
+            #expect(answer.status == 400, "\(method) \(target): \(answer.bodyString)")
+            #expect(!answer.bodyString.contains("\"counter\""), "\(method) \(target): no state")
+        }
+        #expect(server.catalog.describe(try StoreID("vault")) != nil, "not deleted")
+        #expect(server.catalog.describe(try StoreID("other")) == nil, "not created")
+        #expect(try send(server, "GET", "/state", token: Self.admin).bodyString.contains(#""counter":0"#), "default unchanged")
+    }
+
     @Test func theListingShowsOnlyTheStoresInReachInFullPages() throws {
         let server = try Self.server()
         for id in ["a", "room-1", "b", "room-2", "c", "d", "room-3", "e", "room-4", "z"] {
@@ -160,6 +180,22 @@ import Testing
         let all = try send(server, "GET", "/stores", token: Self.admin).decoded(StoreListing.self)
         #expect(all.stores.count == 11, "every store, default included")
         #expect(try send(server, "GET", "/stores", token: Self.nowhere).decoded(StoreListing.self).stores.isEmpty)
+    }
+
+    /// Whether a listing has a next page tells nothing of the stores out of reach: a full page
+    /// followed only by stores the token does not reach ends the listing.
+    @Test func aFullPageFollowedOnlyByStoresOutOfReachHasNoNextPage() throws {
+        let server = try Self.server()
+        #expect(try send(server, "PUT", "/stores/room-1", token: Self.admin).status == 201)
+        let alone = try send(server, "GET", "/stores?limit=1", token: Self.roomManager)
+        #expect(try send(server, "PUT", "/stores/zz", token: Self.admin).status == 201)
+        let besideAnother = try send(server, "GET", "/stores?limit=1", token: Self.roomManager)
+        #expect(alone.bodyString == besideAnother.bodyString)
+        #expect(try besideAnother.decoded(StoreListing.self).next == nil)
+        #expect(try besideAnother.decoded(StoreListing.self).stores.map(\.id) == ["room-1"])
+        // A store in reach after the page still gives the next page.
+        #expect(try send(server, "PUT", "/stores/room-2", token: Self.admin).status == 201)
+        #expect(try send(server, "GET", "/stores?limit=1", token: Self.roomManager).decoded(StoreListing.self).next == "room-1")
     }
 
     @Test func aWriteOutOfReachNeverCreatesTheStore() throws {
