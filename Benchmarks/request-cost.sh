@@ -15,6 +15,7 @@
 # Scenarios: hello (the C libmicrohttpd server, the ceiling), state, viewmodel, post, post-token,
 # state-token, post-durable, state-no-metrics, post-no-metrics, post-payload (an action with a payload:
 # the strict JSON check and the decoder; post's bare action skips both); default: all but the last three.
+# post-durable-payload: that login with the journal (its payload encoded for the reduce check and the record).
 # post-durable-store and post-durable-1000: the durable POST to /stores/s<n>/actions of one store,
 # and spread over 1,000 stores in turn (each made and loaded in the warm-up): what a store touched
 # per request costs in instructions (one client: every commit holds one record either way).
@@ -103,6 +104,9 @@ for scenario in "${SCENARIOS[@]}"; do
     post-durable)
         rm -rf "$WORK/data"
         measure post-durable POST /actions '{"type":"increase"}' -- "${server[@]}" --data-dir "$WORK/data" ;;
+    post-durable-payload)
+        rm -rf "$WORK/data"
+        measure post-durable-payload POST /actions '{"type":"login","payload":{"firstName":"Ada","lastName":"Lovelace"}}' -- "${server[@]}" --data-dir "$WORK/data" ;;
     post-durable-keyed)
         rm -rf "$WORK/data"
         measure post-durable-keyed POST /actions '{"type":"increase"}' 'Idempotency-Key:key-{i}' -- "${server[@]}" --data-dir "$WORK/data" ;;

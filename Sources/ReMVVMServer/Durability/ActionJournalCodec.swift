@@ -23,10 +23,19 @@ final class ActionJournalCodec: Sendable {
         { [self] action in refusal(of: action) }
     }
 
-    /// Why `action` cannot be journaled (its type has no wire name), or nil.
+    /// Why `action` cannot be journaled, or nil: its type has no wire name, or its payload does
+    /// not encode as JSON (a `Double` that is not finite, an `encode(to:)` that throws) — its
+    /// record would not hold it, and a replay would rebuild another state than the one served.
+    /// A type without stored properties encodes once, at registration: only an action with fields
+    /// is encoded here (and again for its record).
     func refusal(of action: any StoreAction) -> String? {
-        guard registry.name(of: action) == nil else { return nil }
-        return "the action type \(String(reflecting: type(of: action))) has no wire name, so it cannot be journaled; register it in the ActionRegistry"
+        guard let name = registry.name(of: action) else {
+            return "the action type \(String(reflecting: type(of: action))) has no wire name, so it cannot be journaled; register it in the ActionRegistry"
+        }
+        guard let entry = registry.entry(named: name), entry.constantPayload == nil, entry.payloadJSON(of: action) == nil else {
+            return nil
+        }
+        return "the payload of the action \"\(name)\" (\(String(reflecting: type(of: action)))) does not encode as JSON (a number that is not finite, or an encode(to:) that throws), so it cannot be journaled"
     }
 
     /// The record of a reduce, or nil when its action has no wire name.
