@@ -43,6 +43,15 @@ private struct ActionLog: Decodable {
         #expect(try live.get("/actions?since=5").decoded(ActionLog.self).actions.isEmpty)
     }
 
+    /// Nothing reduced yet: no record is kept, so `earliest` is `null` (docs/http-api.md, "Action
+    /// log"), members in the order the page shows, compact.
+    @Test(arguments: [true, false])
+    func aFreshServersLogIsEmptyWithANullEarliest(journaled: Bool) throws {
+        let live = try LiveServer(journal: journaled ? MemoryJournalStorage() : nil)
+        let response = try live.get("/actions").expect(status: 200, contentType: "application/json")
+        #expect(response.bodyString == #"{"earliest":null,"latest":0,"actions":[]}"#)
+    }
+
     @Test func badParametersAre400ProblemsNamingTheParameter() throws {
         let live = try LiveServer()
         for (query, field) in [("since=-1", "since"), ("since=abc", "since"), ("limit=0", "limit"), ("limit=1001", "limit")] {

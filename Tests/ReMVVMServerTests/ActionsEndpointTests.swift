@@ -43,6 +43,16 @@ import Testing
         #expect(live.store.version == 0)
     }
 
+    /// A batch's 422 lists its members in the order of docs/http-api.md, "Errors": `type`,
+    /// `title`, `status`, `detail`, then `field` and `index`; compact, byte for byte.
+    @Test(arguments: Transport.allCases)
+    func aBatchProblemListsItsMembersInTheDocumentedOrder(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        let response = try live.post(#"[{"type":"increase"},{"type":"login","payload":{"firstName":"A"}}]"#)
+            .expect(status: 422, contentType: "application/problem+json")
+        #expect(response.bodyString == #"{"type":"urn:remvvm:problem:invalid-payload","title":"Invalid action payload","status":422,"detail":"the payload of \"login\" does not decode: action [1]: missing field payload.lastName; no action of the batch was applied","field":"payload.lastName","index":1}"#)
+    }
+
     @Test(arguments: Transport.allCases)
     func middlewareThatHoldsTheActionAnswers202(transport: Transport) throws {
         let live = try LiveServer(transport: transport, middleware: [HoldingMiddleware()])
@@ -109,10 +119,13 @@ import Testing
         let live = try LiveServer(transport: transport)
         let missing = try live.post(#"{"type":"login","payload":{"firstName":"Ada"}}"#)
         #expect(missing.status == 422)
+        #expect(missing.problem?.type == "urn:remvvm:problem:invalid-payload")
         #expect(missing.problem?.field == "payload.lastName")
         let wrongType = try live.post(#"{"type":"login","payload":{"firstName":1,"lastName":"L"}}"#)
+        #expect(wrongType.problem?.type == "urn:remvvm:problem:invalid-payload")
         #expect(wrongType.problem?.field == "payload.firstName")
         let absent = try live.post(#"{"type":"login"}"#)
+        #expect(absent.problem?.type == "urn:remvvm:problem:invalid-payload")
         #expect(absent.problem?.field == "payload.firstName")
         #expect(live.store.version == 0)
     }

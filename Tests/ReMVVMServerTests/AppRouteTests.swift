@@ -16,6 +16,20 @@ import Testing
         #expect(!page.bodyString.contains("<script>"), "no inline script: the policy would block it")
     }
 
+    /// Served the same way as the inspector's (docs/http-api.md, "The page and its files"): the
+    /// same `Referrer-Policy` and `Content-Security-Policy`, exactly, on the page and a file.
+    @Test func thePageAndItsFilesCarryTheInspectorsReferrerAndContentSecurityPolicies() throws {
+        let live = try LiveServer()
+        for path in ["/app", "/app/app.js"] {
+            let response = try live.get(path)
+            #expect(response.status == 200, "\(path)")
+            #expect(response.headers["Referrer-Policy"] == "no-referrer", "\(path)")
+            #expect(response.headers["Content-Security-Policy"] == InspectorRouteTests.contentSecurityPolicy, "\(path)")
+            #expect(response.headers["X-Content-Type-Options"] == "nosniff", "\(path)")
+            #expect(response.headers["Cache-Control"] == "no-cache", "\(path)")
+        }
+    }
+
     @Test func everyFileOfTheResourcesFolderIsServedWithItsTypeAndTag() throws {
         let live = try LiveServer()
         let resources = try ResourceFolder(area: "App")

@@ -163,6 +163,35 @@ import Testing
         #expect(fresh.bodyString == #"{"version":2}"#)
     }
 
+    /// Answers given before the store saw the actions are not kept (docs/http-api.md, "Conditional
+    /// and idempotent dispatch"): bad JSON, a `Content-Type` that is not JSON and an unknown action
+    /// type leave the key unused, so the valid request with that key is processed, not `422`
+    /// `idempotency-key-reused`.
+    @Test(arguments: [true, false])
+    func refusalsBeforeTheStoreAreNotKeptSoTheValidRequestWithTheKeyIsProcessed(journaled: Bool) throws {
+        let live = try LiveServer(journal: journaled ? MemoryJournalStorage() : nil)
+        let refusals: [(key: String, body: String, contentType: String, status: Int)] = [
+            ("bad-json", "{", "application/json", 400),
+            ("not-json", Self.increase, "text/plain", 415),
+            ("unknown-type", #"{"type":"nope"}"#, "application/json", 422),
+        ]
+        for (index, refusal) in refusals.enumerated() {
+            let refused = try live.send(
+                method: "POST", path: "/actions",
+                headers: [("Content-Type", refusal.contentType), ("Idempotency-Key", refusal.key)],
+                body: Array(refusal.body.utf8)
+            )
+            #expect(refused.status == refusal.status, "\(refusal.key): \(refused.bodyString)")
+            #expect(refused.headers["Idempotent-Replayed"] == nil, "\(refusal.key)")
+            let valid = try post(live, key: refusal.key)
+            #expect(valid.status == 200, "\(refusal.key): \(valid.bodyString)")
+            #expect(valid.bodyString == #"{"version":\#(index + 1)}"#, "\(refusal.key): processed, not the refusal kept")
+            #expect(valid.headers["Idempotent-Replayed"] == nil, "\(refusal.key)")
+            #expect(valid.problem?.type != "urn:remvvm:problem:idempotency-key-reused", "\(refusal.key)")
+        }
+        #expect(live.store.version == 3)
+    }
+
     @Test(arguments: [true, false])
     func rejectedAndAcceptedAnswersAreKept(journaled: Bool) throws {
         let rejecting = try LiveServer(middleware: [RejectSecondLogin()], journal: journaled ? MemoryJournalStorage() : nil)

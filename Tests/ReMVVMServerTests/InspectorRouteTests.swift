@@ -20,6 +20,22 @@ import Testing
         #expect(page.bodyString.contains(#"href="inspector/inspector.css""#))
     }
 
+    /// The policy docs/http-api.md states for the page and its files, in full.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// The page and a file carry `Referrer-Policy: no-referrer` and the documented
+    /// `Content-Security-Policy`, exactly (docs/http-api.md, "The page and its files").
+    @Test func thePageAndItsFilesCarryTheDocumentedReferrerAndContentSecurityPolicies() throws {
+        let live = try LiveServer()
+        for path in ["/inspector", "/inspector/main.js"] {
+            let response = try live.get(path)
+            #expect(response.status == 200, "\(path)")
+            #expect(response.headers["Referrer-Policy"] == "no-referrer", "\(path)")
+            #expect(response.headers["Content-Security-Policy"] == Self.contentSecurityPolicy, "\(path)")
+            #expect(response.headers["X-Content-Type-Options"] == "nosniff", "\(path)")
+        }
+    }
+
     @Test func thePageOnAnotherStoreIsTheSamePageWhichReadsTheStoreFromItsAddress() throws {
         let live = try LiveServer()
         let plain = try live.get("/inspector")

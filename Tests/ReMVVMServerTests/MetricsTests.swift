@@ -46,6 +46,20 @@ import Testing
         #expect(text.contains("# TYPE process_cpu_seconds_total counter"))
     }
 
+    /// Methods outside GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS count as `other`; their `405`
+    /// counts as `unmatched`, since the route has no handle for them (docs/http-api.md,
+    /// "Observability").
+    @Test(arguments: Transport.allCases)
+    func aMethodOutsideTheKnownOnesCountsAsOther(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        #expect(try live.send(method: "PROPFIND", path: "/state").status == 405)
+        #expect(try live.send(method: "PROPFIND", path: "/state").status == 405)
+        let text = try scrape(live)
+        #expect(sample(text, "http_requests_total", ["method": "other", "route": "unmatched", "code": "405"]) == 2)
+        #expect(sample(text, "http_request_duration_seconds_count", ["method": "other", "route": "unmatched"]) == 2)
+        #expect(!text.contains("PROPFIND"), "the method's name is not a label value")
+    }
+
     /// The start time is a fixed number (restart alerts watch it change), and CPU time only grows.
     @Test func theProcessStartTimeIsTheSameAtEveryScrapeAndCPUTimeOnlyGrows() throws {
         let live = try LiveServer()

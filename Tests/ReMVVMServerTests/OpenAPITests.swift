@@ -65,6 +65,27 @@ import Testing
         #expect((schemas["StateEvent"] as? [String: Any])?["required"] as? [String] == ["event", "id", "data"])
     }
 
+    /// docs/http-api.md, "Access control and CORS": "The OpenAPI document lists the `421` on every
+    /// operation of an open server"; with tokens there is no `Host` check, so no operation does.
+    @Test func everyOperationOfAnOpenServerListsTheMisdirected421AndNoneWithTokens() throws {
+        let open = try LiveServer(transport: .router)
+        let secured = try LiveServer(transport: .router, accessControl: try AccessTokens.authorizer())
+        let securedDocument = try secured.get("/openapi.json", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])
+        let securedRoot = try #require(try JSONSerialization.jsonObject(with: Data(securedDocument.body)) as? [String: Any])
+        for (root, lists421) in [(try document(open), true), (securedRoot, false)] {
+            let paths = try #require(root["paths"] as? [String: [String: Any]])
+            var operations = 0
+            for (path, pathOperations) in paths {
+                for (method, operation) in pathOperations {
+                    let responses = try #require((operation as? [String: Any])?["responses"] as? [String: Any], "\(method) \(path)")
+                    #expect((responses["421"] != nil) == lists421, "\(method) \(path)")
+                    operations += 1
+                }
+            }
+            #expect(operations > 20)
+        }
+    }
+
     @Test func theCookieAndTheQueryAreDeclaredWhereTheGateReadsThem() throws {
         let live = try LiveServer(accessControl: try AccessTokens.authorizer())
         let response = try live.get("/openapi.json", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])

@@ -116,12 +116,23 @@ import Testing
         #expect(try both.nextEvent(timeout: .seconds(5))?.version == 2)
     }
 
+    /// A stream resumed at the current version first gets the comment line `: resumed`, and its
+    /// `retry:` comes with the next event (docs/http-api.md, "Resuming event streams").
     @Test func resumingAtTheCurrentVersionWaitsForTheNextChange() throws {
         let live = try LiveServer()
         try increase(live, times: 2)
         let client = try resume(live, header: live.versionTags.tag(2))
+        #expect(client.status == 200)
+        #expect(client.headers["ReMVVM-Replay"] == nil)
+        // Subscribed before the change, so version 3 comes live rather than from the ring.
+        #expect(live.server.service.waitForSubscribers(timeout: .seconds(5)) { $0 == 1 })
         try increase(live, times: 1)
-        #expect(try client.nextEvent(timeout: .seconds(5))?.version == 3)
+        let event = try #require(try client.nextEvent(timeout: .seconds(5)))
+        #expect(event.version == 3)
+        #expect(event.event == "state")
+        #expect(!event.data.contains(#""reset""#))
+        #expect(client.comments == ["resumed"], "the comment line came first")
+        #expect(client.retry?.milliseconds == 1000 && client.retry?.eventsBefore == 0, "retry: with the next event")
     }
 
     @Test func anIdThatCannotBeServedGetsTheCurrentStateMarkedAsAReset() throws {

@@ -33,6 +33,30 @@ import Testing
         #expect(stale.bodyString == #"{"counter":1,"user":null}"#)
     }
 
+    /// `If-None-Match: *` matches any current tag (docs/http-api.md, "State").
+    @Test(arguments: Transport.allCases)
+    func ifNoneMatchStarAnswers304WithTheETagAndNoBody(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        _ = try live.post(#"{"type":"increase"}"#)
+        let notModified = try live.get("/state", headers: [("If-None-Match", "*")])
+        #expect(notModified.status == 304)
+        #expect(notModified.headers["ETag"] == live.etag(1))
+        #expect(notModified.body.isEmpty)
+    }
+
+    /// `GET /state` and `GET /healthz` are answered with `Cache-Control: no-cache`
+    /// (docs/http-api.md, "State" and "Operations").
+    @Test(arguments: Transport.allCases)
+    func stateAndHealthAreAnsweredWithNoCache(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        let state = try live.get("/state")
+        #expect(state.status == 200)
+        #expect(state.headers["Cache-Control"] == "no-cache")
+        let health = try live.get("/healthz")
+        #expect(health.status == 200)
+        #expect(health.headers["Cache-Control"] == "no-cache")
+    }
+
     @Test(arguments: Transport.allCases)
     func aTagFromAnEarlierProcessNeverMatchesAStateOfALaterOne(transport: Transport) throws {
         // The reliability review: 5 increases, restart, 5 decreases, and the old tag matched.

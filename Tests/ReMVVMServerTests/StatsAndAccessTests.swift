@@ -73,6 +73,33 @@ import Testing
         #expect(access == Access(accessControl: false, scopes: ["read", "dispatch", "manage"]))
     }
 
+    /// The names a response's `Vary` fields list, however they are split over fields.
+    private func varyNames(_ response: TestHTTPResponse) -> [String] {
+        response.headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// `GET /access` answers with `Vary: Authorization` (docs/http-api.md, "`GET /access`"); with
+    /// CORS on, the `Origin` every answer varies by is added to it, listed or not, with or
+    /// without a token.
+    @Test func accessVariesByAuthorizationAndWithCORSByOriginToo() throws {
+        let open = try LiveServer()
+        #expect(try open.get("/access").headers.values(for: "Vary") == ["Authorization"])
+        let secured = try LiveServer(accessControl: try AccessTokens.authorizer())
+        let withToken = try secured.get("/access", headers: [("Authorization", "Bearer \(AccessTokens.reader)")])
+        #expect(withToken.status == 200)
+        #expect(withToken.headers.values(for: "Vary") == ["Authorization"])
+
+        let app = "https://app.example.com"
+        let cors = try LiveServer(corsAllowedOrigins: [app])
+        for origin in [app, "https://other.example.com"] {
+            let response = try cors.get("/access", headers: [("Origin", origin)])
+            #expect(response.status == 200, "\(origin)")
+            #expect(varyNames(response).sorted() == ["Authorization", "Origin"], "\(origin): \(response.headers.values(for: "Vary"))")
+        }
+        #expect(varyNames(try cors.get("/access")).sorted() == ["Authorization", "Origin"])
+    }
+
     @Test(arguments: [
         (AccessTokens.reader, ["read"]),
         (AccessTokens.dispatcher, ["dispatch"]),

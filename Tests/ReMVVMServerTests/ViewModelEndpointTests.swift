@@ -20,6 +20,16 @@ import Testing
         #expect(response.bodyString == #"{"counter":"3"}"#)
     }
 
+    /// `GET /viewmodels/<name>` is answered with `Cache-Control: no-cache` (docs/http-api.md,
+    /// "View models").
+    @Test(arguments: Transport.allCases)
+    func aViewModelIsAnsweredWithNoCache(transport: Transport) throws {
+        let live = try LiveServer(transport: transport)
+        let response = try live.get("/viewmodels/counter")
+        #expect(response.status == 200)
+        #expect(response.headers["Cache-Control"] == "no-cache")
+    }
+
     @Test(arguments: Transport.allCases)
     func viewModelTheFactoryDoesNotMakeInThisStateAnswers404SayingSo(transport: Transport) throws {
         let live = try LiveServer(transport: transport)

@@ -267,6 +267,7 @@ import Testing
         #expect(unknownInList.problem?.detail.contains("\"nope\"") == true)
         let none = try live.get("/viewmodels/events")
         #expect(none.status == 400)
+        #expect(none.problem?.type == "urn:remvvm:problem:missing-view-model-names")
         let tooMany = try live.get("/viewmodels/events?" + Array(repeating: "name=counter", count: 65).joined(separator: "&"))
         #expect(tooMany.status == 400, "65 names, even one repeated")
         #expect(none.problem?.known == ["counter", "counterInBase", "greetings", "login", "navigation"])
@@ -315,6 +316,30 @@ import Testing
         #expect(first.data == #"{"version":1,"name":"counter","viewModel":{"counter":"1"}}"#)
         _ = try live.post(#"{"type":"increase"}"#)  // 2
         #expect(try stream.nextEvent(timeout: .seconds(5))?.version == 2, "nothing else came before")
+    }
+
+    /// In memory, an id whose state the ring no longer keeps: the current view models, every one
+    /// (what changed since cannot be told), unmarked — no `"reset"`, no `ReMVVM-Replay`
+    /// (docs/http-api.md, "View-model streams and commands").
+    @Test func resumingAfterAVersionOlderThanTheRingSendsTheCurrentViewModelsUnmarked() throws {
+        let live = try LiveServer(replayRingEvents: 1)
+        for _ in 0..<3 {
+            #expect(try live.post(#"{"type":"increase"}"#).status == 200)
+        }
+        // The login screen is the same at version 1 as now; it comes anyway.
+        let stream = try live.viewModelStream("/viewmodels/events?name=counter&name=login", lastEventId: live.versionTags.tag(1))
+        #expect(stream.status == 200)
+        #expect(stream.headers["ReMVVM-Replay"] == nil)
+        let counter = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(counter.event == "viewmodel")
+        #expect(counter.data == #"{"version":3,"name":"counter","viewModel":{"counter":"3"}}"#)
+        let login = try #require(try stream.nextEvent(timeout: .seconds(5)))
+        #expect(login.event == "viewmodel")
+        #expect(login.data.hasPrefix(#"{"version":3,"name":"login","viewModel":"#), "\(login.data)")
+        #expect(!login.data.contains(#""reset""#))
+        #expect(login.id == live.versionTags.tag(3), "the version's last event carries its id")
+        #expect(stream.retry?.eventsBefore == 0)
+        #expect(stream.comments.isEmpty, "not resumed: every view model is sent")
     }
 
     @Test(arguments: ["not-a-version", "99"])

@@ -164,6 +164,23 @@ import Testing
         #expect(try server.send("GET", "/stores?limit=1001").status == 400)
     }
 
+    /// Without `limit` a page holds 100 stores, and `next` is the last id of that full page
+    /// (docs/http-api.md, "Stores": `limit` 1–1000, default 100). In process, through the router.
+    @Test func aListingWithoutALimitHoldsAHundredStores() throws {
+        let server = try StoresServer(transport: .router)
+        let ids = (0...100).map { "s" + String(repeating: "0", count: 3 - String($0).count) + String($0) }  // s000 … s100
+        for id in ids.shuffled() {
+            #expect(try server.send("PUT", "/stores/\(id)").status == 201, "\(id)")
+        }
+        struct Page: Decodable { var stores: [StoreDescriptionBody]; var next: String? }
+        let first = try server.send("GET", "/stores").expect(status: 200, contentType: "application/json").decoded(Page.self)
+        #expect(first.stores.count == 100)
+        #expect(first.stores.map(\.id) == ["default"] + ids.prefix(99), "ordered by id: default, s000 … s098")
+        #expect(first.next == "s098", "the 100th id")
+        let rest = try server.send("GET", "/stores?after=s098").decoded(Page.self)
+        #expect(rest.stores.map(\.id) == ["s099", "s100"] && rest.next == nil)
+    }
+
     @Test func deletingAStoreEndsItsStreamsAndTheNewStoreOfThatIdMatchesNoOldTagOrEventId() throws {
         let server = try StoresServer(transport: .live)
         #expect(try server.send("PUT", "/stores/room").status == 201)
