@@ -122,4 +122,48 @@ import Testing
         #expect(response.status == 503)
         #expect(response.headers["Retry-After"] == "1")
     }
+
+    /// A request still in its responder when the shutdown answered every waiting response, and
+    /// whose responder then returns a pending response: answered 503 at once, not suspended
+    /// (libmicrohttpd 0.9.75 stops with a panic, SIGABRT, on a suspended connection; found by a
+    /// review). The late responder is let go by the completion of the first one's response.
+    @Test func aResponseThatWouldWaitAfterTheShutdownAnsweredTheOthersGets503AtOnce() throws {
+        let entered = Mailbox<Void>()
+        let firstArrived = Mailbox<Void>()
+        let letGo = Mailbox<Void>()
+        let first = PendingResponse()
+        first.whenCompleted { _ in letGo.post(()) }
+        var router = Router()
+        router.add(.GET, "/first") { _, _ in
+            firstArrived.post(())
+            return Response(pending: first)
+        }
+        router.add(.GET, "/late") { _, _ in
+            entered.post(())
+            _ = letGo.next(timeout: .seconds(20))
+            return Response(pending: PendingResponse())  // never completed
+        }
+        let server = try TestServer(router: router)
+        let answers = Mailbox<(String, TestHTTPResponse)>()
+        let errors = runOnThreads(3) { index in
+            switch index {
+            case 0: answers.post(("first", try TestHTTPClient(port: server.port, timeout: .seconds(20)).send(path: "/first")))
+            case 1:
+                // After /first reached its responder: the shutdown (which first waits for the
+                // requests in flight) then finds its response waiting.
+                _ = try #require(firstArrived.next(timeout: .seconds(10)))
+                answers.post(("late", try TestHTTPClient(port: server.port, timeout: .seconds(20)).send(path: "/late")))
+            default:
+                _ = try #require(entered.next(timeout: .seconds(10)))
+                server.server.shutdown(timeout: .milliseconds(200))
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let received = answers.next(2, timeout: .seconds(10))
+        #expect(received.count == 2)
+        for (path, answer) in received {
+            #expect(answer.status == 503, "\(path)")
+            #expect(answer.headers["Retry-After"] == "1", "\(path)")
+        }
+    }
 }

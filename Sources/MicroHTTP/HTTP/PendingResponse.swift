@@ -65,9 +65,11 @@ public final class PendingResponse: Sendable {
     func responseOrSuspend(_ connection: OpaquePointer, server: ServerCore) -> Response? {
         state.withLock { state -> Response? in
             if let response = state.response { return response }
+            // Once the shutdown has answered every waiting response, no connection may suspend:
+            // libmicrohttpd 0.9.75 stops with a panic (SIGABRT) on a suspended connection.
+            if let final = server.pendingResponses.insert(self) { return final }
             state.connection = connection
             state.server = server
-            server.pendingResponses.insert(self)
             // Under the lock, so that a concurrent `complete` resumes only after this.
             MHD_suspend_connection(connection)
             return nil
@@ -82,21 +84,36 @@ public final class PendingResponse: Sendable {
 
 /// The pending responses of suspended connections, for shutdown.
 final class PendingResponseRegistry: Sendable {
-    private let pending = Lock<[ObjectIdentifier: PendingResponse]>([:])
+    private struct State {
+        var waiting: [ObjectIdentifier: PendingResponse] = [:]
+        /// The shutdown's answer, once ``completeAll(with:)`` ran: what a response that would
+        /// wait from then on gets at once.
+        var final: Response?
+    }
 
-    func insert(_ response: PendingResponse) {
-        pending.withLock { $0[ObjectIdentifier(response)] = response }
+    private let state = Lock(State())
+
+    /// Registers `response` as waiting, or returns the shutdown's answer for it to be sent now
+    /// (``completeAll(with:)`` ran: its connection must not be suspended).
+    func insert(_ response: PendingResponse) -> Response? {
+        state.withLock { state in
+            if let final = state.final { return final }
+            state.waiting[ObjectIdentifier(response)] = response
+            return nil
+        }
     }
 
     func remove(_ response: PendingResponse) {
-        _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(response)) }
+        _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(response)) }
     }
 
-    /// Completes every pending response with `response` (shutdown after its grace period).
+    /// Completes every pending response with `response` (shutdown after its grace period); one
+    /// made afterwards gets `response` at once, without waiting.
     func completeAll(with response: Response) {
-        let all = pending.withLock { pending in
-            defer { pending = [:] }
-            return Array(pending.values)
+        let all = state.withLock { state in
+            defer { state.waiting = [:] }
+            state.final = response
+            return Array(state.waiting.values)
         }
         for pendingResponse in all {
             pendingResponse.complete(response)
