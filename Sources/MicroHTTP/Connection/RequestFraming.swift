@@ -101,10 +101,13 @@ struct FramingFields {
             return .malformedRequest("the request carries more than one Content-Length")
         }
         if !transferEncodings.isEmpty {
-            let codings = transferEncodings.flatMap { $0.split(separator: ",").map(String.init) }
-                .map { $0.trimmingCharacters(in: " \t").lowercased() }
-            guard codings == ["chunked"] else {
-                return .notImplemented("the only transfer coding accepted is chunked (got \(transferEncodings.joined(separator: ", ")))")
+            // Exactly as libmicrohttpd 0.9.75 reads it: the first field's value, compared whole
+            // (it keeps what trails the value). Anything else it would read as a body of unknown
+            // length, never ending: `chunked ` or `chunked,` went through, and no answer came.
+            guard transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" else {
+                return .notImplemented(
+                    "the only transfer coding accepted is chunked, alone in one Transfer-Encoding field with nothing around it (got \(transferEncodings.map { "\"\($0)\"" }.joined(separator: ", ")))"
+                )
             }
         }
         if isHTTP11, hostCount != 1 {
