@@ -167,3 +167,20 @@ import Testing
         #expect(try client.send(method: "POST", path: "/", headers: [("Content-Length", "0")]).bodyString == "")
     }
 }
+
+/// What a body holds before its bytes arrive.
+@Suite struct RequestBodyReservationTests {
+    /// A declared `Content-Length` reserves at most ``RequestBody/reservationLimit``: connections
+    /// that declare the body limit and send nothing hold little each (found by a review: 1 MiB
+    /// each at the default limit).
+    @Test func aDeclaredLengthReservesAtMostTheReservationLimit() {
+        let large = RequestBody(expectedLength: 1 << 20, limit: 1 << 20)
+        #expect(large.bytes.capacity >= RequestBody.reservationLimit && large.bytes.capacity < 2 * RequestBody.reservationLimit)
+        let small = RequestBody(expectedLength: 19, limit: 1 << 20)
+        #expect(small.bytes.capacity >= 19 && small.bytes.capacity < 1_024)
+        // A body past the reservation still arrives whole.
+        let piece = [UInt8](repeating: 7, count: 300_000)
+        piece.withUnsafeBytes { large.append($0, limit: 1 << 20) }
+        #expect(large.bytes.count == 300_000)
+    }
+}

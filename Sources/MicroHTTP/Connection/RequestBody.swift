@@ -22,9 +22,14 @@ final class RequestBody {
     /// Made only when the responder sets one: empty headers reserve room for eight fields.
     private var pendingHeadersIfSet: HTTPHeaders?
 
+    /// The most a body reserves before its bytes arrive: a head's `Content-Length` is a claim, and
+    /// thousands of connections declaring the limit would otherwise hold it each while sending
+    /// nothing. Larger bodies grow as they arrive.
+    static var reservationLimit: Int { 64 << 10 }
+
     init(expectedLength: UInt64?, limit: Int) {
         if let expectedLength {
-            bytes.reserveCapacity(Int(min(expectedLength, UInt64(limit))))
+            bytes.reserveCapacity(Int(min(expectedLength, UInt64(min(limit, Self.reservationLimit)))))
         }
     }
 
