@@ -65,10 +65,7 @@ extension SQLiteJournalStorage: JournalContents {
             try removeOlder.bind(2, Int64(through))
             try removeOlder.run()
         }
-        let removeAnswers = try database.prepare("DELETE FROM answers WHERE store = ?1 AND time > ?2")
-        try removeAnswers.bind(1, scope.key)
-        try removeAnswers.bind(2, keptUntil)
-        try removeAnswers.run()
+        try removeAnswers(after: plan.lastGoodVersion, keptUntil: keptUntil, of: scope, database)
         try insertSnapshot(plan.snapshot, of: scope, writer)
         let head = try database.prepare("""
             UPDATE stores SET version = ?2,
@@ -77,6 +74,40 @@ extension SQLiteJournalStorage: JournalContents {
         try head.bind(1, scope.key)
         try head.bind(2, Int64(plan.lastGoodVersion))
         try head.run()
+    }
+
+    /// Removes the kept answers whose actions the repair removed: an answer `{"version":N}` by its
+    /// version (N after `lastGood`: its actions are gone, a retry must apply them again; N at or
+    /// before it: they stand, a retry must get the answer), any other by its time (kept after
+    /// `keptUntil`, the last kept record's). A time alone misjudges an answer stamped in another
+    /// millisecond than its last record: the answer is made after the reduce.
+    private static func removeAnswers(
+        after lastGood: UInt64, keptUntil: Int64, of scope: StoreScope, _ database: SQLiteDatabase
+    ) throws(SQLiteError) {
+        let select = try database.prepare("SELECT key, status, body, time FROM answers WHERE store = ?1")
+        try select.bind(1, scope.key)
+        var removed: [String] = []
+        while try select.step() {
+            let version = select.int64(1) == 200 ? answeredVersion(select.blob(2)) : nil
+            let isGone = version.map { $0 > lastGood } ?? (select.int64(3) > keptUntil)
+            if isGone { removed.append(select.text(0)) }
+        }
+        let remove = try database.prepare("DELETE FROM answers WHERE store = ?1 AND key = ?2")
+        for key in removed {
+            remove.reset()
+            try remove.bind(1, scope.key)
+            try remove.bind(2, key)
+            try remove.run()
+        }
+    }
+
+    /// N of an answer body `{"version":N}` (as the server writes it), else nil.
+    static func answeredVersion(_ body: [UInt8]) -> UInt64? {
+        let prefix = Array(#"{"version":"#.utf8)
+        guard body.count > prefix.count + 1, body.starts(with: prefix), body.last == UInt8(ascii: "}") else { return nil }
+        let digits = body[prefix.count..<(body.count - 1)]
+        guard digits.count <= 20, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return UInt64(String(decoding: digits, as: UTF8.self))
     }
 
     /// Copies the journal to `destination` (a file that must not exist) with SQLite's online

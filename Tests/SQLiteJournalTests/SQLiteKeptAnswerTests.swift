@@ -41,6 +41,36 @@ import Testing
         #expect(try storage.answer(forKey: "new") != nil)
     }
 
+    /// A repair removes the answers of the requests whose actions it removed, and only those: by
+    /// the version an answer names, not by its time (found by a review: an answer is stamped after
+    /// its reduce, often a millisecond after its last record, so a time rule dropped the answer of
+    /// a kept request — a retry applied it twice — and kept one of a removed request stamped in
+    /// the same millisecond as the last kept record — a retry was told it was applied).
+    @Test func aRepairRemovesTheAnswersOfTheActionsItRemovesByTheirVersion() throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-answers")
+        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
+        defer { storage.close() }
+        func at(_ version: UInt64) -> JournalRecord {
+            JournalRecord(version: version, type: "increase", payload: [], time: 1_000)
+        }
+        func answer(_ key: String, version: UInt64, time: Int64) -> KeptAnswer {
+            KeptAnswer(key: key, fingerprint: [1], status: 200, body: Array("{\"version\":\(version)}".utf8), time: time)
+        }
+        try storage.append([at(1), at(2), at(3)], answers: [answer("kept", version: 3, time: 1_001)])
+        try storage.append([at(4)], answers: [answer("removed", version: 4, time: 1_000)])
+        try storage.append([], answers: [KeptAnswer(key: "accepted", fingerprint: [2], status: 202, body: Array(#"{"accepted":true}"#.utf8), time: 999)])
+        try storage.repair(JournalRepairPlan(
+            lastGoodVersion: 3, snapshot: JournalSnapshot(version: 3, state: Array("{}".utf8), time: 2_000), removeRecordsThrough: nil
+        ))
+        #expect(try storage.recover().lastVersion == 3)
+        #expect(try storage.answer(forKey: "kept") != nil, "its actions stand: a retry gets the answer")
+        #expect(try storage.answer(forKey: "removed") == nil, "its action is gone: a retry applies it again")
+        #expect(try storage.answer(forKey: "accepted") != nil, "no version: kept before the last kept record's time")
+        #expect(SQLiteJournalStorage.answeredVersion(Array(#"{"version":18446744073709551615}"#.utf8)) == UInt64.max)
+        #expect(SQLiteJournalStorage.answeredVersion(Array(#"{"version":}"#.utf8)) == nil)
+        #expect(SQLiteJournalStorage.answeredVersion(Array(#"{"accepted":true}"#.utf8)) == nil)
+    }
+
     @Test func theNewestSnapshotAtOrBeforeAVersionIsFound() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-answers")
         let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
