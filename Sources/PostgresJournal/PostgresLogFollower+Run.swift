@@ -96,10 +96,20 @@ extension PostgresLogFollower {
             for chunk in round.filter(\.needsRead).chunked(Self.storesPerQuery) {
                 // Before offered entries, only the versions missing up to them (the offered ones
                 // are not read back).
-                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { work in
+                let pages = try log.pages(after: Dictionary(uniqueKeysWithValues: chunk.map { work in
                     (work.store, (version: work.applied, limit: work.readLimit(pageSize: pageSize)))
                 }))
-                record(stillFollowed(Array(chunk)).map { applyRead(pages[$0.store] ?? [], of: $0) })
+                // A store whose versions have a gap (removed by retention) stops, saying which
+                // version is missing, as a page that cannot be applied does; the others go on.
+                var read: [(work: RoundWork, page: [LogEntry])] = []
+                for work in stillFollowed(Array(chunk)) {
+                    switch pages[work.store] {
+                    case .failure(let error): stop(work.store, generation: work.generation, error.message)
+                    case .success(let page): read.append((work, page))
+                    case nil: read.append((work, []))
+                    }
+                }
+                record(read.map { applyRead($0.page, of: $0.work) })
             }
         }
     }

@@ -21,7 +21,9 @@ import DequeModule
 ///
 /// `apply` runs on the follower's thread, one page of one store at a time, oldest first. If it
 /// throws (a row this build cannot decode) that store stops there and reports why: it never
-/// skips a version. A store deleted while followed stops too, saying so.
+/// skips a version. So does a store whose versions have a gap (its records removed by retention:
+/// read with other stores in one query, the gap stops that store alone). A store deleted while
+/// followed stops too, saying so.
 public final class PostgresLogFollower: Sendable {
     /// Where the follower stands, for one store.
     public enum Status: Sendable, Equatable {
