@@ -78,6 +78,10 @@ public enum LogGroupOutcome: Sendable, Equatable {
     /// refuses `\u0000` in a string, for one), with its message. Nothing of it stored; the other
     /// groups of the append are not affected, and a retry of the same data will fail again.
     case unstorable(String)
+    /// Refused: the group's store does not exist in the log — never created, or deleted —, or
+    /// exists as another incarnation than the one the appending replica serves (deleted and
+    /// created again since; its versions and tags are not the new store's). Nothing of it stored.
+    case storeNotFound
 }
 
 /// One row of the shared log as a replica reads it.

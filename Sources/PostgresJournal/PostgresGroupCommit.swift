@@ -98,12 +98,13 @@ public final class PostgresGroupCommit: Sendable {
         }
     }
 
-    /// Queues `group` for `store` (at least one action, or an answer to keep); `completion` hears
-    /// its outcome. After ``stop()`` it is answered at once with ``PostgresLogError/Code/closed``.
-    public func submit(_ group: LogGroup, to store: StoreID = .default, completion: @escaping Completion) {
+    /// Queues `group` for `store` (at least one action, or an answer to keep), meant for the
+    /// store's incarnation `incarnation` (nil: any; ``StoreLogGroup/incarnation``); `completion`
+    /// hears its outcome. After ``stop()`` it is answered at once with ``PostgresLogError/Code/closed``.
+    public func submit(_ group: LogGroup, to store: StoreID = .default, incarnation: String? = nil, completion: @escaping Completion) {
         let accepted = state.withLock { state -> Bool? in
             guard !state.stopping else { return nil }
-            state.pending.append(Submitted(group: StoreLogGroup(group, to: store), completion: completion))
+            state.pending.append(Submitted(group: StoreLogGroup(group, to: store, incarnation: incarnation), completion: completion))
             // Wake the thread only when it has something to do: the first group (it may be
             // idle), or the batch it gathers is complete. Other wake-ups would cost a context
             // switch per request for nothing.

@@ -10,8 +10,9 @@ extension PostgresLog {
     /// store in the given order. A group whose ``Journal/LogGroup/expectedHeads`` do not hold its
     /// store's head is left out (``Journal/LogGroupOutcome/headMoved(head:)``), so is one whose
     /// idempotency key its store already holds (``Journal/LogGroupOutcome/duplicateKey(_:)``), and
-    /// one of a store that does not exist (``Journal/LogGroupOutcome/unstorable(_:)``: deleted, or
-    /// never created); the others are stored. A group without actions that keeps an answer (a
+    /// one of a store that does not exist, or not as the incarnation the group states
+    /// (``Journal/LogGroupOutcome/storeNotFound``: deleted, deleted and created again, or never
+    /// created); the others are stored. A group without actions that keeps an answer (a
     /// request that appended nothing: `202`, or a `422` of its first action) keeps it in
     /// `remvvm_answers` (``Journal/LogGroupOutcome/kept``); its key is refused like any other its
     /// store holds. One outcome per group that has actions or an answer (groups with neither are
@@ -40,15 +41,16 @@ extension PostgresLog {
         }
     }
 
-    /// The outcome of a group of a store without a head row.
+    /// The outcome of a group of a store without a head row, or with one of another incarnation
+    /// than the group's.
     static func missing(_ store: StoreID) -> LogGroupOutcome {
-        .unstorable(PostgresLogError.storeNotFound(store).message)
+        .storeNotFound
     }
 
     /// ``append(_:)-([StoreLogGroup])`` of non-empty groups in one transaction; throws for data
     /// PostgreSQL refuses.
     private func appendTogether(_ nonEmpty: [StoreLogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
-        if !nonEmpty.contains(where: { $0.group.expectedHeads != nil || $0.group.actions.isEmpty }) {
+        if !nonEmpty.contains(where: { $0.group.expectedHeads != nil || $0.group.actions.isEmpty }), Self.statesOneIncarnationPerStore(nonEmpty) {
             do throws(PostgresLogError) {
                 return try appendWithoutRoundTripsUnderTheLock(nonEmpty)
             } catch where error.sqlState == "23505" {
@@ -73,19 +75,33 @@ extension PostgresLog {
         }
     }
 
+    /// Whether the groups of each store state one incarnation (or none, all of them): the one-call
+    /// append checks a store's incarnation once for all its groups; the checked path, each group's.
+    private static func statesOneIncarnationPerStore(_ groups: [StoreLogGroup]) -> Bool {
+        var stated: [StoreID: String?] = [:]
+        for item in groups {
+            if let first = stated[item.store], first != item.incarnation { return false }
+            stated[item.store] = item.incarnation
+        }
+        return true
+    }
+
     /// The checked append, inside a transaction: the heads of the stores of `groups` are locked
     /// (in the order of their ids: two such appends never wait for each other crosswise), then
-    /// each group's `If-Match` and key are checked against its store under that lock, so the
-    /// checks are globally correct across replicas.
+    /// each group's incarnation, `If-Match` and key are checked against its store under that
+    /// lock, so the checks are globally correct across replicas.
     private func appendInTransaction(_ groups: [StoreLogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         let stores = Set(groups.map(\.store)).sorted()
         let locked = try connection.execute(
-            "SELECT store, version FROM remvvm_head WHERE store = ANY($1::text[]) ORDER BY store FOR UPDATE",
+            "SELECT store, version, incarnation FROM remvvm_head WHERE store = ANY($1::text[]) ORDER BY store FOR UPDATE",
             [Self.arrayLiteral(stores.map(\.rawValue))]
         )
         var heads: [StoreID: UInt64] = [:]
+        var incarnations: [StoreID: String] = [:]
         for row in locked.rows {
-            heads[try Self.store(row.first ?? nil)] = try Self.number(row.count > 1 ? row[1] : nil, "head version")
+            let store = try Self.store(row.first ?? nil)
+            heads[store] = try Self.number(row.count > 1 ? row[1] : nil, "head version")
+            incarnations[store] = row.count > 2 ? row[2] : nil
         }
         var keys = try existingKeys(groups.compactMap { group in group.group.answer.map { StoreKey(store: group.store, key: $0.key) } })
         var next = heads
@@ -93,7 +109,7 @@ extension PostgresLog {
         var rows: [AppendedRow] = []
         for item in groups {
             let group = item.group
-            guard let current = next[item.store] else {
+            guard let current = next[item.store], item.incarnation == nil || item.incarnation == incarnations[item.store] else {
                 outcomes.append(Self.missing(item.store))
                 continue
             }

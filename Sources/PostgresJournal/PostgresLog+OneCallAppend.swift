@@ -8,17 +8,22 @@ extension PostgresLog {
     /// be scheduled). Answers that name their group's last version are completed in SQL. A key
     /// the log already holds in its store, on a row or kept without actions, fails the whole call
     /// with a unique violation (`23505`): nothing is stored then. Groups of a store without a head
-    /// row are not stored (``missing(_:)``).
+    /// row, or with one of another incarnation than theirs, are not stored (``missing(_:)``).
     func appendWithoutRoundTripsUnderTheLock(_ groups: [StoreLogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
         var columns = AppendColumns()
-        // Per store, in the order of first appearance: how many rows, the newest action's time.
+        // Per store, in the order of first appearance: how many rows, the newest action's time,
+        // the incarnation stated (the first group's: every group of a store comes from its view).
         var stores: [StoreID] = []
         var counts: [StoreID: UInt64] = [:]
         var lastTimes: [StoreID: Int64] = [:]
+        var incarnations: [StoreID: String] = [:]
         var ranges: [(store: StoreID, ordinals: ClosedRange<UInt64>)] = []
         for item in groups {
             let group = item.group
-            if counts[item.store] == nil { stores.append(item.store) }
+            if counts[item.store] == nil {
+                stores.append(item.store)
+                incarnations[item.store] = item.incarnation
+            }
             let before = counts[item.store] ?? 0
             ranges.append((item.store, before + 1...before + UInt64(group.actions.count)))
             counts[item.store] = before + UInt64(group.actions.count)
@@ -36,7 +41,8 @@ extension PostgresLog {
         let rows = try connection.executeInOwnTransaction(
             Self.appendCallingTheFunction,
             [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { counts[$0].map(String.init) }),
-             Self.arrayLiteral(stores.map { lastTimes[$0].map(String.init) })] + columns.parameters + [columns.recordsText]
+             Self.arrayLiteral(stores.map { lastTimes[$0].map(String.init) }), Self.arrayLiteral(stores.map { incarnations[$0] })]
+                + columns.parameters + [columns.recordsText]
         )
         let announced = PostgresLogDoorbell(payloads: [(rows.rows.first?.first ?? nil) ?? ""])
         return ranges.map { range in
@@ -50,7 +56,7 @@ extension PostgresLog {
 
     /// The call of ``PostgresLogSchema/appendFunction``.
     private static let appendCallingTheFunction =
-        "SELECT \(PostgresLogSchema.appendFunction)($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::int[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bigint[], $15::text)"
+        "SELECT \(PostgresLogSchema.appendFunction)($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::int[], $12::bytea[], $13::bytea[], $14::bytea[], $15::bigint[], $16::text)"
 
     /// A PostgreSQL array literal of `elements` (each double-quoted with `\` and `"` escaped;
     /// nil as NULL), for an array parameter. Escaped byte by byte: PostgreSQL reads bytes, and
@@ -118,12 +124,12 @@ private struct AppendColumns {
         }
     }
 
-    /// The argument `$15`: the rows' text, or NULL when it does not fit in a notification.
+    /// The argument `$16`: the rows' text, or NULL when it does not fit in a notification.
     var recordsText: String? {
         recordsFit ? String(decoding: records, as: UTF8.self) : nil
     }
 
-    /// The arguments `$4…$14`, as array literals.
+    /// The arguments `$5…$15`, as array literals.
     var parameters: [String?] {
         [stores, ordinals, types, payloads, times, keys, statuses, fingerprints, bodies, suffixes, answerTimes]
             .map(PostgresLog.arrayLiteral)

@@ -113,8 +113,21 @@ public final class PostgresLog {
         try entries(after: versions.mapValues { (version: $0, limit: limit) })
     }
 
-    /// Up to each store's `limit` entries after its `version`, in one query.
+    /// Up to each store's `limit` entries after its `version`, in one query; a gap in any store
+    /// throws (``PostgresLogError/Code/corrupt``).
     public func entries(after reads: [StoreID: (version: UInt64, limit: Int)]) throws(PostgresLogError) -> [StoreID: [LogEntry]] {
+        var found: [StoreID: [LogEntry]] = [:]
+        for (store, page) in try pages(after: reads) {
+            found[store] = try page.get()
+        }
+        return found
+    }
+
+    /// ``entries(after:)-([StoreID:(version:limit:)])`` with each store's own outcome: a gap in
+    /// one store's versions (its records removed by retention) is that store's failure, not the
+    /// others' — a follower stops that store and goes on with the rest. Throws when the query
+    /// fails.
+    func pages(after reads: [StoreID: (version: UInt64, limit: Int)]) throws(PostgresLogError) -> [StoreID: Result<[LogEntry], PostgresLogError>] {
         guard !reads.isEmpty else { return [:] }
         let stores = Array(reads.keys)
         let versions = reads.mapValues(\.version)
@@ -131,14 +144,18 @@ public final class PostgresLog {
             [Self.arrayLiteral(stores.map(\.rawValue)), Self.arrayLiteral(stores.map { versions[$0].map(String.init) }),
              Self.arrayLiteral(stores.map { reads[$0].map { String(max(1, $0.limit)) } })]
         )
-        var found: [StoreID: [LogEntry]] = [:]
+        var found: [StoreID: Result<[LogEntry], PostgresLogError>] = [:]
         var start = 0
         while start < rows.rows.count {
             let text = rows.rows[start].last ?? nil
             var end = start + 1
             while end < rows.rows.count, (rows.rows[end].last ?? nil) == text { end += 1 }
             let store = try Self.store(text)
-            found[store] = try Self.entries(rows.rows[start..<end], after: versions[store] ?? 0, fromEarliest: false)
+            do throws(PostgresLogError) {
+                found[store] = .success(try Self.entries(rows.rows[start..<end], after: versions[store] ?? 0, fromEarliest: false))
+            } catch {
+                found[store] = .failure(error)
+            }
             start = end
         }
         return found

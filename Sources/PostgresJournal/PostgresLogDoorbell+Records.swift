@@ -8,7 +8,9 @@ import Journal
 /// late evening).
 ///
 /// The payload: the append's heads as on ``PostgresLogSchema/channel`` (`store:head` pairs), a
-/// line feed, then per row `store ordinal time typeLength payloadLength keyLength` (`-` for no
+/// line feed, each store's incarnation (`store:incarnation` pairs separated by spaces: the rows
+/// are that store's, ``PostgresLogDoorbell/incarnations``), a line feed, then per row `store
+/// ordinal time typeLength payloadLength keyLength` (`-` for no
 /// key), a line feed, and the type, the payload and the key, each exactly as long as said, in
 /// characters (code points, which survive a conversion between the database's and the
 /// connection's encodings). A store's rows have the ordinals 1…n in order; its row of ordinal `o`
@@ -16,11 +18,28 @@ import Journal
 /// The appender writes the rows (``appendRow(to:store:ordinal:type:payload:time:key:)``), PostgreSQL only
 /// puts the heads in front: building the text in SQL cost the appends a quarter more.
 extension PostgresLogDoorbell {
-    /// The heads' part of a records doorbell's `payload` and its rows' part (empty when the
-    /// payload has no line feed).
-    static func splitRecords(_ payload: String) -> (heads: Substring, rows: Substring) {
-        guard let feed = payload.utf8.firstIndex(of: UInt8(ascii: "\n")) else { return (payload[...], "") }
-        return (payload[..<feed], payload[payload.utf8.index(after: feed)...])
+    /// The heads' part of a records doorbell's `payload`, its incarnations' line and its rows'
+    /// part (empty when the payload lacks their line feeds).
+    static func splitRecords(_ payload: String) -> (heads: Substring, incarnations: Substring, rows: Substring) {
+        let bytes = payload.utf8
+        guard let feed = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return (payload[...], "", "") }
+        let rest = bytes.index(after: feed)
+        guard let second = bytes[rest...].firstIndex(of: UInt8(ascii: "\n")) else { return (payload[..<feed], payload[rest...], "") }
+        return (payload[..<feed], payload[rest..<second], payload[bytes.index(after: second)...])
+    }
+
+    /// The incarnations' line of a records doorbell (`store:incarnation` pairs separated by
+    /// spaces) by store; nil when it is not such a line (a doorbell of an older build, whose
+    /// second line is a row's: its rows are then not applied, its heads read as before).
+    static func incarnations(_ line: Substring) -> [StoreID: String]? {
+        var found: [StoreID: String] = [:]
+        for pair in line.split(separator: " ") {
+            guard let colon = pair.firstIndex(of: ":"), let store = try? StoreID(pair[..<colon]) else { return nil }
+            let incarnation = pair[pair.index(after: colon)...]
+            guard !incarnation.isEmpty else { return nil }
+            found[store] = String(incarnation)
+        }
+        return found.isEmpty ? nil : found
     }
 
     /// The rows of a records doorbell's rows part by store, each store's in version order, its

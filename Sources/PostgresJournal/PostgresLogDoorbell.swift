@@ -16,6 +16,11 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// The rows the records doorbell carried (``records(_:heads:)``), by store, each store's in
     /// version order: to apply without reading them back.
     public var entries: [StoreID: [LogEntry]] = [:]
+    /// The incarnation of each store of ``entries`` (``Journal/StoreDescription/incarnation``):
+    /// which store the rows are of. A follower applies them only to that incarnation: a store
+    /// deleted and created again under its id has versions 1, 2… again, and the rows of the old
+    /// one may still be on their way when the new one is followed.
+    public var incarnations: [StoreID: String] = [:]
 
     /// The longest payload the log sends (PostgreSQL takes up to 8,000 bytes).
     static let longestPayload = 7_900
@@ -23,12 +28,13 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// Creates an announcement.
     public init(
         heads: [StoreID: UInt64] = [:], changed: Set<StoreID> = [], everything: Bool = false,
-        entries: [StoreID: [LogEntry]] = [:]
+        entries: [StoreID: [LogEntry]] = [:], incarnations: [StoreID: String] = [:]
     ) {
         self.heads = heads
         self.changed = changed
         self.everything = everything
         self.entries = entries
+        self.incarnations = incarnations
     }
 
     /// The announcement of `notifications` (channel and payload), received together: the heads
@@ -36,15 +42,28 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// when its rows cannot be read, its heads (read as before). A heads payload right after a
     /// records payload with the same heads (`lastRecordsHeads`, kept by the caller across waits:
     /// a transaction's notifications are queued together, so nothing comes between the two) is
-    /// the same append's second doorbell, and adds nothing.
+    /// the same append's second doorbell, and adds nothing. Rows of a store already rung in
+    /// these notifications as another incarnation (deleted and created again in between) replace
+    /// those, and the store's head row is read again (``changed``): one store's rows are never
+    /// joined across incarnations.
     init(notifications: [(channel: String, payload: String)], lastRecordsHeads: inout Substring?) {
         for notification in notifications {
             if notification.channel == PostgresLogSchema.recordsChannel {
-                let (headsText, rowsText) = Self.splitRecords(notification.payload)
+                let (headsText, incarnationsText, rowsText) = Self.splitRecords(notification.payload)
                 var announced = PostgresLogDoorbell()
                 announced.add(headsText)
-                if !announced.everything, let rows = Self.records(rowsText, heads: announced.heads) {
-                    entries.merge(rows) { $0 + $1 }
+                if !announced.everything, let incarnations = Self.incarnations(incarnationsText),
+                   let rows = Self.records(rowsText, heads: announced.heads), rows.keys.allSatisfy({ incarnations[$0] != nil }) {
+                    for (store, stored) in rows {
+                        let incarnation = incarnations[store]
+                        if self.incarnations[store] == incarnation {
+                            entries[store, default: []] += stored
+                        } else {
+                            if self.incarnations[store] != nil { changed.insert(store) }
+                            entries[store] = stored
+                            self.incarnations[store] = incarnation
+                        }
+                    }
                 } else {
                     add(headsText)
                 }

@@ -96,29 +96,37 @@ extension PostgresLogFollower {
             for chunk in round.filter(\.needsRead).chunked(Self.storesPerQuery) {
                 // Before offered entries, only the versions missing up to them (the offered ones
                 // are not read back).
-                let pages = try log.entries(after: Dictionary(uniqueKeysWithValues: chunk.map { work in
+                let pages = try log.pages(after: Dictionary(uniqueKeysWithValues: chunk.map { work in
                     (work.store, (version: work.applied, limit: work.readLimit(pageSize: pageSize)))
                 }))
-                record(stillFollowed(Array(chunk)).map { applyRead(pages[$0.store] ?? [], of: $0) })
+                // A store whose versions have a gap (removed by retention) stops, saying which
+                // version is missing, as a page that cannot be applied does; the others go on.
+                var read: [(work: RoundWork, page: [LogEntry])] = []
+                for work in stillFollowed(Array(chunk)) {
+                    switch pages[work.store] {
+                    case .failure(let error): stop(work.store, generation: work.generation, error.message)
+                    case .success(let page): read.append((work, page))
+                    case nil: read.append((work, []))
+                    }
+                }
+                record(read.map { applyRead($0.page, of: $0.work) })
             }
         }
     }
 
-    /// Checks `store`'s head row as read: gone → the store stops (deleted); another incarnation
-    /// than the one verified → it stops (deleted and created again); otherwise `verify` hears it
-    /// (the first time since a connect) and the head is what to read up to.
+    /// Checks `store`'s head row as read: gone → the store stops (deleted); `verify` hears it the
+    /// first time since a connect (and may stop it: the log replaced); another incarnation than
+    /// the one first accepted (also across reconnects) → it stops (deleted and created again);
+    /// otherwise the head is what to read up to.
     private func check(_ store: StoreID, _ found: (head: UInt64, incarnation: String)?) {
         // What is needed of the store, read under the lock (the store is changed under it).
-        let seen = state.withLock { state -> (generation: UInt64, verified: String?, verify: @Sendable (String, UInt64) throws -> Void)? in
+        let seen = state.withLock { state -> (generation: UInt64, verified: String?, accepted: String?, verify: @Sendable (String, UInt64) throws -> Void)? in
             guard let followed = state.stores[store], followed.stopReason == nil else { return nil }
-            return (followed.generation, followed.verified, followed.verify)
+            return (followed.generation, followed.verified, followed.incarnation, followed.verify)
         }
         guard let seen else { return }
         guard let found else {
             return stop(store, generation: seen.generation, "the store \(store) was deleted from the shared log")
-        }
-        if let verified = seen.verified, verified != found.incarnation {
-            return stop(store, generation: seen.generation, "the store \(store) was deleted from the shared log and created again")
         }
         if seen.verified == nil {
             do {
@@ -127,9 +135,13 @@ extension PostgresLogFollower {
                 return stop(store, generation: seen.generation, "\(error)")
             }
         }
+        if let accepted = seen.accepted, accepted != found.incarnation {
+            return stop(store, generation: seen.generation, "the store \(store) was deleted from the shared log and created again")
+        }
         state.withLock { state in
             guard let current = state.stores[store], current.generation == seen.generation else { return }
             current.verified = found.incarnation
+            current.incarnation = found.incarnation
             current.knownHead = max(current.knownHead, found.head)
             if found.head > current.applied { current.readUpTo = max(current.readUpTo ?? 0, found.head) }
             state.mayBeBehind.insert(store)
@@ -201,10 +213,18 @@ extension PostgresLogFollower {
             }
             var relevant = false
             // The rows rung with the heads: offered like this replica's own, and applied without
-            // reading them back when they follow what the store applied.
+            // reading them back when they follow what the store applied — if they are of the
+            // incarnation followed. Rows of another (the store deleted and created again, before
+            // or after the rows), or rung before the store's head row was first read, are left
+            // to its head row, read again: it stops the store, or tells what to read.
             for (store, entries) in announced.entries {
-                guard let followed = state.stores[store], followed.stopReason == nil,
-                      let last = entries.last?.record.version, last > followed.applied else { continue }
+                guard let followed = state.stores[store], followed.stopReason == nil else { continue }
+                guard store == .default || (followed.incarnation != nil && announced.incarnations[store] == followed.incarnation) else {
+                    state.headsToRead.insert(store)
+                    relevant = true
+                    continue
+                }
+                guard let last = entries.last?.record.version, last > followed.applied else { continue }
                 followed.offer(entries, last: last, keeping: PostgresLogFollower.offeredLimit)
                 state.mayBeBehind.insert(store)
                 relevant = true

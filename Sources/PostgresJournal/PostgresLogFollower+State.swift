@@ -16,6 +16,11 @@ final class FollowedStore {
     var readUpTo: UInt64? = .max
     /// The incarnation `verify` accepted, once it did (read again at every reconnect).
     var verified: String?
+    /// The incarnation first accepted, kept across reconnects: the store this following applies.
+    /// Another one in the head row stops the store; rows a doorbell rings of another one are not
+    /// offered (``PostgresLogDoorbell/incarnations``); appends state it
+    /// (``PostgresLogFollower/incarnation(of:)``).
+    var incarnation: String?
     /// Whether every entry up to the head read last was applied since the last (re)connect.
     var caughtUp = false
     /// Why following stopped for good (an entry that could not be applied, the store deleted).

@@ -21,7 +21,10 @@ import DequeModule
 ///
 /// `apply` runs on the follower's thread, one page of one store at a time, oldest first. If it
 /// throws (a row this build cannot decode) that store stops there and reports why: it never
-/// skips a version. A store deleted while followed stops too, saying so.
+/// skips a version. So does a store whose versions have a gap (its records removed by retention:
+/// read with other stores in one query, the gap stops that store alone). A store deleted while
+/// followed stops too, saying so; rows a doorbell rings are applied only to the incarnation of
+/// the store followed (``PostgresLogDoorbell/incarnations``).
 public final class PostgresLogFollower: Sendable {
     /// Where the follower stands, for one store.
     public enum Status: Sendable, Equatable {
@@ -115,6 +118,11 @@ public final class PostgresLogFollower: Sendable {
 
     /// The stores followed.
     public var followedStores: [StoreID] { state.withLock { Array($0.stores.keys) } }
+
+    /// The incarnation of `store` this follower applies (the first its head row showed once
+    /// followed; nil before, or when the store is not followed): what this replica's appends to
+    /// the store state (``StoreLogGroup/incarnation``).
+    public func incarnation(of store: StoreID) -> String? { state.withLock { $0.stores[store]?.incarnation } }
 
     /// The last version of `store` applied (0 when it is not followed).
     public func applied(of store: StoreID) -> UInt64 { state.withLock { $0.stores[store]?.applied ?? 0 } }

@@ -1,11 +1,13 @@
 extension PostgresLogSchema {
     /// The function that appends groups without `If-Match` in one call (``PostgresLog``): its
     /// name carries its version, so a build that needs another one creates it beside this one.
-    /// (`remvvm_append_v4` rang only the heads, so that every other replica read the rows back;
+    /// (`remvvm_append_v5` took no incarnations: an append to a store deleted and created again
+    /// went to the new store, and its records doorbell did not say which incarnation its rows were
+    /// of; `remvvm_append_v4` rang only the heads, so that every other replica read the rows back;
     /// `remvvm_append_v3` found its stores' head rows by reading every head row, twice per call,
     /// once the log held hundreds of stores; `v2` appended to the only store of schema version 1;
     /// `v1` checked `remvvm_answers` through a plan cached while that table was small.)
-    static let appendFunction = "remvvm_append_v5"
+    static let appendFunction = "remvvm_append_v6"
 
     /// The share of PostgreSQL's notification queue (8 GB) above which appends ring only their
     /// heads: the queue keeps every notification until the slowest listener has read it, so a
@@ -17,7 +19,7 @@ extension PostgresLogSchema {
 
     /// The argument types of ``appendFunction``, as `to_regprocedure` names them.
     static let appendFunctionArguments =
-        "text[], bigint[], bigint[], text[], bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[], text"
+        "text[], bigint[], bigint[], text[], text[], bigint[], text[], text[], bigint[], text[], integer[], bytea[], bytea[], bytea[], bigint[], text"
 
     /// The columns of one row to append, as both appends unnest them from their array arguments:
     /// its store, its ordinal among the rows of its store in the append (1…n), the action and
@@ -51,8 +53,11 @@ extension PostgresLogSchema {
 
     /// Appends the rows (the arrays, one element per action) to their stores and returns the
     /// stores' new heads as the doorbell's payload (`store:head …`, every store appended to);
-    /// `stores`, `counts` and `last_times` name each store of the append once, with its number of
-    /// rows and its newest action's time.
+    /// `stores`, `counts`, `last_times` and `incarnations` name each store of the append once,
+    /// with its number of rows, its newest action's time and the incarnation its rows are meant
+    /// for (NULL: any). A store whose head row is of another incarnation (deleted and created
+    /// again since the appending replica followed it) is left out, as a missing one is: compared
+    /// in the statement that raises the heads, no query more.
     ///
     /// The heads' row locks first, in the order of the stores' ids, so that two appends of
     /// overlapping stores never wait for each other crosswise (a deadlock); appends of other
@@ -60,8 +65,10 @@ extension PostgresLogSchema {
     /// kept in its store (a command of its own, so it sees every answer committed before the
     /// locks were granted — within one statement it would see only those committed before the
     /// statement began), the heads raised, the rows, the doorbells: on ``recordsChannel`` the
-    /// heads, a line feed and `records` (the rows as text, written by the appender:
-    /// ``PostgresLogDoorbell/records(_:heads:)``) when the whole fits in one notification and the
+    /// heads, a line feed, the incarnation of each store (`store:incarnation` pairs: which store
+    /// the rows are of, ``PostgresLogDoorbell/incarnations``), a line feed and `records` (the rows
+    /// as text, written by the appender: ``PostgresLogDoorbell/records(_:heads:)``) when the whole
+    /// fits in one notification and the
     /// notification queue is nearly empty (``recordsQueueUsageLimit``), then the
     /// heads alone on ``channel`` (PostgreSQL delivers a transaction's notifications after it
     /// committed, in the order they were sent). A key already kept raises
@@ -84,7 +91,7 @@ extension PostgresLogSchema {
     /// where the append touches the ~20 rows of its stores.
     static let createAppendFunction = """
         CREATE FUNCTION \(appendFunction)(
-                stores text[], counts bigint[], last_times bigint[],
+                stores text[], counts bigint[], last_times bigint[], incarnations text[],
                 row_stores text[], ords bigint[], types text[], payloads text[], times bigint[], keys text[],
                 statuses integer[], fingerprints bytea[], bodies bytea[], suffixes bytea[], answer_times bigint[],
                 records text
@@ -92,6 +99,7 @@ extension PostgresLogSchema {
             DECLARE
                 kept boolean;
                 heads text;
+                incarnated text;
             BEGIN
                 PERFORM 1 FROM remvvm_head h WHERE h.store = ANY(stores) ORDER BY h.store FOR UPDATE;
                 IF EXISTS (SELECT 1 FROM unnest(keys) k WHERE k IS NOT NULL) THEN
@@ -112,9 +120,9 @@ extension PostgresLogSchema {
                 END IF;
                 WITH bumped AS (
                     UPDATE remvvm_head h SET version = h.version + c.n, last_action_at = greatest(h.last_action_at, c.last)
-                    FROM unnest(stores, counts, last_times) AS c(store, n, last)
-                    WHERE h.store = c.store AND h.store = ANY(stores)
-                    RETURNING h.store, h.version - c.n AS base, h.version AS head
+                    FROM unnest(stores, counts, last_times, incarnations) AS c(store, n, last, incarnation)
+                    WHERE h.store = c.store AND h.store = ANY(stores) AND (c.incarnation IS NULL OR h.incarnation = c.incarnation)
+                    RETURNING h.store, h.version - c.n AS base, h.version AS head, h.incarnation
                 ),
                 inserted AS (
                     \(insertAppendedRows(
@@ -122,11 +130,12 @@ extension PostgresLogSchema {
                         bases: "bumped"
                     ))
                 )
-                SELECT string_agg(b.store || ':' || b.head, ' ') INTO heads FROM bumped b;
+                SELECT string_agg(b.store || ':' || b.head, ' '), string_agg(b.store || ':' || b.incarnation, ' ')
+                    INTO heads, incarnated FROM bumped b;
                 IF heads IS NOT NULL THEN
-                    IF octet_length(heads) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload)
+                    IF octet_length(heads) + 1 + octet_length(incarnated) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload)
                        AND pg_notification_queue_usage() < \(recordsQueueUsageLimit) THEN
-                        PERFORM pg_notify('\(recordsChannel)', heads || E'\\n' || records);
+                        PERFORM pg_notify('\(recordsChannel)', heads || E'\\n' || incarnated || E'\\n' || records);
                     END IF;
                     PERFORM \(notifyHeads("heads"));
                 END IF;

@@ -50,12 +50,17 @@ public final class PostgresStoreLog: SharedLog {
         connections.follower.follow(store, applied: applied, onStatus: { onStatus(Self.status($0)) }, verify: verify, apply: apply)
     }
 
-    /// Starts the log's appender first if no store was followed yet.
+    /// Starts the log's appender first if no store was followed yet. The group is meant for the
+    /// incarnation of the store this view follows (the one the follower accepted; any while it
+    /// accepted none, and always for `default`, which is never deleted): a store deleted and
+    /// created again meanwhile refuses it (``Journal/LogGroupOutcome/storeNotFound``), rather than
+    /// take the replica's `If-Match` of the old store, or answer versions the replica does not hold.
     public func submit(_ group: LogGroup, completion: @escaping @Sendable (Result<LogGroupOutcome, JournalError>) -> Void) {
         guard connections.startThreads() else {
             return completion(.failure(JournalError(code: .unusable, message: "could not start the threads that append to and follow the shared log")))
         }
-        connections.appender.submit(group, to: store) { result in
+        let incarnation = store == .default ? nil : connections.follower.incarnation(of: store)
+        connections.appender.submit(group, to: store, incarnation: incarnation) { result in
             completion(result.mapError(PostgresLogConnections.journalError))
         }
     }

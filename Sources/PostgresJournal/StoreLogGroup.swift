@@ -7,11 +7,17 @@ public struct StoreLogGroup: Sendable, Equatable {
     public var store: StoreID
     /// The group.
     public var group: LogGroup
+    /// The incarnation of `store` the group is meant for (``Journal/StoreDescription/incarnation``:
+    /// the one its replica follows and serves); a head row of another one (the store deleted and
+    /// created again meanwhile) refuses the group, as a missing store does
+    /// (``Journal/LogGroupOutcome/storeNotFound``). Nil: whichever incarnation exists.
+    public var incarnation: String?
 
-    /// Creates a group of `store`.
-    public init(_ group: LogGroup, to store: StoreID) {
+    /// Creates a group of `store` (of its incarnation `incarnation`; nil: any).
+    public init(_ group: LogGroup, to store: StoreID, incarnation: String? = nil) {
         self.store = store
         self.group = group
+        self.incarnation = incarnation
     }
 }
 

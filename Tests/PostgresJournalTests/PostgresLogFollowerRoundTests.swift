@@ -17,6 +17,40 @@ import Testing
         LogGroup(actions: [LoggedAction(type: "add", payload: Array("{\"by\":\(number)}".utf8), time: Int64(number))])
     }
 
+    private static let a = StoreID.make("room-a"), b = StoreID.make("room-b")
+
+    /// A store whose versions have a gap (its records removed by retention) stops, saying which
+    /// version is missing; the follower goes on with every other store.
+    @Test func aGapInOneStoreStopsThatStoreAlone() throws {
+        let server = try PostgresServer()
+        let writer = try PostgresLog(conninfo: server.conninfo)
+        defer { writer.close() }
+        for store in [Self.a, Self.b] { #expect(try writer.create(store, limit: 10, at: 1) != .limitReached) }
+        let follower = PostgresLogFollower(conninfo: server.conninfo, pollInterval: .seconds(30))
+        for store in [Self.a, Self.b] { follower.follow(store, applied: 0) { _ in } }
+        #expect(follower.start())
+        defer { follower.stop() }
+        func add(_ count: Int) -> LogGroup {
+            LogGroup(actions: (0..<count).map { LoggedAction(type: "add", payload: [], time: Int64($0)) })
+        }
+        #expect(try writer.append([add(3)], to: Self.a) == [.appended(1...3)])
+        #expect(try writer.append([add(3)], to: Self.b) == [.appended(1...3)])
+        #expect(follower.waitUntilApplied(3, of: Self.a, timeout: .seconds(10)))
+        #expect(follower.waitUntilApplied(3, of: Self.b, timeout: .seconds(10)))
+        let remover = try PostgresConnection(conninfo: server.conninfo)
+        defer { remover.close() }
+        _ = try remover.execute("DELETE FROM remvvm_log WHERE store = 'room-b' AND version = 1")
+        // Followed again from the start (a replica loading it without a snapshot): read from the log.
+        follower.follow(Self.b, applied: 0) { _ in }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            if case .stopped(let reason?) = follower.status(of: Self.b) { reason.contains("no version 1") } else { false }
+        }, "room-b: \(follower.status(of: Self.b))")
+        #expect(follower.status(of: Self.a) == .following)
+        #expect(follower.connectionStatus == .following)
+        #expect(try writer.append([add(1)], to: Self.a) == [.appended(4...4)])
+        #expect(follower.waitUntilApplied(4, of: Self.a, timeout: .seconds(10)))
+    }
+
     @Test func manyStoresWrittenByThisReplicaAndAnotherEachApplyEveryVersionOnceInOrder() throws {
         let server = try PostgresServer()
         let conninfo = server.conninfo

@@ -1,4 +1,5 @@
 import ConcurrencyKit
+import HTTPTestSupport
 import Journal
 @testable import PostgresJournal
 import PostgresTestSupport
@@ -62,13 +63,13 @@ import Testing
         let rows = text([(Self.a, 1, entry(1, "add", "{}"))])
         var last: Substring?
         let rung = PostgresLogDoorbell(
-            notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\n" + rows), (PostgresLogSchema.channel, "room-a:4")],
+            notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\nroom-a:i1\n" + rows), (PostgresLogSchema.channel, "room-a:4")],
             lastRecordsHeads: &last
         )
-        #expect(rung == PostgresLogDoorbell(entries: [Self.a: [entry(4, "add", "{}")]]))
+        #expect(rung == PostgresLogDoorbell(entries: [Self.a: [entry(4, "add", "{}")]], incarnations: [Self.a: "i1"]))
         #expect(last == nil, "the twin came")
         // The twin in the next batch of notifications; then a heads doorbell of another append.
-        _ = PostgresLogDoorbell(notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\n" + rows)], lastRecordsHeads: &last)
+        _ = PostgresLogDoorbell(notifications: [(PostgresLogSchema.recordsChannel, "room-a:4\nroom-a:i1\n" + rows)], lastRecordsHeads: &last)
         #expect(PostgresLogDoorbell(notifications: [(PostgresLogSchema.channel, "room-a:4")], lastRecordsHeads: &last) == PostgresLogDoorbell())
         #expect(PostgresLogDoorbell(notifications: [(PostgresLogSchema.channel, "room-a:4")], lastRecordsHeads: &last)
             == PostgresLogDoorbell(heads: [Self.a: 4]), "not right after its records: a doorbell of its own")
@@ -77,6 +78,83 @@ import Testing
             notifications: [(PostgresLogSchema.recordsChannel, "room-a:4 room-b:2\nroom-a 1 5 3 9 -\nadd{}")], lastRecordsHeads: &last
         )
         #expect(unreadable == PostgresLogDoorbell(heads: [Self.a: 4, Self.b: 2]))
+    }
+
+    /// The rows of a store deleted and created again are versions 1, 2… of each incarnation: rung
+    /// together, they are never joined into one store's rows, and each names its incarnation.
+    @Test func aStoresRowsOfTwoIncarnationsAreNeverJoined() throws {
+        let old = text([(Self.a, 1, entry(1, "old", "{}")), (Self.a, 2, entry(2, "old", "{}")), (Self.b, 1, entry(1, "b", "{}"))])
+        let new = text([(Self.a, 1, entry(1, "new", "{}"))])
+        var last: Substring?
+        let rung = PostgresLogDoorbell(notifications: [
+            (PostgresLogSchema.recordsChannel, "room-a:2 room-b:1\nroom-a:i1 room-b:j1\n" + old),
+            (PostgresLogSchema.channel, "room-a:2 room-b:1"),
+            (PostgresLogSchema.channel, "room-a:deleted"),
+            (PostgresLogSchema.recordsChannel, "room-a:1\nroom-a:i2\n" + new),
+        ], lastRecordsHeads: &last)
+        #expect(rung == PostgresLogDoorbell(
+            changed: [Self.a], entries: [Self.a: [entry(1, "new", "{}")], Self.b: [entry(1, "b", "{}")]],
+            incarnations: [Self.a: "i2", Self.b: "j1"]
+        ))
+        // Rows of one incarnation in two appends: joined, in order.
+        let more = text([(Self.a, 1, entry(2, "new", "{}"))])
+        let both = PostgresLogDoorbell(notifications: [
+            (PostgresLogSchema.recordsChannel, "room-a:1\nroom-a:i2\n" + new),
+            (PostgresLogSchema.recordsChannel, "room-a:2\nroom-a:i2\n" + more),
+        ], lastRecordsHeads: &last)
+        #expect(both.entries[Self.a]?.map(\.record.version) == [1, 2] && both.changed.isEmpty)
+        // A records doorbell without the incarnations' line (an older build's): its heads, read.
+        let older = PostgresLogDoorbell(notifications: [(PostgresLogSchema.recordsChannel, "room-a:1\n" + new)], lastRecordsHeads: &last)
+        #expect(older == PostgresLogDoorbell(heads: [Self.a: 1]))
+    }
+
+    /// Replica B's follower is busy while replica A appends to S (rows rung with the append),
+    /// deletes S and creates it again; B then follows the new S from version 0. The old S's rows,
+    /// still on their way, are not applied to the new one: B applies the new S's versions only.
+    @Test func rowsRungForADeletedStoreAreNotAppliedToTheStoreCreatedAgainUnderItsId() throws {
+        let server = try PostgresServer()
+        let writer = try PostgresLog(conninfo: server.conninfo)
+        defer { writer.close() }
+        let busy = StoreID.make("busy")
+        #expect(try writer.create(busy, limit: 10, at: 1) != .limitReached)
+        let follower = PostgresLogFollower(conninfo: server.conninfo, pollInterval: .seconds(30))
+        let entered = Mailbox<Bool>()
+        let released = Lock(false)
+        follower.follow(busy, applied: 0) { _ in
+            entered.post(true)
+            _ = released.wait(timeout: .seconds(30)) { $0 }
+        }
+        #expect(follower.start())
+        defer { follower.stop() }
+        defer {
+            released.withLock { $0 = true }
+            released.notifyAll()
+        }
+        func add(_ type: String) -> LogGroup { LogGroup(actions: [LoggedAction(type: type, payload: [], time: 1)]) }
+        #expect(try writer.append([add("hold")], to: busy) == [.appended(1...1)])
+        #expect(entered.next(timeout: .seconds(10)) == true, "the follower is busy applying")
+        // Meanwhile: S's versions 1–3 (one call each: rows on the doorbell), S deleted, created again.
+        #expect(try writer.create(Self.a, limit: 10, at: 1) != .limitReached)
+        for type in ["a", "b", "c"] { _ = try writer.append([add(type)], to: Self.a) }
+        #expect(try writer.head(of: Self.a) == 3)
+        #expect(try writer.delete(Self.a))
+        guard case .created = try writer.create(Self.a, limit: 10, at: 2) else {
+            Issue.record("\(Self.a) not created again")
+            return
+        }
+        // Rung after all of that: once the follower applied it, it has heard S's doorbells too.
+        #expect(try writer.append([add("later")], to: busy) == [.appended(2...2)])
+        let collected = Lock<[String]>([])
+        follower.follow(Self.a, applied: 0) { page in collected.withLock { $0 += page.map(\.record.type) } }
+        released.withLock { $0 = true }
+        released.notifyAll()
+        #expect(follower.waitUntilApplied(2, of: busy, timeout: .seconds(10)))
+        #expect(try writer.append([add("x")], to: Self.a) == [.appended(1...1)])
+        #expect(follower.waitUntilApplied(1, of: Self.a, timeout: .seconds(10)))
+        // The doorbell brought version 1 of the new S: applied without reading, after the old rows.
+        #expect(collected.withLock { $0 } == ["x"])
+        #expect(follower.applied(of: Self.a) == 1)
+        #expect(follower.status(of: Self.a) == .following || follower.status(of: Self.a) == .connecting)
     }
 
     @Test func offersStayInVersionOrderEachVersionOnce() {

@@ -101,6 +101,43 @@ import Testing
         #expect(throws: PostgresLogError.self) { try log.head(of: missing) }
     }
 
+    /// Replica B serves `room-a` at version 3; replica A deletes it, creates it again and appends
+    /// 3 versions before B's follower notices. B's appends state the incarnation B serves: refused
+    /// as a missing store's, with `If-Match` (B's tag of version 3 must not match the new store's
+    /// version 3) and without (B would answer a version it does not hold).
+    @Test func anAppendToAStoreDeletedAndCreatedAgainIsRefused() throws {
+        let server = try PostgresServer()
+        let writer = try logWithTwoStores(server)
+        defer { writer.close() }
+        #expect(try writer.append([LogGroup(actions: [action(1), action(2), action(3)])], to: Self.a) == [.appended(1...3)])
+        let replica = try PostgresSharedLog(conninfo: server.conninfo, patience: .seconds(10))
+        defer { replica.stop() }
+        let view = replica.view(of: Self.a)
+        try view.start(applied: 3) { _ in }
+        #expect(waitUntil(timeout: .seconds(10)) { view.status == .following }, "\(view.status)")
+        #expect(try writer.delete(Self.a))
+        guard case .created = try writer.create(Self.a, limit: 10, at: 2) else {
+            Issue.record("\(Self.a) not created again")
+            return
+        }
+        #expect(try writer.append([LogGroup(actions: [action(4), action(5), action(6)])], to: Self.a) == [.appended(1...3)])
+        func submit(_ group: LogGroup) -> Result<LogGroupOutcome, JournalError>? {
+            let outcome = Mailbox<Result<LogGroupOutcome, JournalError>>()
+            view.submit(group) { outcome.post($0) }
+            return outcome.next(timeout: .seconds(30))
+        }
+        #expect(submit(LogGroup(actions: [action(7)], expectedHead: 3)) == .success(.storeNotFound))
+        #expect(submit(LogGroup(actions: [action(8)])) == .success(.storeNotFound))
+        #expect(submit(LogGroup(actions: [], answer: KeptAnswer(key: "k", fingerprint: [1], status: 202, body: [], time: 1)))
+            == .success(.storeNotFound), "an answer kept without actions too")
+        #expect(try writer.head(of: Self.a) == 3, "nothing appended to the new store")
+        // A group stating the new incarnation is appended, on either path.
+        let current = try #require(try writer.describe(Self.a)).incarnation
+        #expect(try writer.append([StoreLogGroup(LogGroup(actions: [action(9)]), to: Self.a, incarnation: current)]) == [.appended(4...4)])
+        #expect(try writer.append([StoreLogGroup(LogGroup(actions: [action(10)], expectedHead: 4), to: Self.a, incarnation: current)])
+            == [.appended(5...5)])
+    }
+
     /// The head row of `room-a` held by another transaction (an append of `room-a` in flight):
     /// an append of `room-b` goes through at once, one of `room-a` waits for it as before.
     @Test func writersOfDifferentStoresNeverWaitForEachOthersHead() throws {

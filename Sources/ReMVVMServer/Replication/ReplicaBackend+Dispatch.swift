@@ -147,6 +147,12 @@ extension ReplicaBackend {
                 } else {
                     pending.complete(Problem.keyStoredElsewhereUnreadable.response)
                 }
+            case .success(.storeNotFound):
+                // The store this replica serves is gone from the log (deleted, maybe created again
+                // as a new store its `If-Match` and versions mean nothing in): nothing appended;
+                // answered as every request after a deletion is (the follower drops the store).
+                release()
+                pending.complete(Problem.storeNotFound(served.id).response)
             case .success(.unstorable(let reason)):
                 release()
                 logger.warning("the shared log refused to store the actions of a request: \(reason)")

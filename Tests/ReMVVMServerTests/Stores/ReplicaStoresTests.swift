@@ -213,6 +213,48 @@ import Testing
         #expect(reset.data.contains(#""reset":true"#) && reset.id?.hasPrefix("0-") == true, "\(reset)")
     }
 
+    /// A write reaches a replica that still serves a store deleted and created again (its
+    /// follower has not noticed): its append states the incarnation the replica serves, the log
+    /// refuses it, and the client gets `404` — not a version appended to the new store that the
+    /// replica never applied (then a `503` after waiting for it). Without `If-Match`: the one-call
+    /// append, whose raise sees the new head row once the transaction holding it commits.
+    @Test func aWriteToAStoreDeletedAndCreatedAgainBeforeTheReplicaNoticesIsNotFound() throws {
+        let postgres = try PostgresServer()
+        let root = try TemporaryDirectory(prefix: "remvvm-replica-recreated")
+        let replica = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/r", name: "r")
+        #expect(waitUntil(timeout: .seconds(30)) { (try? replica.send("GET", "/healthz").status) == 200 })
+        #expect(try replica.send("PUT", "/stores/p").status == 201)
+        #expect(try replica.send("POST", "/stores/p/actions", body: "[\(Self.increase),\(Self.increase),\(Self.increase)]").status == 200)
+        // Another replica deletes p and creates it again with 3 versions, in a transaction that
+        // holds the new head row while the write's append waits for the old one (no doorbell).
+        let admin = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        _ = try admin.execute("DELETE FROM remvvm_log WHERE store = 'p'")
+        _ = try admin.execute("DELETE FROM remvvm_head WHERE store = 'p'")
+        _ = try admin.execute("INSERT INTO remvvm_head (store, version, incarnation, created_at) VALUES ('p', 3, gen_random_uuid()::text, 1)")
+        _ = try admin.execute(
+            "INSERT INTO remvvm_log (store, version, type, payload, time) SELECT 'p', v, 'increase', NULL, 1 FROM generate_series(1, 3) v"
+        )
+        let written = Lock<TestHTTPResponse?>(nil)
+        Thread {
+            let response = try? replica.send("POST", "/stores/p/actions", body: Self.increase)
+            written.withLock { $0 = response }
+            written.notifyAll()
+        }.start()
+        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { watcher.close() }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").rows.first?.first ?? nil) != "0"
+        }, "the write's append waits for the head row")
+        _ = try admin.execute("COMMIT")
+        #expect(written.wait(timeout: .seconds(30)) { $0 != nil })
+        let answer = try #require(written.withLock { $0 })
+        #expect(answer.status == 404 && answer.bodyString.contains("urn:remvvm:problem:store-not-found"), "\(answer.status) \(answer.bodyString)")
+        let head = try watcher.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
+        #expect(head == "3", "nothing appended to the store created again")
+    }
+
     @Test func aStoreUnloadedOnAReplicaIsNoLongerFollowedAndResumesFromItsSnapshot() throws {
         // B keeps one store besides default loaded: loading another unloads the first.
         let pair = try Pair(maxLoadedOnB: 2)
