@@ -135,15 +135,10 @@ final class EventHub<State: StoreState & Encodable>: Sendable {
         subscriberTotal.load(ordering: .relaxed)
     }
 
-    /// The streams open now: counted from their subscription to their end, so also while they
-    /// wait for the lane or are rebuilt from the journal. What `/metrics` and `/stats` report.
-    var openStreamCount: Int {
-        openStreams.load(ordering: .relaxed)
-    }
-
-    /// Whether a stream of this hub is open (``openStreamCount``).
+    /// Whether a stream of this hub is open: counted from its subscription to its end, so also
+    /// while it waits for the lane or is rebuilt from the journal.
     var hasOpenStreams: Bool {
-        openStreamCount > 0
+        openStreams.load(ordering: .relaxed) > 0
     }
 
     /// Waits until `condition` holds for the subscriber count, re-checking it whenever the count

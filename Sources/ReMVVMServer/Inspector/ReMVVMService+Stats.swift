@@ -7,8 +7,8 @@ extension ReMVVMService {
     func getStats(in served: ServedStore<State>) -> Response {
         let stats = ServiceStats(
             version: served.publisher.snapshot.version,
-            eventSubscribers: served.hub.openStreamCount,
-            viewModelSubscribers: served.viewModelHub.openStreamCount,
+            eventSubscribers: served.hub.subscriberCount,
+            viewModelSubscribers: served.viewModelHub.subscriberCount,
             stores: storesHealth.map(ServiceStats.Stores.init)
         )
         guard let body = try? JSONCoding.encode(stats) else {

@@ -66,8 +66,8 @@ extension ReMVVMService {
                     headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
                     body: .bytes(metrics.render(
                         storeVersion: root.publisher.snapshot.version,
-                        subscribers: stores?.eventStreams ?? root.hub.openStreamCount,
-                        viewModelStreams: (stores?.viewModelStreams ?? root.viewModelHub.openStreamCount, viewModels.made, viewModels.encoded),
+                        subscribers: stores?.eventStreams ?? root.hub.subscriberCount,
+                        viewModelStreams: (stores?.viewModelStreams ?? root.viewModelHub.subscriberCount, viewModels.made, viewModels.encoded),
                         backendGauges: root.backend.gauges + (stores?.gauges ?? [])
                     ))
                 )

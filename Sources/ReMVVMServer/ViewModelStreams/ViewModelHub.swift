@@ -85,15 +85,9 @@ final class ViewModelHub<State: StoreState>: Sendable {
         streamCount.load(ordering: .relaxed)
     }
 
-    /// The streams open now, from their subscription to their end (also while they wait for the
-    /// lane). What `/metrics` and `/stats` report.
-    var openStreamCount: Int {
-        openStreams.load(ordering: .relaxed)
-    }
-
-    /// Whether a stream of this hub is open (``openStreamCount``).
+    /// Whether a stream of this hub is open, from its subscription to its end.
     var hasOpenStreams: Bool {
-        openStreamCount > 0
+        openStreams.load(ordering: .relaxed) > 0
     }
 
     /// How many view models the streams made, and how many of them were encoded, since start.

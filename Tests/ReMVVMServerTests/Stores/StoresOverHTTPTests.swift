@@ -293,11 +293,15 @@ import Testing
             #expect(try stream.nextEvent(timeout: .seconds(10)) != nil, "\(path)")
             streams.append(stream)
         }
-        // The gauges count a stream from its subscription (before its first event), not from
-        // when its hub's lane holds it.
-        let text = try server.send("GET", "/metrics").bodyString
-        #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 3)
-        #expect(metricSample(text, "remvvm_sse_subscribers", ["stream": "viewmodels"]) == 1)
+        // The gauges follow the hubs' lanes, which count a stream once they hold it (its first
+        // event may come before).
+        var text = ""
+        let counted = waitUntil(timeout: .seconds(10)) {
+            text = (try? server.send("GET", "/metrics").bodyString) ?? ""
+            return metricSample(text, "remvvm_sse_subscribers", ["stream": "events"]) == 3
+                && metricSample(text, "remvvm_sse_subscribers", ["stream": "viewmodels"]) == 1
+        }
+        #expect(counted, "\(text.split(separator: "\n").filter { $0.hasPrefix("remvvm_sse_subscribers") })")
         // /stats: its own `subscribers` are default's, `stores.subscribers` every store's.
         let stats = try #require(try JSONSerialization.jsonObject(with: Data(server.send("GET", "/stats").body)) as? [String: Any])
         #expect(stats["subscribers"] as? [String: Int] == ["events": 1, "viewModels": 0])
