@@ -36,8 +36,8 @@ struct StoresHealth: Sendable, Equatable {
         var maxLag: UInt64 = 0
         var (events, viewModels) = (0, 0)
         for served in stores {
-            events += served.hub.openStreamCount
-            viewModels += served.viewModelHub.openStreamCount
+            events += served.hub.subscriberCount
+            viewModels += served.viewModelHub.subscriberCount
             let health = served.backend.health
             if health.status != .ok { unhealthy.append(Unhealthy(id: served.id, health: health)) }
             maxLag = max(maxLag, served.backend.lagVersions)
