@@ -16,11 +16,23 @@ public struct PostgresLogDoorbell: Sendable, Equatable {
     /// The rows the records doorbell carried (``records(_:heads:)``), by store, each store's in
     /// version order: to apply without reading them back.
     public var entries: [StoreID: [LogEntry]] = [:]
-    /// The incarnation of each store of ``entries`` (``Journal/StoreDescription/incarnation``):
-    /// which store the rows are of. A follower applies them only to that incarnation: a store
+    /// The incarnation of each store of ``entries`` (``Journal/StoreDescription/incarnation``, its
+    /// first ``incarnationTokenLength`` characters): which store the rows are of. A follower applies them only to that incarnation: a store
     /// deleted and created again under its id has versions 1, 2… again, and the rows of the old
     /// one may still be on their way when the new one is followed.
     public var incarnations: [StoreID: String] = [:]
+
+    /// How many characters of a store's incarnation (a UUID) a records doorbell carries: 48 bits
+    /// of it tell a store created again under its id from the one before (two in a row sharing
+    /// them: about one in 2^48), in a string short enough to need no allocation (at most 15
+    /// bytes), and 23 bytes fewer per store in every payload each replica receives.
+    static let incarnationTokenLength = 13
+
+    /// Whether `token`, an incarnation as a records doorbell names it, names `incarnation`.
+    static func token(_ token: String?, names incarnation: String?) -> Bool {
+        guard let token, let incarnation, !token.isEmpty else { return false }
+        return incarnation.utf8.starts(with: token.utf8)
+    }
 
     /// The longest payload the log sends (PostgreSQL takes up to 8,000 bytes).
     static let longestPayload = 7_900

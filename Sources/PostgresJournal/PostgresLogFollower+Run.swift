@@ -219,7 +219,7 @@ extension PostgresLogFollower {
             // to its head row, read again: it stops the store, or tells what to read.
             for (store, entries) in announced.entries {
                 guard let followed = state.stores[store], followed.stopReason == nil else { continue }
-                guard store == .default || (followed.incarnation != nil && announced.incarnations[store] == followed.incarnation) else {
+                guard store == .default || PostgresLogDoorbell.token(announced.incarnations[store], names: followed.incarnation) else {
                     state.headsToRead.insert(store)
                     relevant = true
                     continue

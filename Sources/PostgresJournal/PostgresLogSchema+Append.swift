@@ -65,8 +65,8 @@ extension PostgresLogSchema {
     /// kept in its store (a command of its own, so it sees every answer committed before the
     /// locks were granted — within one statement it would see only those committed before the
     /// statement began), the heads raised, the rows, the doorbells: on ``recordsChannel`` the
-    /// heads, a line feed, the incarnation of each store (`store:incarnation` pairs: which store
-    /// the rows are of, ``PostgresLogDoorbell/incarnations``), a line feed and `records` (the rows
+    /// heads, a line feed, the incarnation of each store (`store:token` pairs, the token the
+    /// incarnation's first characters: which store the rows are of, ``PostgresLogDoorbell/incarnations``), a line feed and `records` (the rows
     /// as text, written by the appender: ``PostgresLogDoorbell/records(_:heads:)``) when the whole
     /// fits in one notification and the
     /// notification queue is nearly empty (``recordsQueueUsageLimit``), then the
@@ -130,7 +130,7 @@ extension PostgresLogSchema {
                         bases: "bumped"
                     ))
                 )
-                SELECT string_agg(b.store || ':' || b.head, ' '), string_agg(b.store || ':' || b.incarnation, ' ')
+                SELECT string_agg(b.store || ':' || b.head, ' '), string_agg(b.store || ':' || left(b.incarnation, \(PostgresLogDoorbell.incarnationTokenLength)), ' ')
                     INTO heads, incarnated FROM bumped b;
                 IF heads IS NOT NULL THEN
                     IF octet_length(heads) + 1 + octet_length(incarnated) + 1 + octet_length(records) <= \(PostgresLogDoorbell.longestPayload)

@@ -42,16 +42,9 @@ import Testing
         func send(_ method: String, _ path: String, body: String = "") -> (status: Int, body: String) {
             var headers: HTTPHeaders = ["Authorization": "Bearer \(HealthNamesStoresTests.token)"]
             if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
-            var response = responder.respond(to: Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8)))
-            if case .pending(let pending) = response.body {
-                let done = Mailbox<Response>()
-                pending.whenCompleted { done.post($0) }
-                guard let completed = done.next(timeout: .seconds(30)) else { return (0, "no answer within 30 s") }
-                response = completed
-            }
-            var bytes: [UInt8] = []
-            if case .bytes(let body) = response.body { bytes = body }
-            return (response.status, String(decoding: bytes, as: UTF8.self))
+            let request = Request(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: Array(body.utf8))
+            guard let response = responder.respond(to: request).settled() else { return (0, "no answer within 30 s") }
+            return (response.status, String(decoding: response.completeBodyBytes, as: UTF8.self))
         }
 
         /// `/healthz` once `room-3`'s failed commit made it unhealthy.

@@ -55,19 +55,10 @@ import Testing
         func send(_ method: String, _ target: String, body: String = "") -> (status: Int, body: String) {
             let headers: HTTPHeaders = body.isEmpty ? [:] : ["Content-Type": "application/json"]
             let (path, query) = splitTarget(target)
-            var response = responder.respond(to: Request(
-                method: HTTPMethod(rawValue: method), path: path, query: query, headers: headers, body: Array(body.utf8)
-            ))
-            if case .pending(let pending) = response.body {
-                // Answered once the commit is durable (when the committer took it, not this thread).
-                let done = Mailbox<Response>()
-                pending.whenCompleted { done.post($0) }
-                guard let completed = done.next(timeout: .seconds(30)) else { return (0, "no answer within 30 s") }
-                response = completed
-            }
-            var bytes: [UInt8] = []
-            if case .bytes(let body) = response.body { bytes = body }
-            return (response.status, String(decoding: bytes, as: UTF8.self))
+            // A write is answered once its commit is durable (when the committer took it).
+            let request = Request(method: HTTPMethod(rawValue: method), path: path, query: query, headers: headers, body: Array(body.utf8))
+            guard let response = responder.respond(to: request).settled() else { return (0, "no answer within 30 s") }
+            return (response.status, String(decoding: response.completeBodyBytes, as: UTF8.self))
         }
 
         func metric(_ name: String, _ labels: [String: String] = [:]) -> Double? {
