@@ -31,13 +31,22 @@ extension PostgresLogDoorbell {
     /// The incarnations' line of a records doorbell (`store:incarnation` pairs separated by
     /// spaces) by store; nil when it is not such a line (a doorbell of an older build, whose
     /// second line is a row's: its rows are then not applied, its heads read as before).
+    /// Read by bytes, as the heads are (a `Substring`'s characters cost a grapheme break each).
     static func incarnations(_ line: Substring) -> [StoreID: String]? {
         var found: [StoreID: String] = [:]
-        for pair in line.split(separator: " ") {
-            guard let colon = pair.firstIndex(of: ":"), let store = try? StoreID(pair[..<colon]) else { return nil }
-            let incarnation = pair[pair.index(after: colon)...]
-            guard !incarnation.isEmpty else { return nil }
-            found[store] = String(incarnation)
+        let bytes = line.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
+            if start < end {
+                guard let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")), let store = try? StoreID(line[start..<colon]) else {
+                    return nil
+                }
+                let incarnation = bytes.index(after: colon)
+                guard incarnation < end else { return nil }
+                found[store] = String(line[incarnation..<end])
+            }
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
         }
         return found.isEmpty ? nil : found
     }
