@@ -106,6 +106,25 @@ import Testing
     /// Waits until `replica` shows `counter` in the state at `path`: a replica that has the store
     /// loaded applies another replica's writes a few milliseconds later (a read there is not
     /// behind the writer's answer; only the writer's own replica is).
+    /// Starts `POST /stores/{store}/actions` (an increase) on its own thread and returns once its
+    /// append waits for a row lock held from outside; the answer, when it comes, in the result.
+    private static func increaseWaitingForALock(
+        on replica: StoreReplica, _ store: String, postgres: PostgresServer
+    ) throws -> Lock<TestHTTPResponse?> {
+        let written = Lock<TestHTTPResponse?>(nil)
+        Thread {
+            let response = try? replica.send("POST", "/stores/\(store)/actions", body: Self.increase)
+            written.withLock { $0 = response }
+            written.notifyAll()
+        }.start()
+        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { watcher.close() }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").rows.first?.first ?? nil) != "0"
+        }, "the write's append waits for the row lock")
+        return written
+    }
+
     private static func eventually(_ replica: StoreReplica, _ path: String, showsCounter counter: Int) -> Bool {
         waitUntil(timeout: .seconds(10)) { (try? replica.send("GET", path)).flatMap(Self.counter) == counter }
     }
@@ -236,22 +255,12 @@ import Testing
         _ = try admin.execute(
             "INSERT INTO remvvm_log (store, version, type, payload, time) SELECT 'p', v, 'increase', NULL, 1 FROM generate_series(1, 3) v"
         )
-        let written = Lock<TestHTTPResponse?>(nil)
-        Thread {
-            let response = try? replica.send("POST", "/stores/p/actions", body: Self.increase)
-            written.withLock { $0 = response }
-            written.notifyAll()
-        }.start()
-        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
-        defer { watcher.close() }
-        #expect(waitUntil(timeout: .seconds(10)) {
-            (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").rows.first?.first ?? nil) != "0"
-        }, "the write's append waits for the head row")
+        let written = try Self.increaseWaitingForALock(on: replica, "p", postgres: postgres)
         _ = try admin.execute("COMMIT")
         #expect(written.wait(timeout: .seconds(30)) { $0 != nil })
         let answer = try #require(written.withLock { $0 })
         #expect(answer.status == 404 && answer.bodyString.contains("urn:remvvm:problem:store-not-found"), "\(answer.status) \(answer.bodyString)")
-        let head = try watcher.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
+        let head = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
         #expect(head == "3", "nothing appended to the store created again")
     }
 
@@ -293,17 +302,7 @@ import Testing
         defer { admin.close() }
         _ = try admin.execute("BEGIN")
         _ = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p' FOR UPDATE")
-        let written = Lock<TestHTTPResponse?>(nil)
-        Thread {
-            let response = try? replica.send("POST", "/stores/p/actions", body: Self.increase)
-            written.withLock { $0 = response }
-            written.notifyAll()
-        }.start()
-        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
-        defer { watcher.close() }
-        #expect(waitUntil(timeout: .seconds(10)) {
-            (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").rows.first?.first ?? nil) != "0"
-        }, "the write's append waits for the row")
+        let written = try Self.increaseWaitingForALock(on: replica, "p", postgres: postgres)
         // q loads with p's write in flight: p is held, so it stays loaded and followed.
         #expect(try replica.send("GET", "/stores/q/state").status == 200)
         #expect(try replica.follows("p"))
