@@ -42,3 +42,60 @@ import Testing
         #expect(second.state.counter == -1 && second.version == 1)
     }
 }
+
+/// ``Store/addReduceCheck(handingOn:)``: what a check made of an action reaches the reduce's
+/// publication, from the check that made it.
+@Suite struct ReduceCheckReceiptTests {
+    private final class Issuer: Sendable {}
+
+    @Test func aReceiptReachesThePublicationOfItsReduceOnly() throws {
+        let store = try Store.example()
+        let issuer = Issuer()
+        store.addReduceCheck(handingOn: { action in
+            action is Increase ? .admitHandingOn(ReduceCheckReceipt(issuer: ObjectIdentifier(issuer), bytes: [1, 2])) : .admit
+        })
+        let receipts = Lock<[ReduceCheckReceipt?]>([])
+        store.addPublicationHandler { publication in receipts.withLock { $0.append(publication.receipt) } }
+
+        #expect(store.dispatchAndWait([Increase(), Decrease()]) == .reduced(version: 2))
+        #expect(receipts.withLock { $0 } == [ReduceCheckReceipt(issuer: ObjectIdentifier(issuer), bytes: [1, 2]), nil])
+    }
+
+    @Test func theFirstRefusalRefusesAndTheLastReceiptIsKept() throws {
+        let store = try Store.example()
+        let first = Issuer()
+        let second = Issuer()
+        store.addReduceCheck(handingOn: { action in
+            action is Logout ? .refuse("first refuses") : .admitHandingOn(ReduceCheckReceipt(issuer: ObjectIdentifier(first), bytes: [1]))
+        })
+        store.addReduceCheck { _ in nil }
+        store.addReduceCheck(handingOn: { action in
+            action is Decrease ? .admitHandingOn(ReduceCheckReceipt(issuer: ObjectIdentifier(second), bytes: [2])) : .admit
+        })
+        let receipts = Lock<[ReduceCheckReceipt?]>([])
+        store.addPublicationHandler { publication in receipts.withLock { $0.append(publication.receipt) } }
+
+        #expect(store.dispatchAndWait([Increase(), Decrease()]) == .reduced(version: 2))
+        #expect(receipts.withLock { $0 } == [
+            ReduceCheckReceipt(issuer: ObjectIdentifier(first), bytes: [1]),
+            ReduceCheckReceipt(issuer: ObjectIdentifier(second), bytes: [2]),
+        ], "a check that admits without a receipt keeps an earlier one; a later receipt replaces it")
+        #expect(store.dispatchAndWait([Logout()]) == .refused(reason: "first refuses", index: 0))
+        #expect(store.version == 2)
+    }
+
+    /// A proposal (a replica's dispatch: nothing reduced) keeps each collected action's receipt
+    /// at the action's index, for the shared log's record.
+    @Test func aProposalKeepsEachActionsReceipt() throws {
+        let store = try Store.example()
+        let issuer = Issuer()
+        store.addReduceCheck(handingOn: { action in
+            action is Decrease ? .admitHandingOn(ReduceCheckReceipt(issuer: ObjectIdentifier(issuer), bytes: [9])) : .admit
+        })
+        let proposal = store.propose([Increase(), Decrease(), Increase()], late: { _ in })
+
+        #expect(proposal.actions.count == 3)
+        #expect(proposal.receipts == [nil, ReduceCheckReceipt(issuer: ObjectIdentifier(issuer), bytes: [9]), nil])
+        #expect(store.version == 0, "nothing was reduced")
+    }
+}

@@ -100,15 +100,21 @@ extension Store {
             return handling
         }
         guard index < middleware.filters.count else {
-            if let reason = refusal(of: action) {
+            var receipt: ReduceCheckReceipt?
+            switch verdict(on: action) {
+            case .admit:
+                break
+            case .admitHandingOn(let handedOn):
+                receipt = handedOn
+            case .refuse(let reason):
                 context.refuse(reason)
                 return
             }
             switch terminal {
             case .reduce:
-                reduceAndNotify(action, completions: completions)
+                reduceAndNotify(action, receipt: receipt, completions: completions)
             case .propose(let collector):
-                let speculative = collector.collect(action)
+                let speculative = collector.collect(action, receipt: receipt)
                 completions?.run(with: speculative)
             }
             return
@@ -136,7 +142,7 @@ extension Store {
     }
 
     /// willReduce → reducer → publication → didReduce → completions, innermost first.
-    private func reduceAndNotify(_ action: any StoreAction, completions: CompletionChain<State>?) {
+    private func reduceAndNotify(_ action: any StoreAction, receipt: ReduceCheckReceipt?, completions: CompletionChain<State>?) {
         // Most stores served over HTTP have no observer: asked first (an atomic), so that path
         // never touches the observers' generic types (a runtime lookup each, at every reduce).
         if isObserved {
@@ -148,7 +154,7 @@ extension Store {
         // Reduce the state current now: a willReduce observer may have dispatched (nested) meanwhile.
         let oldState = state
         let newState = reduce(oldState, with: action)
-        let (publication, publish) = commit(newState, action: action)
+        let (publication, publish) = commit(newState, action: action, receipt: receipt)
         publish(publication)
         if isObserved {
             notifyDidReduce(newState, oldState: oldState)

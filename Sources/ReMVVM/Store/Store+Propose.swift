@@ -6,6 +6,10 @@ public struct Proposal: Sendable {
     /// The actions that reached the reducer's place, in order (middleware may have replaced,
     /// added or stopped some): what a shared log is to order and every replica to reduce.
     public var actions: [any StoreAction]
+    /// What the store's reduce check made of each of ``actions`` on the way (the same index), or
+    /// nil (``Store/addReduceCheck(handingOn:)``): a shared log takes a journal encoding from here
+    /// instead of making it again.
+    public var receipts: [ReduceCheckReceipt?] = []
     /// A middleware refused the action at `index` with ``Interceptor/reject(reason:)``; later
     /// actions of the batch were not proposed, the ones in ``actions`` were.
     public var rejection: (reason: String, index: Int)?
@@ -62,7 +66,7 @@ extension Store {
                     break
                 }
             }
-            proposal.actions = collector.close()
+            (proposal.actions, proposal.receipts) = collector.close()
             proposal.isUnchanged = everyActionLeftUnchanged && proposal.actions.isEmpty
             return proposal
         }
@@ -75,6 +79,7 @@ final class ProposalCollector<State: StoreState>: Sendable {
     private struct Collected {
         var state: State
         var actions: [any StoreAction] = []
+        var receipts: [ReduceCheckReceipt?] = []
         var closed = false
     }
 
@@ -97,23 +102,26 @@ final class ProposalCollector<State: StoreState>: Sendable {
         collected.withLock { $0.state }
     }
 
-    /// Collects `action` (or hands it to `late` after ``close()``) and returns the speculative
-    /// state after it.
-    func collect(_ action: any StoreAction) -> State {
+    /// Collects `action`, with what the reduce check made of it (or hands it to `late` after
+    /// ``close()``), and returns the speculative state after it.
+    func collect(_ action: any StoreAction, receipt: ReduceCheckReceipt?) -> State {
         let (state, isLate) = collected.withLock { collected -> (State, Bool) in
             collected.state = reduce(collected.state, action)
-            if !collected.closed { collected.actions.append(action) }
+            if !collected.closed {
+                collected.actions.append(action)
+                collected.receipts.append(receipt)
+            }
             return (collected.state, collected.closed)
         }
         if isLate { late(action) }
         return state
     }
 
-    /// Ends the proposal: returns what was collected; later actions go to `late`.
-    func close() -> [any StoreAction] {
+    /// Ends the proposal: returns what was collected, with the receipts; later actions go to `late`.
+    func close() -> ([any StoreAction], [ReduceCheckReceipt?]) {
         collected.withLock { collected in
             collected.closed = true
-            return collected.actions
+            return (collected.actions, collected.receipts)
         }
     }
 }

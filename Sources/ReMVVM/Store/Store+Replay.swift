@@ -13,7 +13,7 @@ extension Store {
     @discardableResult
     public func replay(_ action: any StoreAction) -> UInt64 {
         processor.runAndWait { [self] in
-            let (publication, publish) = commit(reduce(state, with: action), action: action)
+            let (publication, publish) = commit(reduce(state, with: action), action: action, receipt: nil)
             publish(publication)
             return publication.version
         }
@@ -29,7 +29,7 @@ extension Store {
         processor.runAndWait { [self] in
             var version = self.version
             for action in actions {
-                let (publication, publish) = commit(reduce(state, with: action), action: action)
+                let (publication, publish) = commit(reduce(state, with: action), action: action, receipt: nil)
                 publish(publication)
                 version = publication.version
             }

@@ -20,7 +20,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         /// Every reduce check added, in order, as one closure (nil: none): the check that one
         /// store shares with others is then called as it is, with no array of the store's own
         /// to read on the way.
-        var reduceCheck: (@Sendable (any StoreAction) -> String?)?
+        var reduceCheck: (@Sendable (any StoreAction) -> ReduceCheckVerdict)?
     }
 
     /// Middleware are only called from inside the processor's exclusive work items.
@@ -159,9 +159,23 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// reports ``DispatchOutcome/refused(reason:index:)``. For setup faults the server detects
     /// (an action it could not journal), not for validating client input (use middleware).
     public func addReduceCheck(_ check: @escaping @Sendable (any StoreAction) -> String?) {
+        addReduceCheck(handingOn: { action in check(action).map(ReduceCheckVerdict.refuse) ?? .admit })
+    }
+
+    /// Adds a check as ``addReduceCheck(_:)`` does, whose verdict may also hand on what it made of
+    /// the action (``ReduceCheckVerdict/admitHandingOn(_:)``) to the reduce's publication
+    /// (``StatePublication/receipt``): a check that encodes the action to know whether it can be
+    /// journaled hands the encoding on to the journal's handler. Checks run in the order added;
+    /// the first refusal refuses, and the receipt of the last check that handed one on is kept.
+    /// In a ``propose(_:late:)`` a receipt is dropped (nothing is reduced there).
+    public func addReduceCheck(handingOn check: @escaping @Sendable (any StoreAction) -> ReduceCheckVerdict) {
         current.withLock { current in
             if let earlier = current.reduceCheck {
-                current.reduceCheck = { action in earlier(action) ?? check(action) }
+                current.reduceCheck = { action in
+                    let first = earlier(action)
+                    if case .refuse = first { return first }
+                    return first.followed(by: check(action))
+                }
             } else {
                 current.reduceCheck = check
             }
@@ -169,10 +183,10 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         hasReduceChecks.store(true, ordering: .releasing)
     }
 
-    /// The first reason a reduce check gives to refuse `action`, if any.
-    func refusal(of action: any StoreAction) -> String? {
+    /// What the reduce checks say of `action`.
+    func verdict(on action: any StoreAction) -> ReduceCheckVerdict {
         // Most stores have none: no lock on the way to every reduce then.
-        guard hasReduceChecks.load(ordering: .acquiring), let check = current.withLock({ $0.reduceCheck }) else { return nil }
+        guard hasReduceChecks.load(ordering: .acquiring), let check = current.withLock({ $0.reduceCheck }) else { return .admit }
         return check(action)
     }
 
@@ -180,7 +194,8 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// (every handler, in order).
     func commit(
         _ state: State,
-        action: any StoreAction
+        action: any StoreAction,
+        receipt: ReduceCheckReceipt?
     ) -> (StatePublication<State>, @Sendable (StatePublication<State>) -> Void) {
         let publicationType = publicationType
         var publication: StatePublication<State>?
@@ -189,7 +204,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
         // runtime type lookup at every reduce.
         current.withLock { current in
             let version = current.snapshot.version + 1
-            let made = publicationType.init(version: version, action: action, state: state)
+            let made = publicationType.init(version: version, action: action, state: state, receipt: receipt)
             current.snapshot = made
             publication = made
             publish = current.publish

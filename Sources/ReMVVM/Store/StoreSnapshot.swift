@@ -29,10 +29,14 @@ public class StoreSnapshot<State: Sendable>: @unchecked Sendable {
 public final class StatePublication<State: Sendable>: StoreSnapshot<State>, @unchecked Sendable {
     /// The action that was reduced (after any replacement by middleware).
     public let action: any StoreAction
+    /// What the store's reduce check made of ``action`` on the way (``Store/addReduceCheck(handingOn:)``),
+    /// or nil: the journal's encoding of its payload, made once.
+    public let receipt: ReduceCheckReceipt?
 
-    /// The reduce that produced `state` at `version` from `action`.
-    public init(version: UInt64, action: any StoreAction, state: State) {
+    /// The reduce that produced `state` at `version` from `action` (and `receipt` on the way).
+    public init(version: UInt64, action: any StoreAction, state: State, receipt: ReduceCheckReceipt? = nil) {
         self.action = action
+        self.receipt = receipt
         super.init(version: version, state: state)
     }
 }

@@ -17,35 +17,48 @@ final class ActionJournalCodec: Sendable {
         decoder = ActionBatchDecoder(registry: registry)
     }
 
-    /// ``refusal(of:)`` as a store's reduce check (`Store.addReduceCheck(_:)`): a closure over
-    /// this object alone, the same for every store.
-    var reduceCheck: @Sendable (any StoreAction) -> String? {
-        { [self] action in refusal(of: action) }
+    /// ``verdict(on:)`` as a store's reduce check (`Store.addReduceCheck(handingOn:)`): a closure
+    /// over this object alone, the same for every store.
+    var reduceCheck: @Sendable (any StoreAction) -> ReduceCheckVerdict {
+        { [self] action in verdict(on: action) }
     }
 
-    /// Why `action` cannot be journaled, or nil: its type has no wire name, or its payload does
-    /// not encode as JSON (a `Double` that is not finite, an `encode(to:)` that throws) — its
+    /// Whether `action` can be journaled: refused when its type has no wire name, or its payload
+    /// does not encode as JSON (a `Double` that is not finite, an `encode(to:)` that throws) — its
     /// record would not hold it, and a replay would rebuild another state than the one served.
-    /// A type without stored properties encodes once, at registration: only an action with fields
-    /// is encoded here (and again for its record).
-    func refusal(of action: any StoreAction) -> String? {
+    /// A type without stored properties encodes once, at registration; an action with fields is
+    /// encoded here, and the encoding handed on to its publication for the record
+    /// (``record(for:time:)``): encoded once a reduce.
+    func verdict(on action: any StoreAction) -> ReduceCheckVerdict {
         guard let name = registry.name(of: action) else {
-            return "the action type \(String(reflecting: type(of: action))) has no wire name, so it cannot be journaled; register it in the ActionRegistry"
+            return .refuse("the action type \(String(reflecting: type(of: action))) has no wire name, so it cannot be journaled; register it in the ActionRegistry")
         }
-        guard let entry = registry.entry(named: name), entry.constantPayload == nil, entry.payloadJSON(of: action) == nil else {
-            return nil
+        guard let entry = registry.entry(named: name), entry.constantPayload == nil else { return .admit }
+        guard let payload = entry.payloadJSON(of: action) else {
+            return .refuse("the payload of the action \"\(name)\" (\(String(reflecting: type(of: action)))) does not encode as JSON (a number that is not finite, or an encode(to:) that throws), so it cannot be journaled")
         }
-        return "the payload of the action \"\(name)\" (\(String(reflecting: type(of: action)))) does not encode as JSON (a number that is not finite, or an encode(to:) that throws), so it cannot be journaled"
+        return .admitHandingOn(ReduceCheckReceipt(issuer: ObjectIdentifier(self), bytes: payload))
     }
 
-    /// The record of a reduce, or nil when its action has no wire name.
+    /// Why `action` cannot be journaled (``verdict(on:)``), or nil.
+    func refusal(of action: any StoreAction) -> String? {
+        verdict(on: action).refusal
+    }
+
+    /// The record of a reduce, or nil when its action has no wire name: its payload is the one
+    /// this codec's reduce check encoded, when it did.
     func record(for publication: StatePublication<some Sendable>, time: Int64) -> JournalRecord? {
-        record(of: publication.action, version: publication.version, time: time)
+        record(of: publication.action, receipt: publication.receipt, version: publication.version, time: time)
     }
 
-    /// The record of `action` reduced as `version`, or nil when it has no wire name.
-    func record(of action: any StoreAction, version: UInt64, time: Int64) -> JournalRecord? {
-        guard let name = registry.name(of: action), let entry = registry.entry(named: name) else { return nil }
+    /// The record of `action` reduced as `version`, or nil when it has no wire name; its payload
+    /// is `receipt`'s bytes when this codec's reduce check made them (``verdict(on:)``).
+    func record(of action: any StoreAction, receipt: ReduceCheckReceipt? = nil, version: UInt64, time: Int64) -> JournalRecord? {
+        guard let name = registry.name(of: action) else { return nil }
+        if let receipt, receipt.issuer == ObjectIdentifier(self) {
+            return JournalRecord(version: version, type: name, payload: receipt.bytes, time: time)
+        }
+        guard let entry = registry.entry(named: name) else { return nil }
         let payload = entry.payloadJSON(of: action) ?? Array("{}".utf8)
         return JournalRecord(version: version, type: name, payload: payload, time: time)
     }

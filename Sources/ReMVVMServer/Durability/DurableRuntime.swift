@@ -98,7 +98,7 @@ final class DurableRuntime<State: StoreState & Codable>: Sendable {
         // the commit thread calls it for every store's part of a commit, and over many stores
         // every object it touches on the way is cold there.
         gate = CommitGate(store: store, journal: journal, codec: codec, history: history, snapshots: snapshots, logger: logger)
-        store.addReduceCheck(codec.reduceCheck)
+        store.addReduceCheck(handingOn: codec.reduceCheck)
         journal.onDurable(gate)
         guard journal.start() else {
             throw JournalError(code: .unusable, message: "could not start the journal thread")

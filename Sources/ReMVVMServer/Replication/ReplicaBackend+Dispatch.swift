@@ -88,8 +88,8 @@ extension ReplicaBackend {
             return response
         }
         let proposal = store.propose(actions) { [self] late in appendLate(late, to: log) }
-        let logged = proposal.actions.compactMap { action in
-            codec.record(of: action, version: 0, time: ActionJournalCodec.now())
+        let logged = zip(proposal.actions, proposal.receipts).compactMap { action, receipt in
+            codec.record(of: action, receipt: receipt, version: 0, time: ActionJournalCodec.now())
                 .map { LoggedAction(type: $0.type, payload: $0.payload, time: $0.time) }
         }
         var answer = proposalAnswer(proposal, requested: actions)

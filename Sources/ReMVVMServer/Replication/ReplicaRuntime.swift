@@ -74,7 +74,7 @@ final class ReplicaRuntime<State: StoreState & Codable>: Sendable {
             afterWrite: Self.afterSnapshot(ending: ending, registration: registration, log: log, retention: retention, expiry: expiry, logger: logger)
         )
         // Proposals refuse what could not be logged; replays are never checked.
-        store.addReduceCheck(codec.reduceCheck)
+        store.addReduceCheck(handingOn: codec.reduceCheck)
         // A store loaded on demand says less than the replica's start does.
         let notice: Logger.Level = onStopped == nil ? .notice : .debug
         if restored > 0 {
