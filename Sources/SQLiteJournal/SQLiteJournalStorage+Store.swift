@@ -148,12 +148,13 @@ extension SQLiteJournalStorage {
 
     func removeRecords(through version: UInt64, of scope: StoreScope) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
-            // Never past the older of the two kept snapshots: should the newer one be found
-            // damaged, the older one and the records after it still rebuild every version.
-            let oldest = try writer.database.prepare("SELECT COALESCE(MIN(version), 0) FROM snapshots WHERE store = ?1")
-            try oldest.bind(1, scope.key)
-            _ = try oldest.step()
-            let limit = min(version, UInt64(clamping: oldest.int64(0)))
+            // Nothing while the store has one snapshot: should it be found damaged, its records
+            // still rebuild every version. Then never past the older of the two kept snapshots:
+            // should the newer one be found damaged, the older one and the records after it do.
+            let kept = try writer.database.prepare("SELECT COUNT(*), COALESCE(MIN(version), 0) FROM snapshots WHERE store = ?1")
+            try kept.bind(1, scope.key)
+            _ = try kept.step()
+            let limit = kept.int64(0) < 2 ? 0 : min(version, UInt64(clamping: kept.int64(1)))
             try writer.database.transaction { () throws(SQLiteError) in
                 // The head is read from the newest record: kept in the row before it may go.
                 try foldHead(of: scope, writer)
