@@ -15,7 +15,7 @@ import Musl
 /// (the recent records of every store in commit order, where commits append them), `actions` (one
 /// row per store and version, where the log is folded in batches: ``foldLog(_:)``, in pieces:
 /// ``FoldInProgress``, whose progress `fold_progress` holds), `snapshots` (the
-/// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
+/// newest two usable ones of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
 /// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
 /// formats 1 to 3 are upgraded when opened (`docs/journal.md`, "Checksums", "Many stores" and
@@ -46,6 +46,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let insertStore: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
+        let selectUsableSnapshots: SQLiteStatement
         let removeActions: SQLiteStatement
         let insertAnswer: SQLiteStatement
         let removeAnswers: SQLiteStatement
@@ -199,7 +200,8 @@ public final class SQLiteJournalStorage: JournalStorage {
                 storeRow: try StoreRowStatements(database),
                 insertStore: try database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
-                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
+                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND NOT (typeof(version) = 'integer' AND version IN (?2, ?3))"),
+                selectUsableSnapshots: try database.prepare(Self.usableSnapshotsQuery),
                 removeActions: try database.prepare("DELETE FROM actions WHERE store = ?1 AND version <= ?2"),
                 insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(store, key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
                 removeAnswers: try database.prepare("DELETE FROM answers WHERE store = ?1 AND time < ?2")

@@ -68,4 +68,31 @@ import Testing
         try room.removeRecords(through: 10)
         #expect(try room.records(after: 0, limit: 100).count == 10, "the same snapshot written again is still one")
     }
+
+    /// A snapshot row whose version was damaged: beyond the last record, not an integer, or
+    /// another integer (its checksum no longer matches in each case).
+    static let damagedVersions = ["1000", "'twenty'", "15"]
+
+    @Test(arguments: damagedVersions)
+    func aSnapshotWithADamagedVersionIsPrunedNotKeptAsOneOfTheTwo(damaged: String) throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-retention")
+        let storage = try journal(records: 30, snapshots: [10, 20], directory)
+        defer { storage.close() }
+        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE snapshots SET version = \(damaged) WHERE version = 20")
+        try storage.saveSnapshot(snapshot(25))
+        #expect(try storage.storedSnapshots() == [snapshot(10), snapshot(25)])
+        try storage.removeRecords(through: 25)
+        #expect(try storage.recover().earliestVersion == 11, "the older of the two kept is 10")
+    }
+
+    @Test(arguments: damagedVersions)
+    func retentionDoesNotCountASnapshotWhoseVersionWasDamagedSinceItWasWritten(damaged: String) throws {
+        let directory = try TemporaryDirectory(prefix: "remvvm-retention")
+        let storage = try journal(records: 30, snapshots: [10, 20], directory)
+        defer { storage.close() }
+        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE snapshots SET version = \(damaged) WHERE version = 20")
+        try storage.removeRecords(through: 25)
+        let records = try storage.records(after: 0, limit: 100)
+        #expect(records.first?.version == 1, "one usable snapshot (10) is left: every record is kept")
+    }
 }
