@@ -73,12 +73,19 @@ import Testing
     /// another integer (its checksum no longer matches in each case).
     static let damagedVersions = ["1000", "'twenty'", "15"]
 
+    /// An open journal of records 1...30 and snapshots of 10 and 20, whose row of 20 was then
+    /// given the version `damaged` (SQL) behind the storage's back.
+    private func journal(damagingVersion20To damaged: String, _ directory: TemporaryDirectory) throws -> SQLiteJournalStorage {
+        let storage = try journal(records: 30, snapshots: [10, 20], directory)
+        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE snapshots SET version = \(damaged) WHERE version = 20")
+        return storage
+    }
+
     @Test(arguments: damagedVersions)
     func aSnapshotWithADamagedVersionIsPrunedNotKeptAsOneOfTheTwo(damaged: String) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-retention")
-        let storage = try journal(records: 30, snapshots: [10, 20], directory)
+        let storage = try journal(damagingVersion20To: damaged, directory)
         defer { storage.close() }
-        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE snapshots SET version = \(damaged) WHERE version = 20")
         try storage.saveSnapshot(snapshot(25))
         #expect(try storage.storedSnapshots() == [snapshot(10), snapshot(25)])
         try storage.removeRecords(through: 25)
@@ -88,9 +95,8 @@ import Testing
     @Test(arguments: damagedVersions)
     func retentionDoesNotCountASnapshotWhoseVersionWasDamagedSinceItWasWritten(damaged: String) throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-retention")
-        let storage = try journal(records: 30, snapshots: [10, 20], directory)
+        let storage = try journal(damagingVersion20To: damaged, directory)
         defer { storage.close() }
-        try SQLiteDatabase(path: storage.path, create: false).execute("UPDATE snapshots SET version = \(damaged) WHERE version = 20")
         try storage.removeRecords(through: 25)
         let records = try storage.records(after: 0, limit: 100)
         #expect(records.first?.version == 1, "one usable snapshot (10) is left: every record is kept")
