@@ -166,13 +166,14 @@ public final class SQLiteJournalStorage: JournalStorage {
         foundJournalMissing = usedBefore && fileMissingOrEmpty
         // Only with `full`: with `normal` or `off` the log is not synced per commit, and a power
         // loss may leave any mix of its blocks, which that mode accepts.
-        if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
-            // SQLite would replay up to the damage and drop what follows: complete, acknowledged
-            // commits. Checked before SQLite opens the file (a clean stop would delete the log).
+        if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.transactionsLostAfterDamage > 0 {
+            // SQLite would replay up to the damage and drop what follows: complete transactions,
+            // acknowledged commits among them unless the damage is the torn end of an unsynced
+            // one. Checked before SQLite opens the file (a clean stop would delete the log).
             Self.unlock(lockDescriptor, directoryLockDescriptor)
             throw JournalError(
                 code: .corrupt,
-                message: "the write-ahead log \(path)-wal is damaged at byte \(check.damageOffset ?? 0), and \(check.commitsLostAfterDamage) complete commit(s) of acknowledged actions follow the damage: SQLite would drop them and start from the commits before it. Restore the data directory from a backup; or keep a copy of it and move \(Self.fileName)-wal aside to start from the journal's last checkpoint (losing every commit in the log)"
+                message: "the write-ahead log \(path)-wal is damaged at byte \(check.damageOffset ?? 0), and \(check.transactionsLostAfterDamage) complete transaction(s) follow the damage: SQLite would drop them and start from the ones before it. If the damaged transaction was a synced commit, they may hold acknowledged actions; if it was written without a sync of its own (a fold of the log into actions, or a snapshot of a store other than default) and a power loss cut it short, no sync completed after it and they were never synced nor acknowledged. The log does not tell which. Restore the data directory from a backup; or keep a copy of it and move \(Self.fileName)-wal aside to start from the journal's last checkpoint (losing every commit in the log)"
             )
         }
         do {
