@@ -55,7 +55,7 @@ extension SQLiteJournalStorage {
     }
 
     /// Stores the snapshot of each replica's store of `snapshots` (store id → snapshot) in one
-    /// transaction (one sync), keeping each store's newest two: a replica stopping with many
+    /// transaction (one sync), keeping each store's newest two usable ones: a replica stopping with many
     /// stores loaded writes their last snapshots at once. A store without a row here (never
     /// loaded, or deleted meanwhile) is skipped; returns the stores whose snapshot was stored.
     public func saveSnapshots(_ snapshots: [StoreID: JournalSnapshot]) throws(JournalError) -> Set<StoreID> {

@@ -59,7 +59,8 @@ extension SQLiteJournalStorage {
         } describing: { "reading the writer's synchronous level of \(path) failed: \($0)" }
     }
 
-    /// Stores `snapshot` and keeps the newest two of the store (inside a transaction).
+    /// Stores `snapshot` and keeps it and the newest usable snapshot before it, no other of the
+    /// store (inside a transaction; ``pruneSnapshots(of:keeping:_:)``).
     static func insertSnapshot(_ snapshot: JournalSnapshot, of scope: StoreScope, _ writer: Writer) throws(SQLiteError) {
         writer.insertSnapshot.reset()
         try writer.insertSnapshot.bind(1, scope.key)
@@ -68,9 +69,7 @@ extension SQLiteJournalStorage {
         try writer.insertSnapshot.bind(4, snapshot.time)
         try writer.insertSnapshot.bind(5, Int64(snapshot.checksum(in: scope.id)))
         try writer.insertSnapshot.run()
-        writer.pruneSnapshots.reset()
-        try writer.pruneSnapshots.bind(1, scope.key)
-        try writer.pruneSnapshots.run()
+        try pruneSnapshots(of: scope, keeping: snapshot.version, writer)
     }
 
     func snapshot(atOrBefore version: UInt64, of scope: StoreScope) throws(JournalError) -> JournalSnapshot? {
@@ -148,12 +147,7 @@ extension SQLiteJournalStorage {
 
     func removeRecords(through version: UInt64, of scope: StoreScope) throws(JournalError) {
         try withWriter { writer throws(SQLiteError) in
-            // Never past the older of the two kept snapshots: should the newer one be found
-            // damaged, the older one and the records after it still rebuild every version.
-            let oldest = try writer.database.prepare("SELECT COALESCE(MIN(version), 0) FROM snapshots WHERE store = ?1")
-            try oldest.bind(1, scope.key)
-            _ = try oldest.step()
-            let limit = min(version, UInt64(clamping: oldest.int64(0)))
+            let limit = try Self.retentionLimit(version, of: scope, writer)
             try writer.database.transaction { () throws(SQLiteError) in
                 // The head is read from the newest record: kept in the row before it may go.
                 try foldHead(of: scope, writer)

@@ -15,7 +15,7 @@ import Musl
 /// (the recent records of every store in commit order, where commits append them), `actions` (one
 /// row per store and version, where the log is folded in batches: ``foldLog(_:)``, in pieces:
 /// ``FoldInProgress``, whose progress `fold_progress` holds), `snapshots` (the
-/// newest two of each store), `answers` (answers kept for idempotency keys, per store, written in
+/// newest two usable ones of each store), `answers` (answers kept for idempotency keys, per store, written in
 /// the same transaction as their actions). Each action and snapshot row carries the CRC-32C of what
 /// it means (``Journal/JournalRecord/checksum(in:)``), checked whenever it is read; files of
 /// formats 1 to 3 are upgraded when opened (`docs/journal.md`, "Checksums", "Many stores" and
@@ -46,6 +46,7 @@ public final class SQLiteJournalStorage: JournalStorage {
         let insertStore: SQLiteStatement
         let insertSnapshot: SQLiteStatement
         let pruneSnapshots: SQLiteStatement
+        let selectUsableSnapshots: SQLiteStatement
         let removeActions: SQLiteStatement
         let insertAnswer: SQLiteStatement
         let removeAnswers: SQLiteStatement
@@ -165,13 +166,14 @@ public final class SQLiteJournalStorage: JournalStorage {
         foundJournalMissing = usedBefore && fileMissingOrEmpty
         // Only with `full`: with `normal` or `off` the log is not synced per commit, and a power
         // loss may leave any mix of its blocks, which that mode accepts.
-        if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.commitsLostAfterDamage > 0 {
-            // SQLite would replay up to the damage and drop what follows: complete, acknowledged
-            // commits. Checked before SQLite opens the file (a clean stop would delete the log).
+        if foundUncleanStop, sync == .full, let check = WriteAheadLogCheck.check(path: path + "-wal"), check.transactionsLostAfterDamage > 0 {
+            // SQLite would replay up to the damage and drop what follows: complete transactions,
+            // acknowledged commits among them unless the damage is the torn end of an unsynced
+            // one. Checked before SQLite opens the file (a clean stop would delete the log).
             Self.unlock(lockDescriptor, directoryLockDescriptor)
             throw JournalError(
                 code: .corrupt,
-                message: "the write-ahead log \(path)-wal is damaged at byte \(check.damageOffset ?? 0), and \(check.commitsLostAfterDamage) complete commit(s) of acknowledged actions follow the damage: SQLite would drop them and start from the commits before it. Restore the data directory from a backup; or keep a copy of it and move \(Self.fileName)-wal aside to start from the journal's last checkpoint (losing every commit in the log)"
+                message: "the write-ahead log \(path)-wal is damaged at byte \(check.damageOffset ?? 0), and \(check.transactionsLostAfterDamage) complete transaction(s) follow the damage: SQLite would drop them and start from the ones before it. If the damaged transaction was a synced commit, they may hold acknowledged actions; if it was written without a sync of its own (a fold of the log into actions, or a snapshot of a store other than default) and a power loss cut it short, no sync completed after it and they were never synced nor acknowledged. The log does not tell which. Restore the data directory from a backup; or keep a copy of it and move \(Self.fileName)-wal aside to start from the journal's last checkpoint (losing every commit in the log)"
             )
         }
         do {
@@ -199,7 +201,8 @@ public final class SQLiteJournalStorage: JournalStorage {
                 storeRow: try StoreRowStatements(database),
                 insertStore: try database.prepare("INSERT INTO stores(id, incarnation, created_at) VALUES (?1, ?2, ?3)"),
                 insertSnapshot: try database.prepare("INSERT OR REPLACE INTO snapshots(store, version, state, time, checksum) VALUES (?1, ?2, ?3, ?4, ?5)"),
-                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND version NOT IN (SELECT version FROM snapshots WHERE store = ?1 ORDER BY version DESC LIMIT 2)"),
+                pruneSnapshots: try database.prepare("DELETE FROM snapshots WHERE store = ?1 AND NOT (typeof(version) = 'integer' AND version IN (?2, ?3))"),
+                selectUsableSnapshots: try database.prepare(Self.usableSnapshotsQuery),
                 removeActions: try database.prepare("DELETE FROM actions WHERE store = ?1 AND version <= ?2"),
                 insertAnswer: try database.prepare("INSERT OR REPLACE INTO answers(store, key, fingerprint, status, body, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
                 removeAnswers: try database.prepare("DELETE FROM answers WHERE store = ?1 AND time < ?2")

@@ -7,9 +7,14 @@ import Musl
 /// Finds commits that SQLite would drop from a write-ahead log left by a crash: SQLite replays
 /// frames until the first one whose checksum or salt does not hold, and takes everything after it
 /// as the torn end of the last transaction. That is right for a transaction cut short, but a
-/// damaged frame *followed by complete later transactions* is damage to commits that were synced
-/// and acknowledged (with `synchronous=FULL` a transaction is synced before the next one is
-/// written): SQLite would drop them silently, and a clean stop would then delete the log.
+/// damaged frame *followed by complete later transactions* may be damage to commits that were
+/// synced and acknowledged (with `synchronous=FULL` a commit is synced before the next
+/// transaction is written): SQLite would drop them silently, and a clean stop would then delete
+/// the log. It may also be the torn end of a transaction written without a sync of its own (a
+/// fold of the log into `actions`, a snapshot of a store other than `default`) that a power loss
+/// cut short while what followed it was written: then no sync completed after it, and nothing
+/// that follows was acknowledged. The frames do not tell the two apart, so both refuse the start
+/// and the message names both.
 ///
 /// The format (sqlite.org/fileformat2.html, "WAL File Format"; `walIndexRecover` and
 /// `walDecodeFrame` in SQLite's `wal.c`): a 32-byte header (magic, version, page size,
@@ -19,9 +24,11 @@ import Musl
 /// stored checksum continues from the previous frame's, so a frame after a damaged one can still
 /// be checked against its predecessor's stored values.
 struct WriteAheadLogCheck {
-    /// The complete transactions after the one holding the first damaged frame: acknowledged
-    /// commits SQLite would drop (0: none, the log is whole or only its last transaction is torn).
-    let commitsLostAfterDamage: Int
+    /// The complete transactions after the one holding the first damaged frame, which SQLite
+    /// would drop: acknowledged commits if the damaged one had been synced, none if it is the
+    /// torn end of an unsynced one (0: none, the log is whole or only its last transaction is
+    /// torn).
+    let transactionsLostAfterDamage: Int
     /// The byte offset of the first damaged frame (or of the header), when there is one.
     let damageOffset: Int?
 
@@ -39,7 +46,7 @@ struct WriteAheadLogCheck {
                 == (word(bytes, 24, bigEndian: true), word(bytes, 28, bigEndian: true))
         guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else {
             // No usable page size: nothing can be checked (SQLite ignores such a log too).
-            return WriteAheadLogCheck(commitsLostAfterDamage: 0, damageOffset: nil)
+            return WriteAheadLogCheck(transactionsLostAfterDamage: 0, damageOffset: nil)
         }
         let frameSize = frameHeaderSize + pageSize
         let salts = headerIntact
@@ -73,8 +80,8 @@ struct WriteAheadLogCheck {
             offset += frameSize
         }
         // The first commit after the damage ends the transaction that holds it (torn, perhaps:
-        // never acknowledged); only the ones after that were.
-        return WriteAheadLogCheck(commitsLostAfterDamage: max(0, commitsAfterDamage - 1), damageOffset: damage)
+        // never acknowledged); only the ones after that are lost with it.
+        return WriteAheadLogCheck(transactionsLostAfterDamage: max(0, commitsAfterDamage - 1), damageOffset: damage)
     }
 
     /// SQLite's WAL checksum (`walChecksumBytes`) over `first` then `second`, continuing from

@@ -112,18 +112,26 @@ private struct VersionAnswer: Decodable {
 
     @Test func recordsOlderThanTheRetentionBeforeTheNewestSnapshotAreRemoved() throws {
         let directory = try TemporaryDirectory(prefix: "remvvm-durable")
-        do {
-            let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full), snapshotEvery: 1_000, journalRetention: 3)
-            for _ in 0..<12 {
-                _ = try live.post(#"{"type":"increase"}"#)
+        // Runs a server that posts `count` actions and stops (writing a snapshot), and reads what
+        // the journal then holds.
+        func run(posting count: Int) throws -> JournalRecovery {
+            do {
+                let live = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full), snapshotEvery: 1_000, journalRetention: 3)
+                for _ in 0..<count {
+                    _ = try live.post(#"{"type":"increase"}"#)
+                }
+                live.server.shutdown()
             }
-            live.server.shutdown()  // a snapshot of version 12, then records through 9 are removed
+            let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
+            defer { storage.close() }
+            return try storage.recover()
         }
-        let storage = try SQLiteJournalStorage(directory: directory.path, sync: .full)
-        let recovery = try storage.recover()
-        storage.close()
-        #expect(recovery.snapshot?.version == 12)
-        #expect(recovery.earliestVersion == 10)
+        let first = try run(posting: 9)
+        #expect(first.snapshot?.version == 9)
+        #expect(first.earliestVersion == 1, "the store's only snapshot: every record is kept")
+        let second = try run(posting: 3)  // a snapshot of version 12, then records through 9 are removed
+        #expect(second.snapshot?.version == 12)
+        #expect(second.earliestVersion == 10)
         let restarted = try LiveServer(journal: try SQLiteJournalStorage(directory: directory.path, sync: .full))
         #expect(try restarted.get("/state").bodyString == #"{"counter":12,"user":null}"#)
         #expect(try restarted.get("/actions").bodyString.hasPrefix(#"{"earliest":10,"latest":12,"#))
@@ -135,6 +143,8 @@ private struct VersionAnswer: Decodable {
             // Versions 1...10 reduced in 2001, long before the retention of 30 days.
             let storage = try SQLiteJournalStorage(directory: directory.path, sync: .off)
             try storage.append((1...10).map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 1_000_000_000_000 + Int64($0)) })
+            // And a snapshot of them: retention removes records once a store has two.
+            try storage.saveSnapshot(JournalSnapshot(version: 10, state: Array(#"{"counter":10,"user":null}"#.utf8), time: 1_000_000_000_010))
             storage.close()
         }
         do {

@@ -147,7 +147,8 @@ import Testing
         defer { storage.close() }
         var newest: [UInt64] = [3, 3, 3]
         #expect(try commit(1, to: stores, newest: &newest, path: storage.path) == [3], "the first piece")
-        try stores[1].saveSnapshot(JournalSnapshot(version: 3, state: Array("{}".utf8), time: 1))
+        // Two snapshots: retention removes nothing while a store has one.
+        for version: UInt64 in [2, 3] { try stores[1].saveSnapshot(JournalSnapshot(version: version, state: Array("{}".utf8), time: 1)) }
         try stores[1].removeRecords(through: 2)
         #expect(try storage.delete(StoreID("room-2")))
         for _ in 0..<6 { try storage.append([record(newest[0] + 1)]); newest[0] += 1 }

@@ -6,7 +6,8 @@ import Testing
 
 /// What ``SQLiteJournalStorage`` refuses instead of starting over data: a data directory of the
 /// other role, a snapshot past the records, versions that are not versions, a write-ahead log
-/// without its file. Each refusal names the file and says what to do.
+/// without its file (a damaged log: `SQLiteWriteAheadLogCheckTests`). Each refusal names the
+/// file and says what to do.
 @Suite struct SQLiteJournalDamageTests {
     private func record(_ version: UInt64) -> JournalRecord {
         JournalRecord(version: version, type: "increase", payload: [], time: 1_700_000_000_000 + Int64(version))
@@ -207,51 +208,5 @@ import Testing
         let error = try #require(throws: JournalError.self) { try storage.append([record(2)]) }
         #expect(error.code == .writeFailed)
         #expect(error.message.contains("deleted, renamed or replaced while the server ran"), "\(error.message)")
-    }
-
-    /// A crash image of a journal holding five single-record commits still in its write-ahead
-    /// log, with `damage` applied to the log (its bytes, and the size of its pages).
-    private func crashImage(damage: (inout [UInt8], Int) -> Void) throws -> TemporaryDirectory {
-        let live = try TemporaryDirectory(prefix: "remvvm-journal")
-        let crashed = try TemporaryDirectory(prefix: "remvvm-journal-crashed")
-        let storage = try SQLiteJournalStorage(directory: live.path, sync: .full)
-        defer { storage.close() }
-        for version: UInt64 in 1...5 { try storage.append([record(version)]) }
-        try FileManager.default.copyItem(atPath: storage.path, toPath: crashed.path + "/journal.sqlite")
-        var log = [UInt8](try Data(contentsOf: URL(fileURLWithPath: storage.path + "-wal")))
-        let pageSize = Int(log[8]) << 24 | Int(log[9]) << 16 | Int(log[10]) << 8 | Int(log[11])
-        damage(&log, pageSize)
-        try Data(log).write(to: URL(fileURLWithPath: crashed.path + "/journal.sqlite-wal"))
-        return crashed
-    }
-
-    /// SQLite replays a log up to its first damaged frame and drops the rest: right for the torn
-    /// end of the last transaction, wrong for damage followed by complete, acknowledged commits
-    /// (from a review: one flipped byte restarted the server at version 24 of 50, or 0 for the
-    /// log's header, and a clean stop then deleted the log).
-    @Test func damageFollowedByCompleteCommitsInTheWriteAheadLogIsRefused() throws {
-        for (name, offset) in [("a page of the first frame", { (_: Int) in 32 + 24 + 100 }), ("the header's salt", { (_: Int) in 17 })] {
-            let crashed = try crashImage { log, pageSize in log[offset(pageSize)] ^= 0x5a }
-            let error = try #require(throws: JournalError.self, "\(name)") {
-                _ = try SQLiteJournalStorage(directory: crashed.path, sync: .full)
-            }
-            #expect(error.code == .corrupt)
-            #expect(error.message.contains(crashed.path + "/journal.sqlite-wal is damaged at byte"), "\(error.message)")
-            #expect(error.message.contains("complete commit(s) of acknowledged actions follow the damage"), "\(error.message)")
-        }
-    }
-
-    /// Damage in the log's last frame is the torn end of a commit never acknowledged: discarded,
-    /// the earlier commits kept, as before.
-    @Test func damageInTheLastCommitOfTheWriteAheadLogIsATornCommit() throws {
-        let whole = try crashImage { _, _ in }
-        let intact = try SQLiteJournalStorage(directory: whole.path, sync: .full)
-        #expect(try intact.recover().lastVersion == 5)
-        intact.close()
-        let torn = try crashImage { log, _ in log[log.count - 10] ^= 0x5a }
-        let storage = try SQLiteJournalStorage(directory: torn.path, sync: .full)
-        defer { storage.close() }
-        let recovery = try storage.recover()
-        #expect(recovery.lastVersion == 4 && recovery.previousStopWasUnclean)
     }
 }
