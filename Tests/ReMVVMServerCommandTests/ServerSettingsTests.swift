@@ -74,7 +74,7 @@ import Testing
         try "sha256:\(String(repeating: "ab", count: 32))=read\n".write(toFile: tokens, atomically: true, encoding: .utf8)
         let json = """
             {"host": "::1", "port": 9090, "workerThreads": 3, "maxBodyBytes": 4096, "connectionLimit": 100,
-             "perClientConnectionLimit": 10, "requestHeadTimeoutSeconds": 5, "connectionTimeoutSeconds": 20,
+             "perClientConnectionLimit": 10, "requestHeadTimeoutSeconds": 5, "requestBodyTimeoutSeconds": 45, "connectionTimeoutSeconds": 20,
              "connectionMemoryBytes": 32768, "heartbeatSeconds": 7, "subscriberBacklogBytes": 65536,
              "subscriberSendBufferBytes": 0, "directStreamWrites": false, "reconnectDelayMilliseconds": 500,
              "logLevel": "debug", "dataDir": "/srv/remvvm", "inMemory": false, "journalSync": "normal",
@@ -91,6 +91,7 @@ import Testing
         let settings = try await ServerSettings.load(flags: [:], environment: [:], configPath: try writeConfig(json))
         #expect(settings.http.host == "::1" && settings.http.port == 9090 && settings.http.workerThreads == 3)
         #expect(settings.http.heartbeatInterval == .seconds(7) && !settings.http.directStreamWrites)
+        #expect(settings.http.requestHeadTimeout == .seconds(5) && settings.http.requestBodyTimeout == .seconds(45))
         #expect(settings.dataDir == "/srv/remvvm" && settings.journalSync == JournalSync.normal && settings.replicaName == "r1")
         #expect(settings.journalFoldThreshold == 2_048 && settings.journalFoldPiece == 256)
         #expect(settings.replicaExpiry == .seconds(86_400) && settings.service.idempotencyRetention == .seconds(3_600))

@@ -56,6 +56,9 @@ func accessHandler(
             return refuse(failure, connection, url, method, head.headers, server)
         }
         record?.keepHeaders(head.headers)
+        if let record, head.isChunked || (head.contentLength ?? 0) > 0 {
+            server.connections.bodyAwaited(record)
+        }
         if let declared = head.contentLength, declared > UInt64(limit) {
             if declared > UInt64(drainLimit(limit)) || RequestReader.expectsContinue(connection) {
                 // The client waits for a go-ahead, or the body is too large to read through:
@@ -138,6 +141,9 @@ private func respond(
     _ server: ServerCore
 ) -> MHD_Result {
     let record = connectionRecord(of: connection)
+    if let record {
+        server.connections.bodyReceived(record)
+    }
     let headers = requestHeaders(of: connection, record: record, server)
     guard server.enterResponder() else {
         return refuse(.shuttingDown, connection, url, method, headers, server)

@@ -15,6 +15,9 @@ enum RequestHead {
         let violation: RequestFailure?
         /// The (first) `Content-Length`'s number: nil when there is none or it is not a number.
         let contentLength: UInt64?
+        /// Whether a chunked body follows (`Transfer-Encoding: chunked`; any other coding is a
+        /// ``violation``).
+        let isChunked: Bool
         /// The fields, in the order received.
         let headers: HTTPHeaders
     }
@@ -42,6 +45,7 @@ enum RequestHead {
         return Reading(
             violation: collection.framing.violation(isHTTP11: isHTTP11),
             contentLength: collection.framing.contentLength,
+            isChunked: !collection.framing.transferEncodings.isEmpty,
             headers: HTTPHeaders(fields: collection.fields, knownNames: collection.knownNames)
         )
     }

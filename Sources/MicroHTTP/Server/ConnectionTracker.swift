@@ -16,6 +16,10 @@ final class ConnectionRecord: Sendable {
     /// When the request head being received must be complete (monotonic nanoseconds), or 0
     /// while a request is being served.
     let headDeadline = Atomic<UInt64>(0)
+    /// When the request body being received must be complete (monotonic nanoseconds); 0 when no
+    /// body is awaited; ``ConnectionTracker/bodyAwaited`` while one is and the deadline thread has
+    /// not yet set its deadline (the request path reads no clock for it).
+    let bodyDeadline = Atomic<UInt64>(0)
     /// The string libmicrohttpd percent-decoded last on this connection (its address) and its
     /// decoded length: the request's path is decoded last, and may hold a NUL (`%00`) that
     /// its C string would end at (``percentDecode``).
@@ -59,38 +63,61 @@ final class ConnectionRecord: Sendable {
 }
 
 /// Counts a server's open connections and cuts off those that take too long to send a request
-/// head (slowloris): libmicrohttpd's idle timeout restarts at every byte, so a client sending one
-/// byte every few seconds would otherwise hold its connection forever.
+/// head or body (slowloris, slow bodies): libmicrohttpd's idle timeout restarts at every byte, so
+/// a client sending one byte every few seconds would otherwise hold its connection forever.
 ///
 /// A head must be complete within `headTimeout` of the connection opening, or of the previous
-/// answer on it. One thread checks the deadlines about once a second and shuts an expired
-/// connection's socket down, which makes libmicrohttpd close it. That is safe from another
-/// thread because libmicrohttpd reports a connection closed (``closed(_:)``, under the same
-/// lock) before it closes the socket, so a descriptor number is never touched after reuse.
+/// answer on it; a body within about `bodyTimeout` of its head (the deadline thread sets the
+/// deadline when it first sees the body awaited: up to one check interval later). One thread
+/// checks the deadlines about once a second and shuts an expired connection's socket down, which
+/// makes libmicrohttpd close it. That is safe from another thread because libmicrohttpd reports a
+/// connection closed (``closed(_:)``, under the same lock) before it closes the socket, so a
+/// descriptor number is never touched after reuse.
 final class ConnectionTracker: Sendable {
+    /// ``ConnectionRecord/bodyDeadline`` while a body is awaited and its deadline not yet set.
+    static let bodyAwaited: UInt64 = 1
+
     /// The open connections' records, and how many were cut off: apart from the tracker so that
     /// the deadline thread holds them, not the tracker. A `[weak self]` there gave the tracker a
     /// side table, and every retain and release of it on the request path took the slow way.
     private final class OpenRecords: Sendable {
         let table = Lock([ObjectIdentifier: ConnectionRecord]())
         let cutCount = Atomic<Int>(0)
+        let slowBodyCutCount = Atomic<Int>(0)
 
-        /// Shuts down every connection whose head is overdue at `now`.
-        func cutOffOverdueHeads(now: UInt64) {
+        /// Shuts down every connection whose head or body is overdue at `now`; gives an awaited
+        /// body without a deadline yet one `bodyTimeout` from now (0: none).
+        func cutOffOverdue(now: UInt64, bodyTimeout: UInt64) {
             table.withLock { records in
                 for record in records.values {
                     let deadline = record.headDeadline.load(ordering: .relaxed)
                     if deadline != 0, deadline <= now {
                         record.headDeadline.store(0, ordering: .relaxed)
-                        // Counted first: whoever sees the connection close sees the count too.
-                        cutCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
-                        do {
-                            try Posix.shutdownBoth(record.socket)
-                        } catch {
-                            // ENOTCONN: the client left already; libmicrohttpd closes the connection.
-                        }
+                        cutOff(record, counting: cutCount)
+                        continue
+                    }
+                    guard bodyTimeout > 0 else { continue }
+                    let bodyDeadline = record.bodyDeadline.load(ordering: .relaxed)
+                    if bodyDeadline == ConnectionTracker.bodyAwaited {
+                        // Only if still awaited: the body may have arrived meanwhile.
+                        _ = record.bodyDeadline.compareExchange(
+                            expected: bodyDeadline, desired: now + bodyTimeout, ordering: .relaxed
+                        )
+                    } else if bodyDeadline != 0, bodyDeadline <= now,
+                        record.bodyDeadline.compareExchange(expected: bodyDeadline, desired: 0, ordering: .relaxed).exchanged {
+                        cutOff(record, counting: slowBodyCutCount)
                     }
                 }
+            }
+        }
+
+        private func cutOff(_ record: ConnectionRecord, counting count: borrowing Atomic<Int>) {
+            // Counted first: whoever sees the connection close sees the count too.
+            count.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            do {
+                try Posix.shutdownBoth(record.socket)
+            } catch {
+                // ENOTCONN: the client left already; libmicrohttpd closes the connection.
             }
         }
     }
@@ -99,16 +126,23 @@ final class ConnectionTracker: Sendable {
     private let openCount = Atomic<Int>(0)
     /// 0 turns the head deadline off.
     private let headTimeoutNanoseconds: UInt64
-    /// Checks the deadlines four times per timeout, at most once a second: a slow head lives at
-    /// most about 1.25 times the timeout. Nil without a timeout.
+    /// 0 turns the body deadline off.
+    private let bodyTimeoutNanoseconds: UInt64
+    /// Checks the deadlines four times per (shorter) timeout, at most once a second: a slow head
+    /// lives at most about 1.25 times its timeout, a slow body 1.5 times. Idle without timeouts.
     private let checker = Worker(named: "header-timeout")
     /// Told about every connection opened or closed.
     private let changes: ChangeSignal
 
-    init(headTimeout: Duration, changes: ChangeSignal) {
+    init(headTimeout: Duration, bodyTimeout: Duration, changes: ChangeSignal) {
         self.changes = changes
-        let (seconds, attoseconds) = headTimeout.components
-        headTimeoutNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        headTimeoutNanoseconds = Self.nanoseconds(headTimeout)
+        bodyTimeoutNanoseconds = Self.nanoseconds(bodyTimeout)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     /// Connections open right now.
@@ -119,6 +153,11 @@ final class ConnectionTracker: Sendable {
     /// Connections cut off so far because their request head took too long.
     var cutOffCount: Int {
         records.cutCount.load(ordering: .relaxed)
+    }
+
+    /// Connections cut off so far because their request body took too long.
+    var slowBodyCutOffCount: Int {
+        records.slowBodyCutCount.load(ordering: .relaxed)
     }
 
     /// A connection opened; returns its record (to be kept in libmicrohttpd's socket context).
@@ -143,17 +182,34 @@ final class ConnectionTracker: Sendable {
         record.headDeadline.store(0, ordering: .relaxed)
     }
 
+    /// The head declared a body: it has a deadline until ``bodyReceived(_:)``.
+    func bodyAwaited(_ record: ConnectionRecord) {
+        record.bodyDeadline.store(Self.bodyAwaited, ordering: .relaxed)
+    }
+
+    /// The request's body (if any) is complete: no deadline while the request is served.
+    func bodyReceived(_ record: ConnectionRecord) {
+        // Read first: a request without a body (most) writes nothing, so the line stays shared.
+        if record.bodyDeadline.load(ordering: .relaxed) != 0 {
+            record.bodyDeadline.store(0, ordering: .relaxed)
+        }
+    }
+
     /// A request was answered; the next head on the connection has its own deadline.
     func requestFinished(_ record: ConnectionRecord) {
+        // A request refused before its body was read through, or aborted, leaves none behind.
+        bodyReceived(record)
         record.headDeadline.store(deadline(), ordering: .relaxed)
     }
 
     /// Starts the deadline thread (if there is a deadline); throws if the system refused it.
     func start() throws(WorkerError) {
-        guard headTimeoutNanoseconds > 0 else { return }
-        let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, headTimeoutNanoseconds / 4))))
+        let shorter = [headTimeoutNanoseconds, bodyTimeoutNanoseconds].filter { $0 > 0 }.min()
+        guard let shorter else { return }
+        let interval = Duration.nanoseconds(Int64(min(1_000_000_000, max(10_000_000, shorter / 4))))
         let records = self.records
-        try checker.startRepeating(every: interval) { records.cutOffOverdueHeads(now: Self.monotonicNow()) }
+        let bodyTimeout = bodyTimeoutNanoseconds
+        try checker.startRepeating(every: interval) { records.cutOffOverdue(now: Self.monotonicNow(), bodyTimeout: bodyTimeout) }
     }
 
     /// Stops the deadline thread and waits for it; throws when it has not stopped within `timeout`.

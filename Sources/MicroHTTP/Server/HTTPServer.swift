@@ -101,6 +101,11 @@ public final class HTTPServer: Sendable {
         core.connections.cutOffCount
     }
 
+    /// Connections closed so far because their request body did not arrive in time.
+    public var slowBodyCutOffCount: Int {
+        core.connections.slowBodyCutOffCount
+    }
+
     /// The number of event streams currently attached to connections.
     public var openStreamCount: Int {
         core.streams.count

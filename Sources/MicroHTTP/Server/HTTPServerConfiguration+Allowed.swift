@@ -15,6 +15,8 @@ extension HTTPServerConfiguration {
         public static let perClientConnectionLimit = 0...(1 << 24)
         /// How long a request head may take to arrive.
         public static let requestHeadTimeout = Duration.zero ... .seconds(86_400)
+        /// How long a request body may take to arrive.
+        public static let requestBodyTimeout = Duration.zero ... .seconds(86_400)
         /// Bytes of libmicrohttpd memory pool per connection.
         public static let connectionMemoryLimit = 4_096...(1 << 20)
         /// Seconds an idle connection is kept (0: no limit).
@@ -59,6 +61,7 @@ extension HTTPServerConfiguration {
         try check("connectionLimit", connectionLimit, Allowed.connectionLimit)
         try check("perClientConnectionLimit", perClientConnectionLimit, Allowed.perClientConnectionLimit)
         try check("requestHeadTimeout", requestHeadTimeout, Allowed.requestHeadTimeout)
+        try check("requestBodyTimeout", requestBodyTimeout, Allowed.requestBodyTimeout)
         try check("connectionMemoryLimit", connectionMemoryLimit, Allowed.connectionMemoryLimit)
         try check("connectionTimeoutSeconds", connectionTimeoutSeconds, Allowed.connectionTimeoutSeconds)
         try check("heartbeatInterval", heartbeatInterval, Allowed.heartbeatInterval)

@@ -27,6 +27,12 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// which libmicrohttpd's idle timeout (restarted by every byte) does not; it also bounds
     /// how long an idle keep-alive connection stays open. 0 disables it. Default 15 s.
     public var requestHeadTimeout: Duration = .seconds(15)
+    /// How long a client may take to send a request body, from its head's arrival to its last
+    /// byte. A connection over it is closed without an answer. It bounds slow-body attacks, which
+    /// libmicrohttpd's idle timeout (restarted by every byte) does not: a client sending a byte
+    /// every few seconds of a declared megabyte would otherwise hold its connection for weeks.
+    /// 0 disables it. Default 60 s.
+    public var requestBodyTimeout: Duration = .seconds(60)
     /// Memory per connection for request head, body chunks and the write buffer
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). libmicrohttpd touches all of it, so it is most of
     /// what an idle event stream costs: measured with 10,000 subscribers, RSS 130 MB at 8 KiB,

@@ -66,7 +66,7 @@ final class ServerCore: Sendable {
         let verified = LibmicrohttpdVersion.allowsDirectWrites(libraryVersion)
         allowsDirectStreamWrites = configuration.directStreamWrites && verified
         unverifiedLibraryVersion = configuration.directStreamWrites && !verified ? libraryVersion : nil
-        connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout, changes: occupancyChanges)
+        connections = ConnectionTracker(headTimeout: configuration.requestHeadTimeout, bodyTimeout: configuration.requestBodyTimeout, changes: occupancyChanges)
         streams = StreamRegistry(changes: occupancyChanges)
     }
 

@@ -46,6 +46,9 @@ struct ServeCommand: DomainCommand {
     @Option(help: .setting("Seconds a client may take to send a request head (from connecting, or from the previous answer); slower connections are closed. 0 = no limit.", .requestHeadTimeoutSeconds))
     var requestHeadTimeoutSeconds: Int?
 
+    @Option(help: .setting("Seconds a client may take to send a request body, from its head's arrival; slower connections are closed. 0 = no limit.", .requestBodyTimeoutSeconds))
+    var requestBodyTimeoutSeconds: Int?
+
     @Option(help: .setting("Seconds a connection may stay idle (no bytes either way) before it is closed; event streams are exempt. 0 = no limit.", .connectionTimeoutSeconds))
     var connectionTimeoutSeconds: Int?
 
@@ -162,6 +165,7 @@ struct ServeCommand: DomainCommand {
         set(.connectionLimit, connectionLimit.map { .int($0) })
         set(.perClientConnectionLimit, perClientConnectionLimit.map { .int($0) })
         set(.requestHeadTimeoutSeconds, requestHeadTimeoutSeconds.map { .int($0) })
+        set(.requestBodyTimeoutSeconds, requestBodyTimeoutSeconds.map { .int($0) })
         set(.connectionTimeoutSeconds, connectionTimeoutSeconds.map { .int($0) })
         set(.connectionMemoryBytes, connectionMemoryBytes.map { .int($0) })
         set(.heartbeatSeconds, heartbeatSeconds.map { .int($0) })

@@ -246,6 +246,7 @@ extension ServerSettings {
         .int(.connectionLimit, \.http.connectionLimit, in: HTTP.connectionLimit),
         .int(.perClientConnectionLimit, \.http.perClientConnectionLimit, in: HTTP.perClientConnectionLimit),
         .duration(.requestHeadTimeoutSeconds, \.http.requestHeadTimeout, unit: .seconds(1), in: HTTP.requestHeadTimeout),
+        .duration(.requestBodyTimeoutSeconds, \.http.requestBodyTimeout, unit: .seconds(1), in: HTTP.requestBodyTimeout),
         .int(.connectionTimeoutSeconds, \.http.connectionTimeoutSeconds, in: HTTP.connectionTimeoutSeconds),
         .int(.connectionMemoryBytes, \.http.connectionMemoryLimit, in: HTTP.connectionMemoryLimit),
         .duration(.heartbeatSeconds, \.http.heartbeatInterval, unit: .seconds(1), in: HTTP.heartbeatInterval),

@@ -53,7 +53,7 @@ struct ServerSettings {
     /// upper snake case (`workerThreads` → `REMVVM_WORKER_THREADS`).
     enum Key: String, CaseIterable, Sendable {
         case host, port, workerThreads, maxBodyBytes, connectionLimit, perClientConnectionLimit
-        case requestHeadTimeoutSeconds, connectionTimeoutSeconds
+        case requestHeadTimeoutSeconds, requestBodyTimeoutSeconds, connectionTimeoutSeconds
         case connectionMemoryBytes, heartbeatSeconds, subscriberBacklogBytes, subscriberSendBufferBytes
         case directStreamWrites, reconnectDelayMilliseconds, logLevel
         case dataDir, inMemory, journalSync, journalFoldThreshold, journalFoldPiece, journal, postgresURL, replicaName, replicaExpiry, snapshotEvery, journalRetention, replayRingEvents, replayRingBytes
