@@ -20,6 +20,11 @@ extension Problem {
                 "store-unavailable",
                 detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
             )
+        case .outcomeUnknown(let id, let reason):
+            return serviceUnavailable(
+                "outcome-unknown",
+                detail: "the connection to the shared log broke while the change of the store \(id) was being committed, and whether it took effect is unknown (\(reason)); retry it (PUT and DELETE can be repeated), or GET /stores/\(id) to see"
+            )
         case .defaultCannotBeDeleted:
             return Problem(
                 type: type("default-store-undeletable"),
