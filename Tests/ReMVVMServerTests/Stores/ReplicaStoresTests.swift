@@ -24,7 +24,7 @@ import Testing
 
         init(
             conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000, renewal: Duration? = nil,
-            makeStore: @escaping @Sendable () throws -> Store<AppState> = { try Store.example() },
+            autoCreate: Bool = false, makeStore: @escaping @Sendable () throws -> Store<AppState> = { try Store.example() },
             now: (@Sendable () -> Int64)? = nil
         ) throws {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -36,6 +36,7 @@ import Testing
             var service = ServiceConfiguration()
             service.versionTags = .plain
             service.maxLoadedStores = maxLoaded
+            service.autoCreateStores = autoCreate
             server = ReMVVMServer(
                 store: try Store.example(), actions: ExampleApp.actions, viewModels: ExampleApp.viewModels, http: http,
                 service: service, replication: ReplicaConfiguration(log: log, snapshots: file, name: name, expiry: .seconds(3_600), renewal: renewal),
@@ -262,6 +263,33 @@ import Testing
         #expect(answer.status == 404 && answer.bodyString.contains("urn:remvvm:problem:store-not-found"), "\(answer.status) \(answer.bodyString)")
         let head = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
         #expect(head == "3", "nothing appended to the store created again")
+    }
+
+    /// With `autoCreateStores`, a write whose store is deleted while its append waits for the
+    /// deletion's row lock is served again, as on a single server (where it waits for the deletion
+    /// in the directory): the store is created anew and the write applied to it — not `404`.
+    @Test func aWriteWhoseStoreIsDeletedWhileItWaitsCreatesItAgainWithAutoCreateStores() throws {
+        let postgres = try PostgresServer()
+        let root = try TemporaryDirectory(prefix: "remvvm-replica-autocreate")
+        let replica = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/r", name: "r", autoCreate: true)
+        #expect(waitUntil(timeout: .seconds(30)) { (try? replica.send("GET", "/healthz").status) == 200 })
+        #expect(try replica.send("POST", "/stores/p/actions", body: "[\(Self.increase),\(Self.increase)]").bodyString == #"{"version":2}"#)
+        let before = try #require(try replica.send("GET", "/stores/p/state").headers["ETag"])
+        // Another replica's deletion, holding p's head row while the write's append waits for it.
+        let admin = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        _ = try admin.execute("DELETE FROM remvvm_log WHERE store = 'p'")
+        _ = try admin.execute("DELETE FROM remvvm_head WHERE store = 'p'")
+        let written = try Self.increaseWaitingForALock(on: replica, "p", postgres: postgres)
+        _ = try admin.execute("COMMIT")
+        #expect(written.wait(timeout: .seconds(30)) { $0 != nil })
+        let answer = try #require(written.withLock { $0 })
+        #expect(answer.status == 200 && answer.bodyString == #"{"version":1}"#, "\(answer.status) \(answer.bodyString)")
+        let state = try replica.send("GET", "/stores/p/state")
+        #expect(Self.counter(state) == 1 && state.headers["ETag"]?.hasPrefix("\"1-") == true && state.headers["ETag"] != before)
+        let head = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
+        #expect(head == "1", "the store created anew holds the write alone")
     }
 
     @Test func aStoreUnloadedOnAReplicaIsNoLongerFollowedAndResumesFromItsSnapshot() throws {
