@@ -9,81 +9,76 @@ import Testing
 @Suite struct PostgresStoreCatalogLostCommitTests {
     private let room = StoreID.make("room-1")
 
-    /// A shared log reached through `proxy`, its reading connection open.
-    private func log(through proxy: PostgresProxy) throws -> PostgresSharedLog {
-        let log = try PostgresSharedLog(conninfo: proxy.conninfo, patience: .seconds(10))
-        _ = try log.describe(.default)
-        return log
+    /// A PostgreSQL, a proxy in front of it, and a shared log reached through the proxy (its
+    /// reading connection open), stopped when the fixture goes.
+    private final class Fixture {
+        let server: PostgresServer
+        let proxy: PostgresProxy
+        let log: PostgresSharedLog
+
+        init() throws {
+            server = try PostgresServer()
+            proxy = try PostgresProxy(to: server)
+            log = try PostgresSharedLog(conninfo: proxy.conninfo, patience: .seconds(10))
+            _ = try log.describe(.default)
+        }
+
+        deinit { log.stop() }
     }
 
     @Test func aCreationThatCommittedThoughItsAnswerWasLostIsAnsweredCreated() throws {
-        let server = try PostgresServer()
-        let proxy = try PostgresProxy(to: server)
-        let log = try log(through: proxy)
-        defer { log.stop() }
-        proxy.loseNextCommit(after: "INSERT INTO remvvm_head", .afterTheServerAnswered)
-        let creation = try log.create(room, limit: 10, at: 1_000)
-        #expect(proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"), "the server committed the creation")
-        let stored = try #require(try log.describe(room))
+        let fixture = try Fixture()
+        fixture.proxy.loseNextCommit(after: "INSERT INTO remvvm_head", .afterTheServerAnswered)
+        let creation = try fixture.log.create(room, limit: 10, at: 1_000)
+        #expect(fixture.proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"), "the server committed the creation")
+        let stored = try #require(try fixture.log.describe(room))
         #expect(creation == .created(stored), "not .existed: the store this creation made")
     }
 
     @Test func aDeletionThatCommittedThoughItsAnswerWasLostIsAnsweredDeleted() throws {
-        let server = try PostgresServer()
-        let proxy = try PostgresProxy(to: server)
-        let log = try log(through: proxy)
-        defer { log.stop() }
-        guard case .created = try log.create(room, limit: 10, at: 1_000) else {
+        let fixture = try Fixture()
+        guard case .created = try fixture.log.create(room, limit: 10, at: 1_000) else {
             Issue.record("room-1 should be created")
             return
         }
-        proxy.loseNextCommit(after: "DELETE FROM remvvm_head", .afterTheServerAnswered)
-        #expect(try log.delete(room), "not false: the deletion removed the store")
-        #expect(proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"), "the server committed the deletion")
-        #expect(try log.describe(room) == nil)
+        fixture.proxy.loseNextCommit(after: "DELETE FROM remvvm_head", .afterTheServerAnswered)
+        #expect(try fixture.log.delete(room), "not false: the deletion removed the store")
+        #expect(fixture.proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"), "the server committed the deletion")
+        #expect(try fixture.log.describe(room) == nil)
     }
 
     @Test func aCreationWhoseCommitNeverReachedTheServerIsRunAgain() throws {
-        let server = try PostgresServer()
-        let proxy = try PostgresProxy(to: server)
-        let log = try log(through: proxy)
-        defer { log.stop() }
-        proxy.loseNextCommit(after: "INSERT INTO remvvm_head", .beforeTheServer)
-        let creation = try log.create(room, limit: 10, at: 1_000)
-        #expect(proxy.waitUntilLost(timeout: .seconds(10)) == (true, nil))
-        let stored = try #require(try log.describe(room))
+        let fixture = try Fixture()
+        fixture.proxy.loseNextCommit(after: "INSERT INTO remvvm_head", .beforeTheServer)
+        let creation = try fixture.log.create(room, limit: 10, at: 1_000)
+        #expect(fixture.proxy.waitUntilLost(timeout: .seconds(10)) == (true, nil))
+        let stored = try #require(try fixture.log.describe(room))
         #expect(creation == .created(stored))
-        #expect(try log.count() == 2)
+        #expect(try fixture.log.count() == 2)
     }
 
     @Test func aDeletionWhoseCommitNeverReachedTheServerIsRunAgain() throws {
-        let server = try PostgresServer()
-        let proxy = try PostgresProxy(to: server)
-        let log = try log(through: proxy)
-        defer { log.stop() }
-        _ = try log.create(room, limit: 10, at: 1_000)
-        proxy.loseNextCommit(after: "DELETE FROM remvvm_head", .beforeTheServer)
-        #expect(try log.delete(room))
-        #expect(proxy.waitUntilLost(timeout: .seconds(10)) == (true, nil))
-        #expect(try log.describe(room) == nil)
+        let fixture = try Fixture()
+        _ = try fixture.log.create(room, limit: 10, at: 1_000)
+        fixture.proxy.loseNextCommit(after: "DELETE FROM remvvm_head", .beforeTheServer)
+        #expect(try fixture.log.delete(room))
+        #expect(fixture.proxy.waitUntilLost(timeout: .seconds(10)) == (true, nil))
+        #expect(try fixture.log.describe(room) == nil)
     }
 
     @Test(arguments: [true, false])
     func aLostCommitThatCannotBeReadBackIsOutcomeUnknown(creating: Bool) throws {
-        let server = try PostgresServer()
-        let proxy = try PostgresProxy(to: server)
-        let log = try log(through: proxy)
-        defer { log.stop() }
-        if !creating { _ = try log.create(room, limit: 10, at: 1_000) }
-        proxy.loseNextCommit(
+        let fixture = try Fixture()
+        if !creating { _ = try fixture.log.create(room, limit: 10, at: 1_000) }
+        fixture.proxy.loseNextCommit(
             after: creating ? "INSERT INTO remvvm_head" : "DELETE FROM remvvm_head", .afterTheServerAnswered, thenRefuseConnections: true
         )
         let error = #expect(throws: JournalError.self) {
-            if creating { _ = try log.create(room, limit: 10, at: 1_000) } else { _ = try log.delete(room) }
+            if creating { _ = try fixture.log.create(room, limit: 10, at: 1_000) } else { _ = try fixture.log.delete(room) }
         }
         #expect(error?.code == .outcomeUnknown, "\(String(describing: error))")
-        #expect(proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"))
-        let direct = try PostgresLog(conninfo: server.conninfo)
+        #expect(fixture.proxy.waitUntilLost(timeout: .seconds(10)) == (true, "C"))
+        let direct = try PostgresLog(conninfo: fixture.server.conninfo)
         defer { direct.close() }
         #expect((try direct.describe(room) != nil) == creating, "the change committed all the same")
     }

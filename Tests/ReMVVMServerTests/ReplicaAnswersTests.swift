@@ -27,6 +27,13 @@ import Testing
             && problem(response).type == "urn:remvvm:problem:\(name)"
     }
 
+    /// One replica following a new log, and a connection of the test's own to that log.
+    private static func followingReplica() throws -> (cluster: Cluster, replica: Replica, admin: PostgresConnection) {
+        let cluster = try Cluster(count: 1)
+        try #require(cluster.converge(at: 0))
+        return (cluster, cluster[0], try PostgresConnection(conninfo: cluster.conninfo))
+    }
+
     @Test func writesAndCommandsOfAReplicaThatDoesNotFollowTheLogAreReplicaNotReady() throws {
         let cluster = try Cluster(count: 0)
         cluster.stopPostgres()
@@ -48,11 +55,9 @@ import Testing
     /// broke once the append was sent, so whether it is stored is unknown to the replica. Here it
     /// is not: a retry with the same key appends it.
     @Test func anAppendWhoseConnectionBreaksOnceSentIsOutcomeUnknownAndARetryWithItsKeyTells() throws {
-        let cluster = try Cluster(count: 1)
-        let replica = cluster[0]
-        #expect(cluster.converge(at: 0))
-        let admin = try PostgresConnection(conninfo: cluster.conninfo)
+        let (cluster, replica, admin) = try Self.followingReplica()
         defer { admin.close() }
+        defer { withExtendedLifetime(cluster) {} }  // its PostgreSQL runs to the end
         try admin.execute("""
             CREATE FUNCTION remvvm_test_breaks() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
@@ -86,11 +91,9 @@ import Testing
     /// follow it, the replica stops at it, and the write is answered `not-yet-applied` with the
     /// version it was stored as.
     @Test func actionsStoredThatTheReplicaDoesNotApplyAreNotYetAppliedNamingTheirVersion() throws {
-        let cluster = try Cluster(count: 1)
-        let replica = cluster[0]
-        #expect(cluster.converge(at: 0))
-        let admin = try PostgresConnection(conninfo: cluster.conninfo)
+        let (cluster, replica, admin) = try Self.followingReplica()
         defer { admin.close() }
+        defer { withExtendedLifetime(cluster) {} }  // its PostgreSQL runs to the end
         try admin.execute("BEGIN")
         try admin.execute("UPDATE remvvm_head SET version = 1 WHERE store = 'default'")
         try admin.execute("INSERT INTO remvvm_log (store, version, type, payload, time) VALUES ('default', 1, 'teleport', '{}', 1)")

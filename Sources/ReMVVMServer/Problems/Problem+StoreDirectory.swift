@@ -21,11 +21,10 @@ extension Problem {
                 detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
             )
         case .unloadable(let id, let reason):
-            return Problem(
-                type: type("store-unavailable"),
-                title: "Service Unavailable",
-                status: 503,
-                detail: "this server cannot load the store \(id), and retrying here will not change that (\(reason)); nothing was dispatched: another replica that has it loaded serves it"
+            return serviceUnavailable(
+                "store-unavailable",
+                detail: "this server cannot load the store \(id), and retrying here will not change that (\(reason)); nothing was dispatched: another replica that has it loaded serves it",
+                passes: false
             )
         case .outcomeUnknown(let id, let reason):
             return serviceUnavailable(
