@@ -53,7 +53,7 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
             return response
         }
         // Not unloaded (nor deleted) before its answer is made: see the backend's reason.
-        guard intent == .write, directory.limits.autoCreate else {
+        guard intent == .write, directory.limits.autoCreate, id != .default else {
             pending.whenCompleted { [directory] _ in directory.release(lease) }
             return response
         }
@@ -63,6 +63,7 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
         let answer = PendingResponse()
         pending.whenCompleted { [self] completed in
             directory.release(lease)
+            // A store's tags carry its incarnation (`ServedStoreLoader`); `default` is never deleted.
             guard completed.status == 404, let incarnation = lease.store.versionTags.instance else {
                 return answer.complete(completed)
             }
