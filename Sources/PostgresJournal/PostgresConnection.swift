@@ -102,15 +102,27 @@ final class PostgresConnection {
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT` — or `ROLLBACK`, when `body` throws or
-    /// `commit` says no to what it returned — and returns what it returned.
+    /// `commit` says no to what it returned — and returns what it returned. A connection that
+    /// breaks during `COMMIT` throws ``PostgresLogError/Code/unavailable``, or with
+    /// `lostCommitIsUnknown` ``PostgresLogError/Code/commitOutcomeUnknown``: the transaction may
+    /// have committed (for callers that must not take it for undone, and run it again).
     func inTransaction<Result>(
-        committingIf commit: (Result) -> Bool = { _ in true },
+        committingIf commit: (Result) -> Bool = { _ in true }, lostCommitIsUnknown: Bool = false,
         _ body: () throws(PostgresLogError) -> Result
     ) throws(PostgresLogError) -> Result {
         try execute("BEGIN")
         do throws(PostgresLogError) {
             let result = try body()
-            try execute(commit(result) ? "COMMIT" : "ROLLBACK")
+            let committing = commit(result)
+            do throws(PostgresLogError) {
+                try execute(committing ? "COMMIT" : "ROLLBACK")
+            } catch where committing && lostCommitIsUnknown && error.code == .unavailable {
+                throw PostgresLogError(
+                    code: .commitOutcomeUnknown,
+                    message: "the connection broke during COMMIT: the transaction may or may not be committed (\(error.message))",
+                    sqlState: error.sqlState
+                )
+            }
             return result
         } catch {
             if isConnected { _ = try? execute("ROLLBACK") }

@@ -173,6 +173,7 @@ public final class PostgresGroupCommit: Sendable {
                 return Array(state.pending.prefix(count))
             }
             if batch.isEmpty { return }  // stopping, and nothing left
+            let failure: PostgresLogError?
             do {
                 if log == nil {
                     let opened = try PostgresLog(conninfo: conninfo)
@@ -183,33 +184,55 @@ public final class PostgresGroupCommit: Sendable {
                 guard let log else { continue }
                 let groups = batch.map(\.group).filter { !$0.group.isEmpty }
                 let started = ContinuousClock.now
-                let outcomes = try log.append(groups)
-                let duration = ContinuousClock.now - started
-                state.withLock {
-                    $0.failure = nil
-                    $0.commits += 1
-                    $0.groups += UInt64(groups.count)
-                }
-                onAppended(Self.entries(of: groups, outcomes: outcomes), duration)
-                var next = outcomes.makeIterator()
-                for submitted in batch {
-                    if submitted.group.group.isEmpty {
-                        submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action or an answer to keep")))
-                    } else if let outcome = next.next() {
-                        submitted.completion(.success(outcome))
-                    }
-                }
-                pause = .milliseconds(50)
+                let results = try log.appendEach(groups)
+                failure = answer(batch, groups: groups, with: results, took: ContinuousClock.now - started)
             } catch {
                 state.withLock { $0.failure = error }
                 for submitted in batch { submitted.completion(.failure(error)) }
-                if error.code == .unavailable || error.code == .commitOutcomeUnknown {
-                    log?.close()
-                    log = nil
-                    _ = state.wait(timeout: pause) { $0.stopping }
-                    pause = min(pause * 2, .seconds(2))
-                }
+                failure = error
+            }
+            if let failure, failure.breaksTheConnection {
+                log?.close()
+                log = nil
+                _ = state.wait(timeout: pause) { $0.stopping }
+                pause = min(pause * 2, .seconds(2))
+            } else if failure == nil {
+                pause = .milliseconds(50)
             }
         }
+    }
+
+    /// Answers each group of `batch` with its result (`groups`: the batch's non-empty groups,
+    /// `results` theirs, in order) after ``onAppended`` heard the stored ones; returns the first
+    /// failure, if any. A group appended alone (the batch's data refused) keeps its outcome when
+    /// the connection broke on a group after it: only the groups not stored fail.
+    private func answer(
+        _ batch: [Submitted], groups: [StoreLogGroup], with results: [Result<LogGroupOutcome, PostgresLogError>], took duration: Duration
+    ) -> PostgresLogError? {
+        var decided: [(group: StoreLogGroup, outcome: LogGroupOutcome)] = []
+        var failure: PostgresLogError?
+        for (group, result) in zip(groups, results) {
+            switch result {
+            case .success(let outcome): decided.append((group, outcome))
+            case .failure(let error): failure = failure ?? error
+            }
+        }
+        state.withLock {
+            $0.failure = failure
+            if !decided.isEmpty {
+                $0.commits += 1
+                $0.groups += UInt64(decided.count)
+            }
+        }
+        onAppended(Self.entries(of: decided.map(\.group), outcomes: decided.map(\.outcome)), duration)
+        var next = results.makeIterator()
+        for submitted in batch {
+            if submitted.group.group.isEmpty {
+                submitted.completion(.failure(PostgresLogError(code: .queryFailed, message: "a group needs at least one action or an answer to keep")))
+            } else if let result = next.next() {
+                submitted.completion(result)
+            }
+        }
+        return failure
     }
 }

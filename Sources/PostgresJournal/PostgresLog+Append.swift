@@ -18,26 +18,65 @@ extension PostgresLog {
     /// store holds. One outcome per group that has actions or an answer (groups with neither are
     /// ignored), in order. A group holding data PostgreSQL refuses to store is left out
     /// (``Journal/LogGroupOutcome/unstorable(_:)``), the others stored. On a throw nothing is
-    /// stored, except with ``PostgresLogError/Code/commitOutcomeUnknown``.
+    /// stored, except with ``PostgresLogError/Code/commitOutcomeUnknown`` — which is also thrown
+    /// when the connection broke after some groups were stored one by one (``appendEach(_:)``
+    /// tells which).
     public func append(_ groups: [StoreLogGroup]) throws(PostgresLogError) -> [LogGroupOutcome] {
+        var outcomes: [LogGroupOutcome] = []
+        for result in try appendEach(groups) {
+            switch result {
+            case .success(let outcome):
+                outcomes.append(outcome)
+            case .failure(let error) where outcomes.contains(where: \.isStored):
+                throw PostgresLogError(
+                    code: .commitOutcomeUnknown,
+                    message: "some groups of the append were stored before it failed: \(error.message)", sqlState: error.sqlState
+                )
+            case .failure(let error):
+                throw error
+            }
+        }
+        return outcomes
+    }
+
+    /// ``append(_:)-([StoreLogGroup])`` with one result per group that has actions or an answer,
+    /// in order. The groups go in one transaction; only when PostgreSQL refuses the data of one of
+    /// them (nothing stored) are they appended again one by one, each in a transaction of its own,
+    /// so that only that group is refused. If the connection breaks during that, the groups
+    /// committed before keep their outcomes, the group being appended fails with
+    /// ``PostgresLogError/Code/commitOutcomeUnknown`` (its own `COMMIT` was on its way) or
+    /// ``PostgresLogError/Code/unavailable`` (nothing of it sent), and the groups after it fail
+    /// with ``PostgresLogError/Code/unavailable`` (not sent). Throws, storing nothing (except with
+    /// ``PostgresLogError/Code/commitOutcomeUnknown``), when the transaction of all of them fails.
+    public func appendEach(_ groups: [StoreLogGroup]) throws(PostgresLogError) -> [Result<LogGroupOutcome, PostgresLogError>] {
         try ensureOpen()
         let nonEmpty = groups.filter { !$0.group.isEmpty }
         guard !nonEmpty.isEmpty else { return [] }
         do throws(PostgresLogError) {
-            return try appendTogether(nonEmpty)
+            return try appendTogether(nonEmpty).map { .success($0) }
         } catch where error.isDataRefusal {
             // Data PostgreSQL cannot store fails the whole statement (nothing stored): append
             // each group alone, so that only the group holding it is refused.
-            guard nonEmpty.count > 1 else { return [.unstorable(error.message)] }
-            var outcomes: [LogGroupOutcome] = []
+            guard nonEmpty.count > 1 else { return [.success(.unstorable(error.message))] }
+            var results: [Result<LogGroupOutcome, PostgresLogError>] = []
             for group in nonEmpty {
+                if case .failure(let earlier)? = results.last, earlier.breaksTheConnection {
+                    results.append(.failure(PostgresLogError(
+                        code: .unavailable, message: "not sent: the connection broke on an earlier group (\(earlier.message))"
+                    )))
+                    continue
+                }
                 do throws(PostgresLogError) {
-                    outcomes += try appendTogether([group])
+                    results += try appendTogether([group]).map { .success($0) }
                 } catch where error.isDataRefusal {
-                    outcomes.append(.unstorable(error.message))
+                    results.append(.success(.unstorable(error.message)))
+                } catch {
+                    // The groups before are committed (each in its own transaction): they keep
+                    // their outcomes; a retry of them would store them twice.
+                    results.append(.failure(error))
                 }
             }
-            return outcomes
+            return results
         }
     }
 
@@ -223,6 +262,16 @@ extension PostgresLog {
                 parameters
             )
             start += chunk.count
+        }
+    }
+}
+
+extension LogGroupOutcome {
+    /// Whether the group left something in the log: its actions, or its kept answer.
+    var isStored: Bool {
+        switch self {
+        case .appended, .kept: true
+        case .headMoved, .duplicateKey, .unstorable, .storeNotFound: false
         }
     }
 }

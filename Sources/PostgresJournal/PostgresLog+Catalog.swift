@@ -15,27 +15,65 @@ extension PostgresLog {
     }
 
     /// Creates `store` (version 0, a new incarnation, created at `time`, milliseconds since 1970)
-    /// unless it exists or `limit` stores exist.
+    /// unless it exists or `limit` stores exist. When the connection breaks during the creation's
+    /// `COMMIT`, the store is read back on a new connection: there as the incarnation this
+    /// creation made → ``Journal/StoreCreation/created(_:)``; absent → nothing of the creation
+    /// remains, ``PostgresLogError/Code/unavailable`` (retry); another incarnation (deleted and
+    /// created again meanwhile), or no answer → ``PostgresLogError/Code/commitOutcomeUnknown``.
+    /// Never the answer of a creation run twice (`existed` for a store this one created).
     public func create(_ store: StoreID, limit: Int, at time: Int64) throws(PostgresLogError) -> StoreCreation {
-        try inTransaction { () throws(PostgresLogError) -> StoreCreation in
-            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
-            let found = try connection.execute("SELECT \(Self.described) FROM remvvm_head WHERE store = $1", [store.rawValue])
-            if let row = found.rows.first { return .existed(try Self.description(row)) }
-            let count = try connection.execute("SELECT count(*) FROM remvvm_head")
-            guard try Self.number(count.rows.first?.first ?? nil, "count of stores") < UInt64(max(0, limit)) else {
-                return .limitReached
+        var decided: StoreCreation?
+        do throws(PostgresLogError) {
+            return try inTransaction(lostCommitIsUnknown: true) { () throws(PostgresLogError) -> StoreCreation in
+                let result = try creation(of: store, limit: limit, at: time)
+                decided = result
+                return result
             }
-            let created = try connection.execute(
-                """
-                INSERT INTO remvvm_head (store, version, incarnation, created_at) VALUES ($1, 0, gen_random_uuid()::text, $2)
-                RETURNING \(Self.described)
-                """,
-                [store.rawValue, String(time)]
-            )
-            guard let row = created.rows.first else {
-                throw PostgresLogError(code: .corrupt, message: "the creation of store \(store) answered no row")
+        } catch where error.code == .commitOutcomeUnknown {
+            guard let decided else { throw error }
+            guard case .created(let made) = decided else { return decided }  // nothing written
+            switch try readBackAfterLostCommit(store, error)?.incarnation {
+            case made.incarnation?:
+                return .created(made)
+            case nil:
+                throw PostgresLogError(code: .unavailable, message: "the store \(store) does not exist after a COMMIT whose answer was lost: nothing of its creation remains (\(error.message))")
+            default:
+                throw PostgresLogError(code: .commitOutcomeUnknown, message: "the store \(store) exists as another incarnation after a COMMIT whose answer was lost: whether this creation made it is unknown (\(error.message))")
             }
-            return .created(try Self.description(row))
+        }
+    }
+
+    /// ``create(_:limit:at:)``'s statements, in its transaction.
+    private func creation(of store: StoreID, limit: Int, at time: Int64) throws(PostgresLogError) -> StoreCreation {
+        try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
+        let found = try connection.execute("SELECT \(Self.described) FROM remvvm_head WHERE store = $1", [store.rawValue])
+        if let row = found.rows.first { return .existed(try Self.description(row)) }
+        let count = try connection.execute("SELECT count(*) FROM remvvm_head")
+        guard try Self.number(count.rows.first?.first ?? nil, "count of stores") < UInt64(max(0, limit)) else {
+            return .limitReached
+        }
+        let created = try connection.execute(
+            """
+            INSERT INTO remvvm_head (store, version, incarnation, created_at) VALUES ($1, 0, gen_random_uuid()::text, $2)
+            RETURNING \(Self.described)
+            """,
+            [store.rawValue, String(time)]
+        )
+        guard let row = created.rows.first else {
+            throw PostgresLogError(code: .corrupt, message: "the creation of store \(store) answered no row")
+        }
+        return .created(try Self.description(row))
+    }
+
+    /// `store`'s description read on a new connection after `lost`, a `COMMIT` whose answer was
+    /// lost; a failure to read it leaves the outcome unknown (``PostgresLogError/Code/commitOutcomeUnknown``,
+    /// never `unavailable`, which callers take for nothing done and run again).
+    private func readBackAfterLostCommit(_ store: StoreID, _ lost: PostgresLogError) throws(PostgresLogError) -> StoreDescription? {
+        do throws(PostgresLogError) {
+            try connection.connect()
+            return try describe(store)
+        } catch {
+            throw PostgresLogError(code: .commitOutcomeUnknown, message: "\(lost.message); reading the store \(store) back failed: \(error.message)")
         }
     }
 
@@ -57,29 +95,52 @@ extension PostgresLog {
     /// Deletes `store`: its records, kept answers and registrations, then its head row, in one
     /// transaction that waits for the appends holding its head; rings the doorbell so that
     /// followers stop following it. False when it did not exist; the store `default` cannot be
-    /// deleted (``PostgresLogError/Code/queryFailed``).
+    /// deleted (``PostgresLogError/Code/queryFailed``). When the connection breaks during the
+    /// deletion's `COMMIT`, the store is read back on a new connection: absent → true; there as
+    /// the incarnation this deletion removed → ``PostgresLogError/Code/unavailable`` (nothing
+    /// deleted: retry); another incarnation, or no answer → ``PostgresLogError/Code/commitOutcomeUnknown``.
     public func delete(_ store: StoreID) throws(PostgresLogError) -> Bool {
         guard store != .default else {
             throw PostgresLogError(code: .queryFailed, message: "the store default cannot be deleted")
         }
-        return try inTransaction { () throws(PostgresLogError) -> Bool in
-            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
-            let head = try connection.execute("SELECT version FROM remvvm_head WHERE store = $1 FOR UPDATE", [store.rawValue])
-            guard !head.rows.isEmpty else { return false }
-            try connection.execute(
-                """
-                WITH records AS (DELETE FROM remvvm_log WHERE store = $1),
-                answers AS (DELETE FROM remvvm_answers WHERE store = $1),
-                replicas AS (DELETE FROM remvvm_replicas WHERE store = $1)
-                DELETE FROM remvvm_head WHERE store = $1
-                """,
-                [store.rawValue]
-            )
-            try connection.execute(
-                "SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [PostgresLogDoorbell.deletion(of: store)]
-            )
-            return true
+        var removed: String?
+        do throws(PostgresLogError) {
+            return try inTransaction(lostCommitIsUnknown: true) { () throws(PostgresLogError) -> Bool in
+                removed = try deletion(of: store)
+                return removed != nil
+            }
+        } catch where error.code == .commitOutcomeUnknown {
+            guard let removed else { return false }  // nothing written
+            switch try readBackAfterLostCommit(store, error)?.incarnation {
+            case nil:
+                return true
+            case removed?:
+                throw PostgresLogError(code: .unavailable, message: "the store \(store) still exists after a COMMIT whose answer was lost: it was not deleted (\(error.message))")
+            default:
+                throw PostgresLogError(code: .commitOutcomeUnknown, message: "the store \(store) exists as another incarnation after a COMMIT whose answer was lost: whether this deletion removed the one before is unknown (\(error.message))")
+            }
         }
+    }
+
+    /// ``delete(_:)``'s statements, in its transaction: the incarnation deleted, nil when the
+    /// store did not exist.
+    private func deletion(of store: StoreID) throws(PostgresLogError) -> String? {
+        try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
+        let head = try connection.execute("SELECT incarnation FROM remvvm_head WHERE store = $1 FOR UPDATE", [store.rawValue])
+        guard let row = head.rows.first else { return nil }
+        try connection.execute(
+            """
+            WITH records AS (DELETE FROM remvvm_log WHERE store = $1),
+            answers AS (DELETE FROM remvvm_answers WHERE store = $1),
+            replicas AS (DELETE FROM remvvm_replicas WHERE store = $1)
+            DELETE FROM remvvm_head WHERE store = $1
+            """,
+            [store.rawValue]
+        )
+        try connection.execute(
+            "SELECT pg_notify('\(PostgresLogSchema.channel)', $1)", [PostgresLogDoorbell.deletion(of: store)]
+        )
+        return (row.first ?? nil) ?? ""
     }
 
     /// How many stores exist.

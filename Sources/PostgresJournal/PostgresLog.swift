@@ -275,15 +275,15 @@ public final class PostgresLog {
         if !connection.isConnected { try connection.connect() }
     }
 
-    /// ``PostgresConnection/inTransaction(committingIf:_:)`` on this log's connection,
-    /// reconnected first if it broke.
+    /// ``PostgresConnection/inTransaction(committingIf:lostCommitIsUnknown:_:)`` on this log's
+    /// connection, reconnected first if it broke.
     @discardableResult
     func inTransaction<Result>(
-        committingIf commit: (Result) -> Bool = { _ in true },
+        committingIf commit: (Result) -> Bool = { _ in true }, lostCommitIsUnknown: Bool = false,
         _ body: () throws(PostgresLogError) -> Result
     ) throws(PostgresLogError) -> Result {
         try ensureOpen()
-        return try connection.inTransaction(committingIf: commit, body)
+        return try connection.inTransaction(committingIf: commit, lostCommitIsUnknown: lostCommitIsUnknown, body)
     }
 
     @discardableResult

@@ -30,6 +30,12 @@ public struct PostgresLogError: Error, Sendable, Equatable, CustomStringConverti
         guard code == .queryFailed, let sqlState else { return false }
         return sqlState.hasPrefix("22") || sqlState == "54000"
     }
+
+    /// Whether the connection broke (``Code/unavailable``, ``Code/commitOutcomeUnknown``): the next
+    /// statement needs a new one.
+    public var breaksTheConnection: Bool {
+        code == .unavailable || code == .commitOutcomeUnknown
+    }
 }
 
 extension PostgresLogError {

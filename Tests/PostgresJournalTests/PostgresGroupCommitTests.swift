@@ -1,7 +1,7 @@
 import ConcurrencyKit
 import HTTPTestSupport
 import Journal
-import PostgresJournal
+@testable import PostgresJournal
 import PostgresTestSupport
 import Testing
 
@@ -133,5 +133,69 @@ import Testing
         #expect(Self.submitAndWait(commit, Self.group(2)) == .success(.appended(2...3)))
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(commit.statistics.commits == 2)
+    }
+
+    /// A statement trigger for ``groupsStoredOneByOneBeforeTheConnectionBrokeAreAnsweredAsStored()``:
+    /// an insert holding an action `refused` fails as data PostgreSQL refuses (SQLSTATE 22023, as
+    /// `jsonb` refuses `\u0000`); an insert of the single action `breaks` ends its own connection.
+    private static let refusingAndBreakingTrigger = [
+        """
+        CREATE FUNCTION remvvm_test_refuses_or_breaks() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM appended WHERE type = 'refused') THEN
+                RAISE EXCEPTION 'refused for the test' USING ERRCODE = '22023';
+            END IF;
+            IF (SELECT count(*) FROM appended) = 1 AND EXISTS (SELECT 1 FROM appended WHERE type = 'breaks') THEN
+                PERFORM pg_terminate_backend(pg_backend_pid());
+                PERFORM pg_sleep(30);
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER remvvm_test_refuses_or_breaks AFTER INSERT ON remvvm_log REFERENCING NEW TABLE AS appended
+            FOR EACH STATEMENT EXECUTE FUNCTION remvvm_test_refuses_or_breaks()
+        """,
+    ]
+
+    /// The code of `result`'s error; nil for a success or no result.
+    private static func errorCode(_ result: Result<LogGroupOutcome, PostgresLogError>?) -> PostgresLogError.Code? {
+        guard case .failure(let error)? = result else { return nil }
+        return error.code
+    }
+
+    @Test func groupsStoredOneByOneBeforeTheConnectionBrokeAreAnsweredAsStored() throws {
+        let server = try PostgresServer()
+        let setup = try PostgresLog(conninfo: server.conninfo)  // creates the schema
+        defer { setup.close() }
+        for statement in Self.refusingAndBreakingTrigger { try setup.connection.execute(statement) }
+        let heard = Lock<[UInt64]>([])
+        let commit = PostgresGroupCommit(conninfo: server.conninfo) { entries, _ in
+            heard.withLock { $0 += (entries[.default] ?? []).map(\.record.version) }
+        }
+        let results = Lock<[Int: Result<LogGroupOutcome, PostgresLogError>]>([:])
+        // Queued before the thread starts: one batch, refused for its data as a whole, then
+        // appended group by group — the first stored, the second refused, the third breaking the
+        // connection during its own commit, the fourth never sent.
+        for (index, type) in ["increase", "refused", "breaks", "increase"].enumerated() {
+            commit.submit(LogGroup(actions: [LoggedAction(type: type, payload: [], time: 0)])) { result in
+                results.withLock { $0[index] = result }
+                results.notifyAll()
+            }
+        }
+        #expect(commit.start())
+        defer { commit.stop() }
+        #expect(results.wait(timeout: .seconds(30)) { $0.count == 4 })
+        let answered = results.withLock { $0 }
+        #expect(answered[0] == .success(.appended(1...1)), "a group stored before the connection broke is answered as stored")
+        guard case .success(.unstorable)? = answered[1] else {
+            Issue.record("the group with refused data: \(String(describing: answered[1]))")
+            return
+        }
+        #expect(Self.errorCode(answered[2]) == .commitOutcomeUnknown, "the group whose commit broke: \(String(describing: answered[2]))")
+        #expect(Self.errorCode(answered[3]) == .unavailable, "the group never sent: \(String(describing: answered[3]))")
+        #expect(heard.withLock { $0 } == [1])
+        #expect(commit.failure?.code == .commitOutcomeUnknown)
+        #expect(try setup.head() == 1)
     }
 }

@@ -20,6 +20,17 @@ extension Problem {
                 "store-unavailable",
                 detail: "the store \(id) cannot be served right now (\(reason)); nothing was dispatched, retry later"
             )
+        case .unloadable(let id, let reason):
+            return serviceUnavailable(
+                "store-unavailable",
+                detail: "this server cannot load the store \(id), and retrying here will not change that (\(reason)); nothing was dispatched: another replica that has it loaded serves it",
+                passes: false
+            )
+        case .outcomeUnknown(let id, let reason):
+            return serviceUnavailable(
+                "outcome-unknown",
+                detail: "the connection to the shared log broke while the change of the store \(id) was being committed, and whether it took effect is unknown (\(reason)); retry it (PUT and DELETE can be repeated), or GET /stores/\(id) to see"
+            )
         case .defaultCannotBeDeleted:
             return Problem(
                 type: type("default-store-undeletable"),

@@ -87,9 +87,10 @@ extension Problem {
     }
 
     /// 503 `urn:remvvm:problem:<name>` with `Retry-After: 1`: a condition that passes (an outage,
-    /// a store or replica not ready); `detail` says what was not done.
-    static func serviceUnavailable(_ name: String, detail: String) -> Problem {
-        Problem(type: type(name), title: "Service Unavailable", status: 503, detail: detail, headers: ["Retry-After": "1"])
+    /// a store or replica not ready); `detail` says what was not done. Without `passes`, no
+    /// `Retry-After`: a condition that retrying here does not mend.
+    static func serviceUnavailable(_ name: String, detail: String, passes: Bool = true) -> Problem {
+        Problem(type: type(name), title: "Service Unavailable", status: 503, detail: detail, headers: passes ? ["Retry-After": "1"] : [:])
     }
 
     static func notFound(path: String) -> Problem {

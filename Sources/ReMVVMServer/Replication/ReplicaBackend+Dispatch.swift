@@ -56,19 +56,9 @@ extension ReplicaBackend {
             if let answered = served.response(for: claim) {
                 return pending.complete(answered)
             }
-            Self.forward(propose(planned, key: key, expectedHeads: expectedHeads, log: log, in: served), to: pending)
+            pending.complete(forwarding: propose(planned, key: key, expectedHeads: expectedHeads, log: log, in: served))
         }
         return Response(pending: pending)
-    }
-
-    /// Completes `pending` with `response`, or with what `response` completes with when it is
-    /// pending itself.
-    private static func forward(_ response: Response, to pending: PendingResponse) {
-        if case .pending(let inner) = response.body {
-            inner.whenCompleted { pending.complete($0) }
-        } else {
-            pending.complete(response)
-        }
     }
 
     /// A replica's dispatch once the key (if any) is claimed: middleware proposes `planned`'s

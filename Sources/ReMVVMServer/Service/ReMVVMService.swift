@@ -142,7 +142,8 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     /// a request).
     func serveStore(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+        refusingCreation refusal: @escaping @Sendable () -> Response?,
+        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
     ) -> Response {
         guard let slot = resolverSlot.load() else {
             return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, refusingCreation: refusal, respond)

@@ -114,6 +114,9 @@ struct StoreHealth: Sendable, Equatable {
         case unavailable
         /// A replica that stopped following the log.
         case stopped
+        /// A store this server cannot load until someone acts (a replica's store whose records
+        /// the log removed before this replica registered it); not loaded.
+        case unloadable
     }
 
     /// How it is doing.

@@ -29,14 +29,16 @@ protocol StoreResolver<State>: Sendable {
     /// store that exists is served without asking. By default ``store(_:for:request:)``.
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+        refusingCreation refusal: @escaping @Sendable () -> Response?,
+        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
     ) -> Response
 }
 
 extension StoreResolver {
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+        refusingCreation refusal: @escaping @Sendable () -> Response?,
+        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
     ) -> Response {
         switch store(id, for: intent, request: request) {
         case .success(let served): respond(served)

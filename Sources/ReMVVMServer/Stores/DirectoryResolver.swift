@@ -1,3 +1,4 @@
+import ConcurrencyKit
 import Journal
 import MicroHTTP
 import ReMVVM
@@ -24,7 +25,8 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
 
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: () -> Response?, _ respond: (ServedStore<State>) -> Response
+        refusingCreation refusal: @escaping @Sendable () -> Response?,
+        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
     ) -> Response {
         let lease: StoreLease<ServedStore<State>>
         do {
@@ -46,12 +48,39 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
             }
         }
         let response = respond(lease.store)
-        if case .pending(let pending) = response.body, lease.store.backend.pendingAnswersNeedTheStore {
-            // Not unloaded (nor deleted) before its answer is made: see the backend's reason.
-            pending.whenCompleted { [directory] _ in directory.release(lease) }
-        } else {
+        guard case .pending(let pending) = response.body, lease.store.backend.pendingAnswersNeedTheStore else {
             directory.release(lease)
+            return response
         }
-        return response
+        // Not unloaded (nor deleted) before its answer is made: see the backend's reason.
+        guard intent == .write, directory.limits.autoCreate, id != .default else {
+            pending.whenCompleted { [directory] _ in directory.release(lease) }
+            return response
+        }
+        // A write whose store is deleted under it (a replica's append waits for the deletion's
+        // lock, then the log refuses it: 404) is served again, as a write that waited for a
+        // deletion in the directory is: with autoCreateStores, the store is created anew.
+        let answer = PendingResponse()
+        pending.whenCompleted { [self] completed in
+            directory.release(lease)
+            // A store's tags carry its incarnation (`ServedStoreLoader`); `default` is never deleted.
+            guard completed.status == 404, let incarnation = lease.store.versionTags.instance else {
+                return answer.complete(completed)
+            }
+            // Off the thread that completed it (a replica's commit thread): the catalog is read.
+            WorkerPool.blockingWork.run { [self] in
+                let found: StoreDescription?
+                do {
+                    found = try directory.catalog.describe(id)
+                } catch {
+                    return answer.complete(completed)
+                }
+                // The store served is there: a 404 of its own (an unknown view model).
+                guard found?.incarnation != incarnation else { return answer.complete(completed) }
+                directory.dropIfDeleted(id, incarnation: incarnation, loaded: lease.store)
+                answer.complete(forwarding: serve(id, for: intent, request: request, refusingCreation: refusal, respond))
+            }
+        }
+        return Response(pending: answer)
     }
 }

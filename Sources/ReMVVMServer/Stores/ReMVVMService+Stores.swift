@@ -74,7 +74,7 @@ extension ReMVVMService {
 
     /// How the loaded stores are doing together, when ``serveStores(_:)`` set them up.
     var storesHealth: StoresHealth? {
-        storeDirectory.map { StoresHealth(of: $0.loadedStores) }
+        storeDirectory.map { StoresHealth(of: $0.loadedStores, unloadable: $0.unloadableStores) }
     }
 
     /// The stores, when ``serveStores(_:)`` set them up.

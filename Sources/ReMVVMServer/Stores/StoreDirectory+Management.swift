@@ -17,7 +17,7 @@ extension StoreDirectory {
         do {
             creation = try catalog.create(id, limit: limits.maxStores, at: now())
         } catch {
-            throw .unavailable(id, reason: "the catalog of stores cannot be written: \(error)")
+            throw Self.failure(writing: id, error)
         }
         if case .limitReached = creation { throw .limitReached(limit: limits.maxStores) }
         return creation
@@ -85,10 +85,18 @@ extension StoreDirectory {
         do {
             deleted = try catalog.delete(id)
         } catch {
-            throw .unavailable(id, reason: "the catalog of stores cannot be written: \(error)")
+            throw Self.failure(writing: id, error)
         }
         loader.deleted(id)
         return deleted
+    }
+
+    /// Why a creation or deletion of `id` in the catalog failed: its outcome unknown (a shared
+    /// log's `COMMIT` lost), or nothing changed.
+    private static func failure(writing id: StoreID, _ error: JournalError) -> StoreDirectoryError {
+        error.code == .outcomeUnknown
+            ? .outcomeUnknown(id, reason: error.message)
+            : .unavailable(id, reason: "the catalog of stores cannot be written: \(error)")
     }
 
     /// Takes out the loaded `store` of `id` when the catalog no longer holds the store of

@@ -126,6 +126,11 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         }
     }
 
+    /// The stores whose last load failed in a way a retry here does not mend, with why, by id.
+    public var unloadableStores: [StoreID: String] {
+        state.withLock { $0.unloadable }
+    }
+
     /// Whether the store `id` is loaded now.
     public func isLoaded(_ id: StoreID) -> Bool {
         state.withLock { $0.entries[id]?.loadedStore != nil }
@@ -187,11 +192,15 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
         } catch {
             // Waiters share a failed load's 503; for anything else (absent, limit) each asks anew.
             var shared: StoreDirectoryError?
-            if case .unavailable = error { shared = error }
+            switch error {
+            case .unavailable, .unloadable: shared = error
+            default: break
+            }
             remove(entry, phase: .gone(shared))
             throw error
         }
         let victims = state.withLock { state in
+            state.unloadable[entry.id] = nil
             entry.phase = .loaded(store)
             entry.inUse = 1
             entry.lastUsed = now()
@@ -209,6 +218,10 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     /// goes), else unavailable.
     private func failure(loading description: StoreDescription, _ error: any Error) -> StoreDirectoryError {
         guard (try? catalog.describe(description.id)) == .some(nil) else {
+            if let error = error as? JournalError, error.code == .unusable {
+                state.withLock { $0.unloadable[description.id] = error.message }
+                return .unloadable(description.id, reason: error.message)
+            }
             return .unavailable(description.id, reason: "its load failed: \(error)")
         }
         loader.deleted(description.id)
@@ -236,6 +249,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     /// Takes `entry` out of the directory in `phase` and wakes the requests waiting for it.
     func remove(_ entry: Entry, phase: Entry.Phase) {
         state.withLock { state in
+            if case .gone(nil) = phase { state.unloadable[entry.id] = nil }
             entry.phase = phase
             if state.entries[entry.id] === entry { state.entries[entry.id] = nil }
         }

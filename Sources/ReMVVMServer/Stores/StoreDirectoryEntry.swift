@@ -113,6 +113,10 @@ struct StoreDirectoryState {
     var loaded = StoreUseList()
     /// Requests waiting for another one's load, unload or delete now (for tests and tools).
     var waiting = 0
+    /// The stores whose last load failed in a way a retry here does not mend (a replica's store
+    /// whose records the log removed before this replica registered it), with why: `/healthz`
+    /// names them until a load succeeds or the store is deleted.
+    var unloadable: [StoreID: String] = [:]
 }
 
 /// What a request does next for a store id (``StoreDirectory``'s `nextStep(for:)`, under the lock).

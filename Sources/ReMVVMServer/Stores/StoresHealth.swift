@@ -11,7 +11,8 @@ struct StoresHealth: Sendable, Equatable {
 
     /// Stores loaded now, `default` included.
     var loaded: Int
-    /// Loaded stores whose health is not ``StoreHealth/Status/ok``, `default` included.
+    /// Loaded stores whose health is not ``StoreHealth/Status/ok``, `default` included, and
+    /// stores that cannot be loaded here (``StoreHealth/Status/unloadable``).
     var unhealthy: Int
     /// The first ``listLimit`` of them by id, with their health.
     var unhealthyStores: [Unhealthy]
@@ -29,10 +30,11 @@ struct StoresHealth: Sendable, Equatable {
         let health: StoreHealth
     }
 
-    /// The health of `stores` (`default` among them): each backend is asked once.
-    init<State>(of stores: [ServedStore<State>]) {
+    /// The health of `stores` (`default` among them): each backend is asked once; the stores of
+    /// `unloadable` (not loaded: their last load failed for good) count as not ok, with why.
+    init<State>(of stores: [ServedStore<State>], unloadable: [StoreID: String] = [:]) {
         loaded = stores.count
-        var unhealthy: [Unhealthy] = []
+        var unhealthy = unloadable.map { Unhealthy(id: $0.key, health: StoreHealth(status: .unloadable, reason: $0.value)) }
         var maxLag: UInt64 = 0
         var (events, viewModels) = (0, 0)
         for served in stores {

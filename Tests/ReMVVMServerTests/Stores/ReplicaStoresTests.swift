@@ -24,6 +24,7 @@ import Testing
 
         init(
             conninfo: String, directory: String, name: String, maxLoaded: Int = 10_000, renewal: Duration? = nil,
+            autoCreate: Bool = false, snapshotEvery: UInt64 = 10_000, retention: JournalRetention = .versions(1_000_000),
             makeStore: @escaping @Sendable () throws -> Store<AppState> = { try Store.example() },
             now: (@Sendable () -> Int64)? = nil
         ) throws {
@@ -36,6 +37,9 @@ import Testing
             var service = ServiceConfiguration()
             service.versionTags = .plain
             service.maxLoadedStores = maxLoaded
+            service.autoCreateStores = autoCreate
+            service.snapshotEvery = snapshotEvery
+            service.journalRetention = retention
             server = ReMVVMServer(
                 store: try Store.example(), actions: ExampleApp.actions, viewModels: ExampleApp.viewModels, http: http,
                 service: service, replication: ReplicaConfiguration(log: log, snapshots: file, name: name, expiry: .seconds(3_600), renewal: renewal),
@@ -262,6 +266,70 @@ import Testing
         #expect(answer.status == 404 && answer.bodyString.contains("urn:remvvm:problem:store-not-found"), "\(answer.status) \(answer.bodyString)")
         let head = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
         #expect(head == "3", "nothing appended to the store created again")
+    }
+
+    /// With `autoCreateStores`, a write whose store is deleted while its append waits for the
+    /// deletion's row lock is served again, as on a single server (where it waits for the deletion
+    /// in the directory): the store is created anew and the write applied to it — not `404`.
+    @Test func aWriteWhoseStoreIsDeletedWhileItWaitsCreatesItAgainWithAutoCreateStores() throws {
+        let postgres = try PostgresServer()
+        let root = try TemporaryDirectory(prefix: "remvvm-replica-autocreate")
+        let replica = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/r", name: "r", autoCreate: true)
+        #expect(waitUntil(timeout: .seconds(30)) { (try? replica.send("GET", "/healthz").status) == 200 })
+        #expect(try replica.send("POST", "/stores/p/actions", body: "[\(Self.increase),\(Self.increase)]").bodyString == #"{"version":2}"#)
+        let before = try #require(try replica.send("GET", "/stores/p/state").headers["ETag"])
+        // Another replica's deletion, holding p's head row while the write's append waits for it.
+        let admin = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        _ = try admin.execute("DELETE FROM remvvm_log WHERE store = 'p'")
+        _ = try admin.execute("DELETE FROM remvvm_head WHERE store = 'p'")
+        let written = try Self.increaseWaitingForALock(on: replica, "p", postgres: postgres)
+        _ = try admin.execute("COMMIT")
+        #expect(written.wait(timeout: .seconds(30)) { $0 != nil })
+        let answer = try #require(written.withLock { $0 })
+        #expect(answer.status == 200 && answer.bodyString == #"{"version":1}"#, "\(answer.status) \(answer.bodyString)")
+        let state = try replica.send("GET", "/stores/p/state")
+        #expect(Self.counter(state) == 1 && state.headers["ETag"]?.hasPrefix("\"1-") == true && state.headers["ETag"] != before)
+        let head = try admin.execute("SELECT version FROM remvvm_head WHERE store = 'p'").rows.first?.first ?? nil
+        #expect(head == "1", "the store created anew holds the write alone")
+    }
+
+    /// Retention counts the replicas that registered a store: once A's snapshots let it remove
+    /// the store's first records, B — which never loaded it — cannot load it. It says so: its
+    /// answer is `503` without `Retry-After` (retrying there does not help) naming the cause,
+    /// and its `/healthz` is `503` naming the store `unloadable` (it said ok before).
+    @Test func aStoreWhoseFirstRecordsRetentionRemovedBeforeThisReplicaLoadedItIsUnloadableAndHealthSaysSo() throws {
+        let postgres = try PostgresServer()
+        let root = try TemporaryDirectory(prefix: "remvvm-replica-unloadable")
+        let a = try StoreReplica(
+            conninfo: postgres.conninfo, directory: root.path + "/a", name: "a", snapshotEvery: 2, retention: .versions(1)
+        )
+        let b = try StoreReplica(conninfo: postgres.conninfo, directory: root.path + "/b", name: "b")
+        let replicas: [StoreReplica] = [a, b]
+        #expect(waitUntil(timeout: .seconds(30)) { replicas.allSatisfy { (try? $0.send("GET", "/healthz").status) == 200 } })
+        #expect(try a.send("PUT", "/stores/p").status == 201)
+        for _ in 0..<6 { #expect(try a.send("POST", "/stores/p/actions", body: Self.increase).status == 200) }
+        let watcher = try PostgresConnection(conninfo: postgres.conninfo)
+        defer { watcher.close() }
+        #expect(waitUntil(timeout: .seconds(10)) {
+            (try? watcher.execute("SELECT min(version) FROM remvvm_log WHERE store = 'p'").rows.first?.first ?? nil).flatMap { Int($0) } ?? 0 > 1
+        }, "A's snapshots let retention remove p's first records")
+
+        let refused = try b.send("GET", "/stores/p/state")
+        #expect(refused.status == 503 && refused.headers["Retry-After"] == nil, "\(refused.status) \(refused.headers)")
+        #expect(refused.bodyString.contains("urn:remvvm:problem:store-unavailable") && refused.bodyString.contains("removed by journalRetention"), "\(refused.bodyString)")
+        let health = try b.send("GET", "/healthz")
+        #expect(health.status == 503, "\(health.bodyString)")
+        let stores = try #require(Self.json(health)["stores"] as? [String: Any])
+        #expect((stores["loaded"] as? Int) == 1 && (stores["unhealthy"] as? Int) == 1, "\(stores)")
+        let failing = try #require((stores["failing"] as? [[String: Any]])?.first)
+        #expect(failing["id"] as? String == "p" && failing["status"] as? String == "unloadable", "\(failing)")
+        #expect(try a.send("GET", "/healthz").status == 200, "A serves p")
+        #expect(Self.counter(try a.send("GET", "/stores/p/state")) == 6)
+        // Deleted (here), it is no longer counted: B says ok again.
+        #expect(try b.send("DELETE", "/stores/p").status == 204)
+        #expect(try b.send("GET", "/healthz").status == 200)
     }
 
     @Test func aStoreUnloadedOnAReplicaIsNoLongerFollowedAndResumesFromItsSnapshot() throws {
