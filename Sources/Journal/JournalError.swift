@@ -15,6 +15,9 @@ public enum JournalErrorCode: Sendable, Equatable {
     case writeFailed
     /// The journal was closed.
     case closed
+    /// Records a load needs were removed (a shared log's retention, before this replica
+    /// registered the store): retrying here does not bring them back.
+    case recordsRemoved
     /// A commit's connection broke while it was on its way: what it held may or may not be
     /// stored (a shared log; a retry with the same idempotency key resolves it).
     case outcomeUnknown

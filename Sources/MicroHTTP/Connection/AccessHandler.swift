@@ -102,6 +102,9 @@ func accessHandler(
 
     case .body(let body):
         if body.isTooLarge {
+            if let record = connectionRecord(of: connection) {
+                server.connections.bodyReceived(record)
+            }
             return refuse(.bodyTooLarge(limit: limit), connection, url, method, requestHeaders(of: connection, server), server)
         }
         return respond(connection, url, method, version, body: body.takeBytes(), slot: slot, server)

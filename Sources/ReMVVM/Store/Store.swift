@@ -167,7 +167,8 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     /// (``StatePublication/receipt``): a check that encodes the action to know whether it can be
     /// journaled hands the encoding on to the journal's handler. Checks run in the order added;
     /// the first refusal refuses, and the receipt of the last check that handed one on is kept.
-    /// In a ``propose(_:late:)`` a receipt is dropped (nothing is reduced there).
+    /// In a ``propose(_:late:)`` the receipts are in ``Proposal/receipts``; an action passed on
+    /// after the proposal ended (its `late` handler) has none.
     public func addReduceCheck(handingOn check: @escaping @Sendable (any StoreAction) -> ReduceCheckVerdict) {
         current.withLock { current in
             if let earlier = current.reduceCheck {

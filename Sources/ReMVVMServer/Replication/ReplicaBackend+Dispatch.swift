@@ -78,8 +78,10 @@ extension ReplicaBackend {
             return response
         }
         let proposal = store.propose(actions) { [self] late in appendLate(late, to: log) }
-        let logged = zip(proposal.actions, proposal.receipts).compactMap { action, receipt in
-            codec.record(of: action, receipt: receipt, version: 0, time: ActionJournalCodec.now())
+        let receipts = proposal.receipts
+        let logged = proposal.actions.enumerated().compactMap { index, action in
+            // By index, nil past the end: a receipt missing never drops its action.
+            codec.record(of: action, receipt: index < receipts.count ? receipts[index] : nil, version: 0, time: ActionJournalCodec.now())
                 .map { LoggedAction(type: $0.type, payload: $0.payload, time: $0.time) }
         }
         var answer = proposalAnswer(proposal, requested: actions)

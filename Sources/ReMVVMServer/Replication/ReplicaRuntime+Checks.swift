@@ -56,7 +56,7 @@ extension ReplicaRuntime {
             }
             guard extent.holdsEveryRecord(after: restored) else {
                 throw JournalError(
-                    code: .unusable,
+                    code: .recordsRemoved,
                     message: "the shared log holds versions \(extent.earliest.map(String.init) ?? "none") through \(extent.head): the records after version \(restored) (this replica's \(restored == 0 ? "start, without a local snapshot" : "newest local snapshot")) were removed by journalRetention once every registered replica's snapshot had passed them; copy the data directory of another replica of this log (its snapshot) to \(local.location) and start again"
                 )
             }

@@ -102,18 +102,9 @@ extension ReMVVMService {
         // those of as many leading literal segments), so `/viewmodels/:name` stays the first
         // it tries for a view model, as before.
         for route in routes {
-            let (intent, check, handle) = (route.intent, route.check, route.handle)
-            router.add(route.method, Self.storesPrefix + route.path) { [self] request, parameters in
-                let text = parameters["store"] ?? ""
-                let id: StoreID
-                do throws(StoreIDError) {
-                    id = try StoreID(text)
-                } catch {
-                    return Problem.invalidStoreID(text, error).response
-                }
-                return serveStore(id, for: intent, request: request, refusingCreation: { check?(request, parameters) }) { served in
-                    handle(request, parameters, served)
-                }
+            let endpoint = StoreRouteEndpoint(service: self, route: route)
+            router.add(route.method, Self.storesPrefix + route.path) { request, parameters in
+                endpoint.respond(to: request, parameters)
             }
         }
         addViewModelPaths(answers, to: &router)

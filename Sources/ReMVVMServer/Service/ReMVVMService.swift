@@ -135,22 +135,23 @@ public final class ReMVVMService<State: StoreState & Codable>: Sendable {
     }
 
     /// `respond`'s answer with the store `id` names, from the resolver ``storeResolver`` returns
-    /// (``StoreResolver/serve(_:for:request:refusingCreation:_:)``: `refusal` is asked before a
+    /// (``StoreResolver/serve(_:for:request:again:refusingCreation:_:)``: `refusal` is asked before a
     /// write creates a missing store), for a `/stores/{id}/…` request. Calls the slot's
     /// resolver where it is kept: making an `any StoreResolver<State>` of it, as ``storeResolver``
     /// does, looks the existential's and its optional's runtime types up (about 850 instructions
     /// a request).
     func serveStore(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: @escaping @Sendable () -> Response?,
-        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
+        again replay: StoreRequestReplay,
+        refusingCreation refusal: () -> Response?,
+        _ respond: (ServedStore<State>) -> Response
     ) -> Response {
         guard let slot = resolverSlot.load() else {
-            return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, refusingCreation: refusal, respond)
+            return DefaultStoreOnly(root: root).serve(id, for: intent, request: request, again: replay, refusingCreation: refusal, respond)
         }
         // Cannot be another class: only ``serveStores(with:)`` stores, a `ResolverSlot<State>`.
         return unsafeDowncast(slot, to: ResolverSlot<State>.self).resolver
-            .serve(id, for: intent, request: request, refusingCreation: refusal, respond)
+            .serve(id, for: intent, request: request, again: replay, refusingCreation: refusal, respond)
     }
 
     /// The number of connected `GET /events` subscribers.

@@ -11,6 +11,31 @@ enum StoreIntent: Sendable {
     case write
 }
 
+/// Serves a request again from its `/stores/{id}/…` route, as the route first received it: a
+/// replica's write whose store was deleted while it waited for the log, with `autoCreateStores`
+/// (the store is created anew, as on a single server). Values the route holds anyway — its
+/// handler, the request, its parameters — so that handing it to every store request costs no
+/// allocation; only a write that is served again keeps it.
+struct StoreRequestReplay: Sendable {
+    /// Serves a store route's request (the route's own handler).
+    let route: any StoreRouteServing
+    /// The request, as received.
+    let request: Request
+    /// Its route's parameters.
+    let parameters: RouteParameters
+
+    /// The route's answer to the request, served anew.
+    func callAsFunction() -> Response {
+        route.respond(to: request, parameters)
+    }
+}
+
+/// A `/stores/{id}/…` route's handler (``StoreRequestReplay``).
+protocol StoreRouteServing: AnyObject, Sendable {
+    /// The route's answer to `request`.
+    func respond(to request: Request, _ parameters: RouteParameters) -> Response
+}
+
 /// Finds the store a `/stores/{id}/…` route serves. The service asks it once per such request;
 /// the root routes do not ask (they serve the store `default`, held directly).
 protocol StoreResolver<State>: Sendable {
@@ -26,19 +51,23 @@ protocol StoreResolver<State>: Sendable {
     /// unloaded or ended) until `respond` returns. A write that would create the store
     /// (`autoCreateStores`) asks `refusal` first — the request's own checks, which need no store —
     /// and answers what it returns instead: a request that would be refused creates nothing. A
-    /// store that exists is served without asking. By default ``store(_:for:request:)``.
+    /// store that exists is served without asking. `replay` serves the request again from its
+    /// route (a replica's write whose store was deleted under it). By default
+    /// ``store(_:for:request:)``.
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: @escaping @Sendable () -> Response?,
-        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
+        again replay: StoreRequestReplay,
+        refusingCreation refusal: () -> Response?,
+        _ respond: (ServedStore<State>) -> Response
     ) -> Response
 }
 
 extension StoreResolver {
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: @escaping @Sendable () -> Response?,
-        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
+        again replay: StoreRequestReplay,
+        refusingCreation refusal: () -> Response?,
+        _ respond: (ServedStore<State>) -> Response
     ) -> Response {
         switch store(id, for: intent, request: request) {
         case .success(let served): respond(served)

@@ -4,7 +4,7 @@ import MicroHTTP
 import ReMVVM
 
 /// The ``StoreResolver`` of a service that serves many stores: its ``StoreDirectory``. A request
-/// holds the store it resolved until its answer is made (``serve(_:for:request:refusingCreation:_:)``), so that the
+/// holds the store it resolved until its answer is made (``serve(_:for:request:again:refusingCreation:_:)``), so that the
 /// store is not unloaded or ended under it — a pending answer of a backend that needs its store
 /// for it (``StoreBackend/pendingAnswersNeedTheStore``: a replica's) until it is complete.
 struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
@@ -12,7 +12,7 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
     let directory: StoreDirectory<ServedStoreLoader<State>>
 
     /// The store `id` names if it exists; never creates one (a write that may create goes through
-    /// ``serve(_:for:request:refusingCreation:_:)``, which checks the request first).
+    /// ``serve(_:for:request:again:refusingCreation:_:)``, which checks the request first).
     func store(_ id: StoreID, for intent: StoreIntent, request: Request) -> Result<ServedStore<State>, Problem> {
         do {
             let lease = try directory.lease(id, creating: false)
@@ -25,8 +25,9 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
 
     func serve(
         _ id: StoreID, for intent: StoreIntent, request: Request,
-        refusingCreation refusal: @escaping @Sendable () -> Response?,
-        _ respond: @escaping @Sendable (ServedStore<State>) -> Response
+        again replay: StoreRequestReplay,
+        refusingCreation refusal: () -> Response?,
+        _ respond: (ServedStore<State>) -> Response
     ) -> Response {
         let lease: StoreLease<ServedStore<State>>
         do {
@@ -78,9 +79,11 @@ struct DirectoryResolver<State: StoreState & Codable>: StoreResolver {
                 // The store served is there: a 404 of its own (an unknown view model).
                 guard found?.incarnation != incarnation else { return answer.complete(completed) }
                 directory.dropIfDeleted(id, incarnation: incarnation, loaded: lease.store)
-                answer.complete(forwarding: serve(id, for: intent, request: request, refusingCreation: refusal, respond))
+                answer.complete(forwarding: replay())
             }
         }
-        return Response(pending: answer)
+        var wrapped = Response(pending: answer)
+        wrapped.headers = response.headers
+        return wrapped
     }
 }

@@ -127,8 +127,17 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     }
 
     /// The stores whose last load failed in a way a retry here does not mend, with why, by id.
+    /// A store the catalog no longer holds (deleted through another replica, which this one,
+    /// never having loaded it, is not told of) is forgotten here.
     public var unloadableStores: [StoreID: String] {
-        state.withLock { $0.unloadable }
+        var unloadable = state.withLock { $0.unloadable }
+        for id in unloadable.keys where (try? catalog.describe(id)) == .some(nil) {
+            unloadable[id] = nil
+            state.withLock { state in
+                if state.entries[id] == nil { state.unloadable[id] = nil }
+            }
+        }
+        return unloadable
     }
 
     /// Whether the store `id` is loaded now.
@@ -218,7 +227,7 @@ public final class StoreDirectory<Loader: StoreLoader>: Sendable {
     /// goes), else unavailable.
     private func failure(loading description: StoreDescription, _ error: any Error) -> StoreDirectoryError {
         guard (try? catalog.describe(description.id)) == .some(nil) else {
-            if let error = error as? JournalError, error.code == .unusable {
+            if let error = error as? JournalError, error.code == .recordsRemoved {
                 state.withLock { $0.unloadable[description.id] = error.message }
                 return .unloadable(description.id, reason: error.message)
             }
