@@ -8,7 +8,11 @@ extension PostgresLog {
     /// The columns of a description, in the order ``description(_:)`` reads them.
     private static let described = "store, version, created_at, last_action_at, incarnation"
 
-    /// `store`'s description, or nil when it does not exist.
+    /// How long a read-back after a lost `COMMIT` waits for the catalog's lock (the lost
+    /// transaction's end) before it calls the outcome unknown.
+    static let readBackLockTimeoutMilliseconds = 5_000
+
+    /// The description of `store`, or nil when it does not exist.
     public func describe(_ store: StoreID) throws(PostgresLogError) -> StoreDescription? {
         let rows = try run("SELECT \(Self.described) FROM remvvm_head WHERE store = $1", [store.rawValue])
         return try rows.rows.first.map(Self.description)
@@ -66,12 +70,21 @@ extension PostgresLog {
     }
 
     /// `store`'s description read on a new connection after `lost`, a `COMMIT` whose answer was
-    /// lost; a failure to read it leaves the outcome unknown (``PostgresLogError/Code/commitOutcomeUnknown``,
-    /// never `unavailable`, which callers take for nothing done and run again).
+    /// lost, once the catalog's lock is taken: the lost transaction may still be running on the
+    /// server (its `COMMIT` waiting for a synchronous standby, or not yet seen to have lost its
+    /// client) and holds that lock until it ends, so the read sees its outcome, never the state
+    /// before it. A failure to read it, or a lock not had within
+    /// ``readBackLockTimeoutMilliseconds``, leaves the outcome unknown
+    /// (``PostgresLogError/Code/commitOutcomeUnknown``, never `unavailable`, which callers take
+    /// for nothing done and run again).
     private func readBackAfterLostCommit(_ store: StoreID, _ lost: PostgresLogError) throws(PostgresLogError) -> StoreDescription? {
         do throws(PostgresLogError) {
             try connection.connect()
-            return try describe(store)
+            return try inTransaction { () throws(PostgresLogError) -> StoreDescription? in
+                try connection.execute("SET LOCAL lock_timeout = \(Self.readBackLockTimeoutMilliseconds)")
+                try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresLogSchema.catalogLock))")
+                return try describe(store)
+            }
         } catch {
             throw PostgresLogError(code: .commitOutcomeUnknown, message: "\(lost.message); reading the store \(store) back failed: \(error.message)")
         }
