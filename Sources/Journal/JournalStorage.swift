@@ -47,7 +47,9 @@ public protocol JournalStorage: Sendable {
     /// The newest version whose record was reduced before `time` (milliseconds since 1970), if any.
     func newestVersion(recordedBefore time: Int64) throws(JournalError) -> UInt64?
 
-    /// Removes records up to and including `version` (retention), never past the newest snapshot.
+    /// Removes records up to and including `version` (retention), never past the older of the
+    /// two newest snapshots, and none while fewer than two are kept: should the newest be found
+    /// damaged, the older one and the records after it rebuild the store.
     func removeRecords(through version: UInt64) throws(JournalError)
 
     /// Records that a server of `role` uses the storage, or throws ``JournalErrorCode/unusable``

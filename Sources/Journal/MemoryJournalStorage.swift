@@ -218,7 +218,10 @@ public final class MemoryJournalStorage: JournalStorage {
     public func removeRecords(through version: UInt64) throws(JournalError) {
         try state.withLock { state throws(JournalError) in
             try Self.checkOpen(state)
-            let limit = min(version, state.snapshots.last?.version ?? 0)
+            // As the SQLite storage: nothing while fewer than two snapshots are kept (should the
+            // one be found damaged, the records rebuild the store), then never past the older.
+            guard state.snapshots.count >= 2 else { return }
+            let limit = min(version, state.snapshots[state.snapshots.count - 2].version)
             state.records.removeAll { $0.version <= limit }
         }
         changes.changed()

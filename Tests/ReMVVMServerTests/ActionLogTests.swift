@@ -108,6 +108,8 @@ private struct ActionLog: Decodable {
     @Test func aPageAndItsEarliestComeFromOneMomentWhenRetentionRunsBetweenTheirReads() throws {
         let storage = MemoryJournalStorage()
         try storage.append((1...50).map { JournalRecord(version: $0, type: "increase", payload: Array("{}".utf8), time: 0) })
+        // Two snapshots: retention removes nothing while a store has one.
+        try storage.saveSnapshot(JournalSnapshot(version: 38, state: Array(#"{"counter":38,"user":null}"#.utf8), time: 0))
         try storage.saveSnapshot(JournalSnapshot(version: 40, state: Array(#"{"counter":40,"user":null}"#.utf8), time: 0))
         let live = try LiveServer(journal: storage)
         storage.afterNextPageRead { try? storage.removeRecords(through: 36) }
