@@ -327,8 +327,9 @@ import Testing
         #expect(failing["id"] as? String == "p" && failing["status"] as? String == "unloadable", "\(failing)")
         #expect(try a.send("GET", "/healthz").status == 200, "A serves p")
         #expect(Self.counter(try a.send("GET", "/stores/p/state")) == 6)
-        // Deleted (here), it is no longer counted: B says ok again.
-        #expect(try b.send("DELETE", "/stores/p").status == 204)
+        // Deleted through A — B, which never loaded it, is not told — it is no longer counted:
+        // B says ok again (before, B's /healthz stayed 503 until a request for p reached it).
+        #expect(try a.send("DELETE", "/stores/p").status == 204)
         #expect(try b.send("GET", "/healthz").status == 200)
     }
 
