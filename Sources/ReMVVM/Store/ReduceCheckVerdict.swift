@@ -17,12 +17,12 @@ public enum ReduceCheckVerdict: Sendable, Equatable {
     }
 
     /// `self` after `later`, the next check's verdict on the same action: the first refusal
-    /// refuses; otherwise the last receipt is handed on.
-    func followed(by later: ReduceCheckVerdict) -> ReduceCheckVerdict {
-        switch (self, later) {
-        case (.refuse, _), (.admitHandingOn, .admit): self
-        default: later
-        }
+    /// refuses (`later` is then not asked); otherwise the last receipt is handed on.
+    func followed(by later: @autoclosure () -> ReduceCheckVerdict) -> ReduceCheckVerdict {
+        if case .refuse = self { return self }
+        let next = later()
+        if case .admitHandingOn = self, case .admit = next { return self }
+        return next
     }
 }
 

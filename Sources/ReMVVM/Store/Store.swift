@@ -172,11 +172,7 @@ public final class Store<State: StoreState>: Dispatcher, Sendable {
     public func addReduceCheck(handingOn check: @escaping @Sendable (any StoreAction) -> ReduceCheckVerdict) {
         current.withLock { current in
             if let earlier = current.reduceCheck {
-                current.reduceCheck = { action in
-                    let first = earlier(action)
-                    if case .refuse = first { return first }
-                    return first.followed(by: check(action))
-                }
+                current.reduceCheck = { action in earlier(action).followed(by: check(action)) }
             } else {
                 current.reduceCheck = check
             }
